@@ -1,0 +1,46 @@
+/** Version of the runner <-> route wire contract. Bumped on any incompatible change. */
+export const PROTOCOL_VERSION = 1;
+
+/** Header names of the wire contract, lower-case as the Fetch API reports them. */
+export const Header = {
+  ProtocolVersion: 'wf-protocol-version',
+  RunId: 'wf-run-id',
+  Attempt: 'wf-attempt',
+  /** Standard-Webhooks style signing: message id, unix seconds, and `v1,<base64>` signatures. */
+  SignatureId: 'wf-signature-id',
+  SignatureTimestamp: 'wf-signature-timestamp',
+  Signature: 'wf-signature',
+  IdempotencyKey: 'idempotency-key',
+  RetryAfter: 'retry-after',
+} as const;
+
+/** Content type of a drive response: one JSON outcome per line. */
+export const NDJSON = 'application/x-ndjson';
+
+/** Headers that carry credentials: redacted before anything is stored or shown. */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  Header.Signature,
+]);
+
+/** Returns a copy of `headers` with credential values replaced by `[redacted]`. */
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value;
+  }
+  return out;
+}
+
+/** Plain object of a Headers instance (names lower-case). */
+export function headersToObject(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}

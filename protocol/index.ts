@@ -1,0 +1,7 @@
+export * from './headers.js';
+export * from './errors.js';
+export * from './messages.js';
+export * from './outcome.js';
+export * from './signing.js';
+export * from './values.js';
+export { parseJson } from './validate.js';

@@ -1,0 +1,87 @@
+import { ProtocolError } from './errors.js';
+
+/** Small hand-written field checks: each names the field, what was expected and what came. */
+export type Fields = Record<string, unknown>;
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+export function expectObject(value: unknown, where: string): Fields {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ProtocolError(`Expected ${where} to be a JSON object, got ${describe(value)}.`);
+  }
+  return value as Fields;
+}
+
+export function expectString(o: Fields, key: string, where: string): string {
+  const v = o[key];
+  if (typeof v !== 'string') throw new ProtocolError(`Expected \`${key}\` in ${where} to be a string, got ${describe(v)}.`);
+  return v;
+}
+
+export function optionalString(o: Fields, key: string, where: string): string | undefined {
+  return o[key] === undefined ? undefined : expectString(o, key, where);
+}
+
+export function expectInteger(o: Fields, key: string, where: string, min = 0): number {
+  const v = o[key];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+    throw new ProtocolError(`Expected \`${key}\` in ${where} to be an integer >= ${min}, got ${describe(v)}.`);
+  }
+  return v;
+}
+
+export function optionalInteger(o: Fields, key: string, where: string, min = 0): number | undefined {
+  return o[key] === undefined ? undefined : expectInteger(o, key, where, min);
+}
+
+export function expectNumber(o: Fields, key: string, where: string): number {
+  const v = o[key];
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    throw new ProtocolError(`Expected \`${key}\` in ${where} to be a number, got ${describe(v)}.`);
+  }
+  return v;
+}
+
+export function expectBoolean(o: Fields, key: string, where: string): boolean {
+  const v = o[key];
+  if (typeof v !== 'boolean') throw new ProtocolError(`Expected \`${key}\` in ${where} to be a boolean, got ${describe(v)}.`);
+  return v;
+}
+
+export function expectStringRecord(o: Fields, key: string, where: string): Record<string, string> {
+  const v = expectObject(o[key], `\`${key}\` in ${where}`);
+  for (const [name, value] of Object.entries(v)) {
+    if (typeof value !== 'string') {
+      throw new ProtocolError(`Expected \`${key}.${name}\` in ${where} to be a string, got ${describe(value)}.`);
+    }
+  }
+  return v as Record<string, string>;
+}
+
+export function expectUrl(o: Fields, key: string, where: string): string {
+  const v = expectString(o, key, where);
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    throw new ProtocolError(`Expected \`${key}\` in ${where} to be an absolute URL, got ${describe(v)}.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ProtocolError(`Expected \`${key}\` in ${where} to be an http(s) URL, got ${describe(v)}.`);
+  }
+  return v;
+}
+
+/** JSON.parse that throws a ProtocolError saying where the malformed JSON came from. */
+export function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ProtocolError(`Malformed JSON in ${where}: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,23 @@
+import type { Context } from 'hono';
+import { createHandler, type ServeOptions, type Workflow } from '../core/handler.js';
+
+export const framework = 'hono';
+
+/** Bindings a Hono app on Workers declares for wfkit (`new Hono<{ Bindings: WorkflowBindings }>()`). */
+export interface WorkflowBindings {
+  WF_TOKEN: string;
+  WF_WORKFLOW_URL?: string;
+  WF_RUNNER_URL?: string;
+}
+
+/**
+ * Serve a workflow from a Hono route; variables come from `c.env` (Workers) or `process.env` (Node).
+ * @example app.post("/workflow", serve<{ text: string }>(async (context) => { … }));
+ */
+export function serve<Payload = unknown, Bindings = WorkflowBindings>(
+  workflow: Workflow<Payload, Bindings>,
+  options?: ServeOptions,
+): (c: Context) => Promise<Response> {
+  const handle = createHandler(workflow, { ...options, framework });
+  return (c) => handle(c.req.raw, { env: c.env as Record<string, unknown> | undefined });
+}

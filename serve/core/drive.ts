@@ -1,0 +1,64 @@
+import { NDJSON } from '../../protocol/headers.js';
+import { parseDriveRequest, parseStepRecords, type StepRecord } from '../../protocol/messages.js';
+import { encodeOutcome } from '../../protocol/outcome.js';
+import { WorkflowError } from '../../protocol/errors.js';
+import { parseJson } from '../../protocol/validate.js';
+import { createContext, type Workflow } from './context.js';
+import { DriveSession } from './session.js';
+
+export interface DriveInput {
+  body: string;
+  workflow: Workflow<any, any>;
+  workflowUrl: string;
+  runnerUrl: string;
+  token: string;
+  env: Record<string, unknown>;
+  timeBudgetMs: number;
+}
+
+/** Committed steps that were too large to inline are fetched from the runner, authenticated. */
+async function fetchSteps(runnerUrl: string, runId: string, token: string): Promise<StepRecord[]> {
+  const url = `${runnerUrl}/v1/runs/${encodeURIComponent(runId)}/steps`;
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new WorkflowError('RUNNER', `Fetching the steps of ${runId} from ${url} failed with ${response.status}.`);
+  return parseStepRecords(((await response.json()) as { steps: unknown }).steps, `the steps from ${url}`);
+}
+
+/**
+ * A signed drive request (signature already verified): replay, continue, and stream one NDJSON
+ * line per step, ending with the terminal line.
+ */
+export async function driveRun(input: DriveInput): Promise<Response> {
+  const drive = parseDriveRequest(parseJson(input.body, 'the drive request'));
+  const committed = drive.steps ?? (await fetchSteps(input.runnerUrl, drive.runId, input.token));
+  const payload = drive.body.trim() === '' ? undefined : parseJson(drive.body, 'the run payload');
+  const encoder = new TextEncoder();
+
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const session = new DriveSession({
+        committed,
+        timeBudgetMs: input.timeBudgetMs,
+        emit: (outcome) => {
+          if (open) controller.enqueue(encoder.encode(encodeOutcome(outcome)));
+        },
+        close: () => {
+          if (open) controller.close();
+          open = false;
+        },
+      });
+      const context = createContext(
+        { workflowRunId: drive.runId, requestPayload: payload, headers: drive.headers, env: input.env, url: input.workflowUrl },
+        session,
+      );
+      // Deferred a tick so the response (and its headers) leave before the first step runs.
+      queueMicrotask(() => {
+        Promise.resolve()
+          .then(() => input.workflow(context))
+          .then((value) => session.finish(value), (error: unknown) => session.fail(error));
+      });
+    },
+  });
+  return new Response(stream, { status: 200, headers: { 'content-type': NDJSON, 'cache-control': 'no-store' } });
+}

@@ -1,0 +1,85 @@
+import { WorkflowError } from '../../protocol/errors.js';
+import { hasSignature, verifyRequest } from '../../protocol/signing.js';
+import type { Workflow } from './context.js';
+import { driveRun } from './drive.js';
+import { BodyTooLargeError, errorResponse, readBodyLimited } from './http.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_TIME_BUDGET_MS,
+  MAX_DRIVE_BODY_BYTES,
+  createSettingsResolver,
+  missingTokenError,
+  validateOptions,
+  type ServeOptions,
+} from './options.js';
+import { startRun } from './start.js';
+import { resolveWorkflowUrl } from './url.js';
+
+export type { ServeOptions } from './options.js';
+export type { Workflow, WorkflowContext } from './context.js';
+
+/** What a host hands over besides the request: per-request variables, and `waitUntil` where it exists. */
+export interface HostContext {
+  env?: Record<string, unknown>;
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+/** The one web-standard handler every adapter wraps. */
+export type Handle = (request: Request, host?: HostContext) => Promise<Response>;
+
+function statusOf(error: unknown): number {
+  if (error instanceof BodyTooLargeError) return 413;
+  if (!WorkflowError.is(error)) return 500;
+  switch (error.code) {
+    case 'PROTOCOL':
+      return 400;
+    case 'SIGNATURE':
+      return 401;
+    case 'RUNNER':
+      return 502;
+    default:
+      return 500;
+  }
+}
+
+/**
+ * Builds the route handler once. A POST without a runner signature starts a run; a signed POST
+ * drives one. Everything else is answered here, so adapters hold no policy.
+ * @example const handle = createHandler(async (context) => { await context.run("a", () => 1); }, {});
+ */
+export function createHandler(workflow: Workflow<any, any>, options: ServeOptions = {}): Handle {
+  validateOptions(options);
+  const settingsFor = createSettingsResolver(options);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const timeBudgetMs = options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS;
+
+  return async (request, host) => {
+    if (request.method !== 'POST') {
+      return errorResponse(405, 'METHOD_NOT_ALLOWED', `Expected POST, got ${request.method}: this route only starts and drives workflow runs.`, {
+        allow: 'POST',
+      });
+    }
+    try {
+      const settings = settingsFor(host?.env);
+      if (!settings.token) throw missingTokenError(options.framework);
+      const workflowUrl = resolveWorkflowUrl(request, options.url, settings.baseUrl);
+      if (hasSignature(request.headers)) {
+        const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
+        await verifyRequest({ headers: request.headers, body, urls: [workflowUrl, request.url], token: settings.token });
+        return await driveRun({ body, workflow, workflowUrl, runnerUrl: settings.runnerUrl, token: settings.token, env: settings.env, timeBudgetMs });
+      }
+      if (options.authorize && !(await options.authorize(request))) {
+        return errorResponse(403, 'FORBIDDEN', 'The `authorize` option of this route refused the request.');
+      }
+      const body = await readBodyLimited(request, maxBodyBytes);
+      const start = { request, body, workflowUrl, runnerUrl: settings.runnerUrl, token: settings.token };
+      return await startRun({ ...start, retries: options.retries, retryDelayMs: options.retryDelay });
+    } catch (error) {
+      const status = statusOf(error);
+      // A broken route is the developer's to see in their server log, not only in the response.
+      if (status === 500) console.error('[wfkit]', error);
+      const code = WorkflowError.is(error) ? error.code : 'INTERNAL';
+      return errorResponse(status, code, error instanceof Error ? error.message : String(error));
+    }
+  };
+}

@@ -1,0 +1,106 @@
+import { WorkflowError } from '../../protocol/errors.js';
+
+/** Options of `serve()`, shared by every adapter. */
+export interface ServeOptions {
+  /** Token shared with the runner. @default env WF_TOKEN (or SERVICE_TOKEN) */
+  token?: string;
+  /** Where the runner listens. @default env WF_RUNNER_URL, else http://127.0.0.1:7766 */
+  runnerUrl?: string;
+  /** The route's full public URL; wins over everything else. */
+  url?: string;
+  /** Public origin of the app (no route path); the request's path is appended. @default env WF_WORKFLOW_URL (or SERVICE_WORKFLOW_URL) */
+  baseUrl?: string;
+  /** Variables to read the settings above from, for hosts without `process.env` (SvelteKit's `$env/dynamic/private`). */
+  env?: Record<string, string | undefined>;
+  /** Retries of a failing step before the run fails. @default 3 */
+  retries?: number;
+  /** Base delay of the exponential backoff, in ms. @default 1000 */
+  retryDelay?: number;
+  /** Wall time one drive request may spend before handing back with `continue`, in ms. @default 10000 */
+  timeBudgetMs?: number;
+  /** Largest start body accepted, in bytes; larger gets 413. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** Guards the public start path: return false to answer 403. Drive requests are signed instead. */
+  authorize?: (request: Request) => boolean | Promise<boolean>;
+  /** Set by adapters; shows in errors. */
+  framework?: string;
+}
+
+export const DEFAULT_RUNNER_URL = 'http://127.0.0.1:7766';
+export const DEFAULT_TIME_BUDGET_MS = 10_000;
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Drive bodies carry committed steps; the runner stops inlining them past 1 MiB, so allow headroom. */
+export const MAX_DRIVE_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Settings after reading options and the environment. */
+export interface ResolvedSettings {
+  token: string | undefined;
+  runnerUrl: string;
+  baseUrl: string | undefined;
+  env: Record<string, unknown>;
+}
+
+type Env = Record<string, unknown>;
+
+function processEnv(): Env {
+  // Edge-safe: `process` may not exist (Workers without nodejs_compat, browsers).
+  const p = (globalThis as { process?: { env?: Env } }).process;
+  return p?.env ?? {};
+}
+
+function pick(sources: Env[], ...names: string[]): string | undefined {
+  for (const source of sources) {
+    for (const name of names) {
+      const value = source[name];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Reads settings from options, then the host's per-request env (Cloudflare bindings, SvelteKit
+ * platform env), then `process.env`. Memoized per host env object, so a Worker pays this once.
+ */
+export function createSettingsResolver(options: ServeOptions): (hostEnv?: Env) => ResolvedSettings {
+  const memo = new WeakMap<Env, ResolvedSettings>();
+  let withoutHost: ResolvedSettings | undefined;
+  const resolve = (hostEnv: Env | undefined): ResolvedSettings => {
+    const sources = [options.env ?? {}, hostEnv ?? {}, processEnv()];
+    return {
+      token: options.token ?? pick(sources, 'WF_TOKEN', 'SERVICE_TOKEN'),
+      runnerUrl: (options.runnerUrl ?? pick(sources, 'WF_RUNNER_URL') ?? DEFAULT_RUNNER_URL).replace(/\/+$/, ''),
+      baseUrl: options.baseUrl ?? pick(sources, 'WF_WORKFLOW_URL', 'SERVICE_WORKFLOW_URL'),
+      env: { ...processEnv(), ...hostEnv, ...options.env },
+    };
+  };
+  return (hostEnv) => {
+    if (!hostEnv) return (withoutHost ??= resolve(undefined));
+    let settings = memo.get(hostEnv);
+    if (!settings) memo.set(hostEnv, (settings = resolve(hostEnv)));
+    return settings;
+  };
+}
+
+/** The error for a route without a token: names the variable and where to set it. */
+export function missingTokenError(framework: string | undefined): WorkflowError {
+  const where =
+    framework === 'cloudflare' || framework === 'hono'
+      ? '.dev.vars (Workers) or .env'
+      : framework === 'svelte' || framework === 'nextjs' || framework === 'h3'
+        ? '.env.local'
+        : 'the environment or .env';
+  return new WorkflowError(
+    'CONFIG',
+    `WF_TOKEN is not set: add WF_TOKEN=<the runner's token> to ${where}, or pass { token } to serve(). \`wf dev\` prints the token it uses.`,
+  );
+}
+
+export function validateOptions(options: ServeOptions): void {
+  for (const key of ['retries', 'retryDelay', 'timeBudgetMs', 'maxBodyBytes'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      throw new WorkflowError('CONFIG', `Expected \`${key}\` to be a non-negative integer, got ${String(value)}.`);
+    }
+  }
+}

@@ -1,0 +1,16 @@
+import { createHandler, type Handle, type ServeOptions, type Workflow } from './core/handler.js';
+
+export { createHandler } from './core/handler.js';
+export type { Handle, HostContext, ServeOptions, Workflow, WorkflowContext } from './core/handler.js';
+export { WorkflowError, NonRetryableError, RetryAfterError, ProtocolError, DeterminismError } from '../protocol/errors.js';
+
+/**
+ * Serve a workflow on any host with web-standard `Request`/`Response` (Bun, Deno, Workers fetch).
+ * @example export default { fetch: serve(async (context) => { await context.run("a", () => 1); }) };
+ */
+export function serve<Payload = unknown, Env = Record<string, unknown>>(
+  workflow: Workflow<Payload, Env>,
+  options?: ServeOptions,
+): Handle {
+  return createHandler(workflow, options);
+}
