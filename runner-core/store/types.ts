@@ -147,7 +147,12 @@ export interface Store {
   release(runId: string, owner: string): Promise<void>;
   /** Extends the leases `owner` holds on these runs. */
   renew(runIds: readonly string[], owner: string, until: number): Promise<void>;
-  /** The earliest `nextAt` of any unfinished run, for the scheduler's timer. */
+  /**
+   * Clears every lease. Only for a store that one runner owns (SQLite under `wf dev`): on start it
+   * takes back at once the runs a killed predecessor held, instead of waiting out their leases.
+   */
+  releaseAll(): Promise<void>;
+  /** When the next unfinished run becomes due (its `nextAt`, or its lease's end if later), for the scheduler's timer. */
   nextDueAt(): Promise<number | null>;
   close(): Promise<void>;
 }

@@ -1,0 +1,31 @@
+import { Command, Option } from 'commander';
+import { join } from 'node:path';
+import { eventLine } from '../lib/format.js';
+import type { CliIO } from '../lib/io.js';
+import { startLocalRunner } from '../lib/local-runner.js';
+import { resolveDevToken } from '../lib/token.js';
+import { parsePort } from '../lib/parse.js';
+
+/** `wf dev`: the local runner on `.wf/dev.db`, with a live line per run, step and attempt. */
+export function makeDevCommand(io: CliIO): Command {
+  return new Command('dev')
+    .description('start the local runner (SQLite in .wf/dev.db) and show runs live')
+    .addOption(new Option('-p, --port <port>', 'port of the runner API').default(7766).argParser(parsePort))
+    .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
+    .option('--db <path>', 'SQLite file', join('.wf', 'dev.db'))
+    .option('--token <token>', 'token apps use (default: WF_TOKEN, the env files, else a generated .wf/token)')
+    .option('--no-tui', 'print plain lines instead of the terminal dashboard')
+    .action(async (options: { port: number; host: string; db: string; token?: string; tui: boolean }) => {
+      const { token, source } = resolveDevToken(io.cwd, io.env, options.token);
+      const local = await startLocalRunner({ dbPath: join(io.cwd, options.db), host: options.host, port: options.port, tokens: [token] });
+      // The terminal dashboard is a later addition; until then every mode prints plain lines.
+      const unsubscribe = local.runner.events.subscribe((event) => io.out(eventLine(event)));
+      io.out(`wf dev: runner listening on ${local.url} (SQLite ${options.db})`);
+      io.out(`wf dev: token from ${source}; apps need WF_TOKEN=${token} and WF_RUNNER_URL=${local.url}`);
+      io.out('wf dev: waiting for runs (Ctrl-C stops)');
+      await io.interrupted();
+      unsubscribe();
+      io.out('wf dev: stopping…');
+      await local.close();
+    });
+}

@@ -1,0 +1,136 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { WorkflowError } from '../../protocol/errors.js';
+import { parseStartRequest } from '../../protocol/messages.js';
+import { parseJson } from '../../protocol/validate.js';
+import { ApiError } from '../errors.js';
+import { RUN_ID_PATTERN } from '../ids.js';
+import type { Runner } from '../runner.js';
+import type { RunStatus } from '../store/types.js';
+import { isLoopbackHost, readBody, sendError, sendJson } from './http-io.js';
+import { streamEvents } from './sse.js';
+
+export interface ApiOptions {
+  /** Address the server is bound to; reads need no token only on loopback. */
+  host: string;
+  /** Largest request body, in bytes. @default 1 MiB */
+  maxBodyBytes?: number;
+}
+
+const STATUSES: ReadonlySet<string> = new Set<RunStatus>(['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled']);
+
+type Handler = (req: IncomingMessage, res: ServerResponse, url: URL, params: string[]) => Promise<void> | void;
+interface Route {
+  method: string;
+  pattern: RegExp;
+  handler: Handler;
+  /** Reads are open on loopback (the dashboards); anything that changes state needs the token. */
+  write: boolean;
+}
+
+function runIdParam(params: string[]): string {
+  const id = decodeURIComponent(params[0] ?? '');
+  if (!RUN_ID_PATTERN.test(id)) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}: run ids look like wfr_ followed by 26 characters.`);
+  return id;
+}
+
+/**
+ * The runner's HTTP API:
+ * POST /v1/runs · GET /v1/runs · GET /v1/runs/:id · GET /v1/runs/:id/steps · POST /v1/runs/:id/cancel
+ * · GET /v1/events (SSE) · GET /healthz.
+ */
+export function createApiServer(runner: Runner, options: ApiOptions): Server {
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const openReads = isLoopbackHost(options.host);
+
+  const routes: Route[] = [
+    {
+      method: 'POST',
+      pattern: /^\/v1\/runs$/,
+      write: true,
+      handler: async (req, res) => {
+        const start = parseStartRequest(parseJson(await readBody(req, maxBodyBytes), 'the request body'));
+        const { run, created } = await runner.startRun(start);
+        sendJson(res, created ? 201 : 200, { workflowRunId: run.id });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/runs$/,
+      write: false,
+      handler: async (_req, res, url) => {
+        const status = url.searchParams.get('status') ?? undefined;
+        if (status !== undefined && !STATUSES.has(status)) {
+          throw new ApiError(400, 'BAD_REQUEST', `Expected \`status\` to be one of ${[...STATUSES].join(', ')}, got "${status}".`);
+        }
+        const limitText = url.searchParams.get('limit');
+        const limit = limitText === null ? undefined : Number(limitText);
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) {
+          throw new ApiError(400, 'BAD_REQUEST', `Expected \`limit\` to be an integer from 1 to 500, got "${limitText}".`);
+        }
+        const cursor = url.searchParams.get('cursor') ?? undefined;
+        sendJson(res, 200, await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit }));
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/runs\/([^/]+)$/,
+      write: false,
+      handler: async (_req, res, _url, params) => {
+        const id = runIdParam(params);
+        const run = await runner.store.getRun(id);
+        if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
+        const [steps, attempts] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id)]);
+        sendJson(res, 200, { run, steps, attempts });
+      },
+    },
+    {
+      // The route fetches committed steps here when they were too large to inline: always authenticated.
+      method: 'GET',
+      pattern: /^\/v1\/runs\/([^/]+)\/steps$/,
+      write: true,
+      handler: async (_req, res, _url, params) => {
+        const id = runIdParam(params);
+        if (!(await runner.store.getRun(id))) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
+        sendJson(res, 200, { steps: await runner.committedSteps(id) });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/runs\/([^/]+)\/cancel$/,
+      write: true,
+      handler: async (_req, res, _url, params) => sendJson(res, 200, { run: await runner.cancelRun(runIdParam(params)) }),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/events$/,
+      write: false,
+      handler: (req, res, url) => streamEvents(req, res, runner.events, url.searchParams.get('runId')),
+    },
+    { method: 'GET', pattern: /^\/healthz$/, write: false, handler: (_req, res) => sendJson(res, 200, { ok: true }) },
+  ];
+
+  return createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://runner');
+      const matching = routes.filter((r) => r.pattern.test(url.pathname));
+      try {
+        if (matching.length === 0) throw new ApiError(404, 'NOT_FOUND', `No such endpoint: ${req.method} ${url.pathname}.`);
+        const route = matching.find((r) => r.method === req.method);
+        if (!route) {
+          res.setHeader('allow', matching.map((r) => r.method).join(', '));
+          throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Expected ${matching.map((r) => r.method).join(' or ')} for ${url.pathname}, got ${req.method}.`);
+        }
+        if ((route.write || !openReads) && !runner.tokens.check(req.headers.authorization)) {
+          throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <WF_TOKEN>`.');
+        }
+        await route.handler(req, res, url, route.pattern.exec(url.pathname)!.slice(1));
+      } catch (error) {
+        if (res.headersSent) return void res.destroy();
+        if (error instanceof ApiError) return sendError(res, error);
+        if (WorkflowError.is(error) && error.code === 'PROTOCOL') return sendError(res, new ApiError(400, 'BAD_REQUEST', error.message));
+        console.error('[wfkit] API error:', error);
+        sendError(res, new ApiError(500, 'INTERNAL', 'The runner failed to handle this request; its log has the details.'));
+      }
+    })();
+  });
+}

@@ -1,0 +1,153 @@
+import type { Dispatcher } from 'undici';
+import { serializeError, type SerializedError } from '../protocol/errors.js';
+import { Header, NDJSON, PROTOCOL_VERSION, redactHeaders } from '../protocol/headers.js';
+import type { DriveRequest, StepRecord } from '../protocol/messages.js';
+import { OutcomeLineSplitter, decodeOutcome, isTerminal, type TerminalOutcome } from '../protocol/outcome.js';
+import { signRequest } from '../protocol/signing.js';
+import { postToEndpoint } from './dispatch.js';
+import { EndpointError } from './errors.js';
+import { parseRetryAfter } from './retry.js';
+import type { Attempt, Change, Run } from './store/types.js';
+
+export interface AttemptContext {
+  dispatcher: Dispatcher;
+  tokens: readonly string[];
+  now: () => number;
+  /** Past this many bytes of step outputs the route fetches them instead. */
+  inlineStepsLimitBytes: number;
+  /** Request and response bodies kept in the attempt log, in bytes. */
+  logBodyLimitBytes: number;
+  /** Hands step changes over as they arrive; resolves once committed. */
+  commit: (changes: Change[]) => Promise<void>;
+}
+
+export interface AttemptResult {
+  attempt: Attempt;
+  /** Some step succeeded during this attempt. */
+  progressed: boolean;
+  /** The route's terminal line, or what went wrong on the way. */
+  end: TerminalOutcome | { t: 'error'; error: SerializedError; retryable: boolean; retryAfterMs?: number };
+}
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : text.slice(0, limit) + `\n… [${text.length - limit} more characters not kept]`;
+}
+
+function driveBody(run: Run, committed: readonly StepRecord[], limit: number): string {
+  let size = 0;
+  for (const step of committed) size += (step.output?.length ?? 0) + step.name.length;
+  const message: DriveRequest = {
+    v: PROTOCOL_VERSION,
+    runId: run.id,
+    body: run.body,
+    headers: run.headers,
+    steps: size > limit ? null : [...committed],
+    attempt: run.failures + 1,
+  };
+  return JSON.stringify(message);
+}
+
+/** 5xx, 408, 425 and 429 may heal by themselves; other statuses need a change to the app. */
+function retryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 425 || status === 429;
+}
+
+function errorDetail(text: string): string {
+  try {
+    const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+    if (typeof message === 'string') return message;
+  } catch {}
+  return text.slice(0, 300);
+}
+
+/**
+ * One drive request: sign, POST, read the outcome stream, hand each step to `commit` as it
+ * arrives. Never throws: every problem becomes an `error` end, recorded in the attempt.
+ */
+export async function runAttempt(ctx: AttemptContext, run: Run, committed: readonly StepRecord[], signal: AbortSignal): Promise<AttemptResult> {
+  const startedAt = ctx.now();
+  const body = driveBody(run, committed, ctx.inlineStepsLimitBytes);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    [Header.ProtocolVersion]: String(PROTOCOL_VERSION),
+    [Header.RunId]: run.id,
+    [Header.Attempt]: String(run.failures + 1),
+    ...(await signRequest({ url: run.url, body, tokens: ctx.tokens })),
+  };
+  const attempt: Attempt = {
+    runId: run.id,
+    seq: run.attempts + 1,
+    startedAt,
+    durationMs: 0,
+    requestUrl: run.url,
+    requestHeaders: redactHeaders(headers),
+    requestBody: clip(body, ctx.logBodyLimitBytes),
+    responseStatus: null,
+    responseHeaders: null,
+    responseBody: null,
+    outcome: 'error',
+    error: null,
+  };
+  let progressed = false;
+  let text = '';
+  const commits: Promise<void>[] = [];
+  const finish = (end: AttemptResult['end']): AttemptResult => {
+    attempt.durationMs = ctx.now() - startedAt;
+    attempt.responseBody = attempt.responseStatus === null ? null : clip(text, ctx.logBodyLimitBytes);
+    attempt.outcome = end.t;
+    if (end.t === 'error' || end.t === 'failed') attempt.error = end.error;
+    return { attempt, progressed, end };
+  };
+
+  try {
+    const response = await postToEndpoint(ctx.dispatcher, run.url, headers, body, signal);
+    attempt.responseStatus = response.status;
+    attempt.responseHeaders = response.headers;
+    const isStream = response.status === 200 && (response.headers['content-type'] ?? '').startsWith(NDJSON);
+    if (!isStream) {
+      for await (const chunk of response.chunks) if (text.length < ctx.logBodyLimitBytes) text += Buffer.from(chunk).toString('utf8');
+      const error = new EndpointError(response.status, run.url, errorDetail(text) || 'expected an NDJSON outcome stream');
+      const retryAfterMs = parseRetryAfter(response.headers[Header.RetryAfter], ctx.now());
+      const end: AttemptResult['end'] = { t: 'error', error: serializeError(error), retryable: retryableStatus(response.status) };
+      if (retryAfterMs !== undefined) end.retryAfterMs = retryAfterMs;
+      return finish(end);
+    }
+    const splitter = new OutcomeLineSplitter();
+    let terminal: TerminalOutcome | undefined;
+    for await (const chunk of response.chunks) {
+      const lines = splitter.push(chunk);
+      const changes: Change[] = [];
+      const at = ctx.now();
+      for (const line of lines) {
+        if (text.length < ctx.logBodyLimitBytes) text += line + '\n';
+        const outcome = decodeOutcome(line);
+        if (isTerminal(outcome)) terminal = outcome;
+        else if (outcome.t === 'started') changes.push({ type: 'step-started', runId: run.id, index: outcome.index, name: outcome.name, kind: outcome.kind, at });
+        else {
+          progressed = true;
+          changes.push({
+            type: 'step-succeeded',
+            runId: run.id,
+            index: outcome.index,
+            name: outcome.name,
+            kind: outcome.kind,
+            output: outcome.output ?? null,
+            at,
+            durationMs: outcome.durationMs,
+          });
+        }
+      }
+      if (changes.length > 0) commits.push(ctx.commit(changes));
+    }
+    await Promise.all(commits);
+    if (!terminal) {
+      const error = new EndpointError(200, run.url, 'the outcome stream ended without a terminal line (the route crashed or the connection dropped)');
+      return finish({ t: 'error', error: serializeError(error), retryable: true });
+    }
+    return finish(terminal);
+  } catch (error) {
+    await Promise.allSettled(commits);
+    const retryable = !(error instanceof Error && error.name === 'ProtocolError');
+    return finish({ t: 'error', error: serializeError(error), retryable });
+  }
+}

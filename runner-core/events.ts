@@ -1,0 +1,30 @@
+import type { Attempt, Run, Step } from './store/types.js';
+
+/** What dashboards and `wf logs` follow: every change, after it is committed. */
+export type RunnerEvent =
+  | { type: 'run'; run: Run }
+  | { type: 'step'; step: Step }
+  | { type: 'attempt'; attempt: Attempt };
+
+export type RunnerEventListener = (event: RunnerEvent) => void;
+
+/** A minimal typed event bus; listeners that throw are isolated from the runner. */
+export class EventBus {
+  private readonly listeners = new Set<RunnerEventListener>();
+  subscribe(listener: RunnerEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  get size(): number {
+    return this.listeners.size;
+  }
+  emit(event: RunnerEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        console.error('[wfkit] event listener failed:', error);
+      }
+    }
+  }
+}

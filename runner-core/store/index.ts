@@ -1,0 +1,2 @@
+export * from './types.js';
+export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './sqlite.js';

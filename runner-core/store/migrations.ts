@@ -1,0 +1,98 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
+ * runs exactly once per database file. Append only: never edit an entry that has shipped.
+ *
+ * Statuses are plain text without CHECK constraints on purpose: adding a status later would
+ * otherwise need a table rebuild in SQLite. The TypeScript types guard the values.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    status TEXT NOT NULL,
+    body TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    next_at INTEGER,
+    failures INTEGER NOT NULL DEFAULT 0,
+    retries INTEGER NOT NULL,
+    retry_delay_ms INTEGER NOT NULL,
+    steps_done INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    output TEXT,
+    error TEXT,
+    idempotency_key TEXT UNIQUE,
+    lease_owner TEXT,
+    lease_until INTEGER
+  );
+
+  -- The scheduler only ever looks at unfinished runs; finished ones stay out of this index.
+  CREATE INDEX runs_due ON runs(next_at) WHERE status NOT IN ('completed', 'failed', 'cancelled');
+  CREATE INDEX runs_status ON runs(status, id);
+
+  CREATE TABLE steps (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    output TEXT,
+    error TEXT,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    duration_ms INTEGER,
+    executions INTEGER NOT NULL DEFAULT 1,
+    failures INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, idx)
+  );
+
+  CREATE TABLE attempts (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    request_url TEXT NOT NULL,
+    request_headers TEXT NOT NULL,
+    request_body TEXT NOT NULL,
+    response_status INTEGER,
+    response_headers TEXT,
+    response_body TEXT,
+    outcome TEXT NOT NULL,
+    error TEXT,
+    PRIMARY KEY (run_id, seq)
+  );
+  `,
+];
+
+function userVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings the schema up to date, one transaction per migration.
+ * Each transaction re-reads `user_version` under the write lock, so two processes opening the
+ * same new file at once do not both run a migration.
+ *
+ * @example
+ * migrate(new Database('.wf/dev.db'));
+ */
+export function migrate(db: Database): void {
+  const current = userVersion(db);
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `Expected the database schema version to be at most ${MIGRATIONS.length}, got ${current}: it was written by a newer wfkit.`,
+    );
+  }
+  const step = db.transaction((index: number) => {
+    if (userVersion(db) !== index) return;
+    db.exec(MIGRATIONS[index] ?? '');
+    // PRAGMA does not take bound parameters; `index` is a loop counter, never user input.
+    db.pragma(`user_version = ${index + 1}`);
+  });
+  for (let index = current; index < MIGRATIONS.length; index++) step.immediate(index);
+}

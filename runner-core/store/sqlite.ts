@@ -1,0 +1,327 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { SerializedError } from '../../protocol/errors.js';
+import type { StepKind } from '../../protocol/messages.js';
+import { migrate } from './migrations.js';
+import type { Attempt, Change, ClaimOptions, NewRun, Run, RunPage, RunPatch, RunQuery, RunStatus, Step, StepStatus, Store } from './types.js';
+
+export interface SqliteStoreOptions {
+  /** Clock, for callers that want one place to inject time. Every method also takes explicit times. @default Date.now */
+  now?: () => number;
+}
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 500;
+/** Same predicate as the partial index `runs_due`, spelled identically so SQLite can use it. */
+const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
+
+// ---- rows and their mapping to records (the only place that knows column names) ----
+
+interface RunRow {
+  id: string; url: string; status: string; body: string; headers: string;
+  created_at: number; updated_at: number; finished_at: number | null; next_at: number | null;
+  failures: number; retries: number; retry_delay_ms: number; steps_done: number; attempts: number;
+  output: string | null; error: string | null; idempotency_key: string | null;
+}
+interface StepRow {
+  run_id: string; idx: number; name: string; kind: string; status: string; output: string | null;
+  error: string | null; started_at: number; finished_at: number | null; duration_ms: number | null;
+  executions: number; failures: number;
+}
+interface AttemptRow {
+  run_id: string; seq: number; started_at: number; duration_ms: number; request_url: string;
+  request_headers: string; request_body: string; response_status: number | null;
+  response_headers: string | null; response_body: string | null; outcome: string; error: string | null;
+}
+
+function fromJson<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+function toJson(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** Lease columns are deliberately left out: they are the store's business, not the runner's. */
+function toRun(row: RunRow): Run {
+  return {
+    id: row.id, url: row.url, status: row.status as RunStatus, body: row.body,
+    headers: fromJson<Record<string, string>>(row.headers) ?? {},
+    createdAt: row.created_at, updatedAt: row.updated_at, finishedAt: row.finished_at, nextAt: row.next_at,
+    failures: row.failures, retries: row.retries, retryDelayMs: row.retry_delay_ms,
+    stepsDone: row.steps_done, attempts: row.attempts, output: row.output,
+    error: fromJson<SerializedError>(row.error), idempotencyKey: row.idempotency_key,
+  };
+}
+function toStep(row: StepRow): Step {
+  return {
+    runId: row.run_id, index: row.idx, name: row.name, kind: row.kind as StepKind,
+    status: row.status as StepStatus, output: row.output, error: fromJson<SerializedError>(row.error),
+    startedAt: row.started_at, finishedAt: row.finished_at, durationMs: row.duration_ms,
+    executions: row.executions, failures: row.failures,
+  };
+}
+function toAttempt(row: AttemptRow): Attempt {
+  return {
+    runId: row.run_id, seq: row.seq, startedAt: row.started_at, durationMs: row.duration_ms,
+    requestUrl: row.request_url, requestHeaders: fromJson<Record<string, string>>(row.request_headers) ?? {},
+    requestBody: row.request_body, responseStatus: row.response_status,
+    responseHeaders: fromJson<Record<string, string>>(row.response_headers), responseBody: row.response_body,
+    outcome: row.outcome, error: fromJson<SerializedError>(row.error),
+  };
+}
+function attemptParams(a: Attempt): Record<string, unknown> {
+  return {
+    runId: a.runId, seq: a.seq, startedAt: a.startedAt, durationMs: a.durationMs, requestUrl: a.requestUrl,
+    requestHeaders: JSON.stringify(a.requestHeaders), requestBody: a.requestBody, responseStatus: a.responseStatus,
+    responseHeaders: toJson(a.responseHeaders), responseBody: a.responseBody, outcome: a.outcome, error: toJson(a.error),
+  };
+}
+
+// ---- run patches: one statement, each field guarded by a "set it" flag ----
+
+/** Patch field → column. Column names are constants, so building SQL from them is safe. */
+const PATCH_COLUMNS = {
+  status: 'status', nextAt: 'next_at', failures: 'failures', finishedAt: 'finished_at',
+  output: 'output', error: 'error', attempts: 'attempts',
+} as const satisfies Record<keyof RunPatch, string>;
+
+const PATCH_SQL = `UPDATE runs SET ${Object.values(PATCH_COLUMNS)
+  .map((column) => `${column} = CASE WHEN @set_${column} THEN @${column} ELSE ${column} END`)
+  .join(', ')}, updated_at = @at WHERE id = @id`;
+
+/** `undefined` means "leave as is"; `null` means "set to NULL" (a sleeping run has no nextAt). */
+function patchParams(runId: string, patch: RunPatch, at: number): Record<string, unknown> {
+  const params: Record<string, unknown> = { id: runId, at };
+  for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
+    const value = patch[field as keyof RunPatch];
+    params[`set_${column}`] = value === undefined ? 0 : 1;
+    params[column] = value === undefined ? null : field === 'error' ? toJson(value) : value;
+  }
+  return params;
+}
+
+// ---- statements ----
+
+const STEP_KEEP_SUCCEEDED = `WHERE steps.status != 'succeeded'`;
+
+function prepareStatements(db: Database.Database) {
+  const listSql = (where: string) => `SELECT * FROM runs ${where} ORDER BY id DESC LIMIT @limit`;
+  return {
+    runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
+    runByKey: db.prepare('SELECT * FROM runs WHERE idempotency_key = ?'),
+    insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key)
+      VALUES (@id, @url, 'queued', @body, @headers, @now, @now, @now, @retries, @retryDelayMs, @idempotencyKey) RETURNING *`),
+    list: db.prepare(listSql('')),
+    listByStatus: db.prepare(listSql('WHERE status = @status')),
+    listAfter: db.prepare(listSql('WHERE id < @cursor')),
+    listByStatusAfter: db.prepare(listSql('WHERE status = @status AND id < @cursor')),
+    steps: db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY idx'),
+    attempts: db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY seq'),
+    stepStarted: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures)
+      VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0)
+      ON CONFLICT (run_id, idx) DO UPDATE SET status = 'running', name = excluded.name, kind = excluded.kind,
+        started_at = excluded.started_at, executions = steps.executions + 1, finished_at = NULL, duration_ms = NULL
+      ${STEP_KEEP_SUCCEEDED}`),
+    stepSucceeded: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms, executions, failures)
+      VALUES (@runId, @index, @name, @kind, 'succeeded', @output, @startedAt, @at, @durationMs, 1, 0)
+      ON CONFLICT (run_id, idx) DO UPDATE SET status = 'succeeded', output = excluded.output, error = NULL,
+        finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
+      ${STEP_KEEP_SUCCEEDED}`),
+    stepFailed: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms, executions, failures)
+      VALUES (@runId, @index, @name, @kind, @status, @error, @startedAt, @at, @durationMs, 1, 1)
+      ON CONFLICT (run_id, idx) DO UPDATE SET status = excluded.status, error = excluded.error,
+        failures = steps.failures + 1, finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
+      ${STEP_KEEP_SUCCEEDED}`),
+    countStepDone: db.prepare('UPDATE runs SET steps_done = steps_done + 1 WHERE id = ?'),
+    insertAttempt: db.prepare(`INSERT INTO attempts (run_id, seq, started_at, duration_ms, request_url, request_headers, request_body,
+        response_status, response_headers, response_body, outcome, error)
+      VALUES (@runId, @seq, @startedAt, @durationMs, @requestUrl, @requestHeaders, @requestBody,
+        @responseStatus, @responseHeaders, @responseBody, @outcome, @error)`),
+    patchRun: db.prepare(PATCH_SQL),
+    due: db.prepare(`SELECT * FROM runs WHERE ${UNFINISHED} AND next_at IS NOT NULL AND next_at <= @now
+      AND (lease_until IS NULL OR lease_until < @now) ORDER BY next_at LIMIT @limit`),
+    lease: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
+    claimOne: db.prepare(`UPDATE runs SET lease_owner = @owner, lease_until = @until
+      WHERE id = @id AND ${UNFINISHED} AND (lease_until IS NULL OR lease_until < @now OR lease_owner = @owner) RETURNING *`),
+    release: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
+    renew: db.prepare('UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
+    // A leased run is not due before its lease runs out, whatever its next_at says.
+    nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0))) FROM runs WHERE ${UNFINISHED} AND next_at IS NOT NULL`).pluck(),
+    releaseAll: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
+  return Math.min(MAX_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+/** The default `Store`: one SQLite file (or `:memory:`), synchronous under async signatures. */
+export class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #s: Statements;
+  readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
+  readonly #applyTx: (changes: readonly Change[]) => void;
+  readonly #claimDueTx: (options: ClaimOptions) => Run[];
+  readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    void options; // accepted for symmetry with other stores; all times arrive as arguments
+    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    this.#db = db;
+    db.pragma('journal_mode = WAL');
+    // FULL: a step result reported as committed survives power loss, not just a process crash.
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    const s = prepareStatements(db);
+    this.#s = s;
+    // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)
+    // cannot interleave with another connection's write and then fail with SQLITE_BUSY.
+    const create = db.transaction((input: NewRun) => this.#create(input));
+    this.#createTx = (input) => create.immediate(input);
+    const apply = db.transaction((changes: readonly Change[]) => {
+      for (const change of changes) this.#applyOne(change);
+    });
+    this.#applyTx = (changes) => apply.immediate(changes);
+    const claimDue = db.transaction(({ now, limit, owner, leaseMs }: ClaimOptions) => {
+      // LIMIT with a negative value means "no limit" in SQLite; never let that through.
+      const rows = s.due.all({ now, limit: Math.max(0, Math.trunc(limit)) }) as RunRow[];
+      for (const row of rows) s.lease.run({ id: row.id, owner, until: now + leaseMs });
+      return rows.map(toRun);
+    });
+    this.#claimDueTx = (options) => claimDue.immediate(options);
+    const renew = db.transaction((runIds: readonly string[], owner: string, until: number) => {
+      for (const id of runIds) s.renew.run(until, id, owner);
+    });
+    this.#renewTx = (runIds, owner, until) => renew.immediate(runIds, owner, until);
+  }
+
+  #create(input: NewRun): { run: Run; created: boolean } {
+    const key = input.idempotencyKey ?? null;
+    if (key !== null) {
+      const existing = this.#s.runByKey.get(key) as RunRow | undefined;
+      if (existing) return { run: toRun(existing), created: false };
+    }
+    const row = this.#s.insertRun.get({
+      id: input.id, url: input.url, body: input.body, headers: JSON.stringify(input.headers), now: input.now,
+      retries: input.retries, retryDelayMs: input.retryDelayMs, idempotencyKey: key,
+    }) as RunRow;
+    return { run: toRun(row), created: true };
+  }
+
+  #applyOne(change: Change): void {
+    const s = this.#s;
+    switch (change.type) {
+      case 'step-started': {
+        const { runId, index, name, kind, at } = change;
+        s.stepStarted.run({ runId, index, name, kind, at });
+        return;
+      }
+      case 'step-succeeded': {
+        const { runId, index, name, kind, output, at, durationMs } = change;
+        const result = s.stepSucceeded.run({ runId, index, name, kind, output, at, durationMs, startedAt: at - durationMs });
+        // 0 changes: the step had already succeeded, and the first committed result wins.
+        if (result.changes > 0) s.countStepDone.run(runId);
+        return;
+      }
+      case 'step-failed': {
+        const { runId, index, name, kind, status, at, durationMs } = change;
+        s.stepFailed.run({ runId, index, name, kind, status, error: toJson(change.error), at, durationMs, startedAt: at - durationMs });
+        return;
+      }
+      case 'attempt':
+        s.insertAttempt.run(attemptParams(change.attempt));
+        return;
+      case 'run': {
+        const result = s.patchRun.run(patchParams(change.runId, change.patch, change.at));
+        if (result.changes === 0) throw new Error(`Expected run ${change.runId} to exist for a run patch, but it was not found.`);
+        return;
+      }
+    }
+  }
+
+  async createRun(input: NewRun): Promise<{ run: Run; created: boolean }> {
+    return this.#createTx(input);
+  }
+
+  async getRun(id: string): Promise<Run | undefined> {
+    const row = this.#s.runById.get(id) as RunRow | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  async listRuns(query: RunQuery): Promise<RunPage> {
+    const limit = clampLimit(query.limit);
+    const { status, cursor } = query;
+    const s = this.#s;
+    const statement =
+      status !== undefined ? (cursor !== undefined ? s.listByStatusAfter : s.listByStatus) : cursor !== undefined ? s.listAfter : s.list;
+    // One extra row tells whether another page exists without a COUNT.
+    const rows = statement.all({ limit: limit + 1, ...(status !== undefined && { status }), ...(cursor !== undefined && { cursor }) }) as RunRow[];
+    const runs = rows.slice(0, limit).map(toRun);
+    return { runs, nextCursor: rows.length > limit ? (runs.at(-1)?.id ?? null) : null };
+  }
+
+  async listSteps(runId: string): Promise<Step[]> {
+    return (this.#s.steps.all(runId) as StepRow[]).map(toStep);
+  }
+
+  async listAttempts(runId: string): Promise<Attempt[]> {
+    return (this.#s.attempts.all(runId) as AttemptRow[]).map(toAttempt);
+  }
+
+  async apply(changes: readonly Change[]): Promise<void> {
+    if (changes.length > 0) this.#applyTx(changes);
+  }
+
+  async claimDue(options: ClaimOptions): Promise<Run[]> {
+    return this.#claimDueTx(options);
+  }
+
+  async claim(runId: string, { now, owner, leaseMs }: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined> {
+    // A single UPDATE … RETURNING is atomic on its own: it takes the write lock before it reads.
+    const row = this.#s.claimOne.get({ id: runId, now, owner, until: now + leaseMs }) as RunRow | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  async release(runId: string, owner: string): Promise<void> {
+    this.#s.release.run(runId, owner);
+  }
+
+  async renew(runIds: readonly string[], owner: string, until: number): Promise<void> {
+    if (runIds.length > 0) this.#renewTx(runIds, owner, until);
+  }
+
+  async releaseAll(): Promise<void> {
+    this.#s.releaseAll.run();
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    return (this.#s.nextDue.get() as number | null | undefined) ?? null;
+  }
+
+  /** Reads one pragma's value on this connection (for diagnostics and tests). */
+  pragma(name: string): unknown {
+    return this.#db.pragma(name, { simple: true });
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+/**
+ * Opens (creating if needed) a SQLite store and brings its schema up to date.
+ *
+ * @example
+ * const store = openSqliteStore('.wf/dev.db');
+ * const { run } = await store.createRun({ id, url, body: '{}', headers: {}, retries: 3, retryDelayMs: 1000, now: Date.now() });
+ */
+export function openSqliteStore(path: string, options?: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(path, options);
+}
