@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more workers than that only makes the e2e suites (child processes, ports) contend.
     maxWorkers: 2,
+    // CI reads the counts from the JSON report (.ci/run prints "N passed, N failed").
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: { json: '.ci/test-results.json' },
   },
 });

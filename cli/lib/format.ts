@@ -60,7 +60,8 @@ export function eventLine(event: RunnerEvent): string {
     case 'step':
       return `${time(event.step.finishedAt ?? event.step.startedAt)} ${event.step.runId} ${glyph(event.step.status)}   ${stepLine(event.step)}`;
     case 'attempt':
-      return `${time(event.attempt.startedAt)} ${event.attempt.runId} ·   ${attemptLine(event.attempt)}`;
+      // Stamped when it ended: the line comes after the steps it streamed.
+      return `${time(event.attempt.startedAt + event.attempt.durationMs)} ${event.attempt.runId} ·   ${attemptLine(event.attempt)}`;
   }
 }
 
@@ -68,7 +69,7 @@ export function eventLine(event: RunnerEvent): string {
 export function runStory(run: Run, steps: Step[], attempts: Attempt[]): string[] {
   const events: { at: number; line: string }[] = [
     ...steps.map((step) => ({ at: step.startedAt, line: eventLine({ type: 'step', step }) })),
-    ...attempts.map((attempt) => ({ at: attempt.startedAt, line: eventLine({ type: 'attempt', attempt }) })),
+    ...attempts.map((attempt) => ({ at: attempt.startedAt + attempt.durationMs, line: eventLine({ type: 'attempt', attempt }) })),
   ];
   events.sort((a, b) => a.at - b.at);
   return [
