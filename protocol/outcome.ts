@@ -87,8 +87,9 @@ export function decodeOutcome(line: string): Outcome {
       const retryAfterMs = optionalInteger(o, 'retryAfterMs', where);
       if (retryAfterMs !== undefined) out.retryAfterMs = retryAfterMs;
       if (o.step !== undefined) {
-        const s = expectObject(o.step, `\`step\` in ${where}`);
-        out.step = { ...stepFields(s, `\`step\` in ${where}`), durationMs: expectNumber(s, 'durationMs', where) };
+        const stepWhere = `\`step\` in ${where}`;
+        const s = expectObject(o.step, stepWhere);
+        out.step = { ...stepFields(s, stepWhere), durationMs: expectNumber(s, 'durationMs', stepWhere) };
       }
       return out;
     }

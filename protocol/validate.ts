@@ -5,6 +5,7 @@ export type Fields = Record<string, unknown>;
 
 export function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;

@@ -10,6 +10,12 @@ export interface WorkflowBindings {
   WF_RUNNER_URL?: string;
 }
 
+/** `@hono/node-server` puts `{ incoming, outgoing }` in `c.env`: not bindings, and new per request. */
+function bindingsOf(env: unknown): Record<string, unknown> | undefined {
+  if (typeof env !== 'object' || env === null || 'incoming' in env) return undefined;
+  return env as Record<string, unknown>;
+}
+
 /**
  * Serve a workflow from a Hono route; variables come from `c.env` (Workers) or `process.env` (Node).
  * @example app.post("/workflow", serve<{ text: string }>(async (context) => { … }));
@@ -19,5 +25,5 @@ export function serve<Payload = unknown, Bindings = WorkflowBindings>(
   options?: ServeOptions,
 ): (c: Context) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
-  return (c) => handle(c.req.raw, { env: c.env as Record<string, unknown> | undefined });
+  return (c) => handle(c.req.raw, { env: bindingsOf(c.env) });
 }

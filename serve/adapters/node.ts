@@ -48,5 +48,16 @@ export function serve<Payload = unknown, Env = Record<string, unknown>>(
   options?: ServeOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const handle = createHandler(workflow, { ...options, framework });
-  return async (req, res) => send(await handle(toRequest(req)), res);
+  return async (req, res) => {
+    let request: Request;
+    try {
+      request = toRequest(req);
+    } catch (error) {
+      // node:http accepts targets fetch cannot represent (absolute-form `POST http://…`): refuse, never crash the app.
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'PROTOCOL', message: `Cannot build a request URL from "${req.url}": ${(error as Error).message}` } }));
+      return;
+    }
+    await send(await handle(request), res).catch(() => res.destroy());
+  };
 }

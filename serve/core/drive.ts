@@ -19,7 +19,12 @@ export interface DriveInput {
 /** Committed steps that were too large to inline are fetched from the runner, authenticated. */
 async function fetchSteps(runnerUrl: string, runId: string, token: string): Promise<StepRecord[]> {
   const url = `${runnerUrl}/v1/runs/${encodeURIComponent(runId)}/steps`;
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  } catch (error) {
+    throw new WorkflowError('RUNNER', `Could not reach the wfkit runner at ${url} to fetch the steps of ${runId}: ${(error as Error).message}`, { cause: error });
+  }
   if (!response.ok) throw new WorkflowError('RUNNER', `Fetching the steps of ${runId} from ${url} failed with ${response.status}.`);
   return parseStepRecords(((await response.json()) as { steps: unknown }).steps, `the steps from ${url}`);
 }
@@ -34,10 +39,11 @@ export async function driveRun(input: DriveInput): Promise<Response> {
   const payload = drive.body.trim() === '' ? undefined : parseJson(drive.body, 'the run payload');
   const encoder = new TextEncoder();
 
+  let open = true;
+  let session: DriveSession | undefined;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      let open = true;
-      const session = new DriveSession({
+      session = new DriveSession({
         committed,
         timeBudgetMs: input.timeBudgetMs,
         emit: (outcome) => {
@@ -48,16 +54,23 @@ export async function driveRun(input: DriveInput): Promise<Response> {
           open = false;
         },
       });
+      const running = session;
       const context = createContext(
         { workflowRunId: drive.runId, requestPayload: payload, headers: drive.headers, env: input.env, url: input.workflowUrl },
-        session,
+        running,
       );
       // Deferred a tick so the response (and its headers) leave before the first step runs.
       queueMicrotask(() => {
         Promise.resolve()
           .then(() => input.workflow(context))
-          .then((value) => session.finish(value), (error: unknown) => session.fail(error));
+          .then((value) => running.finish(value), (error: unknown) => running.fail(error));
       });
+    },
+    // The runner hung up (timeout, crash): enqueueing now would throw, and nothing that runs from here
+    // on can be committed, so stop the workflow; steps in flight finish, no new step starts.
+    cancel() {
+      open = false;
+      session?.fail(new WorkflowError('RUNNER', `The runner closed the drive response of ${drive.runId}.`));
     },
   });
   return new Response(stream, { status: 200, headers: { 'content-type': NDJSON, 'cache-control': 'no-store' } });

@@ -23,7 +23,7 @@ export function resolveWorkflowUrl(request: Request, url: string | undefined, ba
   if (!baseUrl) return own.origin + own.pathname;
   const base = parseAbsolute(baseUrl, 'baseUrl');
   const prefix = base.pathname.replace(/\/+$/, '');
-  if (prefix !== '' && (own.pathname === prefix || own.pathname.endsWith(prefix))) {
+  if (prefix !== '' && (prefix.endsWith(own.pathname))) {
     throw new WorkflowError(
       'CONFIG',
       `\`baseUrl\` must not contain the route path: got "${baseUrl}" for route "${own.pathname}"; use "${base.origin}".`,

@@ -1,0 +1,125 @@
+import { randomInt } from 'node:crypto';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { StartRequest, StepRecord } from '../../protocol/messages.js';
+import type { Handle } from '../../serve/core/handler.js';
+
+export interface Endpoint {
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts `listener` on node:http at 127.0.0.1 on a free port; `close()` also drops open connections. */
+export async function startServer(listener: (req: IncomingMessage, res: ServerResponse) => void): Promise<Endpoint> {
+  const server = createServer(listener as RequestListener);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A port nothing listens on (bound, then released): the target of "runner unreachable" tests. */
+export async function unusedUrl(): Promise<string> {
+  const endpoint = await startServer((_req, res) => res.end());
+  await endpoint.close();
+  return endpoint.url;
+}
+
+/**
+ * A minimal node:http -> fetch bridge, independent of every adapter, so the plain `createHandler`
+ * can be proven over real HTTP. Streams the response body chunk by chunk.
+ */
+export function toNodeListener(handle: Handle): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers = new Headers();
+      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers,
+        body: hasBody ? Buffer.concat(chunks) : null,
+      });
+      const response = await handle(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (response.body) for await (const chunk of response.body) res.write(chunk);
+      res.end();
+    })().catch((error: unknown) => res.destroy(error as Error));
+  };
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * TEST DOUBLE of the wfkit runner, for serve's unit tests only (the real runner has its own
+ * suites). It records every `POST /v1/runs` it receives, answers 201 `{ workflowRunId }`, and serves
+ * `GET /v1/runs/:id/steps` from `steps`. Both endpoints require `Authorization: Bearer <token>`.
+ */
+export interface FakeRunner extends Endpoint {
+  readonly token: string;
+  /** Parsed bodies of accepted start requests, in order. */
+  readonly starts: StartRequest[];
+  /** Ids whose steps were fetched through `GET /v1/runs/:id/steps`, in order. */
+  readonly stepFetches: string[];
+  /** What `GET /v1/runs/:id/steps` answers, by run id (unknown ids get 404). */
+  readonly steps: Map<string, StepRecord[]>;
+}
+
+function newRunId(): string {
+  let id = 'wfr_';
+  for (let i = 0; i < 26; i++) id += CROCKFORD[randomInt(32)];
+  return id;
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(value));
+}
+
+/** Starts a {@link FakeRunner} on 127.0.0.1. */
+export async function fakeRunner(token = 'runner-test-token'): Promise<FakeRunner> {
+  const starts: StartRequest[] = [];
+  const stepFetches: string[] = [];
+  const steps = new Map<string, StepRecord[]>();
+  const byIdempotencyKey = new Map<string, string>();
+
+  const endpoint = await startServer((req, res) => {
+    void (async () => {
+      let text = '';
+      for await (const chunk of req) text += String(chunk);
+      if (req.headers.authorization !== `Bearer ${token}`) {
+        return json(res, 401, { error: { code: 'UNAUTHORIZED', message: 'Expected a valid bearer token.' } });
+      }
+      const path = new URL(req.url ?? '/', 'http://runner').pathname;
+      if (req.method === 'POST' && path === '/v1/runs') {
+        const start = JSON.parse(text) as StartRequest;
+        starts.push(start);
+        const key = start.idempotencyKey;
+        const id = (key && byIdempotencyKey.get(key)) || newRunId();
+        if (key) byIdempotencyKey.set(key, id);
+        return json(res, 201, { workflowRunId: id });
+      }
+      const match = /^\/v1\/runs\/([^/]+)\/steps$/.exec(path);
+      if (req.method === 'GET' && match) {
+        const id = decodeURIComponent(match[1]!);
+        stepFetches.push(id);
+        const recorded = steps.get(id);
+        return recorded ? json(res, 200, { steps: recorded }) : json(res, 404, { error: { code: 'NOT_FOUND', message: `No run ${id}.` } });
+      }
+      json(res, 404, { error: { code: 'NOT_FOUND', message: `No route ${req.method} ${path}.` } });
+    })().catch((error: unknown) => res.destroy(error as Error));
+  });
+  return { ...endpoint, token, starts, stepFetches, steps };
+}

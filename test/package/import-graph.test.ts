@@ -1,0 +1,183 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * serve/ and protocol/ must bundle for Cloudflare Workers and other edge runtimes: no runtime
+ * import may reach node builtins, native or node-only packages, or the node-only folders.
+ * The walk is static (regex over the source), so it needs no build.
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface ImportEdge {
+  from: string;
+  specifier: string;
+  /** `import type` / `export type`: erased at compile time, never loaded. */
+  typeOnly: boolean;
+}
+
+// `import x from 'y'`, `import type { A } from 'y'`, `export { a } from 'y'`, `export * as n from 'y'`.
+// The clause allows only identifier-ish characters, so a `export function f(...)` never spans to a later `from`.
+const FROM = /(?:^|[;\n])\s*(import|export)\s+(type\s+)?[\w$\s{},*]*?\s*from\s*['"]([^'"]+)['"]/g;
+const BARE = /(?:^|[;\n])\s*import\s*['"]([^'"]+)['"]/g;
+const DYNAMIC = /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function importsOf(source: string, from: string): ImportEdge[] {
+  const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const edges: ImportEdge[] = [];
+  for (const m of text.matchAll(FROM)) edges.push({ from, specifier: m[3]!, typeOnly: m[2] !== undefined });
+  for (const m of text.matchAll(BARE)) edges.push({ from, specifier: m[1]!, typeOnly: false });
+  for (const m of text.matchAll(DYNAMIC)) edges.push({ from, specifier: m[1]!, typeOnly: false });
+  return edges;
+}
+
+/**
+ * Every import edge reachable from `entries`, following relative runtime imports (`.js` -> `.ts`).
+ * Type-only edges are recorded but not followed. `read` is injectable so the walker can be tested.
+ */
+function walk(entries: string[], read: (file: string) => string): ImportEdge[] {
+  const seen = new Set<string>();
+  const edges: ImportEdge[] = [];
+  const queue = [...entries];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const edge of importsOf(read(file), file)) {
+      edges.push(edge);
+      if (!edge.typeOnly && edge.specifier.startsWith('.')) {
+        queue.push(resolve(dirname(file), edge.specifier).replace(/\.js$/, '.ts'));
+      }
+    }
+  }
+  return edges;
+}
+
+const NODE_ONLY_PACKAGES = ['better-sqlite3', 'undici', 'ink', 'react'];
+const NODE_ONLY_FOLDERS = ['runner-core', 'cli', 'tui'].map((folder) => join(ROOT, folder) + '/');
+const FRAMEWORKS = ['hono'];
+
+const packageName = (specifier: string): string =>
+  specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+
+/** Why a runtime import is not allowed in the edge-safe graph, or undefined when it is fine. */
+function violation(edge: ImportEdge): string | undefined {
+  const { specifier } = edge;
+  if (edge.typeOnly) return undefined;
+  if (specifier.startsWith('.')) {
+    const target = resolve(dirname(edge.from), specifier);
+    if (NODE_ONLY_FOLDERS.some((folder) => target.startsWith(folder))) return 'reaches a node-only folder';
+    return undefined;
+  }
+  if (specifier.startsWith('node:') || builtinModules.includes(packageName(specifier))) return 'is a node builtin';
+  if (NODE_ONLY_PACKAGES.includes(packageName(specifier))) return 'is a node-only package';
+  if (FRAMEWORKS.includes(packageName(specifier))) return 'is a framework (import type only)';
+  return undefined;
+}
+
+function describeViolations(edges: ImportEdge[]): string[] {
+  return edges.flatMap((edge) => {
+    const why = violation(edge);
+    return why ? [`${relative(ROOT, edge.from)} imports '${edge.specifier}', which ${why}`] : [];
+  });
+}
+
+const ENTRIES = [
+  join(ROOT, 'serve/index.ts'),
+  join(ROOT, 'protocol/index.ts'),
+  ...readdirSync(join(ROOT, 'serve/adapters'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(ROOT, 'serve/adapters', f)),
+];
+
+describe('edge-safe import graph of serve/ and protocol/', () => {
+  const edges = walk(ENTRIES, (file) => readFileSync(file, 'utf8'));
+
+  it('walks the whole graph', () => {
+    const files = new Set(edges.map((e) => relative(ROOT, e.from)));
+    for (const file of ['serve/index.ts', 'serve/adapters/hono.ts', 'serve/adapters/node.ts', 'serve/core/handler.ts', 'serve/core/session.ts', 'protocol/signing.ts', 'protocol/validate.ts']) {
+      expect(files).toContain(file);
+    }
+  });
+
+  it('has no runtime import of node builtins, node-only packages or folders, or frameworks', () => {
+    expect(describeViolations(edges)).toEqual([]);
+  });
+
+  it('imports no package at runtime at all (protocol and serve are dependency-free)', () => {
+    const packages = edges.filter((e) => !e.typeOnly && !e.specifier.startsWith('.')).map((e) => `${relative(ROOT, e.from)} -> ${e.specifier}`);
+    expect(packages).toEqual([]);
+  });
+
+  it('uses .js extensions on every relative import', () => {
+    const bad = edges.filter((e) => e.specifier.startsWith('.') && !e.specifier.endsWith('.js'));
+    expect(bad).toEqual([]);
+  });
+});
+
+describe('the import walker itself', () => {
+  // Virtual files (never on disk) under the real root, so the folder rules apply to them.
+  const at = (path: string): string => join(ROOT, 'virtual', path);
+  const fixture: Record<string, string> = {
+    [at('serve/index.ts')]: [
+      "import type { IncomingMessage } from 'node:http';",
+      "import type { Context } from 'hono';",
+      "export type { Options } from '../../runner-core/types.js';",
+      "import { helper } from './helper.js';",
+      'export function serve(a: string = "x") { return a.split(","); }',
+      "export * from './more.js';",
+    ].join('\n'),
+    [at('serve/helper.ts')]: [
+      'import {',
+      '  createHash,',
+      '  type Hash,',
+      "} from 'node:crypto';",
+      "import { Hono } from 'hono';",
+      "// import { fake } from 'undici';",
+      "const db = await import('better-sqlite3');",
+      'export const helper = 1;',
+    ].join('\n'),
+    [at('serve/more.ts')]: "import 'ink';\nexport { store } from '../../runner-core/store.js';\nimport fs from 'fs/promises';",
+    [join(ROOT, 'runner-core/store.ts')]: "export const store = 1;",
+  };
+  const read = (file: string): string => {
+    const text = fixture[file];
+    if (text === undefined) throw new Error(`fixture has no ${file}`);
+    return text;
+  };
+  const edges = walk([at('serve/index.ts')], read);
+  const found = edges.filter((e) => violation(e) !== undefined).map((e) => `${e.specifier} (${violation(e)})`);
+
+  it('detects forbidden runtime imports across multi-line, bare, dynamic and re-export forms', () => {
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'node:crypto (is a node builtin)',
+        'hono (is a framework (import type only))',
+        'better-sqlite3 (is a node-only package)',
+        'ink (is a node-only package)',
+        '../../runner-core/store.js (reaches a node-only folder)',
+        'fs/promises (is a node builtin)',
+      ]),
+    );
+  });
+
+  it('ignores type-only imports of builtins and frameworks (not followed either), and commented-out imports', () => {
+    expect(found).not.toContain('node:http (is a node builtin)');
+    expect(edges.find((e) => e.specifier === 'hono' && e.from === at('serve/index.ts'))?.typeOnly).toBe(true);
+    expect(edges.some((e) => e.specifier === 'undici')).toBe(false);
+  });
+
+  it('lets a type-only re-export from a node-only folder through (erased at build time)', () => {
+    expect(found).not.toContain('../../runner-core/types.js (reaches a node-only folder)');
+    expect(edges.some((e) => e.specifier === '../../runner-core/types.js' && e.typeOnly)).toBe(true);
+  });
+
+  it('does not mistake a function body for an import clause', () => {
+    expect(importsOf('export function f(a = "x") { return 1; }\nimport { y } from "./y.js";', '/f.ts')).toEqual([
+      { from: '/f.ts', specifier: './y.js', typeOnly: false },
+    ]);
+  });
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { ProtocolError, WorkflowError } from '../../protocol/errors.js';
+import { decodeOutcome, encodeOutcome, isTerminal, OutcomeLineSplitter, type Outcome } from '../../protocol/outcome.js';
+
+const encoder = new TextEncoder();
+
+const EVERY_KIND: Array<[string, Outcome]> = [
+  ['started', { t: 'started', index: 0, name: 'load-user', kind: 'run' }],
+  ['step with output', { t: 'step', index: 3, name: 'charge', kind: 'run', output: '{"ok":true}', durationMs: 12.5 }],
+  ['step without output (undefined result)', { t: 'step', index: 0, name: 'log', kind: 'run', durationMs: 0 }],
+  ['done with output', { t: 'done', output: '"finished"' }],
+  ['done without output', { t: 'done' }],
+  [
+    'failed in a step, every field',
+    {
+      t: 'failed',
+      error: { name: 'RetryAfterError', message: 'busy', stack: 'RetryAfterError: busy\n    at x', code: 'RETRY_AFTER' },
+      retryable: true,
+      retryAfterMs: 1500,
+      step: { index: 2, name: 'call-api', kind: 'run', durationMs: 3.25 },
+    },
+  ],
+  ['failed outside any step', { t: 'failed', error: { name: 'DeterminismError', message: 'mismatch' }, retryable: false }],
+  ['continue', { t: 'continue' }],
+];
+
+function protocolError(fn: () => unknown): ProtocolError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(WorkflowError.is(error) && error.code).toBe('PROTOCOL');
+    return error as ProtocolError;
+  }
+  throw new Error('Expected a ProtocolError, nothing was thrown.');
+}
+
+describe('encodeOutcome / decodeOutcome', () => {
+  it.each(EVERY_KIND)('round-trips %s', (_label, outcome) => {
+    const line = encodeOutcome(outcome);
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.indexOf('\n')).toBe(line.length - 1);
+    expect(decodeOutcome(line.trimEnd())).toEqual(outcome);
+  });
+
+  it('covers every kind of the union', () => {
+    expect(new Set(EVERY_KIND.map(([, o]) => o.t))).toEqual(new Set(['started', 'step', 'done', 'failed', 'continue']));
+  });
+
+  it('keeps a newline inside a value on one line', () => {
+    const outcome: Outcome = { t: 'done', output: JSON.stringify('a\nb') };
+    const line = encodeOutcome(outcome);
+    expect(line.split('\n')).toHaveLength(2);
+    expect(decodeOutcome(line)).toEqual(outcome);
+  });
+
+  it('tells terminal outcomes from step lines', () => {
+    const terminal = EVERY_KIND.filter(([, o]) => isTerminal(o)).map(([, o]) => o.t);
+    expect(new Set(terminal)).toEqual(new Set(['done', 'failed', 'continue']));
+  });
+});
+
+describe('decodeOutcome rejects malformed lines', () => {
+  it.each([
+    ['not JSON', '{"t":"done"', /Malformed outcome line \(not JSON\)/],
+    ['a JSON array', '[1,2]', /Expected an outcome line to be a JSON object, got an array/],
+    ['no kind', '{"index":0}', /`t` in an outcome line to be a string/],
+    ['started without name', '{"t":"started","index":0,"kind":"run"}', /`name` in the "started" outcome to be a string/],
+    ['started with negative index', '{"t":"started","index":-1,"name":"a","kind":"run"}', /`index` in the "started" outcome to be an integer >= 0, got number -1/],
+    ['started with unknown step kind', '{"t":"started","index":0,"name":"a","kind":"teleport"}', /`kind` in the "started" outcome to be one of run, got "teleport"/],
+    ['step without durationMs', '{"t":"step","index":0,"name":"a","kind":"run"}', /`durationMs` in the "step" outcome to be a number/],
+    ['step with numeric output', '{"t":"step","index":0,"name":"a","kind":"run","durationMs":1,"output":5}', /`output` in the "step" outcome to be a string, got number 5/],
+    ['done with object output', '{"t":"done","output":{"a":1}}', /`output` in the "done" outcome to be a string, got an object/],
+    ['failed without retryable', '{"t":"failed","error":{"name":"E","message":"m"}}', /`retryable` in the "failed" outcome to be a boolean/],
+    ['failed without error', '{"t":"failed","retryable":true}', /Expected `error` in the "failed" outcome to be a JSON object, got undefined\.$/],
+    ['failed error without message', '{"t":"failed","retryable":true,"error":{"name":"E"}}', /`message` in `error` in the "failed" outcome to be a string/],
+    ['failed with fractional retryAfterMs', '{"t":"failed","retryable":true,"error":{"name":"E","message":"m"},"retryAfterMs":1.5}', /`retryAfterMs` in the "failed" outcome/],
+    ['failed step without name', '{"t":"failed","retryable":true,"error":{"name":"E","message":"m"},"step":{"index":0,"kind":"run","durationMs":1}}', /`name` in `step` in the "failed" outcome/],
+    ['failed step without durationMs', '{"t":"failed","retryable":true,"error":{"name":"E","message":"m"},"step":{"index":0,"name":"a","kind":"run"}}', /`durationMs` in `step` in the "failed" outcome/],
+  ])('%s', (_label, line, message) => {
+    expect(protocolError(() => decodeOutcome(line)).message).toMatch(message);
+  });
+
+  it('names an unknown kind and lists the known ones', () => {
+    const error = protocolError(() => decodeOutcome('{"t":"sleep","ms":5}'));
+    expect(error.message).toBe('Unknown outcome kind "sleep": expected started, step, done, failed or continue.');
+  });
+
+  it('keeps the JSON error as the cause of a malformed line', () => {
+    expect(protocolError(() => decodeOutcome('nope')).cause).toBeInstanceOf(SyntaxError);
+  });
+});
+
+describe('OutcomeLineSplitter', () => {
+  const lines = [
+    encodeOutcome({ t: 'started', index: 0, name: 'a', kind: 'run' }),
+    encodeOutcome({ t: 'step', index: 0, name: 'a', kind: 'run', output: '"ü€😀"', durationMs: 1 }),
+    encodeOutcome({ t: 'done' }),
+  ];
+  const bytes = encoder.encode(lines.join(''));
+
+  it('returns whole lines from one chunk', () => {
+    const splitter = new OutcomeLineSplitter();
+    expect(splitter.push(bytes)).toEqual(lines.map((l) => l.trimEnd()));
+    expect(splitter.end()).toBe('');
+  });
+
+  it('holds a partial line until its newline arrives', () => {
+    const splitter = new OutcomeLineSplitter();
+    const first = lines[0]!;
+    expect(splitter.push(encoder.encode(first.slice(0, 10)))).toEqual([]);
+    expect(splitter.push(encoder.encode(first.slice(10, -1)))).toEqual([]);
+    expect(splitter.push(encoder.encode('\n'))).toEqual([first.trimEnd()]);
+  });
+
+  it('gives the same lines for every split of the byte stream, including inside multi-byte characters', () => {
+    const multiByteStart = bytes.findIndex((b) => b >= 0x80);
+    expect(multiByteStart).toBeGreaterThan(0);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const splitter = new OutcomeLineSplitter();
+      const out = [...splitter.push(bytes.subarray(0, cut)), ...splitter.push(bytes.subarray(cut))];
+      expect(out, `cut at byte ${cut}`).toEqual(lines.map((l) => l.trimEnd()));
+      expect(splitter.end()).toBe('');
+    }
+  });
+
+  it('decodes a stream fed one byte at a time', () => {
+    const splitter = new OutcomeLineSplitter();
+    const out: string[] = [];
+    for (let i = 0; i < bytes.length; i++) out.push(...splitter.push(bytes.subarray(i, i + 1)));
+    expect(out.map(decodeOutcome)[1]).toMatchObject({ t: 'step', output: '"ü€😀"' });
+  });
+
+  it('skips blank lines', () => {
+    expect(new OutcomeLineSplitter().push(encoder.encode('\n\n{"t":"continue"}\n\n'))).toEqual(['{"t":"continue"}']);
+  });
+
+  it('reports a truncated last line from end()', () => {
+    const splitter = new OutcomeLineSplitter();
+    expect(splitter.push(encoder.encode('{"t":"continue"}\n{"t":"do'))).toEqual(['{"t":"continue"}']);
+    expect(splitter.end()).toBe('{"t":"do');
+  });
+});

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { WorkflowError } from '../../protocol/errors.js';
+import { Header } from '../../protocol/headers.js';
+import { hasSignature, sha256Hex, signRequest, SIGNATURE_TOLERANCE_SECONDS, verifyRequest, type VerifyOptions } from '../../protocol/signing.js';
+
+const URL_A = 'https://app.example.com/api/workflow';
+const BODY = JSON.stringify({ v: 1, runId: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', body: '{"text":"ü"}' });
+const NOW = 1_750_000_000;
+
+async function signed(tokens: string[], overrides: { url?: string; body?: string; timestamp?: number } = {}): Promise<Headers> {
+  return new Headers(
+    await signRequest({ url: overrides.url ?? URL_A, body: overrides.body ?? BODY, tokens, timestamp: overrides.timestamp ?? NOW, id: 'msg_1' }),
+  );
+}
+
+function verify(options: Partial<VerifyOptions> & { headers: Headers }): Promise<void> {
+  return verifyRequest({ body: BODY, urls: [URL_A], token: 'token-a', now: NOW, ...options });
+}
+
+async function signatureError(promise: Promise<void>): Promise<WorkflowError> {
+  const error: unknown = await promise.then(
+    () => {
+      throw new Error('Expected verification to fail, it passed.');
+    },
+    (e: unknown) => e,
+  );
+  expect(WorkflowError.is(error)).toBe(true);
+  expect((error as WorkflowError).code).toBe('SIGNATURE');
+  return error as WorkflowError;
+}
+
+describe('signRequest', () => {
+  it('sets the id, the timestamp and one v1 signature per token', async () => {
+    const headers = await signRequest({ url: URL_A, body: BODY, tokens: ['token-a', 'token-b'], timestamp: NOW, id: 'msg_1' });
+    expect(headers[Header.SignatureId]).toBe('msg_1');
+    expect(headers[Header.SignatureTimestamp]).toBe(String(NOW));
+    const signatures = headers[Header.Signature]!.split(' ');
+    expect(signatures).toHaveLength(2);
+    for (const s of signatures) expect(s).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(signatures[0]).not.toBe(signatures[1]);
+  });
+
+  it('defaults to a fresh id and the current time', async () => {
+    const [a, b] = await Promise.all([signRequest({ url: URL_A, body: BODY, tokens: ['t'] }), signRequest({ url: URL_A, body: BODY, tokens: ['t'] })]);
+    expect(a[Header.SignatureId]).not.toBe(b[Header.SignatureId]);
+    expect(Math.abs(Number(a[Header.SignatureTimestamp]) - Date.now() / 1000)).toBeLessThan(5);
+  });
+
+  it('is deterministic for the same input', async () => {
+    expect(await signed(['token-a'])).toEqual(await signed(['token-a']));
+  });
+
+  it('hashes bodies with SHA-256', async () => {
+    expect(await sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(await sha256Hex(new TextEncoder().encode('abc'))).toBe(await sha256Hex('abc'));
+  });
+});
+
+describe('verifyRequest', () => {
+  it('accepts a request it signed', async () => {
+    await expect(verify({ headers: await signed(['token-a']) })).resolves.toBeUndefined();
+    await expect(verifyRequest({ headers: await signed(['token-a'], { timestamp: Math.floor(Date.now() / 1000) }), body: BODY, urls: [URL_A], token: 'token-a' })).resolves.toBeUndefined();
+  });
+
+  it('accepts the current and the next token during a rotation', async () => {
+    const headers = await signed(['token-a', 'token-b']);
+    await expect(verify({ headers, token: 'token-a' })).resolves.toBeUndefined();
+    await expect(verify({ headers, token: 'token-b' })).resolves.toBeUndefined();
+    await signatureError(verify({ headers, token: 'token-c' }));
+  });
+
+  it('accepts a signature over any of the candidate URLs', async () => {
+    const headers = await signed(['token-a'], { url: 'http://127.0.0.1:3000/api/workflow' });
+    await expect(verify({ headers, urls: [URL_A, 'http://127.0.0.1:3000/api/workflow'] })).resolves.toBeUndefined();
+  });
+
+  it('ignores signatures of another scheme version', async () => {
+    const headers = await signed(['token-a']);
+    headers.set(Header.Signature, headers.get(Header.Signature)!.replace('v1,', 'v2,'));
+    await signatureError(verify({ headers }));
+  });
+
+  it('rejects a wrong token', async () => {
+    const error = await signatureError(verify({ headers: await signed(['token-b']) }));
+    expect(error.message).toMatch(/Invalid signature.*WF_TOKEN/);
+  });
+
+  it('rejects a tampered body', async () => {
+    await signatureError(verify({ headers: await signed(['token-a']), body: BODY.replace('ü', 'u') }));
+    await signatureError(verify({ headers: await signed(['token-a']), body: BODY + ' ' }));
+  });
+
+  it('rejects a tampered URL', async () => {
+    await signatureError(verify({ headers: await signed(['token-a']), urls: ['https://app.example.com/api/workflow2'] }));
+    await signatureError(verify({ headers: await signed(['token-a'], { url: 'https://evil.example/api/workflow' }) }));
+  });
+
+  it('rejects a tampered id or timestamp', async () => {
+    const headers = await signed(['token-a']);
+    headers.set(Header.SignatureId, 'msg_2');
+    await signatureError(verify({ headers }));
+    const later = await signed(['token-a']);
+    later.set(Header.SignatureTimestamp, String(NOW + 1));
+    await signatureError(verify({ headers: later }));
+  });
+
+  it.each([
+    ['just inside the window (past)', -SIGNATURE_TOLERANCE_SECONDS, true],
+    ['just inside the window (future)', SIGNATURE_TOLERANCE_SECONDS, true],
+    ['too old', -SIGNATURE_TOLERANCE_SECONDS - 1, false],
+    ['too far in the future', SIGNATURE_TOLERANCE_SECONDS + 1, false],
+  ])('timestamp %s', async (_label, offset, ok) => {
+    const headers = await signed(['token-a'], { timestamp: NOW + offset });
+    if (ok) await expect(verify({ headers })).resolves.toBeUndefined();
+    else expect((await signatureError(verify({ headers }))).message).toMatch(/outside the ±300s window/);
+  });
+
+  it('rejects a timestamp that is not an integer', async () => {
+    const headers = await signed(['token-a']);
+    headers.set(Header.SignatureTimestamp, 'soon');
+    await signatureError(verify({ headers }));
+  });
+
+  it.each([Header.SignatureId, Header.SignatureTimestamp, Header.Signature])('rejects a request without %s', async (name) => {
+    const headers = await signed(['token-a']);
+    headers.delete(name);
+    expect((await signatureError(verify({ headers }))).message).toMatch(/^Unsigned request/);
+  });
+});
+
+describe('hasSignature', () => {
+  it('tells drive requests from starts', async () => {
+    expect(hasSignature(await signed(['token-a']))).toBe(true);
+    expect(hasSignature(new Headers({ [Header.SignatureId]: 'x' }))).toBe(true);
+    expect(hasSignature(new Headers({ 'content-type': 'application/json' }))).toBe(false);
+  });
+});

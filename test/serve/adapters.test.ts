@@ -1,0 +1,149 @@
+import type { Server } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { serve as serveNode } from '@hono/node-server';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { decodeOutcome, OutcomeLineSplitter, type Outcome } from '../../protocol/outcome.js';
+import { serve as honoServe } from '../../serve/adapters/hono.js';
+import { serve as nodeServe } from '../../serve/adapters/node.js';
+import { createHandler, type Workflow } from '../../serve/core/handler.js';
+import { driveRequest } from '../helpers/drive.js';
+import { startServer, toNodeListener, type Endpoint } from '../helpers/endpoint.js';
+import { describeAdapter } from './conformance.js';
+
+const ROUTE = '/api/workflow';
+
+describeAdapter('node', async (workflow, options) => {
+  const endpoint = await startServer(nodeServe(workflow, options));
+  return { url: endpoint.url + ROUTE, close: endpoint.close };
+});
+
+describeAdapter('hono (node-server)', async (workflow, options) => {
+  const app = new Hono();
+  // `all`, not `post`: the 405 for other methods is the handler's policy, not the router's 404.
+  app.all(ROUTE, honoServe(workflow, options));
+  const server = await new Promise<Server>((resolve) => {
+    const s = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${ROUTE}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+});
+
+describeAdapter('fetch (createHandler)', async (workflow, options) => {
+  const endpoint = await startServer(toNodeListener(createHandler(workflow, options)));
+  return { url: endpoint.url + ROUTE, close: endpoint.close };
+});
+
+const TOKEN = 'streaming-test-token';
+
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Reads decoded lines from a response body into `lines` until a chunk brought one for which `until` holds. */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, splitter: OutcomeLineSplitter, lines: Outcome[], until: (o: Outcome) => boolean): Promise<void> {
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`The stream ended before the expected line; got ${JSON.stringify(lines)}`);
+    const decoded = splitter.push(value).map(decodeOutcome);
+    lines.push(...decoded);
+    if (decoded.some(until)) return;
+  }
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('node adapter', () => {
+  const open: Endpoint[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((e) => e.close()));
+  });
+
+  /** Three steps; the second waits for the test. `serverClosed` resolves when the route's response closes. */
+  async function gatedRoute(): Promise<{ url: string; gate: ReturnType<typeof deferred<string>>; calls: { second: number; third: number }; serverClosed: Promise<void> }> {
+    const gate = deferred<string>();
+    const closed = deferred();
+    const calls = { second: 0, third: 0 };
+    const workflow: Workflow = async (context) => {
+      const first = await context.run('first', () => 'one');
+      const second = await context.run('second', async () => {
+        const value = await gate.promise;
+        calls.second++;
+        return value;
+      });
+      const third = await context.run('third', () => calls.third++);
+      return [first, second, third];
+    };
+    const listener = nodeServe(workflow, { token: TOKEN, runnerUrl: 'http://127.0.0.1:9' });
+    const endpoint = await startServer((req, res) => {
+      res.on('close', () => closed.resolve());
+      void listener(req, res);
+    });
+    open.push(endpoint);
+    return { url: endpoint.url + ROUTE, gate, calls, serverClosed: closed.promise };
+  }
+
+  it('flushes each line as its step finishes', { timeout: 10_000 }, async () => {
+    const { url, gate } = await gatedRoute();
+    const response = await fetch(await driveRequest(url, TOKEN, { runId: 'wfr_STREAM', body: '', steps: [] }));
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const splitter = new OutcomeLineSplitter();
+    const lines: Outcome[] = [];
+    // The second step cannot finish until the gate opens, so this returns only if `first` was flushed.
+    await readUntil(reader, splitter, lines, (o) => o.t === 'step' && o.name === 'first');
+    expect(lines.map((l) => l.t).slice(0, 2)).toEqual(['started', 'step']);
+    expect(lines.some((l) => l.t === 'done' || (l.t === 'step' && l.name === 'second'))).toBe(false);
+    gate.resolve('two');
+    await readUntil(reader, splitter, lines, (o) => o.t === 'done');
+    expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual([
+      'started:first', 'step:first', 'started:second', 'step:second', 'started:third', 'step:third', 'done',
+    ]);
+    expect(lines.at(-1)).toEqual({ t: 'done', output: '["one","two",0]' });
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it('survives the runner hanging up mid-stream, and starts no new step after it', { timeout: 10_000 }, async () => {
+    const { url, gate, calls, serverClosed } = await gatedRoute();
+    const abort = new AbortController();
+    const response = await fetch(await driveRequest(url, TOKEN, { runId: 'wfr_HANGUP', body: '', steps: [] }), { signal: abort.signal });
+    const reader = response.body!.getReader();
+    await readUntil(reader, new OutcomeLineSplitter(), [], (o) => o.t === 'started' && o.name === 'second');
+    abort.abort();
+    await serverClosed;
+    gate.resolve('too late');
+    await vi.waitFor(() => expect(calls.second).toBe(1));
+    // A few turns so the session's reactions to the finished step run inside this test
+    // (an enqueue on the cancelled stream used to surface here as an unhandled rejection).
+    for (let i = 0; i < 5; i++) await turn();
+    expect(calls.third).toBe(0);
+  });
+
+  it('answers 400 to a request target fetch cannot represent, and keeps serving', async () => {
+    const endpoint = await startServer(nodeServe(async () => 1, { token: TOKEN }));
+    open.push(endpoint);
+    const { port } = new URL(endpoint.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST http://other.example/x HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('Cannot build a request URL from \\"http://other.example/x\\"');
+    expect((await fetch(endpoint.url + ROUTE)).status).toBe(405);
+  });
+});
