@@ -1,0 +1,286 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Attempt, Change, NewRun, Store } from '../../runner-core/store/types.js';
+
+const T0 = 1_700_000_000_000;
+
+/** Run ids are time-sortable; zero-padded counters sort the same way. */
+export function runId(n: number): string {
+  return `wfr_${String(n).padStart(26, '0')}`;
+}
+
+export function newRun(n: number, overrides: Partial<NewRun> = {}): NewRun {
+  return {
+    id: runId(n), url: 'http://localhost:3000/api/wf', body: '{"text":"hi"}',
+    headers: { 'content-type': 'application/json' }, retries: 3, retryDelayMs: 1000, now: T0 + n, ...overrides,
+  };
+}
+
+function attempt(id: string, seq: number, overrides: Partial<Attempt> = {}): Attempt {
+  return {
+    runId: id, seq, startedAt: T0 + seq, durationMs: 12, requestUrl: 'http://localhost:3000/api/wf',
+    requestHeaders: { 'wf-run-id': id }, requestBody: '{}', responseStatus: 200,
+    responseHeaders: { 'content-type': 'application/x-ndjson' }, responseBody: '{"type":"done"}\n',
+    outcome: 'done', error: null, ...overrides,
+  };
+}
+
+const started = (id: string, index: number, at: number): Change => ({ type: 'step-started', runId: id, index, name: `s${index}`, kind: 'run', at });
+const succeeded = (id: string, index: number, output: string | null, at: number): Change => ({
+  type: 'step-succeeded', runId: id, index, name: `s${index}`, kind: 'run', output, at, durationMs: 5,
+});
+const failed = (id: string, index: number, status: 'retrying' | 'failed', at: number): Change => ({
+  type: 'step-failed', runId: id, index, name: `s${index}`, kind: 'run', status, at, durationMs: 7,
+  error: { name: 'Error', message: `boom at ${at}`, stack: 'Error: boom\n    at x' },
+});
+
+/**
+ * The conformance suite every `Store` implementation runs (SQLite now, PostgreSQL later).
+ * `open` must return a fresh, empty store; it is closed after each test.
+ */
+export function describeStore(name: string, open: () => Promise<Store> | Store): void {
+  describe(`store: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    describe('runs', () => {
+      it('creates a queued run, due at once, and reads it back', async () => {
+        const { run, created } = await store.createRun(newRun(1));
+        expect(created).toBe(true);
+        expect(run).toEqual({
+          id: runId(1), url: 'http://localhost:3000/api/wf', status: 'queued', body: '{"text":"hi"}',
+          headers: { 'content-type': 'application/json' }, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null,
+          nextAt: T0 + 1, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0,
+          output: null, error: null, idempotencyKey: null,
+        });
+        expect(await store.getRun(runId(1))).toEqual(run);
+        expect(await store.getRun(runId(2))).toBeUndefined();
+      });
+
+      it('returns the existing run for a repeated idempotency key', async () => {
+        const first = await store.createRun(newRun(1, { idempotencyKey: 'k1' }));
+        const again = await store.createRun(newRun(2, { idempotencyKey: 'k1' }));
+        expect(again.created).toBe(false);
+        expect(again.run).toEqual(first.run);
+        expect(await store.getRun(runId(2))).toBeUndefined();
+        const other = await store.createRun(newRun(3, { idempotencyKey: 'k2' }));
+        expect(other.created).toBe(true);
+      });
+
+      it('lists newest first, filters by status and pages with a cursor', async () => {
+        for (let n = 1; n <= 7; n++) await store.createRun(newRun(n));
+        await store.apply([{ type: 'run', runId: runId(2), patch: { status: 'completed' }, at: T0 + 100 }]);
+        await store.apply([{ type: 'run', runId: runId(5), patch: { status: 'completed' }, at: T0 + 100 }]);
+
+        const all = await store.listRuns({});
+        expect(all.runs.map((r) => r.id)).toEqual([7, 6, 5, 4, 3, 2, 1].map(runId));
+        expect(all.nextCursor).toBeNull();
+
+        const done = await store.listRuns({ status: 'completed' });
+        expect(done.runs.map((r) => r.id)).toEqual([runId(5), runId(2)]);
+
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        let pages = 0;
+        do {
+          const page = await store.listRuns({ limit: 3, ...(cursor !== undefined && { cursor }) });
+          seen.push(...page.runs.map((r) => r.id));
+          cursor = page.nextCursor ?? undefined;
+          pages++;
+        } while (cursor !== undefined);
+        expect(pages).toBe(3);
+        expect(seen).toEqual(all.runs.map((r) => r.id));
+
+        const queuedPage = await store.listRuns({ status: 'queued', limit: 2 });
+        expect(queuedPage.runs.map((r) => r.id)).toEqual([runId(7), runId(6)]);
+        const queuedNext = await store.listRuns({ status: 'queued', limit: 2, cursor: queuedPage.nextCursor ?? '' });
+        expect(queuedNext.runs.map((r) => r.id)).toEqual([runId(4), runId(3)]);
+      });
+
+      it('gives no cursor when a page ends exactly at the last run', async () => {
+        for (let n = 1; n <= 4; n++) await store.createRun(newRun(n));
+        const first = await store.listRuns({ limit: 2 });
+        expect(first.nextCursor).toBe(runId(3));
+        const second = await store.listRuns({ limit: 2, cursor: runId(3) });
+        expect(second.runs.map((r) => r.id)).toEqual([runId(2), runId(1)]);
+        expect(second.nextCursor).toBeNull();
+      });
+    });
+
+    describe('apply: steps', () => {
+      beforeEach(async () => {
+        await store.createRun(newRun(1));
+      });
+
+      it('takes a step from started to succeeded and counts it once', async () => {
+        await store.apply([started(runId(1), 0, T0 + 10)]);
+        expect(await store.listSteps(runId(1))).toEqual([{
+          runId: runId(1), index: 0, name: 's0', kind: 'run', status: 'running', output: null, error: null,
+          startedAt: T0 + 10, finishedAt: null, durationMs: null, executions: 1, failures: 0,
+        }]);
+        await store.apply([succeeded(runId(1), 0, '"first"', T0 + 15)]);
+        await store.apply([succeeded(runId(1), 0, '"second"', T0 + 20)]);
+        const [step] = await store.listSteps(runId(1));
+        expect(step).toMatchObject({ status: 'succeeded', output: '"first"', finishedAt: T0 + 15, durationMs: 5, executions: 1 });
+        expect((await store.getRun(runId(1)))?.stepsDone).toBe(1);
+      });
+
+      it('records a success that arrives without a start, and keeps steps ordered by index', async () => {
+        await store.apply([succeeded(runId(1), 1, null, T0 + 30), succeeded(runId(1), 0, '1', T0 + 20)]);
+        const steps = await store.listSteps(runId(1));
+        expect(steps.map((s) => [s.index, s.status, s.output, s.executions])).toEqual([[0, 'succeeded', '1', 1], [1, 'succeeded', null, 1]]);
+        expect(steps[0]?.startedAt).toBe(T0 + 15);
+        expect((await store.getRun(runId(1)))?.stepsDone).toBe(2);
+      });
+
+      it('counts re-executions of a step that has not succeeded', async () => {
+        await store.apply([started(runId(1), 0, T0 + 10)]);
+        await store.apply([{ ...started(runId(1), 0, T0 + 50), name: 'renamed' } as Change]);
+        const [step] = await store.listSteps(runId(1));
+        expect(step).toMatchObject({ status: 'running', executions: 2, startedAt: T0 + 50, name: 'renamed' });
+      });
+
+      it('never touches a succeeded step again', async () => {
+        await store.apply([started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, '"ok"', T0 + 15)]);
+        const before = await store.listSteps(runId(1));
+        await store.apply([started(runId(1), 0, T0 + 50), failed(runId(1), 0, 'failed', T0 + 60)]);
+        expect(await store.listSteps(runId(1))).toEqual(before);
+        expect((await store.getRun(runId(1)))?.stepsDone).toBe(1);
+      });
+
+      it('counts failures while retrying, then fails', async () => {
+        await store.apply([started(runId(1), 0, T0 + 10), failed(runId(1), 0, 'retrying', T0 + 17)]);
+        let [step] = await store.listSteps(runId(1));
+        expect(step).toMatchObject({ status: 'retrying', failures: 1, finishedAt: T0 + 17, durationMs: 7 });
+        expect(step?.error).toEqual({ name: 'Error', message: `boom at ${T0 + 17}`, stack: 'Error: boom\n    at x' });
+
+        await store.apply([started(runId(1), 0, T0 + 30)]);
+        [step] = await store.listSteps(runId(1));
+        expect(step).toMatchObject({ status: 'running', executions: 2, failures: 1, finishedAt: null, durationMs: null });
+
+        await store.apply([failed(runId(1), 0, 'failed', T0 + 40)]);
+        [step] = await store.listSteps(runId(1));
+        expect(step).toMatchObject({ status: 'failed', executions: 2, failures: 2, finishedAt: T0 + 40 });
+        expect(step?.error?.message).toBe(`boom at ${T0 + 40}`);
+        expect((await store.getRun(runId(1)))?.stepsDone).toBe(0);
+      });
+    });
+
+    describe('apply: attempts and run patches', () => {
+      beforeEach(async () => {
+        await store.createRun(newRun(1));
+      });
+
+      it('stores attempts and lists them in order, headers and errors intact', async () => {
+        const transport = attempt(runId(1), 2, {
+          responseStatus: null, responseHeaders: null, responseBody: null, outcome: 'error',
+          error: { name: 'TypeError', message: 'fetch failed', code: 'ECONNREFUSED' },
+        });
+        await store.apply([{ type: 'attempt', attempt: transport }, { type: 'attempt', attempt: attempt(runId(1), 1) }]);
+        expect(await store.listAttempts(runId(1))).toEqual([attempt(runId(1), 1), transport]);
+        expect(await store.listAttempts(runId(2))).toEqual([]);
+      });
+
+      it('sets only the fields in the patch, and tells null from absent', async () => {
+        const error = { name: 'NonRetryableError', message: 'no', code: 'NON_RETRYABLE' };
+        await store.apply([{
+          type: 'run', runId: runId(1), at: T0 + 50,
+          patch: { status: 'sleeping', nextAt: T0 + 5000, failures: 2, attempts: 4, output: '"x"', error },
+        }]);
+        expect(await store.getRun(runId(1))).toMatchObject({
+          status: 'sleeping', nextAt: T0 + 5000, failures: 2, attempts: 4, output: '"x"', error, updatedAt: T0 + 50, finishedAt: null,
+        });
+
+        await store.apply([{ type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 60 }]);
+        expect(await store.getRun(runId(1))).toMatchObject({ status: 'running', nextAt: T0 + 5000, output: '"x"', error, updatedAt: T0 + 60 });
+
+        await store.apply([{ type: 'run', runId: runId(1), patch: { nextAt: null, output: null, error: null, finishedAt: T0 + 70, status: 'completed' }, at: T0 + 70 }]);
+        expect(await store.getRun(runId(1))).toMatchObject({
+          status: 'completed', nextAt: null, output: null, error: null, finishedAt: T0 + 70, failures: 2, attempts: 4,
+        });
+      });
+
+      it('applies nothing of a batch when one change fails', async () => {
+        const batch: Change[] = [
+          started(runId(1), 0, T0 + 10),
+          { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 10 },
+          { type: 'attempt', attempt: attempt(runId(1), 1) },
+          { type: 'attempt', attempt: attempt(runId(1), 1) },
+        ];
+        await expect(store.apply(batch)).rejects.toThrow();
+        expect(await store.listSteps(runId(1))).toEqual([]);
+        expect(await store.listAttempts(runId(1))).toEqual([]);
+        expect((await store.getRun(runId(1)))?.status).toBe('queued');
+      });
+    });
+
+    describe('leases', () => {
+      const lease = { owner: 'a', leaseMs: 1000 };
+
+      it('claims due runs oldest first, up to the limit, and not twice while leased', async () => {
+        for (let n = 1; n <= 4; n++) await store.createRun(newRun(n));
+        await store.apply([{ type: 'run', runId: runId(1), patch: { nextAt: T0 + 9000 }, at: T0 }]);
+        const first = await store.claimDue({ ...lease, now: T0 + 100, limit: 2 });
+        expect(first.map((r) => r.id)).toEqual([runId(2), runId(3)]);
+        expect(first[0]).not.toHaveProperty('leaseOwner');
+        const second = await store.claimDue({ ...lease, owner: 'b', now: T0 + 100, limit: 10 });
+        expect(second.map((r) => r.id)).toEqual([runId(4)]);
+        expect(await store.claimDue({ ...lease, owner: 'b', now: T0 + 100, limit: 10 })).toEqual([]);
+        // Expired leases are free again; run 1 is due by then too.
+        const later = await store.claimDue({ ...lease, owner: 'b', now: T0 + 9500, limit: 10 });
+        expect(later.map((r) => r.id).sort()).toEqual([1, 2, 3, 4].map(runId));
+      });
+
+      it('never claims finished runs or runs with nothing scheduled', async () => {
+        for (let n = 1; n <= 4; n++) await store.createRun(newRun(n));
+        await store.apply([
+          { type: 'run', runId: runId(1), patch: { status: 'completed' }, at: T0 },
+          { type: 'run', runId: runId(2), patch: { status: 'failed' }, at: T0 },
+          { type: 'run', runId: runId(3), patch: { status: 'cancelled' }, at: T0 },
+          { type: 'run', runId: runId(4), patch: { status: 'waiting', nextAt: null }, at: T0 },
+        ]);
+        expect(await store.claimDue({ ...lease, now: T0 + 1e9, limit: 10 })).toEqual([]);
+        expect(await store.claim(runId(1), { ...lease, now: T0 + 1e9 })).toBeUndefined();
+        expect(await store.nextDueAt()).toBeNull();
+      });
+
+      it('claims one run regardless of nextAt, unless someone else holds it', async () => {
+        await store.createRun(newRun(1));
+        await store.apply([{ type: 'run', runId: runId(1), patch: { nextAt: null }, at: T0 }]);
+        expect((await store.claim(runId(1), { ...lease, now: T0 }))?.id).toBe(runId(1));
+        expect(await store.claim(runId(1), { owner: 'b', leaseMs: 1000, now: T0 + 500 })).toBeUndefined();
+        expect((await store.claim(runId(1), { ...lease, now: T0 + 500 }))?.id).toBe(runId(1));
+        expect(await store.claim(runId(9), { ...lease, now: T0 })).toBeUndefined();
+      });
+
+      it('releases and renews only leases the owner holds', async () => {
+        await store.createRun(newRun(1));
+        await store.createRun(newRun(2));
+        await store.claimDue({ ...lease, now: T0 + 10, limit: 10 });
+        await store.release(runId(1), 'b');
+        expect(await store.claim(runId(1), { owner: 'b', leaseMs: 1000, now: T0 + 20 })).toBeUndefined();
+        await store.release(runId(1), 'a');
+        expect((await store.claim(runId(1), { owner: 'b', leaseMs: 1000, now: T0 + 20 }))?.id).toBe(runId(1));
+
+        // a renews both, but holds only run 2 now: run 1 must stay b's lease (until T0 + 1020).
+        await store.renew([runId(1), runId(2)], 'a', T0 + 50_000);
+        const due = await store.claimDue({ owner: 'c', leaseMs: 1000, now: T0 + 20_000, limit: 10 });
+        expect(due.map((r) => r.id)).toEqual([runId(1)]);
+        expect(await store.claim(runId(2), { owner: 'c', leaseMs: 1000, now: T0 + 20_000 })).toBeUndefined();
+      });
+
+      it('reports the earliest nextAt of unfinished runs', async () => {
+        expect(await store.nextDueAt()).toBeNull();
+        await store.createRun(newRun(5));
+        await store.createRun(newRun(3));
+        expect(await store.nextDueAt()).toBe(T0 + 3);
+        await store.apply([{ type: 'run', runId: runId(3), patch: { status: 'completed', nextAt: null }, at: T0 }]);
+        expect(await store.nextDueAt()).toBe(T0 + 5);
+      });
+    });
+  });
+}

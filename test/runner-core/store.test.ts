@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../runner-core/store/migrations.js';
+import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
+import { describeStore, newRun } from './store-suite.js';
+
+const root = mkdtempSync(join(tmpdir(), 'wfkit-store-'));
+let files = 0;
+/** A fresh file per call, in a folder that does not exist yet (the store must create it). */
+const freshFile = (): string => join(root, `case-${++files}`, 'wf.db');
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describeStore('sqlite :memory:', () => openSqliteStore(':memory:'));
+describeStore('sqlite file', () => openSqliteStore(freshFile()));
+
+describe('sqlite store', () => {
+  const open: SqliteStore[] = [];
+  const track = (store: SqliteStore): SqliteStore => {
+    open.push(store);
+    return store;
+  };
+  let path: string;
+  beforeEach(() => {
+    path = freshFile();
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((store) => store.close()));
+  });
+
+  it('runs with WAL, synchronous=FULL, a busy timeout and foreign keys', () => {
+    const store = track(openSqliteStore(path));
+    expect(store.pragma('journal_mode')).toBe('wal');
+    expect(store.pragma('synchronous')).toBe(2);
+    expect(store.pragma('busy_timeout')).toBe(5000);
+    expect(store.pragma('foreign_keys')).toBe(1);
+  });
+
+  // Re-running the first migration on reopen would fail with "table runs already exists".
+  it('migrates once: user_version counts the migrations and reopening keeps the data', async () => {
+    const first = openSqliteStore(path);
+    expect(first.pragma('user_version')).toBe(MIGRATIONS.length);
+    await first.createRun(newRun(1));
+    await first.close();
+
+    const again = track(openSqliteStore(path));
+    expect(again.pragma('user_version')).toBe(MIGRATIONS.length);
+    expect((await again.getRun(newRun(1).id))?.status).toBe('queued');
+  });
+
+  it('refuses a database written by a newer schema', () => {
+    path = join(root, `newer-${files}.db`);
+    const db = new Database(path);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => openSqliteStore(path)).toThrow(/at most/);
+  });
+
+  it('rejects steps and attempts of an unknown run', async () => {
+    const store = track(openSqliteStore(':memory:'));
+    await expect(store.apply([{ type: 'step-started', runId: 'wfr_nope', index: 0, name: 'a', kind: 'run', at: 1 }])).rejects.toThrow(/FOREIGN KEY/);
+    await expect(store.apply([{ type: 'run', runId: 'wfr_nope', patch: { status: 'running' }, at: 1 }])).rejects.toThrow(/wfr_nope/);
+  });
+
+  it('never hands the same run to two claimers on one file', async () => {
+    const a = track(openSqliteStore(path));
+    const b = track(openSqliteStore(path));
+    for (let n = 1; n <= 200; n++) await a.createRun(newRun(n));
+
+    const claimed = new Map<string, string[]>([['a', []], ['b', []]]);
+    const claimAll = async (store: SqliteStore, owner: string): Promise<void> => {
+      for (;;) {
+        const runs = await store.claimDue({ now: 2e12, limit: 7, owner, leaseMs: 60_000 });
+        if (runs.length === 0) return;
+        claimed.get(owner)?.push(...runs.map((r) => r.id));
+        // Yield so the other claimer's batch runs between ours.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    };
+    await Promise.all([claimAll(a, 'a'), claimAll(b, 'b')]);
+
+    const all = [...(claimed.get('a') ?? []), ...(claimed.get('b') ?? [])];
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(200);
+    // Both claimers took part, so the batches really interleaved.
+    expect(claimed.get('a')?.length).toBeGreaterThan(0);
+    expect(claimed.get('b')?.length).toBeGreaterThan(0);
+  });
+});
