@@ -6,16 +6,24 @@ import { makeRunsCommand } from './commands/runs.js';
 import { makeTriggerCommand } from './commands/trigger.js';
 import { processIO, type CliIO } from './lib/io.js';
 
-/** The `wf` program. Side-effect free until parsed, so tests build it with their own IO. */
+/**
+ * The `wf` program. Side-effect free until parsed, so tests build it with their own IO.
+ * It never calls process.exit: parse errors, --help and --version throw a CommanderError
+ * (exitCode 0 for help and version), which the caller (cli/index.ts) turns into an exit.
+ */
 export function createProgram(io: CliIO = processIO()): Command {
   const program = new Command('wf')
     .description('wfkit: durable workflow endpoints, with a runner you run yourself')
     .version(VERSION, '-v, --version')
     .option('--debug', 'show stack traces on errors')
     .showHelpAfterError('(add --help for usage)')
-    .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
+    .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) })
+    .exitOverride();
   for (const make of [makeDevCommand, makeLogsCommand, makeRunsCommand, makeTriggerCommand, makeCancelCommand]) {
-    program.addCommand(make(io));
+    // `addCommand` (unlike `.command()`) copies none of the program's settings: without this a
+    // subcommand's parse errors and --help would bypass `io`, skip the usage hint, and call
+    // process.exit even when the program has exitOverride().
+    program.addCommand(make(io).copyInheritedSettings(program));
   }
   return program;
 }

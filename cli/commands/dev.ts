@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { eventLine } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';
 import { startLocalRunner } from '../lib/local-runner.js';
@@ -17,7 +17,7 @@ export function makeDevCommand(io: CliIO): Command {
     .option('--no-tui', 'print plain lines instead of the terminal dashboard')
     .action(async (options: { port: number; host: string; db: string; token?: string; tui: boolean }) => {
       const { token, source } = resolveDevToken(io.cwd, io.env, options.token);
-      const local = await startLocalRunner({ dbPath: join(io.cwd, options.db), host: options.host, port: options.port, tokens: [token] });
+      const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token] });
       // The terminal dashboard is a later addition; until then every mode prints plain lines.
       const unsubscribe = local.runner.events.subscribe((event) => io.out(eventLine(event)));
       io.out(`wf dev: runner listening on ${local.url} (SQLite ${options.db})`);

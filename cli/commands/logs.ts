@@ -4,12 +4,28 @@ import { FINISHED_RUN_STATUSES } from '../../runner-core/store/types.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import { eventLine, runStory } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';
+import type { RunnerClient } from '../lib/runner-client.js';
 
 interface LogsOptions {
   runner: string;
   token?: string;
   follow?: boolean;
   json?: boolean;
+}
+
+/** The history so far: printed as lines, returned as events so live duplicates can be skipped. */
+async function printHistory(client: RunnerClient, runId: string | undefined, json: boolean, io: CliIO): Promise<{ events: RunnerEvent[]; finished: boolean }> {
+  if (!runId) {
+    const { runs } = await client.listRuns({ limit: 20 });
+    const events = runs.reverse().map((run) => ({ type: 'run', run }) as const);
+    for (const event of events) io.out(json ? JSON.stringify(event) : eventLine(event));
+    return { events, finished: false };
+  }
+  const { run, steps, attempts } = await client.getRun(runId);
+  const events: RunnerEvent[] = [...steps.map((step) => ({ type: 'step', step }) as const), ...attempts.map((attempt) => ({ type: 'attempt', attempt }) as const), { type: 'run', run }];
+  if (json) for (const event of events) io.out(JSON.stringify(event));
+  else for (const line of runStory(run, steps, attempts)) io.out(line);
+  return { events, finished: FINISHED_RUN_STATUSES.has(run.status) };
 }
 
 /** `wf logs [runId]`: one run's story, or every run's events; `--follow` keeps going live. */
@@ -21,33 +37,40 @@ export function makeLogsCommand(io: CliIO): Command {
     .option('--json', 'one JSON object per line')
     .action(async (runId: string | undefined, options: LogsOptions) => {
       const client = clientFrom(io, options);
-      const print = (event: RunnerEvent): void => io.out(options.json ? JSON.stringify(event) : eventLine(event));
+      const json = options.json === true;
+      if (!options.follow) return void (await printHistory(client, runId, json, io));
+      // Subscribe first and read the history once the stream is open, so an event committed
+      // in between (such as the run finishing) is never missed. Events that arrive before the
+      // history is printed wait, and are skipped when the history already holds them.
       const controller = new AbortController();
+      let early: RunnerEvent[] | undefined = [];
       let finished = false;
-      const following = options.follow
-        ? client.follow(
-            (event) => {
-              print(event);
-              if (runId && event.type === 'run' && FINISHED_RUN_STATUSES.has(event.run.status)) {
-                finished = true;
-                controller.abort();
-              }
-            },
-            { runId, signal: controller.signal },
-          )
-        : undefined;
-      if (runId) {
-        const { run, steps, attempts } = await client.getRun(runId);
-        if (options.json) for (const event of [...steps.map((step) => ({ type: 'step', step }) as const), ...attempts.map((attempt) => ({ type: 'attempt', attempt }) as const), { type: 'run', run } as const]) print(event);
-        else for (const line of runStory(run, steps, attempts)) io.out(line);
-        if (FINISHED_RUN_STATUSES.has(run.status)) controller.abort();
-      } else {
-        const { runs } = await client.listRuns({ limit: 20 });
-        for (const run of runs.reverse()) print({ type: 'run', run });
-      }
-      if (!following) return;
+      const handle = (event: RunnerEvent): void => {
+        if (early) return void early.push(event);
+        io.out(json ? JSON.stringify(event) : eventLine(event));
+        if (runId && event.type === 'run' && FINISHED_RUN_STATUSES.has(event.run.status)) {
+          finished = true;
+          controller.abort();
+        }
+      };
+      let opened!: () => void;
+      const open = new Promise<void>((resolve) => (opened = resolve));
+      const following = client.follow(handle, { runId, signal: controller.signal, onOpen: opened });
       void io.interrupted().then(() => controller.abort());
-      await following;
-      if (finished && !options.json) io.out('(run finished)');
+      try {
+        await Promise.race([open, following]);
+        if (controller.signal.aborted) return;
+        const history = await printHistory(client, runId, json, io);
+        if (history.finished) return;
+        const seen = new Set(history.events.map((event) => JSON.stringify(event)));
+        const pending = early.filter((event) => !seen.has(JSON.stringify(event)));
+        early = undefined;
+        for (const event of pending) handle(event);
+        await following;
+      } finally {
+        controller.abort();
+        await following.catch(() => {});
+      }
+      if (finished && !json) io.out('(run finished)');
     });
 }

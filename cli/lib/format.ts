@@ -23,7 +23,10 @@ export function time(ms: number): string {
 
 export function duration(ms: number | null): string {
   if (ms === null) return '';
-  return ms < 1000 ? `${ms < 10 ? ms.toFixed(1) : Math.round(ms)}ms` : `${(ms / 1000).toFixed(2)}s`;
+  // Thresholds on the rounded value, so 9.96 is "10ms" (not "10.0ms") and 999.6 is "1.00s" (not "1000ms").
+  if (ms < 9.95) return `${ms.toFixed(1)}ms`;
+  if (ms < 999.5) return `${Math.round(ms)}ms`;
+  return `${(ms / 1000).toFixed(2)}s`;
 }
 
 function runLine(run: Run): string {

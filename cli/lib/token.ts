@@ -10,12 +10,13 @@ export function generateToken(): string {
   return 'wf_' + randomBytes(24).toString('base64url');
 }
 
-function fromEnvFiles(cwd: string, name: string): string | undefined {
+/** The first env file, in `ENV_FILES` order, that sets `name` to something non-empty. */
+function fromEnvFiles(cwd: string, name: string): ResolvedToken | undefined {
   for (const file of ENV_FILES) {
     const path = join(cwd, file);
     if (!existsSync(path)) continue;
     const value = parseEnv(readFileSync(path, 'utf8'))[name];
-    if (value) return value;
+    if (value) return { token: value, source: file };
   }
   return undefined;
 }
@@ -27,29 +28,35 @@ export interface ResolvedToken {
 }
 
 /**
+ * A token someone set: --token, WF_TOKEN, SERVICE_TOKEN, the env files, a saved `.wf/token`.
+ * One order for `wf dev` and the client commands, so both find the same token in a folder.
+ */
+function configuredToken(cwd: string, env: NodeJS.ProcessEnv, flag?: string): ResolvedToken | undefined {
+  if (flag) return { token: flag, source: '--token' };
+  if (env.WF_TOKEN) return { token: env.WF_TOKEN, source: 'WF_TOKEN' };
+  if (env.SERVICE_TOKEN) return { token: env.SERVICE_TOKEN, source: 'SERVICE_TOKEN' };
+  const fromFile = fromEnvFiles(cwd, 'WF_TOKEN') ?? fromEnvFiles(cwd, 'SERVICE_TOKEN');
+  if (fromFile) return fromFile;
+  const path = join(cwd, '.wf', 'token');
+  // An empty file (truncated, or made by hand) is no token: the runner would refuse to start with it.
+  const saved = existsSync(path) ? readFileSync(path, 'utf8').trim() : '';
+  return saved ? { token: saved, source: '.wf/token' } : undefined;
+}
+
+/**
  * The token the local runner uses: --token, else WF_TOKEN (or SERVICE_TOKEN), else the app's env
  * files, else `.wf/token` (made once), so the app and the runner agree without a manual step.
  */
 export function resolveDevToken(cwd: string, env: NodeJS.ProcessEnv, flag?: string): ResolvedToken {
-  if (flag) return { token: flag, source: '--token' };
-  const fromEnv = env.WF_TOKEN || env.SERVICE_TOKEN;
-  if (fromEnv) return { token: fromEnv, source: env.WF_TOKEN ? 'WF_TOKEN' : 'SERVICE_TOKEN' };
-  const fromFile = fromEnvFiles(cwd, 'WF_TOKEN') ?? fromEnvFiles(cwd, 'SERVICE_TOKEN');
-  if (fromFile) return { token: fromFile, source: 'the env file' };
-  const path = join(cwd, '.wf', 'token');
-  if (existsSync(path)) return { token: readFileSync(path, 'utf8').trim(), source: '.wf/token' };
+  const configured = configuredToken(cwd, env, flag);
+  if (configured) return configured;
   mkdirSync(join(cwd, '.wf'), { recursive: true });
   const token = generateToken();
-  writeFileSync(path, token + '\n', { mode: 0o600 });
+  writeFileSync(join(cwd, '.wf', 'token'), token + '\n', { mode: 0o600 });
   return { token, source: '.wf/token (new)' };
 }
 
-/** The token a client command sends: --token, WF_TOKEN, env files, `.wf/token`; undefined if none. */
+/** The token a client command sends: the same sources as `wf dev`, in the same order; undefined if none. */
 export function findClientToken(cwd: string, env: NodeJS.ProcessEnv, flag?: string): string | undefined {
-  if (flag) return flag;
-  if (env.WF_TOKEN || env.SERVICE_TOKEN) return env.WF_TOKEN || env.SERVICE_TOKEN;
-  const fromFile = fromEnvFiles(cwd, 'WF_TOKEN');
-  if (fromFile) return fromFile;
-  const path = join(cwd, '.wf', 'token');
-  return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined;
+  return configuredToken(cwd, env, flag)?.token;
 }
