@@ -28,6 +28,9 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
   if (!value) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Every HTTP-date form has hh:mm:ss; without this check V8's lenient Date.parse reads "-5" or
+  // "1.5" as dates in 2001, and garbage would mean "retry at once".
+  if (!/\b\d{2}:\d{2}:\d{2}\b/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

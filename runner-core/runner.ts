@@ -55,6 +55,7 @@ export class Runner {
   private polling = false;
   private pollAgain = false;
   private stopped = true;
+  private stopping: Promise<void> | undefined;
 
   constructor(options: RunnerOptions) {
     this.store = options.store;
@@ -87,7 +88,12 @@ export class Runner {
   }
 
   /** Stops scheduling, gives in-flight drives `graceMs` to finish, then aborts them (their steps run again later). */
-  async stop(graceMs = 2_000): Promise<void> {
+  stop(graceMs = 2_000): Promise<void> {
+    // Idempotent: a second call waits for the first (closing the dispatcher twice throws).
+    return (this.stopping ??= this.shutdown(graceMs));
+  }
+
+  private async shutdown(graceMs: number): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
@@ -129,8 +135,11 @@ export class Runner {
     if (FINISHED_RUN_STATUSES.has(run.status)) throw new ApiError(409, 'FINISHED', `Run ${runId} is already ${run.status}.`);
     const now = this.now();
     const changes: Change[] = [{ type: 'run', runId, patch: { status: 'cancelled', finishedAt: now, nextAt: null }, at: now }];
-    await this.commit(changes);
+    // Abort before committing, in the same tick as the push: a drive that is settling queues its
+    // commit before this one or, once aborted, none at all. Aborting after the commit left a window
+    // in which an attempt that ended meanwhile settled the run back to running or completed.
     this.inflight.get(runId)?.abort();
+    await this.commit(changes);
     return (await this.store.getRun(runId))!;
   }
 
@@ -184,8 +193,13 @@ export class Runner {
     for (;;) {
       const result = await runAttempt(this.ctx, run, committed, signal);
       if (signal.aborted) {
-        // Cancelled, or the runner is stopping: keep the log, leave the run's state alone.
-        await this.commit([{ type: 'attempt', attempt: { ...result.attempt, outcome: 'aborted' } }]);
+        // Cancelled, or the runner is stopping: keep the log, leave the run's state alone except
+        // the attempt count, which the log entry's `seq` took (the next attempt must not reuse it).
+        const at = this.now();
+        await this.commit([
+          { type: 'attempt', attempt: { ...result.attempt, outcome: 'aborted' } },
+          { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at },
+        ]);
         return;
       }
       const now = this.now();

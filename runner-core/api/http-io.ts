@@ -13,10 +13,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
+      if (size > limit) return; // already refused: the rest is read and dropped
       size += chunk.length;
       if (size > limit) {
+        // Not req.destroy(): that drops the socket, so the client sees a reset instead of the 413.
+        chunks.length = 0;
         reject(new ApiError(413, 'TOO_LARGE', `Request body is over the limit of ${limit} bytes.`));
-        req.destroy();
         return;
       }
       chunks.push(chunk);

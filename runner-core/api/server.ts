@@ -28,7 +28,10 @@ interface Route {
 }
 
 function runIdParam(params: string[]): string {
-  const id = decodeURIComponent(params[0] ?? '');
+  let id = params[0] ?? '';
+  try {
+    id = decodeURIComponent(id);
+  } catch {} // malformed %-escapes (`%ZZ`) are not a run id either: 404 below, not a 500
   if (!RUN_ID_PATTERN.test(id)) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}: run ids look like wfr_ followed by 26 characters.`);
   return id;
 }

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { SerializedError } from '../../protocol/errors.js';
+import type { AttemptResult } from '../../runner-core/attempt.js';
+import { settle } from '../../runner-core/settle.js';
+import type { Attempt, Run } from '../../runner-core/store/types.js';
+
+const NOW = 1_700_000_000_000;
+const HALF = (): number => 0.5;
+const boom: SerializedError = { name: 'Error', message: 'boom', stack: 'Error: boom\n    at step' };
+
+function run(overrides: Partial<Run> = {}): Run {
+  return {
+    id: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', url: 'http://127.0.0.1:3000/workflow', status: 'running', body: '{}', headers: {},
+    createdAt: NOW - 1000, updatedAt: NOW - 1000, finishedAt: null, nextAt: NOW - 10, failures: 0, retries: 3,
+    retryDelayMs: 100, stepsDone: 0, attempts: 4, output: null, error: null, idempotencyKey: null, ...overrides,
+  };
+}
+
+const attempt = { runId: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', seq: 5 } as Attempt;
+const result = (end: AttemptResult['end'], progressed = false): AttemptResult => ({ attempt, progressed, end });
+const step = { index: 2, name: 'charge', kind: 'run' as const, durationMs: 7 };
+const stepFailed = (status: 'retrying' | 'failed') => ({
+  type: 'step-failed', runId: run().id, index: 2, name: 'charge', kind: 'run', error: boom, status, at: NOW, durationMs: 7,
+});
+
+describe('settle', () => {
+  it('done: completes the run with its output and clears the schedule', () => {
+    expect(settle(run({ failures: 2 }), result({ t: 'done', output: '"ok"' }), NOW, HALF)).toEqual({
+      changes: [],
+      patch: { attempts: 5, status: 'completed', output: '"ok"', finishedAt: NOW, nextAt: null, failures: 0 },
+    });
+    expect(settle(run(), result({ t: 'done' }), NOW, HALF).patch.output).toBeNull();
+  });
+
+  it('continue: due again at once, failures reset', () => {
+    expect(settle(run({ failures: 1 }), result({ t: 'continue' }, true), NOW, HALF)).toEqual({
+      changes: [],
+      patch: { attempts: 5, status: 'running', nextAt: NOW, failures: 0 },
+    });
+  });
+
+  it('a retryable step failure with retries left marks the step retrying and schedules the backoff', () => {
+    // failure 1 of base 100: 50 fixed + 0.5 · 50 random.
+    expect(settle(run(), result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF)).toEqual({
+      changes: [stepFailed('retrying')],
+      patch: { attempts: 5, status: 'running', failures: 1, nextAt: NOW + 75 },
+    });
+    // failure 3 of base 100: 200 fixed + 0.5 · 200 random; the last retry still retries.
+    const third = settle(run({ failures: 2 }), result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF);
+    expect(third.patch).toEqual({ attempts: 5, status: 'running', failures: 3, nextAt: NOW + 300 });
+    expect(third.changes).toEqual([stepFailed('retrying')]);
+  });
+
+  it('retries exhausted: fails the run and the step', () => {
+    expect(settle(run({ failures: 3 }), result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF)).toEqual({
+      changes: [stepFailed('failed')],
+      patch: { attempts: 5, status: 'failed', failures: 4, error: boom, finishedAt: NOW, nextAt: null },
+    });
+  });
+
+  it('no retries configured: the first failure fails the run', () => {
+    const { patch } = settle(run({ retries: 0 }), result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF);
+    expect(patch.status).toBe('failed');
+  });
+
+  it('a non-retryable failure fails at once, with every retry left', () => {
+    expect(settle(run(), result({ t: 'failed', error: boom, retryable: false, step }), NOW, HALF)).toEqual({
+      changes: [stepFailed('failed')],
+      patch: { attempts: 5, status: 'failed', failures: 1, error: boom, finishedAt: NOW, nextAt: null },
+    });
+  });
+
+  it('honours retryAfterMs instead of the backoff', () => {
+    const end = { t: 'failed' as const, error: boom, retryable: true, retryAfterMs: 5000, step };
+    expect(settle(run({ failures: 2 }), result(end), NOW, HALF).patch.nextAt).toBe(NOW + 5000);
+    expect(settle(run(), result({ ...end, retryAfterMs: 0 }), NOW, HALF).patch.nextAt).toBe(NOW);
+  });
+
+  it('progress in the attempt resets the failure counter', () => {
+    // Three failures in a row would exhaust 3 retries, but this attempt committed a step first.
+    const { patch } = settle(run({ failures: 3 }), result({ t: 'failed', error: boom, retryable: true, step }, true), NOW, HALF);
+    expect(patch).toEqual({ attempts: 5, status: 'running', failures: 1, nextAt: NOW + 75 });
+  });
+
+  it('a workflow failure outside any step changes no step', () => {
+    const { changes, patch } = settle(run(), result({ t: 'failed', error: boom, retryable: false }), NOW, HALF);
+    expect(changes).toEqual([]);
+    expect(patch.status).toBe('failed');
+  });
+
+  describe('transport errors', () => {
+    const refused: SerializedError = { name: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:9' };
+
+    it('retryable: retried with backoff, or with the Retry-After delay, no step touched', () => {
+      const { changes, patch } = settle(run(), result({ t: 'error', error: refused, retryable: true }), NOW, HALF);
+      expect(changes).toEqual([]);
+      expect(patch).toEqual({ attempts: 5, status: 'running', failures: 1, nextAt: NOW + 75 });
+      const later = settle(run(), result({ t: 'error', error: refused, retryable: true, retryAfterMs: 2000 }), NOW, HALF);
+      expect(later.patch.nextAt).toBe(NOW + 2000);
+    });
+
+    it('not retryable, or retries exhausted: the run fails with the transport error', () => {
+      const once = settle(run(), result({ t: 'error', error: refused, retryable: false }), NOW, HALF);
+      expect(once.patch).toEqual({ attempts: 5, status: 'failed', failures: 1, error: refused, finishedAt: NOW, nextAt: null });
+      const exhausted = settle(run({ failures: 3 }), result({ t: 'error', error: refused, retryable: true }), NOW, HALF);
+      expect(exhausted.patch.status).toBe('failed');
+      expect(exhausted.changes).toEqual([]);
+    });
+  });
+});
