@@ -41,7 +41,9 @@ export class CommitQueue {
         await this.store.apply(batch.flatMap((p) => p.changes));
         for (const p of batch) p.resolve();
       } catch (error) {
-        for (const p of batch) p.reject(error);
+        if (batch.length === 1) batch[0]!.reject(error);
+        // One bad change must not fail the other runs' changes that shared its transaction.
+        else for (const p of batch) await this.store.apply(p.changes).then(p.resolve, p.reject);
       }
     }
     this.flushing = undefined;

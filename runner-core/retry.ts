@@ -10,7 +10,8 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRIES = 3;
 export const DEFAULT_RETRY_DELAY_MS = 1000;
-const DEFAULT_MAX_DELAY_MS = 60 * 60 * 1000;
+/** No delay is longer, whoever asked for it (a `Retry-After` of a week is a bug, not a plan). */
+export const MAX_DELAY_MS = 60 * 60 * 1000;
 
 /**
  * Delay before retry number `failures` (1 = first retry): exponential with "equal jitter",
@@ -19,7 +20,7 @@ const DEFAULT_MAX_DELAY_MS = 60 * 60 * 1000;
  */
 export function nextDelay(failures: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const exponential = policy.baseMs * 2 ** Math.max(0, failures - 1);
-  const capped = Math.min(exponential, policy.maxMs ?? DEFAULT_MAX_DELAY_MS);
+  const capped = Math.min(exponential, policy.maxMs ?? MAX_DELAY_MS);
   return Math.round(capped / 2 + random() * (capped / 2));
 }
 

@@ -1,5 +1,5 @@
 import type { SerializedError } from '../protocol/errors.js';
-import { nextDelay } from './retry.js';
+import { MAX_DELAY_MS, nextDelay } from './retry.js';
 import type { AttemptResult } from './attempt.js';
 import type { Change, Run, RunPatch } from './store/types.js';
 
@@ -25,7 +25,7 @@ export function settle(run: Run, result: AttemptResult, now: number, random: () 
     changes.push({ type: 'step-failed', runId: run.id, index, name, kind, error: end.error, status: willRetry ? 'retrying' : 'failed', at: now, durationMs });
   }
   if (willRetry) {
-    const delay = end.retryAfterMs ?? nextDelay(failures, { retries: run.retries, baseMs: run.retryDelayMs }, random);
+    const delay = Math.min(end.retryAfterMs ?? nextDelay(failures, { retries: run.retries, baseMs: run.retryDelayMs }, random), MAX_DELAY_MS);
     return { changes, patch: { ...base, status: 'running', failures, nextAt: now + delay } };
   }
   const error: SerializedError = end.error;

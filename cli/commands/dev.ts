@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { eventLine } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';
@@ -16,6 +17,9 @@ export function makeDevCommand(io: CliIO): Command {
     .option('--token <token>', 'token apps use (default: WF_TOKEN, the env files, else a generated .wf/token)')
     .option('--no-tui', 'print plain lines instead of the terminal dashboard')
     .action(async (options: { port: number; host: string; db: string; token?: string; tui: boolean }) => {
+      // .wf/ holds the token and the database: keep it out of git from the first run.
+      mkdirSync(join(io.cwd, '.wf'), { recursive: true });
+      writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
       const { token, source } = resolveDevToken(io.cwd, io.env, options.token);
       const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token] });
       // The terminal dashboard is a later addition; until then every mode prints plain lines.

@@ -27,6 +27,11 @@ interface Route {
   write: boolean;
 }
 
+function hostnameOf(host: string | undefined): string {
+  if (!host) return '';
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+}
+
 function runIdParam(params: string[]): string {
   let id = params[0] ?? '';
   try {
@@ -123,7 +128,10 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
           res.setHeader('allow', matching.map((r) => r.method).join(', '));
           throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Expected ${matching.map((r) => r.method).join(' or ')} for ${url.pathname}, got ${req.method}.`);
         }
-        if ((route.write || !openReads) && !runner.tokens.check(req.headers.authorization)) {
+        // Open reads also need a loopback Host header: a web page that rebinds its own name to
+        // 127.0.0.1 (DNS rebinding) sends its name there, and must not read run bodies.
+        const open = openReads && !route.write && isLoopbackHost(hostnameOf(req.headers.host));
+        if (!open && !runner.tokens.check(req.headers.authorization)) {
           throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <WF_TOKEN>`.');
         }
         await route.handler(req, res, url, route.pattern.exec(url.pathname)!.slice(1));

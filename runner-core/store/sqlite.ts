@@ -86,8 +86,14 @@ const PATCH_COLUMNS = {
   output: 'output', error: 'error', attempts: 'attempts',
 } as const satisfies Record<keyof RunPatch, string>;
 
+// A finished run keeps its status: a drive that settles after a cancel (or, with several runners,
+// on another machine) must not bring the run back to life.
 const PATCH_SQL = `UPDATE runs SET ${Object.values(PATCH_COLUMNS)
-  .map((column) => `${column} = CASE WHEN @set_${column} THEN @${column} ELSE ${column} END`)
+  .map((column) =>
+    column === 'status'
+      ? `status = CASE WHEN @set_status AND ${UNFINISHED} THEN @status ELSE status END`
+      : `${column} = CASE WHEN @set_${column} THEN @${column} ELSE ${column} END`,
+  )
   .join(', ')}, updated_at = @at WHERE id = @id`;
 
 /** `undefined` means "leave as is"; `null` means "set to NULL" (a sleeping run has no nextAt). */

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -169,6 +170,21 @@ describe('runner API: routing', () => {
       expect((await call(path)).status, path).toBe(401);
     }
     expect((await call('/v1/runs', { headers: auth() })).status).toBe(200);
+  });
+
+  it('requires the token for reads whose Host header is not loopback (DNS rebinding)', async () => {
+    runner = await startTestRunner();
+    const statusWithHost = (host: string, headers: Record<string, string> = {}): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const url = new URL(runner!.url + '/v1/runs');
+        request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host, ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject).end();
+      });
+    expect(await statusWithHost('evil.example:7766')).toBe(401);
+    expect(await statusWithHost('evil.example:7766', auth())).toBe(200);
+    for (const host of ['127.0.0.1:7766', 'localhost:7766', '[::1]:7766', 'localhost']) expect(await statusWithHost(host), host).toBe(200);
   });
 });
 

@@ -204,6 +204,12 @@ export function describeStore(name: string, open: () => Promise<Store> | Store):
         });
       });
 
+      it('never moves a finished run out of its status, but still records other fields', async () => {
+        await store.apply([{ type: 'run', runId: runId(1), patch: { status: 'cancelled', finishedAt: T0 + 10 }, at: T0 + 10 }]);
+        await store.apply([{ type: 'run', runId: runId(1), patch: { status: 'running', attempts: 3 }, at: T0 + 20 }]);
+        expect(await store.getRun(runId(1))).toMatchObject({ status: 'cancelled', attempts: 3, finishedAt: T0 + 10 });
+      });
+
       it('applies nothing of a batch when one change fails', async () => {
         const batch: Change[] = [
           started(runId(1), 0, T0 + 10),
