@@ -1,0 +1,109 @@
+// Turns the measured figures into table rows: value, target, pass/fail, ratios to the baselines.
+import { round } from './stats.js';
+
+const ms = (v) => `${round(v, 3)} ms`;
+
+export function buildRows(r) {
+  const rtt = r.baselines.httpRoundTrip.median;
+  const commit = r.baselines.sqliteCommit.median;
+  const ratios = (timeMs) => ({ vsHttp: `${round(timeMs / rtt, 1)}x`, vsSqlite: `${round(timeMs / commit, 1)}x` });
+  const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+  const rows = [];
+
+  rows.push({ section: 'baselines' });
+  const b = r.baselines;
+  rows.push({ metric: `HTTP round trip (undici keep-alive, loopback), median of ${b.httpRoundTrip.n}`, value: ms(rtt), vsHttp: '1x', vsSqlite: `${round(rtt / commit, 2)}x` });
+  rows.push({ metric: `  p99 (median at start ${ms(b.httpRoundTripStart.median)}, at end ${ms(b.httpRoundTripEnd.median)})`, value: ms(b.httpRoundTrip.p99) });
+  rows.push({ metric: `SQLite commit (WAL, synchronous=FULL, 1 INSERT/tx), median of ${b.sqliteCommit.n}`, value: ms(commit), vsHttp: `${round(commit / rtt, 1)}x`, vsSqlite: '1x' });
+  rows.push({ metric: `  p99 (median at start ${ms(b.sqliteCommitStart.median)}, at end ${ms(b.sqliteCommitEnd.median)})`, value: ms(b.sqliteCommit.p99) });
+
+  rows.push({ section: 'sequential per-step overhead = median run time / steps (target <= 0.5 ms)' });
+  for (const s of r.sequential) {
+    rows.push({
+      metric: `${s.steps} steps, ${s.label} (${s.runs} runs; run p99 ${round(s.runMs.p99, 2)} ms)`,
+      value: ms(s.perStepMs),
+      target: s.target ? '<= 0.5 ms' : 'info',
+      status: s.target ? verdict(s.perStepMs <= 0.5) : '',
+      ...ratios(s.perStepMs),
+    });
+    rows.push({
+      metric: `  whole run (median); start call ${round(s.startCallMs, 2)} ms, store work ${round(s.storeMsPerRun, 2)} ms, ${s.writeTxPerRun} write tx, ${s.driveRequestsPerRun} drive req`,
+      value: ms(s.runMs.median),
+      ...ratios(s.runMs.median),
+    });
+  }
+  for (const label of new Set(r.sequential.map((s) => s.label))) {
+    const s10 = r.sequential.find((s) => s.label === label && s.steps === 10);
+    const s100 = r.sequential.find((s) => s.label === label && s.steps === 100);
+    if (!s10 || !s100) continue;
+    const marginal = (s100.runMs.median - s10.runMs.median) / 90;
+    rows.push({ metric: `marginal cost of one more step = (run(100) - run(10)) / 90, ${label}`, value: ms(marginal), target: 'info', ...ratios(marginal) });
+  }
+
+  if (r.timeline) {
+    rows.push({ section: `where one 10-step run's time goes (${r.timeline.runs} sequential runs, events listener; median per phase)` });
+    for (const p of r.timeline.phases) rows.push({ metric: `  ${p.phase}`, value: ms(p.medianMs), ...ratios(p.medianMs) });
+    rows.push({ metric: 'traced run, start -> completion seen (median)', value: ms(r.timeline.medianRunMs), ...ratios(r.timeline.medianRunMs) });
+  }
+
+  rows.push({ section: 'throughput (100 concurrent runs x 10 steps; median of warm batches; target >= 3000 steps/s)' });
+  for (const t of r.throughput) {
+    rows.push({
+      metric: `${t.label} (batch ${round(t.elapsedMs, 0)} ms: CPU ${round(t.cpuMs, 0)} ms, store ${round(t.storeMs, 0)} ms in ${t.writeTx} write tx; starts ${round(t.startPhaseMs, 0)} ms)`,
+      value: `${t.stepsPerSec} steps/s`,
+      target: t.target ? '>= 3000 steps/s' : 'info',
+      status: t.target ? verdict(t.stepsPerSec >= 3000 && t.failed === 0) : '',
+      ...ratios(1000 / t.stepsPerSec),
+    });
+    rows.push({ metric: '  first (cold) batch: new connections, unoptimized code', value: `${t.coldStepsPerSec} steps/s`, target: 'info' });
+  }
+
+  rows.push({ section: 'bytes per run, runner <-> app bodies (default time budget: one drive request per run)' });
+  for (const b of r.bytes.rows) {
+    rows.push({
+      metric: `${b.steps} steps: ${b.runnerToAppBodyBytes} B sent + ${b.appToRunnerBodyBytes} B back, ${b.driveRequests} request(s), on the wire ${b.wireBytes} B`,
+      value: `${b.bodyBytesPerStep} B/step`,
+    });
+  }
+  const lin = r.bytes.ratio200over100.total;
+  rows.push({ metric: 'bytes(200 steps) / bytes(100 steps)', value: `${lin}`, target: '~2 (linear)', status: verdict(lin !== null && lin >= 1.8 && lin <= 2.2) });
+
+  rows.push({ section: 'bytes per run, timeBudgetMs: 0 (one drive request per step; committed steps re-sent each time: QUADRATIC, expected)' });
+  for (const b of r.bytesZeroBudget.rows) {
+    rows.push({
+      metric: `${b.steps} steps: ${b.runnerToAppBodyBytes} B sent + ${b.appToRunnerBodyBytes} B back, ${b.driveRequests} requests, run ${round(b.runMs, 0)} ms`,
+      value: `${b.bodyBytesPerStep} B/step`,
+    });
+  }
+  const quad = r.bytesZeroBudget.ratio200over100;
+  rows.push({
+    metric: 'bytes(200)/bytes(100), runner -> app (quadratic => ~4)',
+    value: `${quad.runnerToApp}`,
+    target: 'info: ~4 expected',
+    status: quad.runnerToApp === null ? '' : quad.runnerToApp > 3 ? 'quadratic' : 'sub-quadratic',
+  });
+  rows.push({ metric: 'bytes(200)/bytes(100), app -> runner', value: `${quad.appToRunner}`, target: 'info: ~2' });
+
+  rows.push({ section: 'runner peak RSS, 1000 runs in flight (child process = Runner + SQLite only; the app is in the parent)' });
+  for (const m of r.rss) {
+    if (m.error) {
+      rows.push({ metric: `${m.label}: ${m.error}`, value: 'error', status: m.target ? 'FAIL' : '' });
+      continue;
+    }
+    const allHeld = m.heldAtOnce >= m.runs;
+    rows.push({
+      metric: `${m.label}: peak (baseline ${m.baselineRssMB} MB; ${m.heldAtOnce} steps held at once; ${m.perRunKB} KB/run)`,
+      value: `${m.peakRssMB} MB`,
+      target: m.target ? '< 150 MB' : 'info',
+      status: m.target ? verdict(m.peakRssMB < 150 && allHeld) : '',
+    });
+    const a = m.atRelease;
+    rows.push({
+      metric: `  while held: rss ${a.rssMB}, V8 heap total ${a.heapTotalMB} / used ${a.heapUsedMB}, external ${a.externalMB} MB; after release peak ${m.peakRssMB}`,
+      value: `${m.peakRssWhileHeldMB} MB`,
+      target: 'info',
+    });
+    rows.push({ metric: `  starting ${m.runs} runs one after another (runner.startRun)`, value: ms(m.startAllMs), vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start` });
+  }
+  return rows;
+}
