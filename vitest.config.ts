@@ -1,8 +1,7 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: more workers than that only makes the e2e suites (child processes, ports) contend.
@@ -10,5 +9,15 @@ export default defineConfig({
     // CI reads the counts from the JSON report (.ci/run prints "N passed, N failed").
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: '.ci/test-results.json' },
+    projects: [
+      // Projects inherit the root config by merging arrays, so each names its own files.
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...configDefaults.exclude, 'test/frameworks/**'] } },
+      {
+        extends: true,
+        // The proof on the real frameworks: installs and dev servers on fixed ports, so one host
+        // at a time (no file parallelism here); the unit project keeps the other worker busy.
+        test: { name: 'frameworks', include: ['test/frameworks/**/*.e2e.test.ts'], fileParallelism: false, testTimeout: 180_000, hookTimeout: 900_000 },
+      },
+    ],
   },
 });

@@ -1,14 +1,11 @@
 import type { Context } from 'hono';
 import { createHandler, type ServeOptions, type Workflow } from '../core/handler.js';
-
-export const framework = 'hono';
+import type { WorkflowBindings } from './shared/bindings.js';
 
 /** Bindings a Hono app on Workers declares for wfkit (`new Hono<{ Bindings: WorkflowBindings }>()`). */
-export interface WorkflowBindings {
-  WF_TOKEN: string;
-  WF_WORKFLOW_URL?: string;
-  WF_RUNNER_URL?: string;
-}
+export type { WorkflowBindings } from './shared/bindings.js';
+
+export const framework = 'hono';
 
 /** `@hono/node-server` puts `{ incoming, outgoing }` in `c.env`: not bindings, and new per request. */
 function bindingsOf(env: unknown): Record<string, unknown> | undefined {

@@ -1,28 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler, type ServeOptions, type Workflow } from '../core/handler.js';
+import { toRequest } from './shared/node-request.js';
 
 export const framework = 'node';
-
-/** Builds a web Request from node's; the body streams through untouched so signatures verify. */
-function toRequest(req: IncomingMessage): Request {
-  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const url = `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  const body = hasBody
-    ? new ReadableStream<Uint8Array>({
-        start(controller) {
-          req.on('data', (chunk: Uint8Array) => controller.enqueue(new Uint8Array(chunk)));
-          req.on('end', () => controller.close());
-          req.on('error', (error) => controller.error(error));
-        },
-      })
-    : null;
-  return new Request(url, { method: req.method, headers, body, duplex: 'half' } as RequestInit);
-}
 
 /** Writes a web Response to node's, flushing each chunk as it comes (outcome lines stream). */
 async function send(response: Response, res: ServerResponse): Promise<void> {

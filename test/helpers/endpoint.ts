@@ -52,12 +52,16 @@ export function toNodeListener(handle: Handle): (req: IncomingMessage, res: Serv
         headers,
         body: hasBody ? Buffer.concat(chunks) : null,
       });
-      const response = await handle(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body) for await (const chunk of response.body) res.write(chunk);
-      res.end();
+      await writeResponse(await handle(request), res);
     })().catch((error: unknown) => res.destroy(error as Error));
   };
+}
+
+/** Writes a fetch Response to node's, chunk by chunk (the other half of {@link toNodeListener}). */
+export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body) for await (const chunk of response.body) res.write(chunk);
+  res.end();
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -2,14 +2,21 @@ import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { serve as serveNode } from '@hono/node-server';
+import { H3, serve as serveH3 } from 'h3';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeOutcome, OutcomeLineSplitter, type Outcome } from '../../protocol/outcome.js';
+import { encodeValue } from '../../protocol/values.js';
+import { serve as cloudflareServe } from '../../serve/adapters/cloudflare.js';
+import { serve as h3Serve } from '../../serve/adapters/h3.js';
 import { serve as honoServe } from '../../serve/adapters/hono.js';
+import { serve as nextServe } from '../../serve/adapters/nextjs.js';
 import { serve as nodeServe } from '../../serve/adapters/node.js';
+import { serve as solidServe } from '../../serve/adapters/solidjs.js';
+import { serve as svelteServe } from '../../serve/adapters/svelte.js';
 import { createHandler, type Workflow } from '../../serve/core/handler.js';
 import { driveRequest } from '../helpers/drive.js';
-import { startServer, toNodeListener, type Endpoint } from '../helpers/endpoint.js';
+import { startServer, toNodeListener, writeResponse, type Endpoint } from '../helpers/endpoint.js';
 import { describeAdapter } from './conformance.js';
 
 const ROUTE = '/api/workflow';
@@ -39,6 +46,58 @@ describeAdapter('hono (node-server)', async (workflow, options) => {
 
 describeAdapter('fetch (createHandler)', async (workflow, options) => {
   const endpoint = await startServer(toNodeListener(createHandler(workflow, options)));
+  return { url: endpoint.url + ROUTE, close: endpoint.close };
+});
+
+// The hosts below hand the adapter an event, not a socket: each is mounted the way its framework
+// calls the exported shape, behind the node:http -> fetch bridge, on a real port. The real
+// frameworks run the same files in test/frameworks/*.e2e.test.ts.
+async function mountFetch(handle: (request: Request) => Promise<Response>): Promise<Endpoint> {
+  const endpoint = await startServer(toNodeListener(handle));
+  return { url: endpoint.url + ROUTE, close: endpoint.close };
+}
+
+describeAdapter('svelte', (workflow, options) => {
+  const POST = svelteServe(workflow, options);
+  return mountFetch((request) => POST({ request, platform: undefined }));
+});
+
+describeAdapter('nextjs', (workflow, options) => {
+  const { POST } = nextServe(workflow, options);
+  return mountFetch(POST);
+});
+
+describeAdapter('solidjs', (workflow, options) => {
+  const POST = solidServe(workflow, options);
+  return mountFetch((request) => POST({ request }));
+});
+
+describeAdapter('cloudflare', (workflow, options) => {
+  const worker = { fetch: cloudflareServe(workflow, options) };
+  return mountFetch((request) => worker.fetch(request, {}, { waitUntil: () => {} }));
+});
+
+describeAdapter('h3 v2 (event.req)', (workflow, options) => {
+  const handler = h3Serve(workflow, options);
+  return mountFetch((request) => handler({ req: request, context: {} }));
+});
+
+describeAdapter('h3 v2 (a real H3 app on its own node server)', async (workflow, options) => {
+  const app = new H3();
+  // `all`, not `post`: the 405 for other methods is the handler's policy, not the router's.
+  app.all(ROUTE, h3Serve(workflow, options));
+  const server = serveH3(app, { port: 0, hostname: '127.0.0.1', silent: true });
+  await server.ready();
+  return { url: new URL(ROUTE, server.url).href, close: () => server.close(true) };
+});
+
+describeAdapter('h3 v1 (event.node.req)', async (workflow, options) => {
+  const handler = h3Serve(workflow, options);
+  const endpoint = await startServer((req, res) => {
+    void handler({ node: { req }, context: {} })
+      .then((response) => writeResponse(response, res))
+      .catch((error: unknown) => res.destroy(error as Error));
+  });
   return { url: endpoint.url + ROUTE, close: endpoint.close };
 });
 
@@ -109,7 +168,7 @@ describe('node adapter', () => {
     expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual([
       'started:first', 'step:first', 'started:second', 'step:second', 'started:third', 'step:third', 'done',
     ]);
-    expect(lines.at(-1)).toEqual({ t: 'done', output: '["one","two",0]' });
+    expect(lines.at(-1)).toEqual({ t: 'done', output: encodeValue(['one', 'two', 0], 'the workflow') });
     expect((await reader.read()).done).toBe(true);
   });
 
