@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { WorkflowError } from '../../protocol/errors.js';
 import { parseStartRequest } from '../../protocol/messages.js';
-import { parseJson } from '../../protocol/validate.js';
+import { expectObject, parseJson } from '../../protocol/validate.js';
 import { ApiError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
 import type { RunStatus } from '../store/types.js';
+import { createDashboard } from './dashboard.js';
 import { isLoopbackHost, readBody, sendError, sendJson } from './http-io.js';
 import { streamEvents } from './sse.js';
 
@@ -14,6 +15,8 @@ export interface ApiOptions {
   host: string;
   /** Largest request body, in bytes. @default 1 MiB */
   maxBodyBytes?: number;
+  /** Folder of the built web dashboard served at `/`. @default the package's dist/web */
+  dashboardDir?: string;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<RunStatus>(['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled']);
@@ -25,11 +28,27 @@ interface Route {
   handler: Handler;
   /** Reads are open on loopback (the dashboards); anything that changes state needs the token. */
   write: boolean;
+  /** Open to everyone: only what the dashboard needs before its login form. */
+  public?: boolean;
+  /**
+   * A write the web dashboard makes (cancel, rerun): on loopback it needs no token when the
+   * request comes from the page the runner served itself (same origin, see `fromDashboard`).
+   */
+  dashboard?: boolean;
 }
 
 function hostnameOf(host: string | undefined): string {
   if (!host) return '';
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+}
+
+/**
+ * A request the runner's own dashboard page sent: browsers put the page's origin in `Origin` on
+ * every POST, so another site (or another local dev server on another port) cannot pass as it,
+ * and a rebinding site fails the loopback Host check before this.
+ */
+function fromDashboard(req: IncomingMessage): boolean {
+  return req.headers.origin !== undefined && req.headers.origin === `http://${req.headers.host ?? ''}`;
 }
 
 function runIdParam(params: string[]): string {
@@ -44,11 +63,16 @@ function runIdParam(params: string[]): string {
 /**
  * The runner's HTTP API:
  * POST /v1/runs · GET /v1/runs · GET /v1/runs/:id · GET /v1/runs/:id/steps · POST /v1/runs/:id/cancel
- * · GET /v1/events (SSE) · GET /healthz.
+ * · POST /v1/runs/:id/rerun
+ * · GET /v1/events (SSE) · POST /v1/events/:eventId (notify) · GET /v1/session · GET /healthz,
+ * and the web dashboard (dashboard.ts) at `/` and `/runs/…`.
  */
 export function createApiServer(runner: Runner, options: ApiOptions): Server {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const openReads = isLoopbackHost(options.host);
+  const dashboard = createDashboard(options.dashboardDir);
+  /** Reads need no token: loopback bind and a loopback Host header (see the DNS rebinding note below). */
+  const openFor = (req: IncomingMessage): boolean => openReads && isLoopbackHost(hostnameOf(req.headers.host));
 
   const routes: Route[] = [
     {
@@ -106,13 +130,40 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
       method: 'POST',
       pattern: /^\/v1\/runs\/([^/]+)\/cancel$/,
       write: true,
+      dashboard: true,
       handler: async (_req, res, _url, params) => sendJson(res, 200, { run: await runner.cancelRun(runIdParam(params)) }),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/runs\/([^/]+)\/rerun$/,
+      write: true,
+      dashboard: true,
+      handler: async (_req, res, _url, params) => sendJson(res, 201, { run: await runner.rerun(runIdParam(params)) }),
     },
     {
       method: 'GET',
       pattern: /^\/v1\/events$/,
       write: false,
       handler: (req, res, url) => streamEvents(req, res, runner.events, url.searchParams.get('runId')),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/events\/([^/]+)$/,
+      write: true,
+      handler: async (req, res, _url, params) => {
+        const eventId = decodeURIComponent(params[0] ?? '');
+        const text = await readBody(req, maxBodyBytes);
+        const body = text.trim() === '' ? {} : expectObject(parseJson(text, 'the request body'), 'the notify body');
+        sendJson(res, 200, await runner.notify(eventId, body.data));
+      },
+    },
+    {
+      // The dashboard asks whether to show its login form; the answer follows the rule for reads.
+      method: 'GET',
+      pattern: /^\/v1\/session$/,
+      write: false,
+      public: true,
+      handler: (req, res) => sendJson(res, 200, { needsToken: !openFor(req) }, { 'cache-control': 'no-store' }),
     },
     { method: 'GET', pattern: /^\/healthz$/, write: false, handler: (_req, res) => sendJson(res, 200, { ok: true }) },
   ];
@@ -122,6 +173,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
       const url = new URL(req.url ?? '/', 'http://runner');
       const matching = routes.filter((r) => r.pattern.test(url.pathname));
       try {
+        if (matching.length === 0 && dashboard(req, res, url.pathname)) return;
         if (matching.length === 0) throw new ApiError(404, 'NOT_FOUND', `No such endpoint: ${req.method} ${url.pathname}.`);
         const route = matching.find((r) => r.method === req.method);
         if (!route) {
@@ -130,7 +182,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
         }
         // Open reads also need a loopback Host header: a web page that rebinds its own name to
         // 127.0.0.1 (DNS rebinding) sends its name there, and must not read run bodies.
-        const open = openReads && !route.write && isLoopbackHost(hostnameOf(req.headers.host));
+        const open = route.public === true || (openFor(req) && (!route.write || (route.dashboard === true && fromDashboard(req))));
         if (!open && !runner.tokens.check(req.headers.authorization)) {
           throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <WF_TOKEN>`.');
         }

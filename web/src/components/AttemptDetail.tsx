@@ -1,0 +1,61 @@
+/** @jsxImportSource preact */
+import type { JSX } from 'preact';
+import { useMemo } from 'preact/hooks';
+import type { Attempt, Run, Step } from '../../../runner-core/store/types.js';
+import { formatDuration, formatTime, prettyBody, stepIndexesOf } from '../format.js';
+import { paths } from '../router.js';
+import { Body, ErrorBlock, Facts, HeadersTable, Link, Section } from './Common.js';
+
+/** One drive request's full log: what the runner sent, what the route answered, how it ended. */
+export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; seq: number; steps: Step[]; now: number }): JSX.Element {
+  const { run, attempt, seq, steps, now } = props;
+  const requestBody = useMemo(() => prettyBody(attempt?.requestBody), [attempt?.requestBody]);
+  if (!attempt) return <p class="muted">No attempt #{seq} (yet).</p>;
+  const touched = steps.filter((step) => stepIndexesOf(attempt).has(step.index));
+  return (
+    <div class="detail" data-testid="attempt-detail">
+      <header class="detail-head">
+        <h2>Attempt #{attempt.seq}</h2>
+      </header>
+      <Facts
+        items={[
+          ['Outcome', <span class={`outcome outcome-${attempt.error ? 'error' : attempt.outcome}`}>{attempt.outcome}</span>],
+          ['Started', formatTime(attempt.startedAt, now)],
+          ['Duration', formatDuration(attempt.durationMs)],
+          ['Steps', touched.length === 0 ? '–' : <StepLinks runId={run.id} steps={touched} />],
+        ]}
+      />
+      {attempt.error ? (
+        <Section title="Error">
+          <ErrorBlock error={attempt.error} />
+        </Section>
+      ) : null}
+      <Section title="Request">
+        <p class="mono request-line">POST {attempt.requestUrl}</p>
+        <h4>Headers</h4>
+        <HeadersTable headers={attempt.requestHeaders} testId="attempt-request-headers" />
+        <h4>Body</h4>
+        <Body text={requestBody} label="drive request body" />
+      </Section>
+      <Section title="Response">
+        <p class="mono">{attempt.responseStatus === null ? 'No answer' : `HTTP ${attempt.responseStatus}`}</p>
+        <h4>Headers</h4>
+        <HeadersTable headers={attempt.responseHeaders} testId="attempt-response-headers" />
+        <h4>Body</h4>
+        <Body text={attempt.responseBody ?? ''} label="drive response body" testId="attempt-response-body" />
+      </Section>
+    </div>
+  );
+}
+
+function StepLinks(props: { runId: string; steps: Step[] }): JSX.Element {
+  return (
+    <span class="step-links">
+      {props.steps.map((step) => (
+        <Link key={step.index} href={paths.step(props.runId, step.index)}>
+          #{step.index} {step.name}
+        </Link>
+      ))}
+    </span>
+  );
+}

@@ -1,0 +1,136 @@
+/** @jsxImportSource preact */
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { Run, RunStatus } from '../../../runner-core/store/types.js';
+import { formatDuration, formatRelative, formatTime } from '../format.js';
+import { paths, RUN_STATUSES } from '../router.js';
+import { useDashboard } from '../use-dashboard.js';
+import { CopyButton, Link, StatusBadge, useNow } from './Common.js';
+
+/** The first level: runs newest first, a status filter, live as runs start and change. */
+export function RunsPage(props: { status: RunStatus | null }): JSX.Element {
+  const { api, dispatch, state, reloads, describe } = useDashboard();
+  const { status } = props;
+  const [error, setError] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const now = useNow();
+
+  useEffect(() => {
+    let current = true;
+    setError(null);
+    api.listRuns({ status }).then(
+      (page) => current && dispatch({ type: 'page', status, page, more: false }),
+      (failure: unknown) => current && setError(describe(failure)),
+    );
+    return () => void (current = false);
+  }, [status, reloads]);
+
+  const list = state.list;
+  const shown = list.loaded && list.status === status;
+  const runs = shown ? list.ids.map((id) => state.runs[id]).filter((run): run is Run => run !== undefined) : [];
+
+  const more = async (): Promise<void> => {
+    setLoadingMore(true);
+    try {
+      dispatch({ type: 'page', status, page: await api.listRuns({ status, cursor: list.nextCursor }), more: true });
+    } catch (failure) {
+      setError(describe(failure));
+    }
+    setLoadingMore(false);
+  };
+
+  return (
+    <div class="page">
+      <div class="page-head">
+        <h1>Runs</h1>
+        {shown ? <span class="muted count">{runs.length === 1 ? '1 run' : `${runs.length}${list.nextCursor ? '+' : ''} runs`}</span> : null}
+      </div>
+      <nav class="filters" aria-label="Filter runs by status">
+        <Link href={paths.runs(null)} class="chip" current={status === null}>
+          all
+        </Link>
+        {RUN_STATUSES.map((s) => (
+          <Link key={s} href={paths.runs(s)} class={`chip chip-${s}`} current={status === s}>
+            {s}
+          </Link>
+        ))}
+      </nav>
+      {error ? (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {!shown ? (
+        <p class="muted">Loading runs…</p>
+      ) : runs.length === 0 ? (
+        <div class="panel empty">
+          {status ? (
+            <p>No {status} runs.</p>
+          ) : (
+            <p>
+              No runs yet. Start one by sending a POST to a workflow route; it shows up here at once.
+            </p>
+          )}
+        </div>
+      ) : (
+        <div class="panel run-table" role="table" aria-label="Runs">
+          <div class="run-row run-head" role="row">
+            <span role="columnheader">Status</span>
+            <span role="columnheader">Run</span>
+            <span role="columnheader" class="num">Steps</span>
+            <span role="columnheader" class="num">Attempts</span>
+            <span role="columnheader">Started</span>
+            <span role="columnheader" class="num">Duration</span>
+            <span role="columnheader" class="sr-only">Copy</span>
+          </div>
+          {runs.map((run) => (
+            <RunRow key={run.id} run={run} now={now} />
+          ))}
+        </div>
+      )}
+      {shown && list.nextCursor ? (
+        <button type="button" class="button more" onClick={more} disabled={loadingMore}>
+          {loadingMore ? 'Loading…' : 'Older runs'}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function RunRow(props: { run: Run; now: number }): JSX.Element {
+  const { run, now } = props;
+  return (
+    <div class="run-row" role="row" data-testid="run-row" data-run-id={run.id} data-status={run.status}>
+      <span role="cell" class="cell-status">
+        <StatusBadge status={run.status} />
+      </span>
+      <span role="cell" class="cell-run">
+        <Link href={paths.run(run.id)} class="run-link mono">
+          {run.id}
+        </Link>
+        <span class="run-url muted" title={run.url}>
+          {run.url}
+        </span>
+      </span>
+      <span role="cell" class="num" title="steps done">
+        <span class="cell-label">steps </span>
+        {run.stepsDone}
+      </span>
+      <span role="cell" class="num" title="drive requests">
+        <span class="cell-label">attempts </span>
+        {run.attempts}
+      </span>
+      <span role="cell" class="cell-time" title={new Date(run.createdAt).toISOString()}>
+        {formatTime(run.createdAt, now)}
+        <span class="muted small"> · {formatRelative(run.createdAt, now)}</span>
+      </span>
+      <span role="cell" class="num cell-duration">
+        <span class="cell-label">took </span>
+        {formatDuration((run.finishedAt ?? now) - run.createdAt)}
+      </span>
+      <span role="cell" class="cell-copy">
+        <CopyButton text={run.id} label={`Copy run id ${run.id}`} />
+      </span>
+    </div>
+  );
+}
