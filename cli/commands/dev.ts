@@ -7,7 +7,11 @@ import { startLocalRunner } from '../lib/local-runner.js';
 import { resolveDevToken } from '../lib/token.js';
 import { parsePort } from '../lib/parse.js';
 
-/** `wf dev`: the local runner on `.wf/dev.db`, with a live line per run, step and attempt. */
+/**
+ * `wf dev`: the local runner on `.wf/dev.db`. On a terminal it shows the dashboard (tui/), which
+ * reads the runner over its own HTTP API like any remote client; with `--no-tui` or when stdout is
+ * not a terminal (CI, pipes) it prints a line per run, step and attempt.
+ */
 export function makeDevCommand(io: CliIO): Command {
   return new Command('dev')
     .description('start the local runner (SQLite in .wf/dev.db) and show runs live')
@@ -22,7 +26,23 @@ export function makeDevCommand(io: CliIO): Command {
       writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
       const { token, source } = resolveDevToken(io.cwd, io.env, options.token);
       const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token] });
-      // The terminal dashboard is a later addition; until then every mode prints plain lines.
+      if (options.tui && io.isTTY) {
+        // Loaded only here, so the plain commands never load React and Ink.
+        const { startDashboard } = await import('../../tui/index.js');
+        const dashboard = startDashboard({
+          runnerUrl: local.url,
+          token,
+          title: 'wf dev',
+          subtitle: `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${local.url} · SQLite ${options.db}`,
+          env: io.env,
+        });
+        await Promise.race([dashboard.exited, io.interrupted()]);
+        dashboard.stop();
+        await dashboard.exited;
+        io.out('wf dev: stopping…');
+        await local.close();
+        return;
+      }
       const unsubscribe = local.runner.events.subscribe((event) => io.out(eventLine(event)));
       io.out(`wf dev: runner listening on ${local.url} (SQLite ${options.db})`);
       io.out(`wf dev: token from ${source}; apps need WF_TOKEN=${token} and WF_RUNNER_URL=${local.url}`);

@@ -6,6 +6,8 @@ export interface CliIO {
   cwd: string;
   /** Resolves when the user asks to stop (Ctrl-C); commands that run until stopped await it. */
   interrupted: () => Promise<void>;
+  /** stdout is a terminal, so `wf dev` may draw its dashboard; absent means no (pipes, CI, tests). */
+  isTTY?: boolean;
 }
 
 export function processIO(): CliIO {
@@ -14,6 +16,7 @@ export function processIO(): CliIO {
     err: (line) => process.stderr.write(line + '\n'),
     env: process.env,
     cwd: process.cwd(),
+    isTTY: process.stdout.isTTY === true,
     interrupted: () =>
       new Promise((resolve) => {
         process.once('SIGINT', () => resolve());

@@ -1,0 +1,208 @@
+import { render } from 'ink-testing-library';
+import type { ReactElement } from 'react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Dashboard } from '../../tui/App.js';
+import { Footer, footerText } from '../../tui/components/Footer.js';
+import { RunList } from '../../tui/components/RunList.js';
+import { RunView } from '../../tui/components/RunView.js';
+import { StatusBar } from '../../tui/components/StatusBar.js';
+import { StepView } from '../../tui/components/StepView.js';
+import { runRows } from '../../tui/layout.js';
+import { RunTable } from '../../tui/run-table.js';
+import type { Detail } from '../../tui/state.js';
+import { stepViewLines } from '../../tui/step-lines.js';
+import { FakeSource, makeAttempt, makeRun, makeStep, runEvent, runId, T0 } from './fixtures.js';
+
+const instances: { unmount: () => void }[] = [];
+function mount(tree: ReactElement) {
+  const instance = render(tree);
+  instances.push(instance);
+  return instance;
+}
+afterEach(() => {
+  for (const instance of instances.splice(0)) instance.unmount();
+});
+
+/** Lines of the last frame (ink-testing-library writes no colour: its stdout is not a terminal). */
+const frameOf = (instance: { lastFrame: () => string | undefined }): string => instance.lastFrame() ?? '';
+
+describe('RunList', () => {
+  const runs = [makeRun(3, { status: 'running', finishedAt: null, stepsDone: 1 }), makeRun(2, { status: 'failed' }), makeRun(1)];
+
+  it('shows glyph, status, id, workflow, start, duration and steps done; the selected row is marked', () => {
+    const frame = frameOf(mount(<RunList runs={runs} selected={1} width={100} height={10} now={T0 + 4500} color={false} total={3} filter="" />));
+    const lines = frame.split('\n');
+    expect(lines[0]).toMatch(/STATUS\s+RUN\s+WORKFLOW\s+STARTED\s+DURATION\s+STEPS/);
+    expect(lines[1]).toMatch(new RegExp(`^  ▶ running\\s+${runId(3)} /api/workflow-0\\s+\\d\\d:\\d\\d:\\d\\d\\s+1\\.50s…\\s+1$`));
+    expect(lines[2]).toMatch(new RegExp(`^› ✗ failed\\s+${runId(2)}`));
+    expect(lines[3]).toMatch(/✓ completed .* 50ms\s+2$/);
+  });
+
+  it('fits a narrow terminal: no status word or start time, the workflow path shortened', () => {
+    const frame = frameOf(mount(<RunList runs={runs} selected={0} width={60} height={5} now={T0} color={false} total={3} filter="" />));
+    for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(60);
+    expect(frame).toContain(`› ▶ ${runId(3)} …orkflow-0`);
+    expect(frame).not.toContain('STARTED');
+  });
+
+  it('says how to start a run when there is none, and what to do when the filter hides all', () => {
+    expect(frameOf(mount(<RunList runs={[]} selected={-1} width={100} height={5} now={T0} color={false} total={0} filter="" />))).toContain('No runs yet');
+    expect(frameOf(mount(<RunList runs={[]} selected={-1} width={100} height={5} now={T0} color={false} total={4} filter="zzz" />))).toContain('No runs match "zzz"');
+  });
+});
+
+describe('RunView', () => {
+  const run = makeRun(1, { status: 'failed', error: { name: 'Error', message: 'boom' }, stepsDone: 4, attempts: 3 });
+  const steps = [
+    makeStep(1, 0),
+    makeStep(1, 1, { name: 'email', group: 2 }),
+    makeStep(1, 2, { name: 'sms', group: 2 }),
+    makeStep(1, 3, { name: 'nap', kind: 'sleep', until: T0 + 60_000, output: null }),
+    makeStep(1, 4, { name: 'approval', kind: 'wait', eventId: 'order-42', status: 'succeeded', output: '[{"eventData":1,"timeout":2},null,false]' }),
+    makeStep(1, 5, { name: 'fetch', kind: 'call', request: { method: 'POST', url: 'https://api.test/x', headers: {} }, output: '[{"status":1,"headers":2,"body":3},201,{},"ok"]' }),
+    makeStep(1, 6, { name: 'explode', status: 'failed', executions: 3, failures: 3, error: { name: 'Error', message: 'db down' } }),
+  ];
+  const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [] };
+
+  it('lists the steps in order with status, attempts and duration; parallel steps bracketed; kinds explained', () => {
+    const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={5} top={0} width={100} height={20} now={T0} color={false} />));
+    expect(frame).toContain(`✗ failed  ${run.id}  localhost:3000/api/workflow-1`);
+    expect(frame).toContain('error  Error: boom');
+    expect(frame).toMatch(/┌\s+1 email\s+run\s+✓ succeeded/);
+    expect(frame).toMatch(/└\s+2 sms/);
+    expect(frame).toMatch(/3 nap\s+sleep\s+✓ succeeded .* wakes \d\d:\d\d:\d\d/);
+    expect(frame).toMatch(/4 approval\s+wait .* event order-42/);
+    expect(frame).toMatch(/› \s+5 fetch\s+call .* POST https:\/\/api\.test\/x → 201/);
+    expect(frame).toMatch(/6 explode\s+run\s+✗ failed\s+3 \(3✗\) .* db down/);
+  });
+
+  it('draws only the step rows that fit', () => {
+    const many: Detail = { ...detail, steps: Array.from({ length: 50 }, (_, i) => makeStep(1, i, { name: `s${i}` })) };
+    const frame = frameOf(mount(<RunView run={run} detail={many} cursor={20} top={15} width={100} height={12} now={T0} color={false} />));
+    const rows = frame.split('\n').filter((line) => / s\d+ /.test(line));
+    expect(rows).toHaveLength(12 - 5);
+    expect(rows[0]).toContain(' s15 ');
+    expect(frame).toMatch(/› \s+20 s20/);
+  });
+
+  it('says it is loading, or why it could not load', () => {
+    expect(frameOf(mount(<RunView run={run} detail={{ ...detail, steps: [], loading: true }} cursor={0} top={0} width={100} height={10} now={T0} color={false} />))).toContain('loading steps');
+    expect(frameOf(mount(<RunView run={run} detail={{ ...detail, steps: [], error: 'gone' }} cursor={0} top={0} width={100} height={10} now={T0} color={false} />))).toContain('✗ gone');
+  });
+});
+
+describe('StepView', () => {
+  const step = makeStep(1, 1, { name: 'charge', status: 'failed', failures: 1, error: { name: 'Error', message: 'card declined', stack: 'Error: card declined\n    at charge (app.ts:3:9)' }, output: null });
+  const attempts = [
+    makeAttempt(1, 1),
+    makeAttempt(1, 2, {
+      outcome: 'failed',
+      requestBody: '{"v":1,"steps":[{"index":0}]}',
+      responseBody: '{"t":"started","index":1,"name":"charge","kind":"run","group":2}\n{"t":"failed","error":{"name":"Error","message":"card declined"},"retryable":true,"step":{"index":1,"name":"charge","kind":"run","durationMs":3}}\n',
+      error: { name: 'Error', message: 'card declined', stack: 'Error: card declined\n    at charge (app.ts:3:9)' },
+    }),
+  ];
+
+  it("shows the error with its stack, and the attempts: this step's expanded with headers, bodies and its own lines marked", () => {
+    const lines = stepViewLines(step, attempts, 100);
+    const frame = frameOf(mount(<StepView step={step} lines={lines} scroll={0} width={100} height={80} color={false} />));
+    expect(frame).toMatch(/^step 1 charge {2}✗ failed · run · 1\.5ms · 1 failed/);
+    expect(frame).toContain('Error: card declined');
+    expect(frame).toContain('at charge (app.ts:3:9)');
+    expect(frame).toContain('Attempts · 1 of 2 drive requests concern this step');
+    expect(frame).toMatch(/^ {2}attempt 1 · .* HTTP 200 · done$/m);
+    expect(frame).toMatch(/^◆ attempt 2 · .* HTTP 200 · failed: card declined$/m);
+    expect(frame).toContain('wf-signature: [redacted]');
+    expect(frame).toContain('"steps": [');
+    expect(frame).toMatch(/^ {4}▶ \{"t":"started","index":1/m);
+    expect(frame).toMatch(/^ {4}▶ \{"t":"failed"/m);
+  });
+
+  it('scrolls: draws only the lines that fit, from `scroll`, and says where it is', () => {
+    const lines = stepViewLines(step, attempts, 60);
+    const frame = frameOf(mount(<StepView step={step} lines={lines} scroll={5} width={60} height={8} color={false} />));
+    const drawn = frame.split('\n');
+    expect(drawn).toHaveLength(8);
+    expect(drawn[0]).toContain(`lines 6–12 of ${lines.length}`);
+    expect(drawn[1]).toBe(lines[5]!.text);
+    for (const line of drawn) expect(line.length).toBeLessThanOrEqual(60);
+  });
+
+  it('shows a call step its HTTP request and answer', () => {
+    const call = makeStep(1, 0, { kind: 'call', request: { method: 'GET', url: 'https://api.test/y', headers: { accept: 'json' } }, output: '[{"status":1,"headers":2,"body":3},404,{},{"missing":4},true]' });
+    const frame = frameOf(mount(<StepView step={call} lines={stepViewLines(call, [], 100)} scroll={0} width={100} height={30} color={false} />));
+    expect(frame).toContain('HTTP call  GET https://api.test/y');
+    expect(frame).toContain('accept: json');
+    expect(frame).toContain('Answer  404');
+    expect(frame).toContain('"missing": true');
+  });
+});
+
+describe('StatusBar and Footer', () => {
+  it('shows the runner, the connection and the runs per status, then the notice or the context', () => {
+    const counts = RunTable.empty.with([makeRun(1), makeRun(2, { status: 'failed' })]).counts;
+    const bar = (notice: { text: string; error: boolean } | null) =>
+      frameOf(mount(<StatusBar title="wf dev" source="http://127.0.0.1:7766" connection="live" total={2} counts={counts} notice={notice} context="apps need WF_TOKEN=T" width={120} color={false} />));
+    expect(bar(null)).toBe('wf dev · http://127.0.0.1:7766 · ● live · 2 runs · ✗ 1 failed · ✓ 1 completed\napps need WF_TOKEN=T');
+    expect(bar({ text: 'Cannot cancel x: already completed', error: true }).split('\n')[1]).toBe('✗ Cannot cancel x: already completed');
+  });
+
+  it('lists the keys of each view, shorter when narrow; shows the prompt while filtering', () => {
+    expect(footerText('runs', 120)).toBe('↑↓/jk move · enter open · / filter · c cancel · r rerun · q quit');
+    expect(footerText('step', 120)).toContain('esc back');
+    expect(footerText('run', 50).length).toBeLessThanOrEqual(50);
+    expect(frameOf(mount(<Footer view="runs" filtering filter="pay" width={80} />))).toBe('/pay    enter keep · esc clear');
+  });
+});
+
+describe('Dashboard against a data source', () => {
+  const size = { columns: 100, rows: 24 };
+
+  it('renders only the rows that fit when 10,000 runs arrive', async () => {
+    const source = new FakeSource();
+    const started = performance.now();
+    const ui = mount(<Dashboard source={source} size={size} events={{ batchMs: 1 }} />);
+    await vi.waitFor(() => expect(source.subscribers).toBe(1));
+    source.emit(...Array.from({ length: 10_000 }, (_, i) => runEvent(makeRun(i))));
+    await vi.waitFor(() => expect(frameOf(ui)).toContain(runId(9999)), { timeout: 5000 });
+    console.log(`[tui] 10,000 runs to the first frame showing them: ${(performance.now() - started).toFixed(0)} ms`);
+    const frame = frameOf(ui);
+    expect(frame).toContain('10000 runs');
+    expect(frame.split('\n').filter((line) => line.includes('wfr_'))).toHaveLength(runRows(size));
+    expect(frame).not.toContain(runId(9999 - runRows(size)));
+  });
+
+  it('navigates run → step → back, filters, and sends cancel and rerun for the selected run', async () => {
+    const source = new FakeSource();
+    source.runs = [makeRun(1), makeRun(2, { status: 'running', finishedAt: null })];
+    source.details.set(runId(1), { run: makeRun(1), steps: [makeStep(1, 0, { name: 'first' }), makeStep(1, 1, { name: 'second', output: '[{"n":1},42]' })], attempts: [makeAttempt(1, 1)] });
+    const ui = mount(<Dashboard source={source} size={size} now={() => T0 + 5000} events={{ batchMs: 1 }} />);
+    const see = (text: string | RegExp) => vi.waitFor(() => expect(frameOf(ui)).toMatch(text));
+    await see(`› ▶ running    ${runId(2)}`);
+    ui.stdin.write('j');
+    await see(`› ✓ completed  ${runId(1)}`);
+    ui.stdin.write('\r');
+    await see(/1 second\s+run\s+✓ succeeded/);
+    ui.stdin.write('j');
+    await see(/› \s+1 second/);
+    ui.stdin.write('\r');
+    await see('step 1 second');
+    expect(frameOf(ui)).toContain('"n": 42');
+    ui.stdin.write('\u001B');
+    await see(/› \s+1 second/);
+    ui.stdin.write('c');
+    await vi.waitFor(() => expect(source.cancelled).toEqual([runId(1)]));
+    await see(`✓ cancelled ${runId(1)}`);
+    ui.stdin.write('\u001B');
+    await see(/STATUS\s+RUN/);
+    ui.stdin.write('/');
+    await see('enter keep · esc clear');
+    ui.stdin.write('running');
+    await see('/running ');
+    await vi.waitFor(() => expect(frameOf(ui)).not.toContain(`completed  ${runId(1)}`));
+    ui.stdin.write('\r');
+    ui.stdin.write('r');
+    await vi.waitFor(() => expect(source.reruns).toEqual([runId(2)]));
+    await see(`rerun of ${runId(2)} started`);
+  });
+});

@@ -1,0 +1,49 @@
+import { Text } from 'ink';
+import type { View } from '../state.js';
+
+export interface FooterProps {
+  view: View;
+  filtering: boolean;
+  filter: string;
+  width: number;
+}
+
+type Hint = [key: string, label: string];
+
+const MOVE: Hint = ['↑↓/jk', 'move'];
+const HINTS: Record<View, Hint[]> = {
+  runs: [MOVE, ['enter', 'open'], ['/', 'filter'], ['c', 'cancel'], ['r', 'rerun'], ['q', 'quit']],
+  run: [MOVE, ['enter', 'step'], ['esc', 'back'], ['/', 'filter'], ['c', 'cancel'], ['r', 'rerun'], ['q', 'quit']],
+  step: [['↑↓/jk', 'scroll'], ['pgup/pgdn', 'page'], ['esc', 'back'], ['c', 'cancel'], ['r', 'rerun'], ['q', 'quit']],
+};
+
+/** The hints that fit `width`: keys and labels; narrower, shorter keys; narrower still, the keys alone. */
+export function footerText(view: View, width: number): string {
+  const hints = HINTS[view];
+  const full = hints.map(([key, label]) => `${key} ${label}`).join(' · ');
+  if (full.length <= width) return full;
+  const compact = hints.map(([key, label]) => `${key.replace('/jk', '').replace('pgup/pgdn', 'pg')} ${label}`).join(' ');
+  return compact.length <= width ? compact : hints.map(([key]) => key.replace('/jk', '').replace('pgup/pgdn', 'pg')).join(' ');
+}
+
+/** Bottom line: the keys of this view, or the filter prompt while typing one. */
+export function Footer({ view, filtering, filter, width }: FooterProps) {
+  if (filtering) {
+    return (
+      <Text wrap="truncate-start">
+        <Text bold>/</Text>
+        {filter}
+        <Text inverse> </Text>
+        <Text dimColor>{width >= 50 ? '   enter keep · esc clear' : ''}</Text>
+      </Text>
+    );
+  }
+  // A filter stays in sight while it narrows the list (the status line may be showing a notice).
+  const active = view === 'runs' && filter !== '' ? `/${filter} ` : '';
+  return (
+    <Text wrap="truncate-end">
+      {active ? <Text bold>{active}</Text> : null}
+      <Text dimColor>{footerText(view, width - active.length)}</Text>
+    </Text>
+  );
+}

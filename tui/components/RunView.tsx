@@ -1,0 +1,112 @@
+import { Box, Text } from 'ink';
+import { displayValue } from '../../protocol/display.js';
+import type { Run, Step } from '../../runner-core/store/types.js';
+import { clock, duration, fit, glyph, paint, statusColor, truncate, workflowPath } from '../format.js';
+import { RUN_HEADER_ROWS } from '../layout.js';
+import type { Detail } from '../state.js';
+import { callStatus } from '../step-lines.js';
+
+export interface RunViewProps {
+  run: Run | undefined;
+  detail: Detail;
+  /** Selected step (index into detail.steps) and the first step row on screen. */
+  cursor: number;
+  top: number;
+  width: number;
+  height: number;
+  now: number;
+  color: boolean;
+}
+
+/** What a sleep, wait or call step is about: its wake-up time, its event, its HTTP request and answer. */
+export function stepDetail(step: Step, now: number): string {
+  switch (step.kind) {
+    case 'sleep':
+      return step.until === null ? '' : `wakes ${clock(step.until, now)}`;
+    case 'wait':
+      return `event ${step.eventId ?? '?'}${step.status === 'running' && step.until !== null ? ` · times out ${clock(step.until, now)}` : ''}`;
+    case 'call': {
+      const status = callStatus(step);
+      return step.request ? `${step.request.method} ${step.request.url}${status === undefined ? '' : ` → ${status}`}` : 'call';
+    }
+    default:
+      return step.error && step.status !== 'succeeded' ? step.error.message : '';
+  }
+}
+
+/** Brackets parallel steps (a `group` shared by several steps): ┌ │ └. */
+function groupMarks(steps: readonly Step[]): string[] {
+  const sizes = new Map<number, number>();
+  for (const s of steps) if (s.group !== null) sizes.set(s.group, (sizes.get(s.group) ?? 0) + 1);
+  return steps.map((s, i) => {
+    if (s.group === null || (sizes.get(s.group) ?? 0) < 2) return '  ';
+    const first = steps[i - 1]?.group !== s.group;
+    const last = steps[i + 1]?.group !== s.group;
+    return first ? '┌ ' : last ? '└ ' : '│ ';
+  });
+}
+
+/** Step table widths: narrow terminals drop the kind and the status word (the glyph stays). */
+export function stepColumns(width: number): { name: number; kind: number; status: number; tries: number; took: number } {
+  if (width >= 80) return { name: width >= 120 ? 28 : 20, kind: 6, status: 11, tries: 8, took: 8 };
+  return { name: Math.max(8, Math.min(20, width - 45)), kind: 0, status: 2, tries: 5, took: 7 };
+}
+
+function runSummary(run: Run, now: number): [string, string, string] {
+  const took = duration((run.finishedAt ?? now) - run.createdAt);
+  const next = run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
+  const retry = run.failures > 0 ? ` · ${run.failures} failure${run.failures === 1 ? '' : 's'} (retries ${run.retries})` : '';
+  const headers = Object.keys(run.headers).length;
+  const result = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.output)}` : '';
+  return [
+    `started ${clock(run.createdAt, now)} · ${run.finishedAt === null ? 'running for' : 'took'} ${took} · ${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'} done · ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${retry}${next}`,
+    `payload  ${run.body === '' ? '(empty)' : run.body} · ${headers} header${headers === 1 ? '' : 's'}`,
+    result,
+  ];
+}
+
+/** One run: what it is and how it went, then its steps in order (parallel ones bracketed). */
+export function RunView({ run, detail, cursor, top, width, height, now, color }: RunViewProps) {
+  if (!run) return <Text dimColor>Loading {detail.runId}…</Text>;
+  const [times, payload, result] = runSummary(run, now);
+  const c = stepColumns(width);
+  const rows = Math.max(1, height - RUN_HEADER_ROWS);
+  const marks = groupMarks(detail.steps);
+  const visible = detail.steps.slice(top, top + rows);
+  const titles = `    ${fit('#', 3, 'right')} ${fit('STEP', c.name)} ${fit('KIND', c.kind)}${fit(c.status > 2 ? 'STATUS' : '', c.status)} ${fit(c.tries > 5 ? 'ATTEMPTS' : 'TRIES', c.tries)} ${fit(c.took >= 8 ? 'DURATION' : 'TOOK', c.took, 'right')}  DETAIL`;
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text wrap="truncate-end">
+        <Text bold color={paint(color, statusColor(run.status))}>
+          {glyph(run.status)} {run.status}
+        </Text>
+        {'  '}
+        <Text bold>{run.id}</Text>
+        {'  '}
+        {workflowPath(run.url)}
+      </Text>
+      <Text wrap="truncate-end">{times}</Text>
+      <Text wrap="truncate-end" dimColor>{truncate(payload, width)}</Text>
+      <Text wrap="truncate-end" color={run.error ? paint(color, 'red') : undefined}>{truncate(result, width)}</Text>
+      <Text bold wrap="truncate-end">{titles}</Text>
+      {detail.error ? <Text color={paint(color, 'red')}>✗ {detail.error}</Text> : null}
+      {!detail.error && detail.steps.length === 0 ? <Text dimColor>{detail.loading ? '  loading steps…' : '  No steps yet.'}</Text> : null}
+      {visible.map((step, i) => {
+        const index = top + i;
+        const isSelected = index === cursor;
+        const attempts = step.failures === 0 ? String(step.executions) : c.tries >= 8 ? `${step.executions} (${step.failures}✗)` : `${step.executions} ${step.failures}✗`;
+        const kind = fit(step.kind, c.kind);
+        return (
+          <Text key={step.index} wrap="truncate-end" inverse={isSelected}>
+            {isSelected ? '› ' : '  '}
+            {marks[index]}
+            {fit(String(step.index), 3, 'right')} {fit(step.name, c.name)} {kind}
+            <Text color={paint(color, statusColor(step.status))}>{fit(`${glyph(step.status)} ${c.status > 2 ? step.status : ''}`, c.status)}</Text>{' '}
+            {fit(attempts, c.tries)} {fit(duration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null)), c.took, 'right')}{'  '}
+            {stepDetail(step, now)}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}

@@ -1,0 +1,26 @@
+import type { Run, Step } from '../runner-core/store/types.js';
+import type { DashboardState } from './state.js';
+import { stepViewLines, type Line } from './step-lines.js';
+
+/** What the views and the keymap read off the state. */
+
+/** Every word of the filter must appear in the run's id, workflow URL or status. */
+export function matches(run: Run, filter: string): boolean {
+  const haystack = `${run.id} ${run.url} ${run.status}`.toLowerCase();
+  return filter.toLowerCase().split(/\s+/).every((word) => haystack.includes(word));
+}
+
+/** The run `c` and `r` act on: the selected row, or the open run. */
+export function selectedRunId(state: DashboardState): string | undefined {
+  return state.view === 'runs' ? state.visible[state.cursor] : state.detail?.runId;
+}
+
+export function selectedStep(state: DashboardState): Step | undefined {
+  return state.detail?.steps[state.stepCursor];
+}
+
+/** The step view's lines, wrapped to the terminal's width. */
+export function detailLines(state: DashboardState): Line[] {
+  const step = selectedStep(state);
+  return step && state.detail ? stepViewLines(step, state.detail.attempts, state.size.columns) : [];
+}

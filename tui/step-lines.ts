@@ -1,0 +1,128 @@
+import type { Attempt, Step } from '../runner-core/store/types.js';
+import { displayValue } from '../protocol/display.js';
+import type { SerializedError } from '../protocol/errors.js';
+import { decodeValue } from '../protocol/values.js';
+import { clock, duration, prettyJson } from './format.js';
+
+/** How a line of the step view is drawn: `mark` is this step's own line in a response body. */
+export type Tone = 'heading' | 'label' | 'text' | 'dim' | 'mark' | 'error';
+
+export interface Line {
+  text: string;
+  tone: Tone;
+}
+
+const line = (text: string, tone: Tone = 'text'): Line => ({ text, tone });
+const block = (text: string, indent: string, tone: Tone = 'text'): Line[] => text.split('\n').map((t) => line(indent + t, tone));
+
+function headers(record: Record<string, string> | null, indent: string): Line[] {
+  const entries = Object.entries(record ?? {});
+  return entries.length === 0 ? [line(`${indent}(no headers)`, 'dim')] : entries.map(([k, v]) => line(`${indent}${k}: ${v}`, 'dim'));
+}
+
+function errorLines(error: SerializedError, indent: string): Line[] {
+  const [first, ...rest] = (error.stack && error.stack.includes(error.message) ? error.stack : `${error.name}: ${error.message}\n${error.stack ?? ''}`).trimEnd().split('\n');
+  return [line(indent + (first ?? error.message), 'error'), ...rest.map((t) => line(`${indent}  ${t.trim()}`, 'dim'))];
+}
+
+/** The HTTP status a call step got back (its output is `{ status, headers, body }`). */
+export function callStatus(step: Step): number | undefined {
+  if (step.kind !== 'call' || step.output === null) return undefined;
+  try {
+    const status = (decodeValue(step.output) as { status?: unknown } | undefined)?.status;
+    return typeof status === 'number' ? status : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Does this outcome line (NDJSON, see protocol/outcome.ts) speak of step `index`? */
+function concerns(outcome: string, index: number): boolean {
+  try {
+    const o = JSON.parse(outcome) as { index?: number; step?: { index?: number }; steps?: { index?: number }[] };
+    return o.index === index || o.step?.index === index || (o.steps?.some((s) => s.index === index) ?? false);
+  } catch {
+    return false;
+  }
+}
+
+/** The attempts whose response streamed a line about this step. */
+export function attemptsOf(step: Step, attempts: readonly Attempt[]): Set<number> {
+  return new Set(attempts.filter((a) => (a.responseBody ?? '').split('\n').some((l) => concerns(l, step.index))).map((a) => a.seq));
+}
+
+function attemptSummary(a: Attempt): string {
+  const status = a.responseStatus === null ? 'no response' : `HTTP ${a.responseStatus}`;
+  return `attempt ${a.seq} · ${clock(a.startedAt, a.startedAt, true)} · ${duration(a.durationMs)} · ${status} · ${a.outcome}${a.error ? `: ${a.error.message}` : ''}`;
+}
+
+function attemptLines(a: Attempt, step: Step): Line[] {
+  const out = [line(`◆ ${attemptSummary(a)}`, 'heading'), line(`    Request  POST ${a.requestUrl}`, 'label'), ...headers(a.requestHeaders, '      ')];
+  if (a.requestBody !== '') out.push(line('      body:', 'dim'), ...block(prettyJson(a.requestBody), '      '));
+  out.push(line(`    Response  ${a.responseStatus ?? 'none'}`, 'label'));
+  if (a.responseHeaders) out.push(...headers(a.responseHeaders, '      '));
+  if (a.responseBody) out.push(line('      body (one outcome per line):', 'dim'));
+  for (const outcome of (a.responseBody ?? '').split('\n').filter((l) => l.length > 0)) {
+    out.push(concerns(outcome, step.index) ? line(`    ▶ ${outcome}`, 'mark') : line(`      ${outcome}`));
+  }
+  if (a.error) out.push(line('    Error', 'label'), ...errorLines(a.error, '      '));
+  return out;
+}
+
+function kindLines(step: Step): Line[] {
+  switch (step.kind) {
+    case 'sleep':
+      return step.until === null ? [] : [line(`Sleeps until ${clock(step.until, step.startedAt, true)}`, 'label')];
+    case 'wait':
+      return [line(`Waits for event ${step.eventId ?? '?'}${step.until === null ? '' : ` · times out ${clock(step.until, step.startedAt, true)}`}`, 'label')];
+    case 'call': {
+      if (!step.request) return [];
+      const r = step.request;
+      const out = [line(`HTTP call  ${r.method} ${r.url}`, 'label'), ...headers(r.headers, '  ')];
+      if (r.body !== undefined) out.push(...block(prettyJson(r.body), '  '));
+      return out;
+    }
+    default:
+      return [];
+  }
+}
+
+/** Everything the step view shows about one step, unwrapped. */
+export function stepDetailLines(step: Step, attempts: readonly Attempt[]): Line[] {
+  const out: Line[] = [...kindLines(step)];
+  if (step.status === 'succeeded' || step.output !== null) {
+    const label = step.kind === 'call' ? `Answer  ${callStatus(step) ?? ''}` : 'Output';
+    out.push(line(label.trimEnd(), 'label'), ...block(displayValue(step.output), '  '));
+  }
+  if (step.error) out.push(line('Error', 'label'), ...errorLines(step.error, '  '));
+  const own = attemptsOf(step, attempts);
+  out.push(line(''), line(`Attempts · ${own.size} of ${attempts.length} drive requests concern this step (◆, its lines ▶)`, 'label'));
+  for (const a of attempts) out.push(...(own.has(a.seq) ? attemptLines(a, step) : [line(`  ${attemptSummary(a)}`, 'dim')]));
+  return out;
+}
+
+/** Hard-wraps lines to `width` columns; continuation lines keep the indent. */
+export function wrapLines(lines: readonly Line[], width: number): Line[] {
+  const out: Line[] = [];
+  const w = Math.max(8, width);
+  for (const l of lines) {
+    if (l.text.length <= w) {
+      out.push(l);
+      continue;
+    }
+    const indent = ' '.repeat(Math.min(l.text.length - l.text.trimStart().length + 2, w >> 1));
+    out.push({ text: l.text.slice(0, w), tone: l.tone });
+    for (let i = w; i < l.text.length; i += w - indent.length) out.push({ text: indent + l.text.slice(i, i + w - indent.length), tone: l.tone });
+  }
+  return out;
+}
+
+let memo: { step: Step; attempts: readonly Attempt[]; width: number; lines: Line[] } | undefined;
+
+/** The step view's wrapped lines; remembered for the last step, so scrolling does not rebuild them. */
+export function stepViewLines(step: Step, attempts: readonly Attempt[], width: number): Line[] {
+  if (memo && memo.step === step && memo.attempts === attempts && memo.width === width) return memo.lines;
+  const lines = wrapLines(stepDetailLines(step, attempts), width);
+  memo = { step, attempts, width, lines };
+  return lines;
+}
