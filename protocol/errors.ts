@@ -9,7 +9,10 @@ export type WorkflowErrorCode =
   | 'CONFIG'
   | 'SIGNATURE'
   | 'RUNNER'
-  | 'SERIALIZATION';
+  | 'SERIALIZATION'
+  | 'STEP_FAILED'
+  | 'TIMEOUT'
+  | 'NESTED_STEP';
 
 /**
  * Base class of every error wfkit throws on purpose. `WorkflowError.is(x)` works across
@@ -66,6 +69,28 @@ export class DeterminismError extends WorkflowError {
   constructor(message: string) {
     super('DETERMINISM', message);
   }
+}
+
+/**
+ * On replay, a step that failed for good (its retries spent) rethrows its error into the workflow
+ * as this, with the original name, message and stack, so a `try/catch` can handle it and go on.
+ */
+export class StepFailedError extends WorkflowError {
+  readonly step: string;
+  constructor(step: string, original: SerializedError) {
+    super('STEP_FAILED', original.message);
+    this.name = original.name;
+    if (original.stack) this.stack = original.stack;
+    this.step = step;
+  }
+}
+
+/** Codes that no retry can fix: the run (or the step) fails at once. */
+export const FINAL_ERROR_CODES: ReadonlySet<string> = new Set(['NON_RETRYABLE', 'DETERMINISM', 'SERIALIZATION', 'CONFIG', 'STEP_FAILED', 'NESTED_STEP']);
+
+/** Whether another attempt might succeed where this error failed. */
+export function isRetryable(error: unknown): boolean {
+  return !(error instanceof NonRetryableError || (WorkflowError.is(error) && FINAL_ERROR_CODES.has(error.code)));
 }
 
 /** An error as it travels on the wire and is stored. */

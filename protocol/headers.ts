@@ -11,6 +11,13 @@ export const Header = {
   SignatureTimestamp: 'wf-signature-timestamp',
   Signature: 'wf-signature',
   IdempotencyKey: 'idempotency-key',
+  /** On drive responses: the route has a `failureFunction`, so the runner calls it when the run fails. */
+  FailureFunction: 'wf-failure-function',
+  /**
+   * On a signed request: a probe (`wf dev` checking the route), answered after the signature check
+   * with `200 {"ok":true,"framework","url"}`; the workflow never runs for it.
+   */
+  Probe: 'wf-probe',
   RetryAfter: 'retry-after',
 } as const;
 

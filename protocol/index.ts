@@ -5,3 +5,4 @@ export * from './outcome.js';
 export * from './signing.js';
 export * from './values.js';
 export { parseJson } from './validate.js';
+export * from './display.js';

@@ -1,8 +1,11 @@
+import type { SerializedError } from './errors.js';
 import { ProtocolError } from './errors.js';
 import { PROTOCOL_VERSION } from './headers.js';
 import {
+  expectBoolean,
   expectInteger,
   expectObject,
+  expectSerializedError,
   expectString,
   expectStringRecord,
   expectUrl,
@@ -11,8 +14,12 @@ import {
   type Fields,
 } from './validate.js';
 
-/** Kinds of step. Issue-specific kinds (sleep, call, wait) share the same record. */
-export type StepKind = 'run';
+/**
+ * Kinds of step. `run` executes in the route; `sleep`, `wait` and `call` suspend the request and
+ * are resolved by the runner (a timer, an event, an HTTP call it makes).
+ */
+export type StepKind = 'run' | 'sleep' | 'wait' | 'call';
+export const STEP_KINDS: readonly StepKind[] = ['run', 'sleep', 'wait', 'call'];
 
 /** App -> runner `POST /v1/runs`: start a run of the workflow at `url`. */
 export interface StartRequest {
@@ -20,10 +27,12 @@ export interface StartRequest {
   /** The raw request body the client sent to the route (JSON text, or empty). */
   body: string;
   headers: Record<string, string>;
-  /** Retries of a failing step before the run fails. @default 3 */
+  /** Retries of a failing step before the step fails for good. @default 3 */
   retries?: number;
   /** Base of the exponential backoff in ms. @default 1000 */
   retryDelayMs?: number;
+  /** Start the first drive this much later. @default 0 */
+  delayMs?: number;
   idempotencyKey?: string;
 }
 
@@ -38,6 +47,28 @@ export interface StepRecord {
   kind: StepKind;
   /** Encoded value (see values.ts); absent for `undefined`. */
   output?: string;
+  /** Set when the step failed for good (retries spent): replay rethrows it into the workflow. */
+  error?: SerializedError;
+  /**
+   * The position has no result yet (a step being retried, a sleep or wait the runner still owes)
+   * while later positions have theirs: the route runs or suspends it again, and answers the later
+   * ones from their records instead of executing them again (`Promise.all`, `Promise.race`).
+   */
+  pending?: boolean;
+}
+
+/** What `context.call` asks the runner to send. */
+export interface CallRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Whole-exchange timeout. @default 30000 */
+  timeoutMs?: number;
+  /** Retries after a transport failure (or an HTTP error with `throwHttpErrors`). @default 0 */
+  retries?: number;
+  /** Treat a non-2xx answer as a failure instead of data. @default false */
+  throwHttpErrors?: boolean;
 }
 
 /** Runner -> route drive request body. */
@@ -50,13 +81,15 @@ export interface DriveRequest {
   steps: StepRecord[] | null;
   /** 1 for the first attempt at the current position, counting up on retries. */
   attempt: number;
+  /** Present when the run has failed: the route calls its `failureFunction` instead of the workflow. */
+  failure?: { error: SerializedError; failedStep?: { index: number; name: string; kind: StepKind } };
 }
-
-const STEP_KINDS: ReadonlySet<string> = new Set<StepKind>(['run']);
 
 export function parseStepKind(o: Fields, key: string, where: string): StepKind {
   const kind = expectString(o, key, where);
-  if (!STEP_KINDS.has(kind)) throw new ProtocolError(`Expected \`${key}\` in ${where} to be one of ${[...STEP_KINDS].join(', ')}, got "${kind}".`);
+  if (!(STEP_KINDS as readonly string[]).includes(kind)) {
+    throw new ProtocolError(`Expected \`${key}\` in ${where} to be one of ${STEP_KINDS.join(', ')}, got "${kind}".`);
+  }
   return kind as StepKind;
 }
 
@@ -68,10 +101,10 @@ export function parseStartRequest(value: unknown): StartRequest {
     body: o.body === undefined ? '' : expectString(o, 'body', where),
     headers: o.headers === undefined ? {} : expectStringRecord(o, 'headers', where),
   };
-  const retries = optionalInteger(o, 'retries', where);
-  if (retries !== undefined) out.retries = retries;
-  const retryDelayMs = optionalInteger(o, 'retryDelayMs', where);
-  if (retryDelayMs !== undefined) out.retryDelayMs = retryDelayMs;
+  for (const key of ['retries', 'retryDelayMs', 'delayMs'] as const) {
+    const value = optionalInteger(o, key, where);
+    if (value !== undefined) out[key] = value;
+  }
   const key = optionalString(o, 'idempotencyKey', where);
   if (key !== undefined) out.idempotencyKey = key;
   return out;
@@ -86,6 +119,8 @@ export function parseStepRecord(value: unknown, where: string): StepRecord {
   };
   const output = optionalString(o, 'output', where);
   if (output !== undefined) step.output = output;
+  if (o.error !== undefined) step.error = expectSerializedError(o.error, `\`error\` in ${where}`);
+  if (o.pending !== undefined) step.pending = expectBoolean(o, 'pending', where);
   return step;
 }
 
@@ -105,7 +140,7 @@ export function parseDriveRequest(value: unknown): DriveRequest {
   if (v !== PROTOCOL_VERSION) {
     throw new ProtocolError(`Expected protocol version ${PROTOCOL_VERSION} in ${where}, got ${v}: update wfkit in the app or the runner.`);
   }
-  return {
+  const drive: DriveRequest = {
     v,
     runId: expectString(o, 'runId', where),
     body: expectString(o, 'body', where),
@@ -113,4 +148,13 @@ export function parseDriveRequest(value: unknown): DriveRequest {
     steps: o.steps === null ? null : parseStepRecords(o.steps, '`steps` in ' + where),
     attempt: expectInteger(o, 'attempt', where, 1),
   };
+  if (o.failure !== undefined) {
+    const f = expectObject(o.failure, `\`failure\` in ${where}`);
+    drive.failure = { error: expectSerializedError(f.error, `\`failure.error\` in ${where}`) };
+    if (f.failedStep !== undefined) {
+      const s = expectObject(f.failedStep, `\`failure.failedStep\` in ${where}`);
+      drive.failure.failedStep = { index: expectInteger(s, 'index', where), name: expectString(s, 'name', where), kind: parseStepKind(s, 'kind', where) };
+    }
+  }
+  return drive;
 }

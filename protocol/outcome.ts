@@ -1,22 +1,37 @@
 import { ProtocolError, type SerializedError } from './errors.js';
-import { parseStepKind, type StepKind } from './messages.js';
+import { parseStepKind, type CallRequest, type StepKind } from './messages.js';
 import {
   expectBoolean,
   expectInteger,
   expectNumber,
   expectObject,
+  expectSerializedError,
   expectString,
+  expectStringRecord,
   optionalInteger,
   optionalString,
   type Fields,
 } from './validate.js';
 
+/** Where a step stands: its position, name and kind, and the parallel group it was started in. */
+export interface StepRef {
+  index: number;
+  name: string;
+  kind: StepKind;
+}
+
+/** A step the runner resolves while the route's request is over. */
+export type Suspension =
+  | { kind: 'sleep'; index: number; name: string; group: number; until: number }
+  | { kind: 'wait'; index: number; name: string; group: number; eventId: string; until: number }
+  | { kind: 'call'; index: number; name: string; group: number; request: CallRequest };
+
 /**
  * One line of a drive response (NDJSON). Step lines arrive as steps start and finish; the
- * response ends with exactly one terminal line (`done`, `failed` or `continue`).
+ * response ends with exactly one terminal line.
  */
 export type Outcome =
-  | { t: 'started'; index: number; name: string; kind: StepKind }
+  | { t: 'started'; index: number; name: string; kind: StepKind; group: number }
   | { t: 'step'; index: number; name: string; kind: StepKind; output?: string; durationMs: number }
   | { t: 'done'; output?: string }
   | {
@@ -24,15 +39,19 @@ export type Outcome =
       error: SerializedError;
       retryable: boolean;
       retryAfterMs?: number;
-      /** The step that threw; absent when the workflow failed outside any step. */
-      step?: { index: number; name: string; kind: StepKind; durationMs: number };
+      /** The step that threw, with its own retry policy if it set one; absent outside any step. */
+      step?: StepRef & { durationMs: number; retries?: number; retryDelayMs?: number };
     }
-  | { t: 'continue' };
+  | { t: 'continue' }
+  /** The workflow awaits steps only the runner can finish: sleeps, event waits, HTTP calls. */
+  | { t: 'suspend'; steps: Suspension[] }
+  /** `context.cancel()`. */
+  | { t: 'cancel' };
 
-export type TerminalOutcome = Extract<Outcome, { t: 'done' | 'failed' | 'continue' }>;
+export type TerminalOutcome = Extract<Outcome, { t: 'done' | 'failed' | 'continue' | 'suspend' | 'cancel' }>;
 
 export function isTerminal(outcome: Outcome): outcome is TerminalOutcome {
-  return outcome.t === 'done' || outcome.t === 'failed' || outcome.t === 'continue';
+  return outcome.t !== 'started' && outcome.t !== 'step';
 }
 
 /** One outcome as one NDJSON line (with the trailing newline). */
@@ -40,18 +59,47 @@ export function encodeOutcome(outcome: Outcome): string {
   return JSON.stringify(outcome) + '\n';
 }
 
-function parseError(value: unknown, where: string): SerializedError {
-  const o = expectObject(value, where);
-  const error: SerializedError = { name: expectString(o, 'name', where), message: expectString(o, 'message', where) };
-  const stack = optionalString(o, 'stack', where);
-  if (stack !== undefined) error.stack = stack;
-  const code = optionalString(o, 'code', where);
-  if (code !== undefined) error.code = code;
-  return error;
+function stepFields(o: Fields, where: string): StepRef {
+  return { index: expectInteger(o, 'index', where), name: expectString(o, 'name', where), kind: parseStepKind(o, 'kind', where) };
 }
 
-function stepFields(o: Fields, where: string): { index: number; name: string; kind: StepKind } {
-  return { index: expectInteger(o, 'index', where), name: expectString(o, 'name', where), kind: parseStepKind(o, 'kind', where) };
+export function parseCallRequest(value: unknown, where: string): CallRequest {
+  const o = expectObject(value, where);
+  const request: CallRequest = { url: expectString(o, 'url', where), method: expectString(o, 'method', where), headers: expectStringRecord(o, 'headers', where) };
+  const body = optionalString(o, 'body', where);
+  if (body !== undefined) request.body = body;
+  const timeoutMs = optionalInteger(o, 'timeoutMs', where);
+  if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
+  const retries = optionalInteger(o, 'retries', where);
+  if (retries !== undefined) request.retries = retries;
+  if (o.throwHttpErrors !== undefined) request.throwHttpErrors = expectBoolean(o, 'throwHttpErrors', where);
+  return request;
+}
+
+function parseSuspension(value: unknown, where: string): Suspension {
+  const o = expectObject(value, where);
+  const base = { index: expectInteger(o, 'index', where), name: expectString(o, 'name', where), group: expectInteger(o, 'group', where) };
+  const kind = expectString(o, 'kind', where);
+  switch (kind) {
+    case 'sleep':
+      return { kind, ...base, until: expectNumber(o, 'until', where) };
+    case 'wait':
+      return { kind, ...base, eventId: expectString(o, 'eventId', where), until: expectNumber(o, 'until', where) };
+    case 'call':
+      return { kind, ...base, request: parseCallRequest(o.request, `\`request\` in ${where}`) };
+    default:
+      throw new ProtocolError(`Expected \`kind\` in ${where} to be sleep, wait or call, got "${kind}".`);
+  }
+}
+
+function parseFailedStep(value: unknown, where: string): NonNullable<Extract<Outcome, { t: 'failed' }>['step']> {
+  const s = expectObject(value, where);
+  const step: NonNullable<Extract<Outcome, { t: 'failed' }>['step']> = { ...stepFields(s, where), durationMs: expectNumber(s, 'durationMs', where) };
+  const retries = optionalInteger(s, 'retries', where);
+  if (retries !== undefined) step.retries = retries;
+  const retryDelayMs = optionalInteger(s, 'retryDelayMs', where);
+  if (retryDelayMs !== undefined) step.retryDelayMs = retryDelayMs;
+  return step;
 }
 
 /** Parses one already-split line. Throws ProtocolError naming the line's kind and field. */
@@ -67,7 +115,7 @@ export function decodeOutcome(line: string): Outcome {
   const where = `the "${t}" outcome`;
   switch (t) {
     case 'started':
-      return { t, ...stepFields(o, where) };
+      return { t, ...stepFields(o, where), group: o.group === undefined ? 0 : expectInteger(o, 'group', where) };
     case 'step': {
       const out: Outcome = { t, ...stepFields(o, where), durationMs: expectNumber(o, 'durationMs', where) };
       const output = optionalString(o, 'output', where);
@@ -81,22 +129,23 @@ export function decodeOutcome(line: string): Outcome {
     case 'failed': {
       const out: Extract<Outcome, { t: 'failed' }> = {
         t,
-        error: parseError(o.error, `\`error\` in ${where}`),
+        error: expectSerializedError(o.error, `\`error\` in ${where}`),
         retryable: expectBoolean(o, 'retryable', where),
       };
       const retryAfterMs = optionalInteger(o, 'retryAfterMs', where);
       if (retryAfterMs !== undefined) out.retryAfterMs = retryAfterMs;
-      if (o.step !== undefined) {
-        const stepWhere = `\`step\` in ${where}`;
-        const s = expectObject(o.step, stepWhere);
-        out.step = { ...stepFields(s, stepWhere), durationMs: expectNumber(s, 'durationMs', stepWhere) };
-      }
+      if (o.step !== undefined) out.step = parseFailedStep(o.step, `\`step\` in ${where}`);
       return out;
     }
+    case 'suspend': {
+      if (!Array.isArray(o.steps) || o.steps.length === 0) throw new ProtocolError(`Expected \`steps\` in ${where} to be a non-empty array.`);
+      return { t, steps: o.steps.map((s, i) => parseSuspension(s, `\`steps[${i}]\` in ${where}`)) };
+    }
     case 'continue':
+    case 'cancel':
       return { t };
     default:
-      throw new ProtocolError(`Unknown outcome kind "${t}": expected started, step, done, failed or continue.`);
+      throw new ProtocolError(`Unknown outcome kind "${t}": expected started, step, done, failed, continue, suspend or cancel.`);
   }
 }
 

@@ -10,7 +10,8 @@ import { Header } from './headers.js';
 
 /** How far a signature's timestamp may be from now. */
 export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
-const KEY_LABEL = 'wfkit-signing-v1';
+/** The derived signing key is HMAC-SHA256(token, this label). */
+export const SIGNING_KEY_LABEL = 'wfkit-signing-v1';
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
@@ -33,7 +34,7 @@ function signingKey(token: string): Promise<CryptoKey> {
   let key = keyCache.get(token);
   if (!key) {
     key = (async () => {
-      const derived = await crypto.subtle.sign('HMAC', await hmacKey(encoder.encode(token)), encoder.encode(KEY_LABEL));
+      const derived = await crypto.subtle.sign('HMAC', await hmacKey(encoder.encode(token)), encoder.encode(SIGNING_KEY_LABEL));
       return hmacKey(derived);
     })();
     keyCache.set(token, key);

@@ -1,4 +1,4 @@
-import { ProtocolError } from './errors.js';
+import { ProtocolError, type SerializedError } from './errors.js';
 
 /** Small hand-written field checks: each names the field, what was expected and what came. */
 export type Fields = Record<string, unknown>;
@@ -85,4 +85,18 @@ export function parseJson(text: string, where: string): unknown {
   } catch (error) {
     throw new ProtocolError(`Malformed JSON in ${where}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+export function optionalNumber(o: Fields, key: string, where: string): number | undefined {
+  return o[key] === undefined ? undefined : expectNumber(o, key, where);
+}
+
+export function expectSerializedError(value: unknown, where: string): SerializedError {
+  const o = expectObject(value, where);
+  const error: SerializedError = { name: expectString(o, 'name', where), message: expectString(o, 'message', where) };
+  const stack = optionalString(o, 'stack', where);
+  if (stack !== undefined) error.stack = stack;
+  const code = optionalString(o, 'code', where);
+  if (code !== undefined) error.code = code;
+  return error;
 }

@@ -3,10 +3,10 @@ import { serializeError, type SerializedError } from '../protocol/errors.js';
 import { Header, NDJSON, PROTOCOL_VERSION, redactHeaders } from '../protocol/headers.js';
 import type { DriveRequest, StepRecord } from '../protocol/messages.js';
 import { OutcomeLineSplitter, decodeOutcome, isTerminal, type TerminalOutcome } from '../protocol/outcome.js';
-import { signRequest } from '../protocol/signing.js';
 import { postToEndpoint } from './dispatch.js';
 import { EndpointError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
+import { signDrive } from './sign.js';
 import type { Attempt, Change, Run } from './store/types.js';
 
 export interface AttemptContext {
@@ -33,7 +33,7 @@ function clip(text: string, limit: number): string {
   return text.length <= limit ? text : text.slice(0, limit) + `\n… [${text.length - limit} more characters not kept]`;
 }
 
-function driveBody(run: Run, committed: readonly StepRecord[], limit: number): string {
+function driveBody(run: Run, committed: readonly StepRecord[], limit: number, failure: DriveRequest['failure']): string {
   let size = 0;
   for (const step of committed) size += (step.output?.length ?? 0) + step.name.length;
   const message: DriveRequest = {
@@ -44,6 +44,7 @@ function driveBody(run: Run, committed: readonly StepRecord[], limit: number): s
     steps: size > limit ? null : [...committed],
     attempt: run.failures + 1,
   };
+  if (failure) message.failure = failure;
   return JSON.stringify(message);
 }
 
@@ -64,15 +65,21 @@ function errorDetail(text: string): string {
  * One drive request: sign, POST, read the outcome stream, hand each step to `commit` as it
  * arrives. Never throws: every problem becomes an `error` end, recorded in the attempt.
  */
-export async function runAttempt(ctx: AttemptContext, run: Run, committed: readonly StepRecord[], signal: AbortSignal): Promise<AttemptResult> {
+export async function runAttempt(
+  ctx: AttemptContext,
+  run: Run,
+  committed: readonly StepRecord[],
+  signal: AbortSignal,
+  failure?: DriveRequest['failure'],
+): Promise<AttemptResult> {
   const startedAt = ctx.now();
-  const body = driveBody(run, committed, ctx.inlineStepsLimitBytes);
+  const body = driveBody(run, committed, ctx.inlineStepsLimitBytes, failure);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     [Header.ProtocolVersion]: String(PROTOCOL_VERSION),
     [Header.RunId]: run.id,
     [Header.Attempt]: String(run.failures + 1),
-    ...(await signRequest({ url: run.url, body, tokens: ctx.tokens })),
+    ...signDrive(run.url, body, ctx.tokens),
   };
   const attempt: Attempt = {
     runId: run.id,
@@ -94,7 +101,7 @@ export async function runAttempt(ctx: AttemptContext, run: Run, committed: reado
   const finish = (end: AttemptResult['end']): AttemptResult => {
     attempt.durationMs = ctx.now() - startedAt;
     attempt.responseBody = attempt.responseStatus === null ? null : clip(text, ctx.logBodyLimitBytes);
-    attempt.outcome = end.t;
+    attempt.outcome = failure ? `failure-function ${end.t}` : end.t;
     if (end.t === 'error' || end.t === 'failed') attempt.error = end.error;
     return { attempt, progressed, end };
   };
@@ -122,7 +129,9 @@ export async function runAttempt(ctx: AttemptContext, run: Run, committed: reado
         if (text.length < ctx.logBodyLimitBytes) text += line + '\n';
         const outcome = decodeOutcome(line);
         if (isTerminal(outcome)) terminal = outcome;
-        else if (outcome.t === 'started') changes.push({ type: 'step-started', runId: run.id, index: outcome.index, name: outcome.name, kind: outcome.kind, at });
+        else if (outcome.t === 'started') {
+          changes.push({ type: 'step-started', runId: run.id, index: outcome.index, name: outcome.name, kind: outcome.kind, group: outcome.group, at });
+        }
         else {
           progressed = true;
           changes.push({

@@ -2,7 +2,11 @@ import { createHandler, type Handle, type ServeOptions, type Workflow } from './
 
 export { createHandler } from './core/handler.js';
 export type { Handle, HostContext, ServeOptions, Workflow, WorkflowContext } from './core/handler.js';
-export { WorkflowError, NonRetryableError, RetryAfterError, ProtocolError, DeterminismError } from '../protocol/errors.js';
+export type { CallOptions, CallResponse, StepOptions, WaitForEventResult } from './core/context.js';
+export type { FailureFunctionArgs } from './core/options.js';
+export type { Duration } from '../protocol/duration.js';
+export { WorkflowError, NonRetryableError, RetryAfterError, ProtocolError, DeterminismError, StepFailedError } from '../protocol/errors.js';
+export { Client, ClientError, type ClientOptions, type TriggerOptions, type RunDetail } from './client.js';
 
 /**
  * Serve a workflow on any host with web-standard `Request`/`Response` (Bun, Deno, Workers fetch).
@@ -10,7 +14,7 @@ export { WorkflowError, NonRetryableError, RetryAfterError, ProtocolError, Deter
  */
 export function serve<Payload = unknown, Env = Record<string, unknown>>(
   workflow: Workflow<Payload, Env>,
-  options?: ServeOptions,
+  options?: ServeOptions<Payload, Env>,
 ): Handle {
   return createHandler(workflow, options);
 }

@@ -1,4 +1,5 @@
 import type { RunnerEvent } from '../../runner-core/events.js';
+import { decodeValue } from '../../protocol/values.js';
 import type { Attempt, Run, RunStatus, Step, StepStatus } from '../../runner-core/store/types.js';
 
 const GLYPH: Record<RunStatus | StepStatus, string> = {
@@ -39,15 +40,46 @@ function runLine(run: Run): string {
         ? `${steps}${took}: ${run.error?.message ?? 'failed'}`
         : run.status === 'running' && run.failures > 0
           ? `retry ${run.failures}/${run.retries} at ${time(run.nextAt ?? run.updatedAt)}`
+          : (run.status === 'sleeping' || run.status === 'waiting') && run.nextAt !== null
+            ? `${steps} · wakes ${time(run.nextAt)}`
           : `${steps}${took}`;
   return `run ${run.status} · ${detail}`;
 }
 
-function stepLine(step: Step): string {
+/** What a sleep, wait or call step is about: its wake-up time, its event, its HTTP exchange. */
+function kindDetail(step: Step): string {
+  switch (step.kind) {
+    case 'sleep':
+      return step.until === null ? '' : ` · until ${time(step.until)}`;
+    case 'wait': {
+      const result = step.status === 'succeeded' ? (safeDecode(step.output) as { timeout?: boolean } | undefined) : undefined;
+      const ending = result?.timeout ? ' · timed out' : step.status === 'running' && step.until !== null ? ` · times out ${time(step.until)}` : '';
+      return ` · event ${step.eventId ?? '?'}${ending}`;
+    }
+    case 'call': {
+      const answer = step.status === 'succeeded' ? (safeDecode(step.output) as { status?: number } | undefined) : undefined;
+      return step.request ? ` · ${step.request.method} ${step.request.url}${answer?.status ? ` → ${answer.status}` : ''}` : '';
+    }
+    default:
+      return '';
+  }
+}
+
+function safeDecode(text: string | null): unknown {
+  try {
+    return decodeValue(text ?? undefined);
+  } catch {
+    return undefined;
+  }
+}
+
+function stepLine(step: Step, parallel = false): string {
+  const kind = step.kind === 'run' ? '' : `${step.kind} `;
   const took = step.durationMs === null ? '' : ` (${duration(step.durationMs)})`;
   const again = step.executions > 1 ? ` · executed ${step.executions}×` : '';
   const error = step.error && step.status !== 'succeeded' ? `: ${step.error.message}` : '';
-  return `step ${step.index} ${step.name} ${step.status}${took}${again}${error}`;
+  const group = parallel && step.group !== null ? ` · parallel group ${step.group}` : '';
+  return `step ${step.index} ${kind}${step.name} ${step.status}${took}${kindDetail(step)}${group}${again}${error}`;
 }
 
 function attemptLine(attempt: Attempt): string {
@@ -70,8 +102,12 @@ export function eventLine(event: RunnerEvent): string {
 
 /** The whole story of one run, oldest first, in the same line format. */
 export function runStory(run: Run, steps: Step[], attempts: Attempt[]): string[] {
+  const groupSizes = new Map<number, number>();
+  for (const step of steps) if (step.group !== null) groupSizes.set(step.group, (groupSizes.get(step.group) ?? 0) + 1);
+  const stepEntry = (step: Step): string =>
+    `${time(step.finishedAt ?? step.startedAt)} ${step.runId} ${glyph(step.status)}   ${stepLine(step, (groupSizes.get(step.group ?? -1) ?? 0) > 1)}`;
   const events: { at: number; line: string }[] = [
-    ...steps.map((step) => ({ at: step.startedAt, line: eventLine({ type: 'step', step }) })),
+    ...steps.map((step) => ({ at: step.startedAt, line: stepEntry(step) })),
     ...attempts.map((attempt) => ({ at: attempt.startedAt + attempt.durationMs, line: eventLine({ type: 'attempt', attempt }) })),
   ];
   events.sort((a, b) => a.at - b.at);

@@ -1,22 +1,49 @@
 import { createParser } from 'eventsource-parser';
 import type { RunnerEvent } from '../../runner-core/events.js';
-import type { Attempt, Run, RunPage, Step } from '../../runner-core/store/types.js';
+import type { Run, RunPage } from '../../runner-core/store/types.js';
+import { Client, ClientError, type RunDetail } from '../../serve/client.js';
 import { CliError } from '../errors.js';
 
-export interface RunDetail {
-  run: Run;
-  steps: Step[];
-  attempts: Attempt[];
-}
+export type { RunDetail } from '../../serve/client.js';
 
-/** The CLI's view of the runner API; every failure becomes a one-line CliError. */
+/** The CLI's view of the runner API: the public `Client`, with every failure as a one-line CliError. */
 export class RunnerClient {
   readonly baseUrl: string;
   private readonly token: string | undefined;
+  private readonly client: Client;
 
   constructor(baseUrl: string, token: string | undefined) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.token = token;
+    this.client = new Client({ runnerUrl: this.baseUrl, token: token ?? '' });
+  }
+
+  private async call<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    try {
+      return await work(this.client);
+    } catch (error) {
+      if (!(error instanceof ClientError)) throw error;
+      if (error.status === 0) {
+        throw new CliError(1, 'UNREACHABLE', `Cannot reach the runner at ${this.baseUrl} (start it with \`wf dev\`, or set --runner / WF_RUNNER_URL).`, { cause: error });
+      }
+      throw new CliError(error.status === 404 ? 4 : 1, `HTTP_${error.status}`, error.message, { cause: error });
+    }
+  }
+
+  listRuns(query: { status?: string; limit?: number; cursor?: string } = {}): Promise<RunPage> {
+    return this.call((c) => c.list(query as Parameters<Client['list']>[0]));
+  }
+
+  getRun(id: string): Promise<RunDetail> {
+    return this.call((c) => c.get(id));
+  }
+
+  cancel(id: string): Promise<Run> {
+    return this.call((c) => c.cancel(id));
+  }
+
+  notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
+    return this.call((c) => c.notify(eventId, data));
   }
 
   private async request(path: string, init: RequestInit = {}): Promise<Response> {
@@ -28,30 +55,8 @@ export class RunnerClient {
     } catch (error) {
       throw new CliError(1, 'UNREACHABLE', `Cannot reach the runner at ${this.baseUrl} (start it with \`wf dev\`, or set --runner / WF_RUNNER_URL).`, { cause: error });
     }
-    if (!response.ok) {
-      const text = await response.text();
-      let message = text;
-      try {
-        message = (JSON.parse(text) as { error: { message: string } }).error.message;
-      } catch {}
-      throw new CliError(response.status === 404 ? 4 : 1, `HTTP_${response.status}`, `The runner answered ${response.status}: ${message}`);
-    }
+    if (!response.ok) throw new CliError(1, `HTTP_${response.status}`, `The runner answered ${response.status} to ${path}.`);
     return response;
-  }
-
-  async listRuns(query: { status?: string; limit?: number; cursor?: string } = {}): Promise<RunPage> {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
-    const qs = params.size > 0 ? `?${params}` : '';
-    return (await (await this.request(`/v1/runs${qs}`)).json()) as RunPage;
-  }
-
-  async getRun(id: string): Promise<RunDetail> {
-    return (await (await this.request(`/v1/runs/${encodeURIComponent(id)}`)).json()) as RunDetail;
-  }
-
-  async cancel(id: string): Promise<Run> {
-    return ((await (await this.request(`/v1/runs/${encodeURIComponent(id)}/cancel`, { method: 'POST' })).json()) as { run: Run }).run;
   }
 
   /** Follows `GET /v1/events` until `signal` aborts; calls `onEvent` for each event. */

@@ -1,4 +1,44 @@
+import type { Duration } from '../../protocol/duration.js';
 import type { DriveSession } from './session.js';
+
+/** Per-step options of `context.run`. */
+export interface StepOptions {
+  /** Retries of this step, overriding the workflow's. */
+  retries?: number;
+  /** Backoff base of this step's retries: milliseconds, or a string like "2s". */
+  retryDelay?: Duration;
+  /** Fail the attempt when `fn` takes longer: seconds, or a string like "30s". */
+  timeout?: Duration;
+}
+
+/** What `context.call` asks the runner to send. */
+export interface CallOptions {
+  url: string;
+  /** @default "GET" */
+  method?: string;
+  headers?: Record<string, string>;
+  /** A string is sent as is; anything else as JSON (with `content-type: application/json`). */
+  body?: unknown;
+  /** For the whole exchange: seconds, or a string like "2m". @default "30s" */
+  timeout?: Duration;
+  /** Retries after a transport failure (or an HTTP error with `throwHttpErrors`). @default 0 */
+  retries?: number;
+  /** Fail the step on a non-2xx answer instead of returning it. @default false */
+  throwHttpErrors?: boolean;
+}
+
+/** The answer `context.call` returns: the body parsed as JSON when the response says it is JSON. */
+export interface CallResponse<Body = unknown> {
+  status: number;
+  headers: Record<string, string>;
+  body: Body;
+}
+
+export interface WaitForEventResult<Data = unknown> {
+  eventData: Data | undefined;
+  /** True when the timeout passed before any `notify`. */
+  timeout: boolean;
+}
 
 /** What a workflow function receives. `Payload` types the start body; `Env` the host's variables. */
 export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown>> {
@@ -17,7 +57,27 @@ export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown
    * replay `run` answers from that result without calling `fn`. `name` must be stable.
    * @example const user = await context.run("load-user", () => db.users.get(id));
    */
-  run<T>(name: string, fn: () => T | Promise<T>): Promise<Awaited<T>>;
+  run<T>(name: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<Awaited<T>>;
+  /**
+   * Pauses the run: the request ends and the runner wakes it later (restarts included).
+   * @example await context.sleep("cool-down", "10m");
+   */
+  sleep(name: string, duration: Duration): Promise<void>;
+  /** Pauses the run until a time (Date, epoch ms, or a date string). */
+  sleepUntil(name: string, time: Date | number | string): Promise<void>;
+  /**
+   * An HTTP request the runner makes, so a slow API does not hold this request open. Non-2xx
+   * answers are data unless `throwHttpErrors` is set.
+   * @example const { status, body } = await context.call("charge", { url, method: "POST", body: { amount } });
+   */
+  call<Body = unknown>(name: string, options: CallOptions): Promise<CallResponse<Body>>;
+  /**
+   * Waits until `notify(eventId, data)` (client, API or `wf notify`), or the timeout (default 7 days).
+   * An event notified shortly before the wait is registered is kept and delivered (see README).
+   */
+  waitForEvent<Data = unknown>(name: string, eventId: string, options?: { timeout?: Duration }): Promise<WaitForEventResult<Data>>;
+  /** Ends the run as cancelled; nothing after this runs. */
+  cancel(): Promise<never>;
 }
 
 export type Workflow<Payload = unknown, Env = Record<string, unknown>> = (
@@ -35,6 +95,11 @@ export interface ContextInit {
 export function createContext(init: ContextInit, session: DriveSession): WorkflowContext<unknown, Record<string, unknown>> {
   return {
     ...init,
-    run: (name, fn) => session.run(name, fn),
+    run: (name, fn, options) => session.run(name, fn, options),
+    sleep: (name, duration) => session.sleep(name, duration),
+    sleepUntil: (name, time) => session.sleepUntil(name, time),
+    call: (name, options) => session.call(name, options) as never,
+    waitForEvent: (name, eventId, options) => session.waitForEvent(name, eventId, options) as never,
+    cancel: () => session.cancel(),
   };
 }

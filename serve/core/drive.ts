@@ -1,9 +1,10 @@
-import { NDJSON } from '../../protocol/headers.js';
-import { parseDriveRequest, parseStepRecords, type StepRecord } from '../../protocol/messages.js';
-import { encodeOutcome } from '../../protocol/outcome.js';
-import { WorkflowError } from '../../protocol/errors.js';
+import { Header, NDJSON } from '../../protocol/headers.js';
+import { parseDriveRequest, parseStepRecords, type DriveRequest, type StepRecord } from '../../protocol/messages.js';
+import { encodeOutcome, type Outcome } from '../../protocol/outcome.js';
+import { WorkflowError, serializeError, type SerializedError } from '../../protocol/errors.js';
 import { parseJson } from '../../protocol/validate.js';
 import { createContext, type Workflow } from './context.js';
+import type { ServeOptions } from './options.js';
 import { DriveSession } from './session.js';
 
 export interface DriveInput {
@@ -14,6 +15,7 @@ export interface DriveInput {
   token: string;
   env: Record<string, unknown>;
   timeBudgetMs: number;
+  failureFunction: ServeOptions['failureFunction'];
 }
 
 /** Committed steps that were too large to inline are fetched from the runner, authenticated. */
@@ -35,6 +37,7 @@ async function fetchSteps(runnerUrl: string, runId: string, token: string): Prom
  */
 export async function driveRun(input: DriveInput): Promise<Response> {
   const drive = parseDriveRequest(parseJson(input.body, 'the drive request'));
+  if (drive.failure) return runFailureFunction(input, drive.runId, drive.body, drive.headers, drive.failure);
   const committed = drive.steps ?? (await fetchSteps(input.runnerUrl, drive.runId, input.token));
   const payload = drive.body.trim() === '' ? undefined : parseJson(drive.body, 'the run payload');
   const encoder = new TextEncoder();
@@ -73,5 +76,35 @@ export async function driveRun(input: DriveInput): Promise<Response> {
       session?.fail(new WorkflowError('RUNNER', `The runner closed the drive response of ${drive.runId}.`));
     },
   });
-  return new Response(stream, { status: 200, headers: { 'content-type': NDJSON, 'cache-control': 'no-store' } });
+  const headers: Record<string, string> = { 'content-type': NDJSON, 'cache-control': 'no-store' };
+  if (input.failureFunction) headers[Header.FailureFunction] = '1';
+  return new Response(stream, { status: 200, headers });
+}
+
+function toError(serialized: SerializedError): Error {
+  const error = new Error(serialized.message);
+  error.name = serialized.name;
+  if (serialized.stack) error.stack = serialized.stack;
+  return error;
+}
+
+/** A failed run's one call to `failureFunction`: answers `done`, or `failed` if it threw. */
+async function runFailureFunction(
+  input: DriveInput,
+  runId: string,
+  body: string,
+  headers: Record<string, string>,
+  failure: NonNullable<DriveRequest['failure']>,
+): Promise<Response> {
+  let line: Outcome = { t: 'done' };
+  if (input.failureFunction) {
+    const requestPayload = body.trim() === '' ? undefined : parseJson(body, 'the run payload');
+    const context = { workflowRunId: runId, requestPayload, headers, env: input.env, url: input.workflowUrl };
+    try {
+      await input.failureFunction({ context, error: toError(failure.error), failedStep: failure.failedStep });
+    } catch (error) {
+      line = { t: 'failed', error: serializeError(error), retryable: false };
+    }
+  }
+  return new Response(encodeOutcome(line), { status: 200, headers: { 'content-type': NDJSON, 'cache-control': 'no-store' } });
 }

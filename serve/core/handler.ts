@@ -1,4 +1,5 @@
 import { WorkflowError } from '../../protocol/errors.js';
+import { Header } from '../../protocol/headers.js';
 import { hasSignature, verifyRequest } from '../../protocol/signing.js';
 import type { Workflow } from './context.js';
 import { driveRun } from './drive.js';
@@ -62,11 +63,16 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
     try {
       const settings = settingsFor(host?.env);
       if (!settings.token) throw missingTokenError(options.framework);
-      const workflowUrl = resolveWorkflowUrl(request, options.url, settings.baseUrl);
-      if (hasSignature(request.headers)) {
+      const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
+      // A probe must be signed: an unsigned one is refused (401 below), never taken for a start.
+      const probe = request.headers.has(Header.Probe);
+      if (probe || hasSignature(request.headers)) {
         const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
         await verifyRequest({ headers: request.headers, body, urls: [workflowUrl, request.url], token: settings.token });
-        return await driveRun({ body, workflow, workflowUrl, runnerUrl: settings.runnerUrl, token: settings.token, env: settings.env, timeBudgetMs });
+        // `wf dev` checking the route: the token matches (the signature says so); tell it where the runner will call.
+        if (probe) return Response.json({ ok: true, framework: options.framework ?? null, url: workflowUrl }, { headers: { 'cache-control': 'no-store' } });
+        const { runnerUrl, token, env } = settings;
+        return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, failureFunction: options.failureFunction });
       }
       if (options.authorize && !(await options.authorize(request))) {
         return errorResponse(403, 'FORBIDDEN', 'The `authorize` option of this route refused the request.');

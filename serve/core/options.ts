@@ -1,15 +1,38 @@
 import { WorkflowError } from '../../protocol/errors.js';
+import type { StepKind } from '../../protocol/messages.js';
+import type { WorkflowContext } from './context.js';
+import type { UrlEnv } from './url.js';
+
+/** What `failureFunction` receives once a run has failed for good. */
+export interface FailureFunctionArgs<Payload = any, Env = any> {
+  context: Pick<WorkflowContext<Payload, Env>, 'workflowRunId' | 'requestPayload' | 'headers' | 'env' | 'url'>;
+  /** The error the run failed with (name, message and stack as recorded). */
+  error: Error;
+  /** The step that failed, when a step did. */
+  failedStep?: { index: number; name: string; kind: StepKind };
+}
 
 /** Options of `serve()`, shared by every adapter. */
-export interface ServeOptions {
+export interface ServeOptions<Payload = any, Env = any> {
   /** Token shared with the runner. @default env WF_TOKEN (or SERVICE_TOKEN) */
   token?: string;
   /** Where the runner listens. @default env WF_RUNNER_URL, else http://127.0.0.1:7766 */
   runnerUrl?: string;
   /** The route's full public URL; wins over everything else. */
   url?: string;
-  /** Public origin of the app (no route path); the request's path is appended. @default env WF_WORKFLOW_URL (or SERVICE_WORKFLOW_URL) */
+  /**
+   * Public origin of the app (no route path; a mount prefix is fine); the request's path is appended.
+   * Wins over `WF_WORKFLOW_URL`, so starters pass it only in development, from WF_WORKFLOW_URL when set.
+   * @default env WF_WORKFLOW_URL (or SERVICE_WORKFLOW_URL), else the request's own URL
+   */
   baseUrl?: string;
+  /**
+   * Behind a reverse proxy that sets them, build the public URL from `x-forwarded-proto` and
+   * `x-forwarded-host` (first value of a list) when neither `url`, `baseUrl` nor WF_WORKFLOW_URL
+   * names it. Only for a proxy you control: a client can send these headers too.
+   * @default false
+   */
+  trustForwardedHeaders?: boolean;
   /** Variables to read the settings above from, for hosts without `process.env` (SvelteKit's `$env/dynamic/private`). */
   env?: Record<string, string | undefined>;
   /** Retries of a failing step before the run fails. @default 3 */
@@ -22,6 +45,8 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** Guards the public start path: return false to answer 403. Drive requests are signed instead. */
   authorize?: (request: Request) => boolean | Promise<boolean>;
+  /** Called once when a run fails for good (after the retries), e.g. to alert or compensate. */
+  failureFunction?: (args: FailureFunctionArgs<Payload, Env>) => unknown;
   /** Set by adapters; shows in errors. */
   framework?: string;
 }
@@ -36,7 +61,8 @@ export const MAX_DRIVE_BODY_BYTES = 8 * 1024 * 1024;
 export interface ResolvedSettings {
   token: string | undefined;
   runnerUrl: string;
-  baseUrl: string | undefined;
+  /** WF_WORKFLOW_URL and its alias as the environment has them (the `baseUrl` option wins over both). */
+  urlEnv: UrlEnv;
   env: Record<string, unknown>;
 }
 
@@ -70,7 +96,7 @@ export function createSettingsResolver(options: ServeOptions): (hostEnv?: Env) =
     return {
       token: options.token ?? pick(sources, 'WF_TOKEN', 'SERVICE_TOKEN'),
       runnerUrl: (options.runnerUrl ?? pick(sources, 'WF_RUNNER_URL') ?? DEFAULT_RUNNER_URL).replace(/\/+$/, ''),
-      baseUrl: options.baseUrl ?? pick(sources, 'WF_WORKFLOW_URL', 'SERVICE_WORKFLOW_URL'),
+      urlEnv: { WF_WORKFLOW_URL: pick(sources, 'WF_WORKFLOW_URL'), SERVICE_WORKFLOW_URL: pick(sources, 'SERVICE_WORKFLOW_URL') },
       env: { ...processEnv(), ...hostEnv, ...options.env },
     };
   };

@@ -1,7 +1,10 @@
-import { DeterminismError, NonRetryableError, RetryAfterError, WorkflowError, serializeError } from '../../protocol/errors.js';
-import type { StepRecord } from '../../protocol/messages.js';
-import type { Outcome } from '../../protocol/outcome.js';
+import { toMilliseconds, type Duration } from '../../protocol/duration.js';
+import { DeterminismError, RetryAfterError, StepFailedError, WorkflowError, isRetryable, serializeError } from '../../protocol/errors.js';
+import type { StepKind, StepRecord } from '../../protocol/messages.js';
+import type { Outcome, Suspension } from '../../protocol/outcome.js';
 import { decodeValue, encodeValue } from '../../protocol/values.js';
+import type { CallOptions, StepOptions } from './context.js';
+import { DEFAULT_WAIT_TIMEOUT, toCallRequest, toEpochMs, withTimeout } from './steps.js';
 
 /** A promise that never settles: how a halted workflow is parked without throwing into user code. */
 const parked = <T>(): Promise<T> => new Promise<T>(() => {});
@@ -13,15 +16,23 @@ export interface SessionOptions {
   close: () => void;
   timeBudgetMs: number;
   now?: () => number;
+  /** Wall clock for sleeps and timeouts (epoch ms). @default Date.now */
+  clock?: () => number;
+}
+
+interface Slot {
+  index: number;
+  group: number;
+  record: StepRecord | undefined;
 }
 
 /**
  * One drive request's replay-and-continue state. Committed steps are answered from their
- * records; new steps run back to back, each streamed as it finishes, until the workflow returns,
- * a step throws, a determinism check fails, or the time budget is spent.
+ * records; new `run` steps execute back to back, each streamed as it finishes; sleeps, waits and
+ * calls are collected and handed to the runner (`suspend`) once no step is running.
  *
- * Halting never throws into user code: later `run` calls return a promise that never settles and
- * the request ends, so a `try/catch` around `context.run` cannot swallow the stop.
+ * Halting never throws into user code: later calls return a promise that never settles and the
+ * request ends, so a `try/catch` around `context.run` cannot swallow the stop.
  */
 export class DriveSession {
   private cursor = 0;
@@ -29,77 +40,77 @@ export class DriveSession {
   private terminal: Outcome | undefined;
   private newSteps = 0;
   private readonly inflight = new Set<Promise<unknown>>();
+  private readonly pending: Suspension[] = [];
+  private suspendCheckQueued = false;
+  private group = 0;
+  private groupOpen = false;
+  /** The step whose `fn` is running synchronously right now: a step called then is nested. */
+  private executing: string | undefined;
   private readonly started: number;
   private readonly now: () => number;
-
+  private readonly clock: () => number;
   private readonly options: SessionOptions;
 
   constructor(options: SessionOptions) {
     this.options = options;
     this.now = options.now ?? (() => performance.now());
+    this.clock = options.clock ?? Date.now;
     this.started = this.now();
   }
 
-  run<T>(name: string, fn: () => T | Promise<T>): Promise<Awaited<T>> {
-    if (this.halted) return parked();
-    if (typeof name !== 'string' || name === '') {
-      this.halt({ t: 'failed', retryable: false, error: serializeError(new WorkflowError('WORKFLOW', `Expected a step name (non-empty string), got ${String(name)}.`)) });
-      return parked();
-    }
-    const index = this.cursor++;
-    const record = this.options.committed[index];
-    if (record) {
-      if (record.name !== name || record.kind !== 'run') {
-        this.fail(new DeterminismError(
-          `Step ${index} is recorded as ${record.kind} "${record.name}" but the workflow now asks for run "${name}" there. ` +
-            'Steps must be called in the same order on every replay; start a new run after changing the order.',
-        ));
-        return parked();
-      }
-      return Promise.resolve(decodeValue(record.output) as Awaited<T>);
-    }
+  run<T>(name: string, fn: () => T | Promise<T>, options: StepOptions = {}): Promise<Awaited<T>> {
+    const slot = this.claim('run', name);
+    if (!slot) return parked();
+    if (slot.record) return this.replay(slot.record);
     if (this.newSteps > 0 && this.now() - this.started > this.options.timeBudgetMs) {
       this.halt({ t: 'continue' });
       return parked();
     }
+    let timeoutMs: number | undefined;
+    let retryDelayMs: number | undefined;
+    try {
+      if (options.timeout !== undefined) timeoutMs = toMilliseconds(options.timeout, `\`timeout\` of step "${name}"`);
+      if (options.retryDelay !== undefined) retryDelayMs = toMilliseconds(options.retryDelay, `\`retryDelay\` of step "${name}"`, 'milliseconds');
+    } catch (error) {
+      this.fail(error);
+      return parked();
+    }
     this.newSteps++;
-    const execution = this.execute(index, name, fn);
+    const execution = this.execute(slot, name, fn, { timeoutMs, retryDelayMs, retries: options.retries });
     this.inflight.add(execution);
     void execution.then(() => {
       this.inflight.delete(execution);
-      if (this.halted && this.inflight.size === 0) this.end();
+      if (this.halted) {
+        if (this.inflight.size === 0) this.end();
+      } else if (this.pending.length > 0) this.queueSuspendCheck();
     });
     return execution.then((result) => (result.ok ? result.value : parked()));
   }
 
-  /** Runs one new step; settles once it is finished and streamed (never rejects). */
-  private async execute<T>(index: number, name: string, fn: () => T | Promise<T>): Promise<{ ok: true; value: Awaited<T> } | { ok: false }> {
-    this.options.emit({ t: 'started', index, name, kind: 'run' });
-    const t0 = this.now();
-    let value: Awaited<T>;
-    let output: string | undefined;
-    try {
-      value = await fn();
-      output = encodeValue(value, `step "${name}"`);
-    } catch (error) {
-      const durationMs = this.now() - t0;
-      const failed: Outcome = {
-        t: 'failed',
-        error: serializeError(error),
-        retryable: !(error instanceof NonRetryableError || (WorkflowError.is(error) && (error.code === 'NON_RETRYABLE' || error.code === 'SERIALIZATION'))),
-        step: { index, name, kind: 'run', durationMs },
-      };
-      if (error instanceof RetryAfterError || (WorkflowError.is(error) && error.code === 'RETRY_AFTER')) {
-        failed.retryAfterMs = (error as RetryAfterError).retryAfterMs;
-      }
-      this.halt(failed);
-      return { ok: false };
-    }
-    // Streamed even after a halt: a finished result saves a re-execution on the next attempt.
-    const line: Outcome = { t: 'step', index, name, kind: 'run', durationMs: this.now() - t0 };
-    if (output !== undefined) line.output = output;
-    this.options.emit(line);
-    return this.halted ? { ok: false } : { ok: true, value };
+  sleep(name: string, duration: Duration): Promise<void> {
+    return this.suspendable('sleep', name, (slot) => ({ kind: 'sleep', index: slot.index, name, group: slot.group, until: this.clock() + toMilliseconds(duration, `the duration of sleep "${name}"`) }));
+  }
+
+  sleepUntil(name: string, time: Date | number | string): Promise<void> {
+    return this.suspendable('sleep', name, (slot) => ({ kind: 'sleep', index: slot.index, name, group: slot.group, until: toEpochMs(time, name) }));
+  }
+
+  call(name: string, options: CallOptions): Promise<unknown> {
+    return this.suspendable('call', name, (slot) => ({ kind: 'call', index: slot.index, name, group: slot.group, request: toCallRequest(name, options) }));
+  }
+
+  waitForEvent(name: string, eventId: string, options: { timeout?: Duration } = {}): Promise<unknown> {
+    return this.suspendable('wait', name, (slot) => {
+      if (typeof eventId !== 'string' || eventId === '') throw new WorkflowError('CONFIG', `Expected the event id of waitForEvent "${name}" to be a non-empty string, got ${JSON.stringify(eventId)}.`);
+      const timeoutMs = toMilliseconds(options.timeout ?? DEFAULT_WAIT_TIMEOUT, `\`timeout\` of waitForEvent "${name}"`);
+      return { kind: 'wait', index: slot.index, name, group: slot.group, eventId, until: this.clock() + timeoutMs };
+    });
+  }
+
+  cancel(): Promise<never> {
+    if (this.executing !== undefined) this.fail(new WorkflowError('NESTED_STEP', `context.cancel() was called inside step "${this.executing}": call it from the workflow function.`));
+    else this.halt({ t: 'cancel' });
+    return parked();
   }
 
   /** The workflow function returned. */
@@ -125,13 +136,119 @@ export class DriveSession {
 
   /** The workflow threw outside any step, or a check failed. */
   fail(error: unknown): void {
-    const retryable = !(
-      error instanceof NonRetryableError ||
-      (WorkflowError.is(error) && ['NON_RETRYABLE', 'DETERMINISM', 'SERIALIZATION', 'CONFIG'].includes(error.code))
-    );
-    const outcome: Outcome = { t: 'failed', error: serializeError(error), retryable };
-    if (WorkflowError.is(error) && error.code === 'RETRY_AFTER') outcome.retryAfterMs = (error as RetryAfterError).retryAfterMs;
+    const outcome: Outcome = { t: 'failed', error: serializeError(error), retryable: isRetryable(error) };
+    if (error instanceof RetryAfterError || (WorkflowError.is(error) && error.code === 'RETRY_AFTER')) outcome.retryAfterMs = (error as RetryAfterError).retryAfterMs;
     this.halt(outcome);
+  }
+
+  /** Takes the next position for a step, after the checks every kind shares. */
+  private claim(kind: StepKind, name: string): Slot | undefined {
+    if (this.halted) return undefined;
+    if (this.executing !== undefined) {
+      this.fail(new WorkflowError('NESTED_STEP', `Step "${String(name)}" was started inside step "${this.executing}": steps cannot be nested. Call it from the workflow function, after "${this.executing}" returns.`));
+      return undefined;
+    }
+    if (typeof name !== 'string' || name === '') {
+      this.fail(new WorkflowError('CONFIG', `Expected a step name (non-empty string), got ${JSON.stringify(name)}.`));
+      return undefined;
+    }
+    const index = this.cursor++;
+    const record = this.options.committed[index];
+    if (record && (record.name !== name || record.kind !== kind)) {
+      this.fail(new DeterminismError(
+        `Step ${index} is recorded as ${record.kind} "${record.name}" but the workflow now asks for ${kind} "${name}" there. ` +
+          'Steps must be called in the same order on every replay; start a new run after changing the order.',
+      ));
+      return undefined;
+    }
+    // A pending record only holds the position (later ones have results): run or suspend it anew.
+    return { index, group: this.nextGroup(), record: record?.pending ? undefined : record };
+  }
+
+  /** Steps started without an `await` between them (Promise.all) share a group. */
+  private nextGroup(): number {
+    if (!this.groupOpen) {
+      this.group++;
+      this.groupOpen = true;
+      queueMicrotask(() => (this.groupOpen = false));
+    }
+    return this.group;
+  }
+
+  private replay<T>(record: StepRecord): Promise<T> {
+    if (record.error) return Promise.reject(new StepFailedError(record.name, record.error));
+    try {
+      return Promise.resolve(decodeValue(record.output) as T);
+    } catch (error) {
+      this.fail(error);
+      return parked();
+    }
+  }
+
+  /** Sleep, wait and call: answered from the record, or handed to the runner. */
+  private suspendable<T>(kind: StepKind, name: string, describe: (slot: Slot) => Suspension): Promise<T> {
+    const slot = this.claim(kind, name);
+    if (!slot) return parked();
+    if (slot.record) return this.replay(slot.record);
+    try {
+      this.pending.push(describe(slot));
+    } catch (error) {
+      this.fail(error);
+      return parked();
+    }
+    this.queueSuspendCheck();
+    return parked();
+  }
+
+  /**
+   * Suspends once the workflow cannot go on: no step running, and a macrotask later, so steps
+   * started in the same breath (Promise.all) are collected first.
+   */
+  private queueSuspendCheck(): void {
+    if (this.suspendCheckQueued) return;
+    this.suspendCheckQueued = true;
+    setTimeout(() => {
+      this.suspendCheckQueued = false;
+      if (!this.halted && this.inflight.size === 0 && this.pending.length > 0) this.halt({ t: 'suspend', steps: [...this.pending] });
+    }, 0);
+  }
+
+  /** Runs one new step; settles once it is finished and streamed (never rejects). */
+  private async execute<T>(
+    slot: Slot,
+    name: string,
+    fn: () => T | Promise<T>,
+    policy: { timeoutMs?: number; retryDelayMs?: number; retries?: number },
+  ): Promise<{ ok: true; value: Awaited<T> } | { ok: false }> {
+    const { index, group } = slot;
+    this.options.emit({ t: 'started', index, name, kind: 'run', group });
+    const t0 = this.now();
+    let value: Awaited<T>;
+    let output: string | undefined;
+    try {
+      let result: T | Promise<T>;
+      this.executing = name;
+      try {
+        result = fn();
+      } finally {
+        this.executing = undefined;
+      }
+      value = (await withTimeout(result, policy.timeoutMs, name)) as Awaited<T>;
+      output = encodeValue(value, `step "${name}"`);
+    } catch (error) {
+      const step: Extract<Outcome, { t: 'failed' }>['step'] = { index, name, kind: 'run', durationMs: this.now() - t0 };
+      if (policy.retries !== undefined) step.retries = policy.retries;
+      if (policy.retryDelayMs !== undefined) step.retryDelayMs = policy.retryDelayMs;
+      const failed: Outcome = { t: 'failed', error: serializeError(error), retryable: isRetryable(error), step };
+      if (error instanceof RetryAfterError || (WorkflowError.is(error) && error.code === 'RETRY_AFTER')) failed.retryAfterMs = (error as RetryAfterError).retryAfterMs;
+      this.halt(failed);
+      return { ok: false };
+    }
+    // Streamed even after a halt: a finished result saves a re-execution on the next attempt.
+    const line: Outcome = { t: 'step', index, name, kind: 'run', durationMs: this.now() - t0 };
+    if (output !== undefined) line.output = output;
+    this.options.emit(line);
+    return this.halted ? { ok: false } : { ok: true, value };
   }
 
   /** Stops the workflow; the terminal line goes out once no step is in flight, so it is always last. */

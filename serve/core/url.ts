@@ -1,33 +1,86 @@
 import { WorkflowError } from '../../protocol/errors.js';
 
+/** The options that say where the route is reachable (a subset of `ServeOptions`). */
+export interface UrlOptions {
+  /** The route's full public URL. */
+  url?: string;
+  /** The app's public origin (optionally with a mount prefix), never the route path. */
+  baseUrl?: string;
+  /** Build the URL from `x-forwarded-proto` / `x-forwarded-host` when nothing else names it. */
+  trustForwardedHeaders?: boolean;
+}
+
+/** The variables read for the public origin, as found in the host's environment. */
+export interface UrlEnv {
+  WF_WORKFLOW_URL?: string;
+  SERVICE_WORKFLOW_URL?: string;
+}
+
 function parseAbsolute(value: string, name: string): URL {
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(value);
-  } catch {
-    throw new WorkflowError('CONFIG', `Expected \`${name}\` to be an absolute http(s) URL, got "${value}".`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new WorkflowError('CONFIG', `Expected \`${name}\` to be an absolute http(s) URL, got "${value}".`);
   }
   return url;
 }
 
+/** The first value of a comma-separated forwarding header, trimmed; undefined when absent or empty. */
+function firstValue(headers: Headers, name: string): string | undefined {
+  const value = headers.get(name)?.split(',')[0]?.trim();
+  return value ? value : undefined;
+}
+
 /**
- * The public URL the runner must call for this route: `url` > `baseUrl` (+ the request's path)
- * > the request's own URL. `baseUrl` is an origin (optionally with a mount prefix), never the route.
+ * The origin a reverse proxy says the client used. Values that do not make an http(s) origin are
+ * ignored rather than refused: they come from the network, and a bad one must not fail the route.
  */
-export function resolveWorkflowUrl(request: Request, url: string | undefined, baseUrl: string | undefined): string {
-  if (url) return parseAbsolute(url, 'url').href;
+function forwardedOrigin(request: Request, own: URL): string | undefined {
+  const proto = firstValue(request.headers, 'x-forwarded-proto')?.toLowerCase();
+  const host = firstValue(request.headers, 'x-forwarded-host');
+  if (!proto && !host) return undefined;
+  const scheme = proto === 'http' || proto === 'https' ? proto : own.protocol.slice(0, -1);
+  try {
+    const origin = new URL(`${scheme}://${host ?? own.host}`);
+    return origin.pathname === '/' && !origin.search && !origin.username ? origin.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The public URL the runner must call for this route, first match wins:
+ * 1. the `url` option (the whole URL);
+ * 2. the `baseUrl` option + the request's path;
+ * 3. `WF_WORKFLOW_URL` (or `SERVICE_WORKFLOW_URL`) + the request's path;
+ * 4. with `trustForwardedHeaders`, `x-forwarded-proto` / `x-forwarded-host` + the request's path;
+ * 5. the request's own URL (without query or hash).
+ *
+ * A base is an origin, optionally with a mount prefix, with or without a trailing slash; it must
+ * not contain the route path. Pure: the caller reads the environment.
+ *
+ * @example resolveWorkflowUrl(request, { baseUrl: 'https://abc.loca.lt' }) // 'https://abc.loca.lt/api/workflow'
+ */
+export function resolveWorkflowUrl(request: Request, options: UrlOptions = {}, env: UrlEnv = {}): string {
+  if (options.url) return parseAbsolute(options.url, 'url').href;
   const own = new URL(request.url);
-  if (!baseUrl) return own.origin + own.pathname;
-  const base = parseAbsolute(baseUrl, 'baseUrl');
+  const named: [string, string | undefined][] = [
+    ['baseUrl', options.baseUrl],
+    ['WF_WORKFLOW_URL', env.WF_WORKFLOW_URL],
+    ['SERVICE_WORKFLOW_URL', env.SERVICE_WORKFLOW_URL],
+  ];
+  const found = named.find(([, value]) => value);
+  if (!found) {
+    const forwarded = options.trustForwardedHeaders ? forwardedOrigin(request, own) : undefined;
+    return (forwarded ?? own.origin) + own.pathname;
+  }
+  const [name, value] = found as [string, string];
+  const base = parseAbsolute(value, name);
   const prefix = base.pathname.replace(/\/+$/, '');
-  if (prefix !== '' && (prefix.endsWith(own.pathname))) {
-    throw new WorkflowError(
-      'CONFIG',
-      `\`baseUrl\` must not contain the route path: got "${baseUrl}" for route "${own.pathname}"; use "${base.origin}".`,
-    );
+  if (prefix !== '' && own.pathname !== '/' && prefix.endsWith(own.pathname.replace(/\/+$/, ''))) {
+    throw new WorkflowError('CONFIG', `\`${name}\` must not contain the route path: got "${value}" for route "${own.pathname}"; use "${base.origin}".`);
   }
   return base.origin + prefix + own.pathname;
 }

@@ -18,7 +18,7 @@ function run(patch: Partial<Run> = {}): Run {
 function step(patch: Partial<Step> = {}): Step {
   return {
     runId: ID, index: 0, name: 'initial-step', kind: 'run', status: 'succeeded', output: '"HELLO"', error: null,
-    startedAt: T0 + 10, finishedAt: T0 + 15, durationMs: 4.1234, executions: 1, failures: 0,
+    startedAt: T0 + 10, finishedAt: T0 + 15, durationMs: 4.1234, executions: 1, failures: 0, group: 1, until: null, eventId: null, request: null,
     ...patch,
   };
 }
@@ -127,7 +127,8 @@ describe('eventLine for an attempt', () => {
 
 describe('runStory', () => {
   it('a completed run: queued, then steps by start and attempts by end, then the end', () => {
-    const steps = [step(), step({ index: 1, name: 'second-step', startedAt: T0 + 20, finishedAt: T0 + 21, durationMs: 0.5 })];
+    // Sequential steps: each in a group of its own (a shared group would read as parallel).
+    const steps = [step(), step({ index: 1, name: 'second-step', group: 2, startedAt: T0 + 20, finishedAt: T0 + 21, durationMs: 0.5 })];
     const done = run({ status: 'completed', updatedAt: T0 + 53, finishedAt: T0 + 53, stepsDone: 2, attempts: 1 });
     expect(runStory(done, steps, [attempt()])).toEqual([
       `03:04:05.000 ${ID} ○ run queued · POST ${APP_URL}`,
@@ -139,7 +140,7 @@ describe('runStory', () => {
   });
 
   it('a run that retried a step and then failed: one line for the step, one per attempt', () => {
-    const steps = [step(), step({ index: 1, name: 'second-step', status: 'failed', startedAt: T0 + 20, finishedAt: T0 + 3_020, durationMs: 3, executions: 3, failures: 3, error: boom })];
+    const steps = [step(), step({ index: 1, name: 'second-step', group: 2, status: 'failed', startedAt: T0 + 20, finishedAt: T0 + 3_020, durationMs: 3, executions: 3, failures: 3, error: boom })];
     const attempts = [
       attempt({ outcome: 'failed', error: boom }),
       attempt({ seq: 2, startedAt: T0 + 1_000, outcome: 'failed', error: boom }),

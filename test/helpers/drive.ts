@@ -2,6 +2,7 @@ import { PROTOCOL_VERSION } from '../../protocol/headers.js';
 import type { DriveRequest, StepRecord } from '../../protocol/messages.js';
 import { decodeOutcome, OutcomeLineSplitter, type Outcome } from '../../protocol/outcome.js';
 import { signRequest } from '../../protocol/signing.js';
+import { encodeValue } from '../../protocol/values.js';
 
 export interface DriveInit {
   runId: string;
@@ -50,9 +51,10 @@ export async function readOutcomes(response: Response): Promise<Outcome[]> {
   return lines.map(decodeOutcome);
 }
 
-/** A committed `run` step record (output JSON-encoded, absent for `undefined`). */
+/** A committed `run` step record (output encoded as the route encodes it, absent for `undefined`). */
 export function committedStep(index: number, name: string, value?: unknown): StepRecord {
   const step: StepRecord = { index, name, kind: 'run' };
-  if (value !== undefined) step.output = JSON.stringify(value);
+  const output = encodeValue(value, `step "${name}"`);
+  if (output !== undefined) step.output = output;
   return step;
 }

@@ -31,6 +31,7 @@ describe('parseStartRequest', () => {
       headers: { 'content-type': 'application/json' },
       retries: 0,
       retryDelayMs: 250,
+      delayMs: 1500,
       idempotencyKey: 'order-42',
     };
     expect(parseStartRequest(full)).toEqual(full);
@@ -70,6 +71,18 @@ describe('parseDriveRequest', () => {
     expect(parseDriveRequest(JSON.parse(JSON.stringify(good)))).toEqual(good);
   });
 
+  it('accepts a step that failed for good, and the failure of a failed run', () => {
+    const failed: DriveRequest = {
+      ...good,
+      steps: [
+        { index: 0, name: 'a', kind: 'call', error: { name: 'HttpError', message: 'responded 500', code: 'X' } },
+        { index: 1, name: 'b', kind: 'run', pending: true },
+      ],
+      failure: { error: { name: 'NonRetryableError', message: 'no' }, failedStep: { index: 0, name: 'a', kind: 'call' } },
+    };
+    expect(parseDriveRequest(JSON.parse(JSON.stringify(failed)))).toEqual(failed);
+  });
+
   it('accepts steps: null (to be fetched) and an empty list', () => {
     expect(parseDriveRequest({ ...good, steps: null }).steps).toBeNull();
     expect(parseDriveRequest({ ...good, steps: [] }).steps).toEqual([]);
@@ -86,7 +99,9 @@ describe('parseDriveRequest', () => {
     ['attempt 0', { ...good, attempt: 0 }, /^Expected `attempt` in the drive request to be an integer >= 1, got number 0\.$/],
     ['a step that is not an object', { ...good, steps: ['a'] }, /`steps` in the drive request\[0\] to be a JSON object/],
     ['a step without a name', { ...good, steps: [{ index: 0, kind: 'run' }] }, /^Expected `name` in `steps` in the drive request\[0\] to be a string/],
-    ['an unknown step kind', { ...good, steps: [{ index: 0, name: 'a', kind: 'nap' }] }, /^Expected `kind` in `steps` in the drive request\[0\] to be one of run, got "nap"\.$/],
+    ['an unknown step kind', { ...good, steps: [{ index: 0, name: 'a', kind: 'nap' }] }, /^Expected `kind` in `steps` in the drive request\[0\] to be one of run, sleep, wait, call, got "nap"\.$/],
+    ['a step error without a message', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', error: { name: 'E' } }] }, /`message` in `error` in `steps` in the drive request\[0\] to be a string/],
+    ['a step with a string pending', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', pending: 'yes' }] }, /`pending` in `steps` in the drive request\[0\] to be a boolean/],
     ['a numeric step output', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', output: 1 }] }, /`output` in `steps` in the drive request\[0\] to be a string/],
     ['steps out of order', { ...good, steps: [{ index: 1, name: 'a', kind: 'run' }] }, /`steps` in the drive request\[0\]\.index to be 0, got 1\.$/],
   ])('rejects %s', (_label, input, message) => {

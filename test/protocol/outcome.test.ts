@@ -5,7 +5,7 @@ import { decodeOutcome, encodeOutcome, isTerminal, OutcomeLineSplitter, type Out
 const encoder = new TextEncoder();
 
 const EVERY_KIND: Array<[string, Outcome]> = [
-  ['started', { t: 'started', index: 0, name: 'load-user', kind: 'run' }],
+  ['started', { t: 'started', index: 0, name: 'load-user', kind: 'run', group: 1 }],
   ['step with output', { t: 'step', index: 3, name: 'charge', kind: 'run', output: '{"ok":true}', durationMs: 12.5 }],
   ['step without output (undefined result)', { t: 'step', index: 0, name: 'log', kind: 'run', durationMs: 0 }],
   ['done with output', { t: 'done', output: '"finished"' }],
@@ -22,6 +22,33 @@ const EVERY_KIND: Array<[string, Outcome]> = [
   ],
   ['failed outside any step', { t: 'failed', error: { name: 'DeterminismError', message: 'mismatch' }, retryable: false }],
   ['continue', { t: 'continue' }],
+  [
+    'failed in a step with its own retry policy',
+    {
+      t: 'failed',
+      error: { name: 'Error', message: 'flaky' },
+      retryable: true,
+      step: { index: 0, name: 'charge', kind: 'run', durationMs: 1, retries: 5, retryDelayMs: 20 },
+    },
+  ],
+  [
+    'suspend with a sleep, a wait and a call',
+    {
+      t: 'suspend',
+      steps: [
+        { kind: 'sleep', index: 0, name: 'nap', group: 1, until: 1_700_000_000_000 },
+        { kind: 'wait', index: 1, name: 'approval', group: 1, eventId: 'order-1', until: 1_700_000_060_000 },
+        {
+          kind: 'call',
+          index: 2,
+          name: 'charge',
+          group: 1,
+          request: { url: 'https://api.test/charge', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}', timeoutMs: 500, retries: 2, throwHttpErrors: true },
+        },
+      ],
+    },
+  ],
+  ['cancel', { t: 'cancel' }],
 ];
 
 function protocolError(fn: () => unknown): ProtocolError {
@@ -44,7 +71,11 @@ describe('encodeOutcome / decodeOutcome', () => {
   });
 
   it('covers every kind of the union', () => {
-    expect(new Set(EVERY_KIND.map(([, o]) => o.t))).toEqual(new Set(['started', 'step', 'done', 'failed', 'continue']));
+    expect(new Set(EVERY_KIND.map(([, o]) => o.t))).toEqual(new Set(['started', 'step', 'done', 'failed', 'continue', 'suspend', 'cancel']));
+  });
+
+  it('reads a started line without a group (an older route) as group 0', () => {
+    expect(decodeOutcome('{"t":"started","index":0,"name":"a","kind":"run"}')).toEqual({ t: 'started', index: 0, name: 'a', kind: 'run', group: 0 });
   });
 
   it('keeps a newline inside a value on one line', () => {
@@ -56,7 +87,7 @@ describe('encodeOutcome / decodeOutcome', () => {
 
   it('tells terminal outcomes from step lines', () => {
     const terminal = EVERY_KIND.filter(([, o]) => isTerminal(o)).map(([, o]) => o.t);
-    expect(new Set(terminal)).toEqual(new Set(['done', 'failed', 'continue']));
+    expect(new Set(terminal)).toEqual(new Set(['done', 'failed', 'continue', 'suspend', 'cancel']));
   });
 });
 
@@ -67,7 +98,12 @@ describe('decodeOutcome rejects malformed lines', () => {
     ['no kind', '{"index":0}', /`t` in an outcome line to be a string/],
     ['started without name', '{"t":"started","index":0,"kind":"run"}', /`name` in the "started" outcome to be a string/],
     ['started with negative index', '{"t":"started","index":-1,"name":"a","kind":"run"}', /`index` in the "started" outcome to be an integer >= 0, got number -1/],
-    ['started with unknown step kind', '{"t":"started","index":0,"name":"a","kind":"teleport"}', /`kind` in the "started" outcome to be one of run, got "teleport"/],
+    ['started with unknown step kind', '{"t":"started","index":0,"name":"a","kind":"teleport"}', /`kind` in the "started" outcome to be one of run, sleep, wait, call, got "teleport"/],
+    ['suspend without steps', '{"t":"suspend","steps":[]}', /`steps` in the "suspend" outcome to be a non-empty array/],
+    ['suspend with an unknown kind', '{"t":"suspend","steps":[{"kind":"nap","index":0,"name":"a","group":1}]}', /`kind` in `steps\[0\]` in the "suspend" outcome to be sleep, wait or call, got "nap"/],
+    ['suspended sleep without until', '{"t":"suspend","steps":[{"kind":"sleep","index":0,"name":"a","group":1}]}', /`until` in `steps\[0\]` in the "suspend" outcome to be a number/],
+    ['suspended wait without eventId', '{"t":"suspend","steps":[{"kind":"wait","index":0,"name":"a","group":1,"until":5}]}', /`eventId` in `steps\[0\]` in the "suspend" outcome to be a string/],
+    ['suspended call without method', '{"t":"suspend","steps":[{"kind":"call","index":0,"name":"a","group":1,"request":{"url":"http://x","headers":{}}}]}', /`method` in `request` in `steps\[0\]` in the "suspend" outcome to be a string/],
     ['step without durationMs', '{"t":"step","index":0,"name":"a","kind":"run"}', /`durationMs` in the "step" outcome to be a number/],
     ['step with numeric output', '{"t":"step","index":0,"name":"a","kind":"run","durationMs":1,"output":5}', /`output` in the "step" outcome to be a string, got number 5/],
     ['done with object output', '{"t":"done","output":{"a":1}}', /`output` in the "done" outcome to be a string, got an object/],
@@ -82,8 +118,8 @@ describe('decodeOutcome rejects malformed lines', () => {
   });
 
   it('names an unknown kind and lists the known ones', () => {
-    const error = protocolError(() => decodeOutcome('{"t":"sleep","ms":5}'));
-    expect(error.message).toBe('Unknown outcome kind "sleep": expected started, step, done, failed or continue.');
+    const error = protocolError(() => decodeOutcome('{"t":"nap","ms":5}'));
+    expect(error.message).toBe('Unknown outcome kind "nap": expected started, step, done, failed, continue, suspend or cancel.');
   });
 
   it('keeps the JSON error as the cause of a malformed line', () => {
@@ -93,7 +129,7 @@ describe('decodeOutcome rejects malformed lines', () => {
 
 describe('OutcomeLineSplitter', () => {
   const lines = [
-    encodeOutcome({ t: 'started', index: 0, name: 'a', kind: 'run' }),
+    encodeOutcome({ t: 'started', index: 0, name: 'a', kind: 'run', group: 1 }),
     encodeOutcome({ t: 'step', index: 0, name: 'a', kind: 'run', output: '"ü€😀"', durationMs: 1 }),
     encodeOutcome({ t: 'done' }),
   ];

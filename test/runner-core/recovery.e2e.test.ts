@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { decodeValue } from '../../protocol/values.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
 import { Counter, gate, startApp, startThroughApp, waitForRun, type TestApp } from '../helpers/runner.js';
 
@@ -79,6 +80,10 @@ describe('recovery after kill -9', () => {
     const calls = new Counter();
     const heldStarted = gate();
     const release = gate();
+    // The route's first drive response, cut off by the kill: the app must have seen it close (and
+    // stopped that replay) before the held step returns, or the orphaned replay starts the next step.
+    const firstDriveClosed = gate();
+    let drives = 0;
     app = await startApp(
       async (context) => {
         for (let index = 0; index < STEPS; index++) {
@@ -92,7 +97,15 @@ describe('recovery after kill -9', () => {
           });
         }
       },
-      { token: TOKEN, runnerUrl: first.url, retryDelay: 10 },
+      {
+        token: TOKEN,
+        runnerUrl: first.url,
+        retryDelay: 10,
+        wrap: (handler) => (req, res) => {
+          if (req.headers['wf-signature'] !== undefined && ++drives === 1) res.on('close', firstDriveClosed.open);
+          handler(req, res);
+        },
+      },
     );
     const id = await startThroughApp(app.url);
     await heldStarted.promise;
@@ -111,6 +124,7 @@ describe('recovery after kill -9', () => {
     first.child.kill('SIGKILL');
     await exited(first.child);
     expect(first.child.signalCode).toBe('SIGKILL');
+    await firstDriveClosed.promise;
     release.open();
 
     const second = await startRunnerProcess();
@@ -118,8 +132,8 @@ describe('recovery after kill -9', () => {
     expect(run).toMatchObject({ status: 'completed', stepsDone: STEPS, error: null });
 
     const steps = await reader.listSteps(id);
-    expect(steps.map((s) => [s.index, s.name, s.status, s.output])).toEqual(
-      Array.from({ length: STEPS }, (_, i) => [i, `step-${i}`, 'succeeded', String(i)]),
+    expect(steps.map((s) => [s.index, s.name, s.status, decodeValue(s.output ?? undefined)])).toEqual(
+      Array.from({ length: STEPS }, (_, i) => [i, `step-${i}`, 'succeeded', i]),
     );
     for (let i = 0; i < HELD; i++) expect(calls.of(i), `step ${i} (committed before the kill)`).toBe(1);
     for (let i = HELD + 1; i < STEPS; i++) expect(calls.of(i), `step ${i}`).toBe(1);

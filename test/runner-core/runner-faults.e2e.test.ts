@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PROTOCOL_VERSION } from '../../protocol/headers.js';
 import type { DriveRequest } from '../../protocol/messages.js';
 import { signRequest } from '../../protocol/signing.js';
+import { decodeValue, encodeValue } from '../../protocol/values.js';
 import { newRunId } from '../../runner-core/ids.js';
 import type { Workflow } from '../../serve/core/handler.js';
 import {
@@ -70,7 +71,7 @@ describe('runner e2e: an unavailable route', () => {
     );
     const id = await startThroughApp(app.url);
     const { run, attempts } = await waitForFinish(runner.runner, id);
-    expect(run).toMatchObject({ status: 'completed', output: '1' });
+    expect(run).toMatchObject({ status: 'completed', output: encodeValue(1, 'the workflow') });
     expect(attempts.map((a) => [a.responseStatus, a.outcome])).toEqual([
       [503, 'error'],
       [503, 'error'],
@@ -101,7 +102,7 @@ describe('runner e2e: an unavailable route', () => {
       port,
     });
     const { run, attempts } = await waitForFinish(runner.runner, id);
-    expect(run).toMatchObject({ status: 'completed', output: '4' });
+    expect(run).toMatchObject({ status: 'completed', output: encodeValue(4, 'the workflow') });
     expect(attempts[0]).toMatchObject({ responseStatus: null, outcome: 'error', error: { message: expect.stringContaining('ECONNREFUSED') } });
     expect(attempts.at(-1)!.outcome).toBe('done');
   });
@@ -138,7 +139,8 @@ describe('runner e2e: drive requests the app must refuse', () => {
     expect(workflowRunId).not.toBe(forgedId);
     const { run } = await waitForFinish(runner.runner, workflowRunId);
     // A new run whose payload is the drive-shaped body: nothing of the forged run was replayed.
-    expect(run).toMatchObject({ status: 'completed', body, output: body });
+    expect(run).toMatchObject({ status: 'completed', body });
+    expect(decodeValue(run.output!)).toEqual(JSON.parse(body));
     expect(seen).not.toContain(forgedId);
     expect(new Set(seen)).toEqual(new Set([workflowRunId]));
     expect(await runner.store.getRun(forgedId)).toBeUndefined();
@@ -162,7 +164,7 @@ describe('runner e2e: large and interrupted drives', () => {
     );
     const id = await startThroughApp(app.url);
     const { run, attempts } = await waitForFinish(runner.runner, id);
-    expect(run).toMatchObject({ status: 'completed', output: '"20bc"' });
+    expect(run).toMatchObject({ status: 'completed', output: encodeValue('20bc', 'the workflow') });
     expect(JSON.parse(attempts[0]!.requestBody).steps).toEqual([]);
     expect(JSON.parse(attempts[1]!.requestBody).steps).toBeNull();
     expect(runner.requests).toContain(`GET /v1/runs/${id}/steps`);

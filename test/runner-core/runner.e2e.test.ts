@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NonRetryableError, RetryAfterError } from '../../protocol/errors.js';
+import { decodeValue, encodeValue } from '../../protocol/values.js';
 import { Runner } from '../../runner-core/runner.js';
 import type { Workflow } from '../../serve/core/handler.js';
 import {
@@ -57,10 +58,11 @@ describe('runner e2e: happy paths', () => {
     const id = await startThroughApp(app.url, { text: 'hello' });
     expect(id).toMatch(/^wfr_[0-9A-HJKMNP-TV-Z]{26}$/);
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
-    expect(run).toMatchObject({ status: 'completed', stepsDone: 2, attempts: 1, failures: 0, error: null, output: '{"length":"HELLO:5"}' });
-    expect(steps.map((s) => [s.index, s.name, s.status, s.output, s.executions])).toEqual([
-      [0, 'initial-step', 'succeeded', '"HELLO"', 1],
-      [1, 'second-step', 'succeeded', '"HELLO:5"', 1],
+    expect(run).toMatchObject({ status: 'completed', stepsDone: 2, attempts: 1, failures: 0, error: null });
+    expect(decodeValue(run.output ?? undefined)).toEqual({ length: 'HELLO:5' });
+    expect(steps.map((s) => [s.index, s.name, s.status, decodeValue(s.output ?? undefined), s.executions, s.group])).toEqual([
+      [0, 'initial-step', 'succeeded', 'HELLO', 1, 1],
+      [1, 'second-step', 'succeeded', 'HELLO:5', 1, 2],
     ]);
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toMatchObject({ seq: 1, responseStatus: 200, outcome: 'done', error: null, requestUrl: app.url });
@@ -68,7 +70,7 @@ describe('runner e2e: happy paths', () => {
     expect(calls.counts).toEqual(new Map([['initial-step', 1], ['second-step', 1]]));
   });
 
-  it('runs sync and async steps, with any JSON result and undefined', async () => {
+  it('runs sync and async steps, with any JSON-like result and undefined', async () => {
     const { runner, app } = await setup(async (context) => {
       const sync = context.run('sync', () => 21);
       const a = await sync;
@@ -83,9 +85,10 @@ describe('runner e2e: happy paths', () => {
     const id = await startThroughApp(app.url, undefined, { authorization: 'Bearer client-secret' });
     const { run, steps } = await waitForFinish(runner.runner, id);
     expect(run.status).toBe('completed');
-    expect(steps.map((s) => s.output)).toEqual(['21', '{"doubled":42,"list":[null,true,"x"]}', null, 'null']);
+    expect(steps.map((s) => s.output)).toEqual([encodeValue(21, 'sync'), expect.any(String), null, encodeValue(null, 'null')]);
+    expect(steps.map((s) => decodeValue(s.output ?? undefined))).toEqual([21, { doubled: 42, list: [null, true, 'x'] }, undefined, null]);
     // Credentials of the start request are redacted before they are stored or handed to the workflow.
-    expect(JSON.parse(run.output!)).toEqual({ b: { doubled: 42, list: [null, true, 'x'] }, nothing: true, nil: null, auth: '[redacted]' });
+    expect(decodeValue(run.output!)).toEqual({ b: { doubled: 42, list: [null, true, 'x'] }, nothing: true, nil: null, auth: '[redacted]' });
     expect(run.headers.authorization).toBe('[redacted]');
   });
 });
@@ -105,7 +108,7 @@ describe('runner e2e: failures and retries', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     expect(run).toMatchObject({ status: 'completed', stepsDone: 2, attempts: 3, failures: 0 });
     expect(steps[0]).toMatchObject({ name: 'first', status: 'succeeded', executions: 1, failures: 0 });
-    expect(steps[1]).toMatchObject({ name: 'flaky', status: 'succeeded', executions: 3, failures: 2, output: '3' });
+    expect(steps[1]).toMatchObject({ name: 'flaky', status: 'succeeded', executions: 3, failures: 2, output: encodeValue(3, 'flaky') });
     expect(calls.of('first')).toBe(1);
     expect(calls.of('flaky')).toBe(3);
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'done']);
@@ -114,10 +117,10 @@ describe('runner e2e: failures and retries', () => {
       expect(attempt.error!.stack).toContain(`flaky failure ${i + 1}`);
       expect(attempt.error!.stack).toMatch(/\n\s+at /);
     }
-    expect(JSON.parse(attempts[1]!.requestBody)).toMatchObject({ attempt: 2, steps: [{ index: 0, name: 'first', kind: 'run', output: '1' }] });
+    expect(JSON.parse(attempts[1]!.requestBody)).toMatchObject({ attempt: 2, steps: [{ index: 0, name: 'first', kind: 'run', output: encodeValue(1, 'first') }] });
   });
 
-  it('fails at once on NonRetryableError', async () => {
+  it('fails at once on NonRetryableError: the step fails for good, one replay rethrows it, the run fails', async () => {
     const calls = new Counter();
     const { runner, app } = await setup(async (context) => {
       await context.run('charge', () => {
@@ -128,9 +131,15 @@ describe('runner e2e: failures and retries', () => {
     });
     const id = await startThroughApp(app.url);
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
-    expect(run).toMatchObject({ status: 'failed', attempts: 1, error: { name: 'NonRetryableError', message: 'card declined', code: 'NON_RETRYABLE' } });
-    expect(steps).toMatchObject([{ name: 'charge', status: 'failed', executions: 1, failures: 1, error: { message: 'card declined' } }]);
-    expect(attempts).toHaveLength(1);
+    // The replay rethrows the step's error (StepFailedError, same name, message and stack) and
+    // the workflow does not catch it, so the run fails with it.
+    expect(run).toMatchObject({ status: 'failed', attempts: 2, error: { name: 'NonRetryableError', message: 'card declined', code: 'STEP_FAILED' } });
+    expect(run.error!.stack).toBe(steps[0]!.error!.stack);
+    expect(steps).toMatchObject([{ name: 'charge', status: 'failed', executions: 1, failures: 1, error: { message: 'card declined', code: 'NON_RETRYABLE' } }]);
+    expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed']);
+    expect(JSON.parse(attempts[1]!.requestBody)).toMatchObject({ steps: [{ index: 0, name: 'charge', error: { message: 'card declined' } }] });
+    // No failureFunction on this route: the route says so, and the runner does not call it.
+    expect(attempts[1]!.responseHeaders).not.toHaveProperty('wf-failure-function');
     expect(calls.counts).toEqual(new Map([['charge', 1]]));
   });
 
@@ -147,9 +156,10 @@ describe('runner e2e: failures and retries', () => {
     const id = await startThroughApp(app.url);
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     expect(calls.of('always-fails')).toBe(3);
-    expect(run).toMatchObject({ status: 'failed', retries: 2, failures: 3, attempts: 3, error: { message: 'attempt 3 failed' } });
+    // Three executions fail the step for good; a fourth drive replays its error into the workflow.
+    expect(run).toMatchObject({ status: 'failed', retries: 2, failures: 1, attempts: 4, error: { message: 'attempt 3 failed', code: 'STEP_FAILED' } });
     expect(steps).toMatchObject([{ status: 'failed', executions: 3, failures: 3 }]);
-    expect(attempts.map((a) => a.error?.message)).toEqual(['attempt 1 failed', 'attempt 2 failed', 'attempt 3 failed']);
+    expect(attempts.map((a) => a.error?.message)).toEqual(['attempt 1 failed', 'attempt 2 failed', 'attempt 3 failed', 'attempt 3 failed']);
   });
 
   it('delays the retry by RetryAfterError', async () => {
@@ -206,7 +216,7 @@ describe('runner e2e: long runs', () => {
     );
     const id = await startThroughApp(app.url);
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
-    expect(run).toMatchObject({ status: 'completed', output: '10', stepsDone: 5 });
+    expect(run).toMatchObject({ status: 'completed', output: encodeValue(10, 'the workflow'), stepsDone: 5 });
     expect(attempts.length).toBeGreaterThan(1);
     expect(attempts.map((a) => a.outcome)).toEqual([...Array(attempts.length - 1).fill('continue'), 'done']);
     expect(run.attempts).toBe(attempts.length);

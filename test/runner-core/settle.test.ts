@@ -51,23 +51,42 @@ describe('settle', () => {
     expect(third.changes).toEqual([stepFailed('retrying')]);
   });
 
-  it('retries exhausted: fails the run and the step', () => {
+  it('retries exhausted: the step fails for good and the run is driven once more, at once', () => {
+    // The replay rethrows the error into the workflow (StepFailedError), which may catch it.
     expect(settle(run({ failures: 3 }), result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF)).toEqual({
       changes: [stepFailed('failed')],
-      patch: { attempts: 5, status: 'failed', failures: 4, error: boom, finishedAt: NOW, nextAt: null },
+      patch: { attempts: 5, status: 'running', failures: 0, nextAt: NOW },
     });
   });
 
-  it('no retries configured: the first failure fails the run', () => {
-    const { patch } = settle(run({ retries: 0 }), result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF);
-    expect(patch.status).toBe('failed');
+  it('no retries configured: the first failure fails the step for good', () => {
+    const { changes, patch } = settle(run({ retries: 0 }), result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF);
+    expect(changes).toEqual([stepFailed('failed')]);
+    expect(patch).toEqual({ attempts: 5, status: 'running', failures: 0, nextAt: NOW });
   });
 
-  it('a non-retryable failure fails at once, with every retry left', () => {
+  it('a non-retryable step failure fails the step at once, with every retry left, and drives again', () => {
     expect(settle(run(), result({ t: 'failed', error: boom, retryable: false, step }), NOW, HALF)).toEqual({
       changes: [stepFailed('failed')],
-      patch: { attempts: 5, status: 'failed', failures: 1, error: boom, finishedAt: NOW, nextAt: null },
+      patch: { attempts: 5, status: 'running', failures: 0, nextAt: NOW },
     });
+  });
+
+  it("a step's own retries win over the run's, both ways", () => {
+    const more = { ...step, retries: 5 };
+    const fourth = settle(run({ failures: 3 }), result({ t: 'failed', error: boom, retryable: true, step: more }), NOW, HALF);
+    expect(fourth.changes).toEqual([stepFailed('retrying')]);
+    expect(fourth.patch).toMatchObject({ status: 'running', failures: 4 });
+    const none = { ...step, retries: 0 };
+    const first = settle(run({ retries: 10 }), result({ t: 'failed', error: boom, retryable: true, step: none }), NOW, HALF);
+    expect(first.changes).toEqual([stepFailed('failed')]);
+    expect(first.patch).toEqual({ attempts: 5, status: 'running', failures: 0, nextAt: NOW });
+  });
+
+  it("a step's own retryDelayMs is the backoff base instead of the run's", () => {
+    // failure 2 of base 1000: 1000 fixed + 0.5 · 1000 random (the run's base 100 would give 150).
+    const own = { ...step, retryDelayMs: 1000 };
+    expect(settle(run({ failures: 1 }), result({ t: 'failed', error: boom, retryable: true, step: own }), NOW, HALF).patch.nextAt).toBe(NOW + 1500);
   });
 
   it('honours retryAfterMs instead of the backoff', () => {
@@ -82,10 +101,48 @@ describe('settle', () => {
     expect(patch).toEqual({ attempts: 5, status: 'running', failures: 1, nextAt: NOW + 75 });
   });
 
-  it('a workflow failure outside any step changes no step', () => {
+  it('a final workflow failure outside any step fails the run and closes the steps still open', () => {
+    // E.g. the rethrown StepFailedError the workflow did not catch: retryable false, no step.
     const { changes, patch } = settle(run(), result({ t: 'failed', error: boom, retryable: false }), NOW, HALF);
+    expect(changes).toEqual([{ type: 'steps-closed', runId: run().id, status: 'failed', at: NOW }]);
+    expect(patch).toEqual({ attempts: 5, status: 'failed', failures: 1, error: boom, finishedAt: NOW, nextAt: null });
+  });
+
+  it('a retryable workflow failure outside any step is retried, no step touched', () => {
+    const { changes, patch } = settle(run(), result({ t: 'failed', error: boom, retryable: true }), NOW, HALF);
     expect(changes).toEqual([]);
-    expect(patch.status).toBe('failed');
+    expect(patch).toEqual({ attempts: 5, status: 'running', failures: 1, nextAt: NOW + 75 });
+  });
+
+  it('cancel: the run ends cancelled, with its open steps', () => {
+    expect(settle(run(), result({ t: 'cancel' }), NOW, HALF)).toEqual({
+      changes: [{ type: 'steps-closed', runId: run().id, status: 'cancelled', at: NOW }],
+      patch: { attempts: 5, status: 'cancelled', finishedAt: NOW, nextAt: null },
+    });
+  });
+
+  it('suspend: records each sleep, wait and call with its group, and stays due now for the runner to resolve', () => {
+    const request = { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: '{}' };
+    const { changes, patch } = settle(
+      run({ failures: 2 }),
+      result({
+        t: 'suspend',
+        steps: [
+          { kind: 'sleep', index: 3, name: 'nap', group: 4, until: NOW + 300 },
+          { kind: 'wait', index: 4, name: 'approval', group: 4, eventId: 'order-1', until: NOW + 60_000 },
+          { kind: 'call', index: 5, name: 'charge', group: 4, request },
+        ],
+      }),
+      NOW,
+      HALF,
+    );
+    const base = { type: 'step-suspended', runId: run().id, group: 4, at: NOW };
+    expect(changes).toEqual([
+      { ...base, index: 3, name: 'nap', kind: 'sleep', until: NOW + 300, eventId: null, request: null },
+      { ...base, index: 4, name: 'approval', kind: 'wait', until: NOW + 60_000, eventId: 'order-1', request: null },
+      { ...base, index: 5, name: 'charge', kind: 'call', until: null, eventId: null, request },
+    ]);
+    expect(patch).toEqual({ attempts: 5, status: 'running', nextAt: NOW, failures: 0 });
   });
 
   describe('transport errors', () => {
@@ -99,12 +156,14 @@ describe('settle', () => {
       expect(later.patch.nextAt).toBe(NOW + 2000);
     });
 
-    it('not retryable, or retries exhausted: the run fails with the transport error', () => {
+    it('not retryable, or retries exhausted: the run fails with the transport error and closes its open steps', () => {
+      const closed = [{ type: 'steps-closed', runId: run().id, status: 'failed', at: NOW }];
       const once = settle(run(), result({ t: 'error', error: refused, retryable: false }), NOW, HALF);
       expect(once.patch).toEqual({ attempts: 5, status: 'failed', failures: 1, error: refused, finishedAt: NOW, nextAt: null });
+      expect(once.changes).toEqual(closed);
       const exhausted = settle(run({ failures: 3 }), result({ t: 'error', error: refused, retryable: true }), NOW, HALF);
       expect(exhausted.patch.status).toBe('failed');
-      expect(exhausted.changes).toEqual([]);
+      expect(exhausted.changes).toEqual(closed);
     });
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Header } from '../../protocol/headers.js';
 import type { Outcome } from '../../protocol/outcome.js';
 import { signRequest } from '../../protocol/signing.js';
+import { decodeValue } from '../../protocol/values.js';
 import type { ServeOptions, Workflow, WorkflowContext } from '../../serve/core/handler.js';
 import { committedStep, driveBody, driveRequest, readOutcomes } from '../helpers/drive.js';
 import { fakeRunner, unusedUrl, type Endpoint, type FakeRunner } from '../helpers/endpoint.js';
@@ -18,6 +19,9 @@ async function errorBody(response: Response): Promise<{ code: string; message: s
 }
 
 const lineKinds = (lines: Outcome[]): string[] => lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t));
+
+/** The decoded value a step or done line carries (values travel devalue-encoded). */
+const valueOf = (line: Outcome | undefined): unknown => decodeValue(line && 'output' in line ? line.output : undefined);
 
 /**
  * The one suite every adapter passes (inngest `testFramework` style): start, drive, refusals,
@@ -184,6 +188,35 @@ export function describeAdapter(name: string, mount: Mount): void {
       expect(runner.starts).toEqual([]);
     });
 
+    it('answers a signed probe 200 with its framework and public URL, and never runs the workflow', async () => {
+      const { workflow, calls } = twoSteps();
+      const url = await mounted(workflow, { baseUrl: 'https://abc.tunnel.test' });
+      const body = JSON.stringify({ probe: true });
+      // Signed over the URL it is reached at, as `wf dev` does; the answer names the one the runner will call.
+      const headers = { 'content-type': 'application/json', [Header.Probe]: '1', ...(await signRequest({ url, body, tokens: [runner.token] })) };
+      const response = await fetch(url, { method: 'POST', headers, body });
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as { ok: boolean; framework: string | null; url: string };
+      expect(answer).toEqual({ ok: true, framework: expect.toSatisfy((f: unknown) => f === null || typeof f === 'string'), url: `https://abc.tunnel.test${new URL(url).pathname}` });
+      expect(calls.workflow).toBe(0);
+      expect(runner.starts).toEqual([]);
+    });
+
+    it('answers 401 to a forged or unsigned probe, and never starts or runs anything', async () => {
+      const { workflow, calls } = twoSteps();
+      const url = await mounted(workflow);
+      const body = JSON.stringify({ probe: true });
+      const forged = await signRequest({ url, body, tokens: ['some-other-token'] });
+      const refused = await fetch(url, { method: 'POST', headers: { [Header.Probe]: '1', ...forged }, body });
+      expect(refused.status).toBe(401);
+      expect(await errorBody(refused)).toMatchObject({ code: 'SIGNATURE', message: expect.stringContaining('Invalid signature') });
+      const unsigned = await fetch(url, { method: 'POST', headers: { [Header.Probe]: '1' }, body });
+      expect(unsigned.status).toBe(401);
+      expect(await errorBody(unsigned)).toMatchObject({ code: 'SIGNATURE', message: expect.stringContaining('Unsigned request') });
+      expect(calls.workflow).toBe(0);
+      expect(runner.starts).toEqual([]);
+    });
+
     it('drives a new run: both steps back to back, one line each, the second sees the first', async () => {
       const { workflow, calls } = twoSteps();
       const url = await mounted(workflow);
@@ -192,9 +225,14 @@ export function describeAdapter(name: string, mount: Mount): void {
       expect(response.headers.get('content-type')).toBe('application/x-ndjson');
       const lines = await readOutcomes(response);
       expect(lineKinds(lines)).toEqual(['started:initial-step', 'step:initial-step', 'started:second-step', 'step:second-step', 'done']);
-      expect(lines[1]).toMatchObject({ t: 'step', index: 0, output: '"HELLO"' });
-      expect(lines[3]).toMatchObject({ t: 'step', index: 1, output: '{"saw":"HELLO","length":5}' });
-      expect(lines[4]).toEqual({ t: 'done', output: JSON.stringify({ runId: RUN_ID, seen: { saw: 'HELLO', length: 5 } }) });
+      expect(lines[0]).toMatchObject({ t: 'started', index: 0, group: 1 });
+      expect(lines[1]).toMatchObject({ t: 'step', index: 0 });
+      expect(valueOf(lines[1])).toBe('HELLO');
+      expect(lines[2]).toMatchObject({ t: 'started', index: 1, group: 2 });
+      expect(lines[3]).toMatchObject({ t: 'step', index: 1 });
+      expect(valueOf(lines[3])).toEqual({ saw: 'HELLO', length: 5 });
+      expect(lines[4]?.t).toBe('done');
+      expect(valueOf(lines[4])).toEqual({ runId: RUN_ID, seen: { saw: 'HELLO', length: 5 } });
       expect(calls).toEqual({ workflow: 1, first: 1, second: 1 });
     });
 
@@ -205,7 +243,8 @@ export function describeAdapter(name: string, mount: Mount): void {
       const lines = await readOutcomes(await driveFetch(url, { runId: RUN_ID, body: '{"text":"hello"}', steps, attempt: 2 }));
       expect(calls.first).toBe(0);
       expect(lineKinds(lines)).toEqual(['started:second-step', 'step:second-step', 'done']);
-      expect(lines[1]).toMatchObject({ index: 1, output: '{"saw":"FROM-RECORD","length":11}' });
+      expect(lines[1]).toMatchObject({ index: 1 });
+      expect(valueOf(lines[1])).toEqual({ saw: 'FROM-RECORD', length: 11 });
     });
 
     it('answers 400 to a signed drive with a malformed body, without running anything', async () => {
@@ -247,7 +286,8 @@ export function describeAdapter(name: string, mount: Mount): void {
       const lines = await readOutcomes(await driveFetch(url, { runId: RUN_ID, body: '{"text":"x"}', steps: null }));
       expect(runner.stepFetches).toEqual([RUN_ID]);
       expect(calls.first).toBe(0);
-      expect(lines[1]).toMatchObject({ t: 'step', name: 'second-step', output: '{"saw":"FETCHED","length":7}' });
+      expect(lines[1]).toMatchObject({ t: 'step', name: 'second-step' });
+      expect(valueOf(lines[1])).toEqual({ saw: 'FETCHED', length: 7 });
     });
 
     it('answers 502 when the runner does not know the run whose steps it must fetch', async () => {

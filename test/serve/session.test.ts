@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { NonRetryableError, RetryAfterError } from '../../protocol/errors.js';
 import type { StepRecord } from '../../protocol/messages.js';
 import { isTerminal, type Outcome } from '../../protocol/outcome.js';
+import { decodeValue, encodeValue } from '../../protocol/values.js';
 import { DriveSession } from '../../serve/core/session.js';
 import { committedStep } from '../helpers/drive.js';
 
@@ -75,15 +76,18 @@ describe('DriveSession replay', () => {
     expect(a).not.toHaveBeenCalled();
     expect(b).not.toHaveBeenCalled();
     expect(lines).toEqual([
-      { t: 'started', index: 2, name: 'c', kind: 'run' },
-      { t: 'step', index: 2, name: 'c', kind: 'run', output: '"A1"', durationMs: expect.any(Number) },
-      { t: 'done', output: '"A1"' },
+      { t: 'started', index: 2, name: 'c', kind: 'run', group: 3 },
+      { t: 'step', index: 2, name: 'c', kind: 'run', output: encodeValue('A1', 'c'), durationMs: expect.any(Number) },
+      { t: 'done', output: encodeValue('A1', 'c') },
     ]);
   });
 
   it('replays a step whose result was undefined', async () => {
     const lines = await drive(async (run) => [await run('log', () => {})], { committed: [committedStep(0, 'log')] }).closed;
-    expect(lines).toEqual([{ t: 'done', output: '[null]' }]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.t).toBe('done');
+    // devalue keeps undefined inside an array (JSON would have made it null).
+    expect(decodeValue((lines[0] as Extract<Outcome, { t: 'done' }>).output)).toEqual([undefined]);
   });
 
   it('stops with a determinism error naming both steps before any new step runs', async () => {
@@ -125,8 +129,10 @@ describe('DriveSession new steps', () => {
     expect(kinds(lines)).toEqual([
       'started:sync', 'step:sync', 'started:async', 'step:async', 'started:promise', 'step:promise', 'started:nothing', 'step:nothing', 'done',
     ]);
-    expect(lines.filter((l) => l.t === 'step').map((l) => ('output' in l ? l.output : undefined))).toEqual(['1', '2', '20', undefined]);
-    expect(lines.at(-1)).toEqual({ t: 'done', output: '{"a":1,"b":2,"c":20}' });
+    expect(lines.filter((l) => l.t === 'step').map((l) => decodeValue((l as Extract<Outcome, { t: 'step' }>).output))).toEqual([1, 2, 20, undefined]);
+    expect(lines.filter((l) => l.t === 'step').at(-1)).not.toHaveProperty('output');
+    expect(lines.at(-1)?.t).toBe('done');
+    expect(decodeValue((lines.at(-1) as Extract<Outcome, { t: 'done' }>).output)).toEqual({ a: 1, b: 2, c: 20 });
   });
 
   it('ends with done without output when the workflow returns nothing', async () => {
@@ -172,9 +178,10 @@ describe('DriveSession new steps', () => {
   });
 
   it('fails a step whose result cannot be serialized, not retryable', async () => {
-    const lines = await drive((run) => run('big', () => 10n)).closed;
-    expect(lines.at(-1)).toMatchObject({ t: 'failed', retryable: false, error: { code: 'SERIALIZATION' }, step: { name: 'big' } });
-    expect((lines.at(-1) as Extract<Outcome, { t: 'failed' }>).error.message).toContain('step "big"');
+    const lines = await drive((run) => run('fn', () => () => 1)).closed;
+    expect(lines.at(-1)).toMatchObject({ t: 'failed', retryable: false, error: { code: 'SERIALIZATION' }, step: { name: 'fn' } });
+    expect((lines.at(-1) as Extract<Outcome, { t: 'failed' }>).error.message).toContain('step "fn"');
+    expect((lines.at(-1) as Extract<Outcome, { t: 'failed' }>).error.message).toContain('a function');
   });
 
   it('fails a workflow that throws outside any step, without step info', async () => {
@@ -207,8 +214,8 @@ describe('DriveSession halting', () => {
     ).closed;
     expect(second).not.toHaveBeenCalled();
     expect(lines).toEqual([
-      { t: 'started', index: 0, name: 'first', kind: 'run' },
-      { t: 'step', index: 0, name: 'first', kind: 'run', output: '1', durationMs: 1001 },
+      { t: 'started', index: 0, name: 'first', kind: 'run', group: 1 },
+      { t: 'step', index: 0, name: 'first', kind: 'run', output: encodeValue(1, 'first'), durationMs: 1001 },
       { t: 'continue' },
     ]);
   });
@@ -290,7 +297,7 @@ describe('DriveSession halting', () => {
     session.finish('first');
     session.fail(new Error('late'));
     session.finish('again');
-    expect(lines).toEqual([{ t: 'done', output: '"first"' }]);
+    expect(lines).toEqual([{ t: 'done', output: encodeValue('first', 'the workflow') }]);
     expect(close).toHaveBeenCalledTimes(1);
     const never = vi.fn();
     void session.run('after-end', never);

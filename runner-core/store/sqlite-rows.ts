@@ -1,0 +1,71 @@
+import type { SerializedError } from '../../protocol/errors.js';
+import type { CallRequest, StepKind } from '../../protocol/messages.js';
+import type { Attempt, Run, RunStatus, Step, StepStatus } from './types.js';
+
+/**
+ * Rows of the store tables and their mapping to records: the only place that knows column names.
+ * The PostgreSQL store (postgres.ts) uses the same column names and types (BIGINT parsed as numbers).
+ */
+
+export interface RunRow {
+  id: string; url: string; status: string; body: string; headers: string;
+  created_at: number; updated_at: number; finished_at: number | null; next_at: number | null;
+  failures: number; retries: number; retry_delay_ms: number; steps_done: number; attempts: number;
+  output: string | null; error: string | null; idempotency_key: string | null;
+}
+export interface StepRow {
+  run_id: string; idx: number; name: string; kind: string; status: string; output: string | null;
+  error: string | null; started_at: number; finished_at: number | null; duration_ms: number | null;
+  executions: number; failures: number; group_id: number | null; until: number | null;
+  event_id: string | null; request: string | null;
+}
+export interface AttemptRow {
+  run_id: string; seq: number; started_at: number; duration_ms: number; request_url: string;
+  request_headers: string; request_body: string; response_status: number | null;
+  response_headers: string | null; response_body: string | null; outcome: string; error: string | null;
+}
+
+export function fromJson<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+export function toJson(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** Lease columns are deliberately left out: they are the store's business, not the runner's. */
+export function toRun(row: RunRow): Run {
+  return {
+    id: row.id, url: row.url, status: row.status as RunStatus, body: row.body,
+    headers: fromJson<Record<string, string>>(row.headers) ?? {},
+    createdAt: row.created_at, updatedAt: row.updated_at, finishedAt: row.finished_at, nextAt: row.next_at,
+    failures: row.failures, retries: row.retries, retryDelayMs: row.retry_delay_ms,
+    stepsDone: row.steps_done, attempts: row.attempts, output: row.output,
+    error: fromJson<SerializedError>(row.error), idempotencyKey: row.idempotency_key,
+  };
+}
+export function toStep(row: StepRow): Step {
+  return {
+    runId: row.run_id, index: row.idx, name: row.name, kind: row.kind as StepKind,
+    status: row.status as StepStatus, output: row.output, error: fromJson<SerializedError>(row.error),
+    startedAt: row.started_at, finishedAt: row.finished_at, durationMs: row.duration_ms,
+    executions: row.executions, failures: row.failures, group: row.group_id, until: row.until,
+    eventId: row.event_id, request: fromJson<CallRequest>(row.request),
+  };
+}
+export function toAttempt(row: AttemptRow): Attempt {
+  return {
+    runId: row.run_id, seq: row.seq, startedAt: row.started_at, durationMs: row.duration_ms,
+    requestUrl: row.request_url, requestHeaders: fromJson<Record<string, string>>(row.request_headers) ?? {},
+    requestBody: row.request_body, responseStatus: row.response_status,
+    responseHeaders: fromJson<Record<string, string>>(row.response_headers), responseBody: row.response_body,
+    outcome: row.outcome, error: fromJson<SerializedError>(row.error),
+  };
+}
+export function attemptParams(a: Attempt): Record<string, unknown> {
+  return {
+    runId: a.runId, seq: a.seq, startedAt: a.startedAt, durationMs: a.durationMs, requestUrl: a.requestUrl,
+    requestHeaders: JSON.stringify(a.requestHeaders), requestBody: a.requestBody, responseStatus: a.responseStatus,
+    responseHeaders: toJson(a.responseHeaders), responseBody: a.responseBody, outcome: a.outcome, error: toJson(a.error),
+  };
+}
+

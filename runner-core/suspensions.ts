@@ -1,0 +1,60 @@
+import type { Dispatcher } from 'undici';
+import { encodeValue } from '../protocol/values.js';
+import { performCall } from './call.js';
+import type { Change, Run, RunPatch, Step, Store } from './store/types.js';
+
+export interface ResolveContext {
+  store: Store;
+  dispatcher: Dispatcher;
+  now: () => number;
+  commit: (changes: Change[]) => Promise<void>;
+}
+
+/** The steps of a run that the runner owes it: sleeps, waits and calls not yet finished. */
+export function pendingSteps(steps: readonly Step[]): Step[] {
+  return steps.filter((s) => s.kind !== 'run' && s.status === 'running');
+}
+
+function succeeded(step: Step, value: unknown, at: number): Change {
+  const output = encodeValue(value, `${step.kind} "${step.name}"`) ?? null;
+  return { type: 'step-succeeded', runId: step.runId, index: step.index, name: step.name, kind: step.kind, output, at, durationMs: Math.max(0, at - step.startedAt) };
+}
+
+/**
+ * Resolves what it can of a run's pending steps: makes the HTTP calls, wakes due sleeps, times out
+ * due waits, hands kept events to their waits. Returns `undefined` when something was resolved (drive
+ * the run now, even if other steps still pend: a `Promise.race` may go on), else the patch that parks
+ * the run until the earliest wake-up (a `notify` wakes it sooner).
+ */
+export async function resolvePending(ctx: ResolveContext, run: Run, signal: AbortSignal): Promise<{ patch: RunPatch; pending: number } | undefined> {
+  const pending = pendingSteps(await ctx.store.listSteps(run.id));
+  if (pending.length === 0) return undefined;
+  const changes: Change[] = [];
+  const calls = pending.filter((s) => s.kind === 'call' && s.request);
+  const results = await Promise.all(calls.map((s) => performCall(ctx.dispatcher, s.request!, signal)));
+  if (signal.aborted) return undefined;
+  const now = ctx.now();
+  calls.forEach((step, i) => {
+    const outcome = results[i]!;
+    if (outcome.ok) changes.push(succeeded(step, outcome.result, now));
+    else changes.push({ type: 'step-failed', runId: run.id, index: step.index, name: step.name, kind: step.kind, error: outcome.error, status: 'failed', at: now, durationMs: now - step.startedAt });
+  });
+  const waiting: Step[] = [];
+  for (const step of pending) {
+    if (step.kind === 'sleep' && step.until !== null && step.until <= now) changes.push(succeeded(step, undefined, now));
+    else if (step.kind === 'wait' && step.until !== null && step.until <= now) changes.push(succeeded(step, { eventData: undefined, timeout: true }, now));
+    else if (step.kind === 'wait' && step.eventId !== null) {
+      const kept = await ctx.store.takeEvent(step.eventId, now);
+      if (kept !== undefined) changes.push(succeeded(step, { eventData: (JSON.parse(kept) as { data?: unknown }).data, timeout: false }, now));
+      else waiting.push(step);
+    } else if (step.kind !== 'call') waiting.push(step);
+  }
+  if (changes.length > 0) {
+    if (run.status === 'sleeping' || run.status === 'waiting') changes.push({ type: 'run', runId: run.id, patch: { status: 'running' }, at: now });
+    await ctx.commit(changes);
+    return undefined;
+  }
+  const wakeAt = Math.min(...waiting.map((s) => s.until ?? Number.POSITIVE_INFINITY));
+  const status = waiting.some((s) => s.kind === 'wait') ? 'waiting' : 'sleeping';
+  return { patch: { status, nextAt: Number.isFinite(wakeAt) ? wakeAt : null }, pending: pending.length };
+}
