@@ -1,9 +1,9 @@
 import type { RunStatus, StepStatus } from '../runner-core/store/types.js';
 
 /**
- * Text helpers of the dashboard. The glyphs are the ones `wf logs` prints (cli/lib/format.ts):
- * they carry the meaning, so the dashboard reads the same with NO_COLOR; colour only decorates.
- * (Kept here rather than imported, because cli/ depends on tui/, not the other way round.)
+ * Text helpers of the dashboard, also used by `wf logs` (cli/lib/format.ts imports them, as cli/
+ * depends on tui/). The glyphs carry the meaning, so everything reads the same with NO_COLOR;
+ * colour only decorates.
  */
 const GLYPH: Record<RunStatus | StepStatus, string> = {
   queued: '○',

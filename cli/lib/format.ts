@@ -1,33 +1,14 @@
 import type { RunnerEvent } from '../../runner-core/events.js';
 import { decodeValue } from '../../protocol/values.js';
-import type { Attempt, Run, RunStatus, Step, StepStatus } from '../../runner-core/store/types.js';
+import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
 
-const GLYPH: Record<RunStatus | StepStatus, string> = {
-  queued: '○',
-  running: '▶',
-  sleeping: '◔',
-  waiting: '◌',
-  completed: '✓',
-  succeeded: '✓',
-  retrying: '↻',
-  failed: '✗',
-  cancelled: '⊘',
-};
+import { duration, glyph } from '../../tui/format.js';
 
-export function glyph(status: RunStatus | StepStatus): string {
-  return GLYPH[status] ?? '?';
-}
+// One glyph table and one duration format for `wf logs`, `wf dev --no-tui` and the dashboard.
+export { duration, glyph };
 
 export function time(ms: number): string {
   return new Date(ms).toISOString().slice(11, 23);
-}
-
-export function duration(ms: number | null): string {
-  if (ms === null) return '';
-  // Thresholds on the rounded value, so 9.96 is "10ms" (not "10.0ms") and 999.6 is "1.00s" (not "1000ms").
-  if (ms < 9.95) return `${ms.toFixed(1)}ms`;
-  if (ms < 999.5) return `${Math.round(ms)}ms`;
-  return `${(ms / 1000).toFixed(2)}s`;
 }
 
 function runLine(run: Run): string {

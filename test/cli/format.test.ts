@@ -46,7 +46,7 @@ describe('duration', () => {
     [999.6, '1.00s'],
     [1000, '1.00s'],
     [1500, '1.50s'],
-    [61_000, '61.00s'],
+    [61_000, '1m01s'],
   ] as const)('%s → %j', (ms, text) => {
     expect(duration(ms)).toBe(text);
   });
