@@ -5,13 +5,16 @@ import { RunView } from './components/RunView.js';
 import { StatusBar } from './components/StatusBar.js';
 import { StepView } from './components/StepView.js';
 import { Footer } from './components/Footer.js';
+import { LogPane } from './components/LogPane.js';
 import { errorMessage, type DataSource } from './data-source.js';
 import { workflowPath } from './format.js';
 import { useKeymap } from './hooks/use-keymap.js';
+import { useLogFeed } from './hooks/use-log-feed.js';
 import { useRunnerEvents, type RunnerEventsOptions } from './hooks/use-runner-events.js';
-import { bodyRows, runRows, type Size } from './layout.js';
+import { bodyRows, logPaneRows, runRows, type Size } from './layout.js';
+import type { LogFeed } from './log-feed.js';
 import { detailLines, selectedStep } from './selectors.js';
-import { initialState, reducer, type DashboardState } from './state.js';
+import { bodySize, initialState, reducer, type DashboardState } from './state.js';
 
 export interface AppProps {
   source: DataSource;
@@ -25,6 +28,8 @@ export interface AppProps {
   /** How often durations of unfinished runs move on. @default 1000 */
   tickMs?: number;
   events?: RunnerEventsOptions;
+  /** The app's output and `wf dev`'s findings, for the log pane (`l` toggles it); no pane without it. */
+  log?: LogFeed;
 }
 
 /** Second status line: where you are. */
@@ -46,8 +51,8 @@ export function App(props: AppProps) {
 }
 
 /** The dashboard at a given size: state in a pure reducer, fed by runner events and keys; components take props. */
-export function Dashboard({ source, title = 'wfkit', subtitle, color = true, size, now = Date.now, tickMs = 1000, events }: AppProps & { size: Size }) {
-  const [state, dispatch] = useReducer(reducer, undefined, () => initialState(size, now()));
+export function Dashboard({ source, title = 'wfkit', subtitle, color = true, size, now = Date.now, tickMs = 1000, events, log }: AppProps & { size: Size }) {
+  const [state, dispatch] = useReducer(reducer, undefined, () => initialState(size, now(), log !== undefined));
   const { exit } = useApp();
 
   useEffect(() => dispatch({ type: 'resize', columns: size.columns, rows: size.rows }), [size.columns, size.rows]);
@@ -56,6 +61,7 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
     return () => clearInterval(timer);
   }, [now, tickMs]);
   useRunnerEvents(source, dispatch, state.detail?.runId ?? null, events);
+  useLogFeed(log, dispatch);
   useKeymap(state, dispatch, {
     quit: () => exit(),
     cancel: (id) =>
@@ -71,10 +77,11 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
   });
 
   const { columns: width } = state.size;
-  const height = bodyRows(state.size);
+  const views = bodySize(state);
+  const height = bodyRows(views);
   let body;
   if (state.view === 'runs') {
-    const rows = runRows(state.size);
+    const rows = runRows(views);
     const runs = state.visible.slice(state.top, state.top + rows).map((id) => state.runs.get(id)!);
     body = <RunList runs={runs} selected={state.cursor - state.top} width={width} height={height} now={state.now} color={color} total={state.order.length} filter={state.filter} />;
   } else if (state.view === 'run' && state.detail) {
@@ -99,7 +106,10 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
       <Box flexDirection="column" height={height} overflow="hidden">
         {body}
       </Box>
-      <Footer view={state.view} filtering={state.filtering} filter={state.filter} width={width} />
+      {state.log.open && log && logPaneRows(state.size) > 0 ? (
+        <LogPane title={log.title} lines={state.log.lines} total={state.log.total} width={width} height={logPaneRows(state.size)} color={color} />
+      ) : null}
+      <Footer view={state.view} filtering={state.filtering} filter={state.filter} width={width} log={state.log.enabled} />
     </Box>
   );
 }

@@ -4,6 +4,7 @@
  *
  *   status bar      2 rows (title, connection and counts; then a notice or where you are)
  *   body            the rest
+ *   log pane        when open: a title row and the app's last lines (`logPaneRows`), taken from the body
  *   footer          1 row (the keys, or the filter prompt)
  */
 export interface Size {
@@ -42,4 +43,15 @@ export function follow(top: number, cursor: number, count: number, height: numbe
   let next = Math.min(top, cursor);
   if (cursor >= next + height) next = cursor - height + 1;
   return Math.max(0, Math.min(next, Math.max(0, count - height)));
+}
+
+/** Rows of the open log pane, title included: a third of the body, from 4 up to 13, never all of it. */
+export function logPaneRows(size: Size): number {
+  const body = bodyRows(size);
+  return Math.max(0, Math.min(13, Math.max(4, Math.floor(body / 3)), body - 3));
+}
+
+/** The size the views get: the terminal less the log pane when it is open. */
+export function viewSize(size: Size, logOpen: boolean): Size {
+  return logOpen ? { columns: size.columns, rows: size.rows - logPaneRows(size) } : size;
 }

@@ -1,6 +1,7 @@
 import type { RunnerEvent } from '../runner-core/events.js';
 import type { Attempt, Run, Step } from '../runner-core/store/types.js';
-import { detailRows, follow, runRows, stepRows, type Size } from './layout.js';
+import { detailRows, follow, runRows, stepRows, viewSize, type Size } from './layout.js';
+import type { LogEntry } from './log-feed.js';
 import { mergeIds, positionOf, RunTable } from './run-table.js';
 import { detailLines, matches } from './selectors.js';
 
@@ -9,12 +10,26 @@ import { detailLines, matches } from './selectors.js';
  * are runner events (single or batched), loaded history and details, keys, the filter, resizes
  * and clock ticks. Components only read it; hooks only dispatch. Runs live in a `RunTable`
  * (sharded immutable maps) plus an id array kept newest first, so an event costs microseconds
- * with 10,000 runs and views draw only the rows on screen.
+ * with 10,000 runs and views draw only the rows on screen. The log pane's lines (the app `wf dev`
+ * started, and what `wf dev` found) arrive as actions too, into a buffer capped at `LOG_LINES`.
  */
 
 export type { Size } from './layout.js';
 export type View = 'runs' | 'run' | 'step';
 export type Connection = 'connecting' | 'live' | 'offline';
+
+/** Lines the log pane keeps; older ones are dropped (the pane shows the newest). */
+export const LOG_LINES = 200;
+
+export interface LogState {
+  /** There is a log to show (`wf dev` manages an app): `l` toggles the pane. */
+  enabled: boolean;
+  open: boolean;
+  /** The newest lines, at most `LOG_LINES`. */
+  lines: readonly LogEntry[];
+  /** Lines received in all, so the pane can say how many it dropped. */
+  total: number;
+}
 
 /** The open run's steps and attempt log, kept live from events once loaded. */
 export interface Detail {
@@ -47,6 +62,7 @@ export interface DashboardState {
   now: number;
   connection: Connection;
   notice: { text: string; error: boolean; at: number } | null;
+  log: LogState;
 }
 
 export type KeyAction = 'up' | 'down' | 'page-up' | 'page-down' | 'home' | 'end' | 'enter' | 'back';
@@ -65,16 +81,34 @@ export type Action =
   | { type: 'resize'; columns: number; rows: number }
   | { type: 'tick'; now: number }
   | { type: 'connection'; status: Connection }
-  | { type: 'notice'; text: string; error?: boolean };
+  | { type: 'notice'; text: string; error?: boolean }
+  | { type: 'log'; entries: readonly LogEntry[] }
+  | { type: 'log-toggle' };
 
 const NOTICE_MS = 6000;
 
-export function initialState(size: Size, now: number): DashboardState {
+/** `withLog`: the dashboard has a log (of the app `wf dev` runs); its pane starts open. */
+export function initialState(size: Size, now: number, withLog = false): DashboardState {
   const order: readonly string[] = [];
   return {
     runs: RunTable.empty, order, visible: order, filter: '', filtering: false, view: 'runs', cursor: 0, top: 0,
     detail: null, stepCursor: 0, stepTop: 0, scroll: 0, size, now, connection: 'connecting', notice: null,
+    log: { enabled: withLog, open: withLog, lines: [], total: 0 },
   };
+}
+
+/** The size the views page by: the terminal less the open log pane. */
+export function bodySize(state: DashboardState): Size {
+  return viewSize(state.size, state.log.open);
+}
+
+/** New log lines in; what `wf dev` itself says (a probe result, the tunnel) is also the notice. */
+function appendLog(state: DashboardState, entries: readonly LogEntry[]): DashboardState {
+  if (entries.length === 0) return state;
+  const joined = state.log.lines.length + entries.length > LOG_LINES ? [...state.log.lines, ...entries].slice(-LOG_LINES) : [...state.log.lines, ...entries];
+  const said = entries.findLast((entry) => entry.source === 'wf');
+  const notice = said ? { text: said.text, error: (said.level ?? 'info') !== 'info', at: state.now } : state.notice;
+  return { ...state, notice, log: { ...state.log, lines: joined, total: state.log.total + entries.length } };
 }
 
 /**
@@ -94,7 +128,7 @@ function upsertRuns(state: DashboardState, incoming: readonly Run[]): DashboardS
   const selected = state.visible[state.cursor];
   const cursor = selected === undefined || state.cursor === 0 ? 0 : Math.min(positionOf(visible, selected).index, Math.max(0, visible.length - 1));
   const top = state.top === 0 ? 0 : state.top + cursor - state.cursor;
-  return { ...state, runs, order, visible, cursor, top: follow(top, cursor, visible.length, runRows(state.size)) };
+  return { ...state, runs, order, visible, cursor, top: follow(top, cursor, visible.length, runRows(bodySize(state))) };
 }
 
 function upsertBy<T>(list: readonly T[], item: T, key: (t: T) => number, keep?: (old: T, next: T) => boolean): readonly T[] {
@@ -140,7 +174,8 @@ function move(cursor: number, key: KeyAction, count: number, page: number): numb
 }
 
 function onKey(state: DashboardState, key: KeyAction): DashboardState {
-  const { size, detail } = state;
+  const { detail } = state;
+  const size = bodySize(state);
   if (state.view === 'runs') {
     if (key === 'back') return state.filter === '' ? state : withFilter(state, '');
     const id = state.visible[state.cursor];
@@ -170,12 +205,13 @@ function onKey(state: DashboardState, key: KeyAction): DashboardState {
 function clamp(state: DashboardState): DashboardState {
   const count = state.detail?.steps.length ?? 0;
   const stepCursor = Math.max(0, Math.min(state.stepCursor, count - 1));
-  const maxScroll = state.view === 'step' ? Math.max(0, detailLines(state).length - detailRows(state.size)) : 0;
+  const size = bodySize(state);
+  const maxScroll = state.view === 'step' ? Math.max(0, detailLines(state).length - detailRows(size)) : 0;
   return {
     ...state,
-    top: follow(state.top, state.cursor, state.visible.length, runRows(state.size)),
+    top: follow(state.top, state.cursor, state.visible.length, runRows(size)),
     stepCursor,
-    stepTop: follow(state.stepTop, stepCursor, count, stepRows(state.size)),
+    stepTop: follow(state.stepTop, stepCursor, count, stepRows(size)),
     scroll: Math.min(state.scroll, maxScroll),
   };
 }
@@ -220,5 +256,9 @@ export function reducer(state: DashboardState, action: Action): DashboardState {
       return state.connection === action.status ? state : { ...state, connection: action.status };
     case 'notice':
       return { ...state, notice: { text: action.text, error: action.error ?? false, at: state.now } };
+    case 'log':
+      return appendLog(state, action.entries);
+    case 'log-toggle':
+      return state.log.enabled ? clamp({ ...state, log: { ...state.log, open: !state.log.open } }) : state;
   }
 }

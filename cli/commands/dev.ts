@@ -1,55 +1,46 @@
-import { Command, Option } from 'commander';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { eventLine } from '../lib/format.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { join } from 'node:path';
+import { runDev, type DevOptions } from '../lib/dev-run.js';
 import type { CliIO } from '../lib/io.js';
-import { startLocalRunner } from '../lib/local-runner.js';
-import { resolveDevToken } from '../lib/token.js';
-import { parsePort } from '../lib/parse.js';
+import { parsePort, parsePositiveInt } from '../lib/parse.js';
+
+function parseRoute(value: string): string {
+  if (!value.startsWith('/')) throw new InvalidArgumentError(`Expected a path starting with /, got "${value}".`);
+  return value;
+}
+
+function parseHttpUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidArgumentError(`Expected an http(s) URL, got "${value}".`);
+  return value.replace(/\/+$/, '');
+}
 
 /**
- * `wf dev`: the local runner on `.wf/dev.db`. On a terminal it shows the dashboard (tui/), which
- * reads the runner over its own HTTP API like any remote client; with `--no-tui` or when stdout is
- * not a terminal (CI, pipes) it prints a line per run, step and attempt.
+ * `wf dev [-- <app dev command>]`: the local runner on `.wf/dev.db` (or `--remote`), the app's own
+ * dev command (after `--`, else package.json's `"wfkit": { "dev" }`), a public tunnel with
+ * `--tunnel`, and a check that the app's route answers. On a terminal it shows the dashboard
+ * (tui/) with the app's output in a log pane; with `--no-tui` or when stdout is not a terminal it
+ * prints a line per run, step and attempt, and the app's output as `[app] …` lines.
  */
 export function makeDevCommand(io: CliIO): Command {
   return new Command('dev')
-    .description('start the local runner (SQLite in .wf/dev.db) and show runs live')
+    .description('start the local runner and the app, check the app, show runs live (Ctrl-C stops all)')
+    .argument('[command...]', 'the app\'s dev command, after -- (default: "wfkit": { "dev" } in package.json)')
     .addOption(new Option('-p, --port <port>', 'port of the runner API').default(7766).argParser(parsePort))
     .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
     .option('--db <path>', 'SQLite file', join('.wf', 'dev.db'))
     .option('--token <token>', 'token apps use (default: WF_TOKEN, the env files, else a generated .wf/token)')
     .option('--no-tui', 'print plain lines instead of the terminal dashboard')
-    .action(async (options: { port: number; host: string; db: string; token?: string; tui: boolean }) => {
-      // .wf/ holds the token and the database: keep it out of git from the first run.
-      mkdirSync(join(io.cwd, '.wf'), { recursive: true });
-      writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
-      const { token, source } = resolveDevToken(io.cwd, io.env, options.token);
-      const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token] });
-      if (options.tui && io.isTTY) {
-        // Loaded only here, so the plain commands never load React and Ink.
-        const { startDashboard } = await import('../../tui/index.js');
-        const dashboard = startDashboard({
-          runnerUrl: local.url,
-          token,
-          title: 'wf dev',
-          subtitle: `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${local.url} · SQLite ${options.db}`,
-          env: io.env,
-        });
-        await Promise.race([dashboard.exited, io.interrupted()]);
-        dashboard.stop();
-        await dashboard.exited;
-        io.out('wf dev: stopping…');
-        await local.close();
-        return;
-      }
-      const unsubscribe = local.runner.events.subscribe((event) => io.out(eventLine(event)));
-      io.out(`wf dev: runner listening on ${local.url} (SQLite ${options.db})`);
-      io.out(`wf dev: token from ${source}; apps need WF_TOKEN=${token} and WF_RUNNER_URL=${local.url}`);
-      io.out('wf dev: waiting for runs (Ctrl-C stops)');
-      await io.interrupted();
-      unsubscribe();
-      io.out('wf dev: stopping…');
-      await local.close();
-    });
+    .addOption(new Option('--app-port <port>', 'port of the app\'s dev server (default: "wfkit": { "port" })').argParser(parsePort))
+    .addOption(new Option('--route <path>', 'path of the workflow route (default: "wfkit": { "route" })').argParser(parseRoute))
+    .option('--no-app', 'do not start package.json\'s dev command (check an app started elsewhere)')
+    .addOption(new Option('--app-wait <seconds>', 'how long to wait for the app\'s port before saying nothing listens').default(60).argParser(parsePositiveInt))
+    .option('--tunnel', 'open a public tunnel to the app (localtunnel) and give the app its URL as WF_WORKFLOW_URL')
+    .addOption(new Option('--tunnel-host <url>', 'a self-hosted localtunnel server (implies --tunnel)').argParser(parseHttpUrl))
+    .option('--subdomain <name>', 'ask the tunnel service for this name (implies --tunnel)')
+    .addOption(new Option('--remote <url>', 'use the runner at this URL (a `wf start`) instead of starting one').argParser(parseHttpUrl))
+    .action((argv: string[], options: DevOptions) => runDev(io, argv, options));
 }

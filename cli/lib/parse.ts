@@ -28,3 +28,9 @@ export function collectHeader(value: string, previous: Record<string, string>): 
   if (colon <= 0) throw new InvalidArgumentError(`Expected a header as "Name: value", got "${value}".`);
   return { ...previous, [value.slice(0, colon).trim().toLowerCase()]: value.slice(colon + 1).trim() };
 }
+
+export function parseNonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`Expected a non-negative integer, got "${value}".`);
+  return n;
+}

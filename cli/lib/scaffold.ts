@@ -32,6 +32,8 @@ export interface ScaffoldResult {
   envKept: string[];
   /** The WF_TOKEN the app now has (generated, or the one it already had). */
   token: string;
+  /** `wrote`: package.json got `"wfkit": { dev, port, route }` for `wf dev`; `kept`: it had one (no --force). */
+  devConfig: 'wrote' | 'kept';
 }
 
 /** Build output, installs and local state: never part of a starter, even when someone ran it in place. */
@@ -114,7 +116,23 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   }
   const wanted = { WF_TOKEN: options.token ?? generateToken(), WF_RUNNER_URL: 'http://127.0.0.1:7766', ...framework.env };
   const env = writeEnv(join(dir, framework.envFile), wanted, force);
-  return { framework, mode: pkg ? 'existing' : 'new', written, skipped, envFile: framework.envFile, envKept: env.kept, token: env.values.WF_TOKEN! };
+  const devConfig = recordDevConfig(join(dir, 'package.json'), framework, force);
+  return { framework, mode: pkg ? 'existing' : 'new', written, skipped, envFile: framework.envFile, envKept: env.kept, token: env.values.WF_TOKEN!, devConfig };
+}
+
+/**
+ * Writes `"wfkit": { "dev", "port", "route" }` into the app's package.json, so a bare `wf dev`
+ * starts the app and checks its route. Keeps an existing `wfkit` field unless `force`, and the
+ * file's own indentation.
+ */
+function recordDevConfig(path: string, framework: Framework, force: boolean): 'wrote' | 'kept' {
+  const text = readFileSync(path, 'utf8');
+  const pkg = JSON.parse(text) as Record<string, unknown>;
+  if (pkg.wfkit !== undefined && !force) return 'kept';
+  pkg.wfkit = { dev: framework.devCommand, port: framework.devPort, route: framework.routePath };
+  const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? '  ';
+  writeFileSync(path, JSON.stringify(pkg, null, indent) + '\n');
+  return 'wrote';
 }
 
 /** What `wf init` prints after scaffolding: what happened, then the exact commands to run. */
@@ -127,13 +145,15 @@ export function report(result: ScaffoldResult, shownDir: string): string[] {
   const added = Object.keys({ WF_TOKEN: 1, WF_RUNNER_URL: 1, ...f.env }).filter((key) => !result.envKept.includes(key));
   if (added.length > 0) lines.push(`  wrote ${added.join(', ')} to ${result.envFile}${added.includes('WF_TOKEN') ? ' (WF_TOKEN is new and random)' : ''}`);
   if (result.envKept.length > 0) lines.push(`  kept ${result.envKept.join(', ')} in ${result.envFile} (--force replaces)`);
+  if (result.devConfig === 'wrote') lines.push(`  wrote "wfkit": { dev, port: ${f.devPort}, route: "${f.routePath}" } to package.json (how \`wf dev\` starts and checks the app)`);
+  else lines.push('  kept the "wfkit" field of package.json (--force replaces)');
   if (result.mode === 'existing' && result.skipped.includes(f.routeFile)) {
     lines.push(`  add the route yourself: see "${f.label}" under Frameworks in the wfkit README (import { serve } from "${f.importPath}")`);
   }
   lines.push('', 'Next:');
   if (shownDir !== '.') lines.push(`  cd ${shownDir}`);
   lines.push(result.mode === 'new' ? '  npm install' : '  npm install wfkit');
-  lines.push('  npx wfkit dev              # the runner (keep it running)', `  ${f.devCommand}                # the app, in a second terminal`);
+  lines.push(`  npx wfkit dev              # the runner and the app (${f.devCommand}), one command; --tunnel makes it public`);
   lines.push(`  curl -X POST ${url} -H 'content-type: application/json' -d '{"text":"hello"}'`);
   return lines;
 }

@@ -48,14 +48,18 @@ describe('wf init: a new app from each starter', () => {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
       expect(pkg).toMatchObject({ name: 'my-app', scripts: { dev: expect.any(String) }, dependencies: { wfkit: '^0.1.0' } });
       expect(detectFramework(pkg)).toBe(framework);
+      // What a bare `wf dev` in the app starts and checks.
+      expect(pkg.wfkit).toEqual({ dev: framework.devCommand, port: framework.devPort, route: framework.routePath });
+      expect(result.devConfig).toBe('wrote');
       const env = readFileSync(join(dir, framework.envFile), 'utf8');
       expect(parseEnv(env)).toEqual({ WF_TOKEN: 'wf_fixed_token_for_the_snapshot_0000', WF_RUNNER_URL: 'http://127.0.0.1:7766', ...framework.env });
       expect(statSync(join(dir, framework.envFile)).mode & 0o777).toBe(0o600);
       const route = readFileSync(join(dir, framework.routeFile), 'utf8');
       expect(route).toContain(`from "${framework.importPath}"`);
       expect(route).toContain('"initial-step"');
-      // The new starters pass `baseUrl` only in development (the Node starter runs where it is reached).
-      if (framework.name !== 'hono') expect(route).toMatch(/baseUrl: .*(development|dev|DEV)/);
+      // The new starters pass `baseUrl` only in development (the Node starter runs where it is reached),
+      // and take WF_WORKFLOW_URL first there, so `wf dev --tunnel`'s public URL wins over localhost.
+      if (framework.name !== 'hono') expect(route).toMatch(/baseUrl: .*(development|dev|DEV)"? \? [\w.]*WF_WORKFLOW_URL \|\| "http:\/\/localhost:\d+"/);
       expect({ files, dev: pkg.scripts.dev, env, route }).toMatchSnapshot();
     });
   }
@@ -98,6 +102,19 @@ describe('wf init: an existing app', () => {
     expect(filesIn(dir)).toEqual(['.env.local', 'package.json', 'src/env.ts', 'src/routes/+page.svelte', 'src/routes/api/workflow/+server.ts']);
     expect(parseEnv(readFileSync(join(dir, '.env.local'), 'utf8'))).toEqual({ DATABASE_URL: 'postgres://x', WF_TOKEN: result.token, WF_RUNNER_URL: 'http://127.0.0.1:7766' });
     expect(readFileSync(join(dir, 'src/routes/+page.svelte'), 'utf8')).toBe('<h1>mine</h1>');
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).toEqual({ name: 'mine', dependencies: { '@sveltejs/kit': '3' }, wfkit: { dev: 'npm run dev', port: 5173, route: '/api/workflow' } });
+  });
+
+  it('keeps a "wfkit" field package.json has (and its indentation), and replaces it with --force', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'mine', dependencies: { next: '16' }, wfkit: { dev: 'pnpm dev', port: 4000 } }, null, '\t'));
+    expect(scaffold({ dir }).devConfig).toBe('kept');
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).wfkit).toEqual({ dev: 'pnpm dev', port: 4000 });
+    expect(scaffold({ dir, force: true }).devConfig).toBe('wrote');
+    const text = readFileSync(join(dir, 'package.json'), 'utf8');
+    expect(JSON.parse(text).wfkit).toEqual({ dev: 'npm run dev', port: 3000, route: '/api/workflow' });
+    expect(text).toMatch(/^\t"name": "mine",$/m);
+    expect(text.endsWith('}\n')).toBe(true);
   });
 
   it('never overwrites a file or an env entry without --force, and says which it left alone', async () => {
@@ -139,12 +156,12 @@ describe('wf init: the command', () => {
     expect(asked).toEqual([FRAMEWORKS.map((f) => f.name)]);
     expect(existsSync(join(cwd, 'shop', 'server/api/workflow.ts'))).toBe(true);
     expect(out).toContain('  wrote WF_TOKEN, WF_RUNNER_URL to .env.local (WF_TOKEN is new and random)');
-    expect(out.slice(-6)).toEqual([
+    expect(out).toContain('  wrote "wfkit": { dev, port: 3000, route: "/api/workflow" } to package.json (how `wf dev` starts and checks the app)');
+    expect(out.slice(-5)).toEqual([
       'Next:',
       '  cd shop',
       '  npm install',
-      '  npx wfkit dev              # the runner (keep it running)',
-      '  npm run dev                # the app, in a second terminal',
+      '  npx wfkit dev              # the runner and the app (npm run dev), one command; --tunnel makes it public',
       `  curl -X POST http://localhost:3000/api/workflow -H 'content-type: application/json' -d '{"text":"hello"}'`,
     ]);
   });

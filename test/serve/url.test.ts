@@ -1,38 +1,72 @@
 import { describe, expect, it } from 'vitest';
 import { WorkflowError } from '../../protocol/errors.js';
-import { resolveWorkflowUrl } from '../../serve/core/url.js';
+import { resolveWorkflowUrl, type UrlEnv, type UrlOptions } from '../../serve/core/url.js';
 
-const request = (url: string): Request => new Request(url, { method: 'POST' });
+const request = (url: string, headers: Record<string, string> = {}): Request => new Request(url, { method: 'POST', headers });
 
-describe('resolveWorkflowUrl', () => {
-  it.each([
-    ['the url option wins over baseUrl and the request', 'http://127.0.0.1:3000/api/workflow', 'https://public.example.com/hooks/wf', 'https://other.example.com', 'https://public.example.com/hooks/wf'],
-    ['the url option is normalized', 'http://127.0.0.1:3000/x', 'https://PUBLIC.example.com', undefined, 'https://public.example.com/'],
-    ['baseUrl without a trailing slash', 'http://127.0.0.1:3000/api/workflow', undefined, 'https://abc.tunnel.dev', 'https://abc.tunnel.dev/api/workflow'],
-    ['baseUrl with a trailing slash', 'http://127.0.0.1:3000/api/workflow', undefined, 'https://abc.tunnel.dev/', 'https://abc.tunnel.dev/api/workflow'],
-    ['baseUrl with a mount prefix', 'http://127.0.0.1:3000/workflow', undefined, 'https://example.com/app/', 'https://example.com/app/workflow'],
-    ['baseUrl with a mount prefix, route at the root', 'http://127.0.0.1:3000/', undefined, 'https://example.com/app', 'https://example.com/app/'],
-    ['baseUrl drops the request query string', 'http://127.0.0.1:3000/api/workflow?debug=1', undefined, 'https://abc.tunnel.dev', 'https://abc.tunnel.dev/api/workflow'],
-    ['falls back to the request URL', 'http://localhost:5173/api/workflow', undefined, undefined, 'http://localhost:5173/api/workflow'],
-    ['falls back to the request URL without its query string or hash', 'http://localhost:5173/api/workflow?x=1&y=2#h', undefined, undefined, 'http://localhost:5173/api/workflow'],
-    ['an empty url option is ignored', 'http://localhost:5173/wf', '', undefined, 'http://localhost:5173/wf'],
-  ])('%s', (_label, requestUrl, url, baseUrl, expected) => {
-    expect(resolveWorkflowUrl(request(requestUrl), url, baseUrl)).toBe(expected);
+const TUNNEL = 'https://abc.tunnel.dev';
+const FORWARDED = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'app.example.com' };
+
+interface Row {
+  request: string;
+  headers?: Record<string, string>;
+  options?: UrlOptions;
+  env?: UrlEnv;
+  expected: string;
+}
+
+describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded headers (opt-in) > the request', () => {
+  const rows: Record<string, Row> = {
+    'the url option wins over everything': { request: 'http://127.0.0.1:3000/api/workflow', headers: FORWARDED, options: { url: 'https://public.example.com/hooks/wf', baseUrl: 'https://other.example.com', trustForwardedHeaders: true }, env: { WF_WORKFLOW_URL: TUNNEL }, expected: 'https://public.example.com/hooks/wf' },
+    'the url option is normalized': { request: 'http://127.0.0.1:3000/x', options: { url: 'https://PUBLIC.example.com' }, expected: 'https://public.example.com/' },
+    'an empty url option is ignored': { request: 'http://localhost:5173/wf', options: { url: '' }, expected: 'http://localhost:5173/wf' },
+    'baseUrl wins over WF_WORKFLOW_URL': { request: 'http://127.0.0.1:3000/api/workflow', options: { baseUrl: 'http://localhost:3000' }, env: { WF_WORKFLOW_URL: TUNNEL }, expected: 'http://localhost:3000/api/workflow' },
+    'baseUrl without a trailing slash': { request: 'http://127.0.0.1:3000/api/workflow', options: { baseUrl: TUNNEL }, expected: 'https://abc.tunnel.dev/api/workflow' },
+    'baseUrl with a trailing slash': { request: 'http://127.0.0.1:3000/api/workflow', options: { baseUrl: `${TUNNEL}/` }, expected: 'https://abc.tunnel.dev/api/workflow' },
+    'baseUrl with a mount prefix': { request: 'http://127.0.0.1:3000/workflow', options: { baseUrl: 'https://example.com/app/' }, expected: 'https://example.com/app/workflow' },
+    'baseUrl with a mount prefix, route at the root': { request: 'http://127.0.0.1:3000/', options: { baseUrl: 'https://example.com/app' }, expected: 'https://example.com/app/' },
+    'baseUrl drops the request query string': { request: 'http://127.0.0.1:3000/api/workflow?debug=1', options: { baseUrl: TUNNEL }, expected: 'https://abc.tunnel.dev/api/workflow' },
+    'baseUrl wins over forwarded headers': { request: 'http://127.0.0.1:3000/wf', headers: FORWARDED, options: { baseUrl: TUNNEL, trustForwardedHeaders: true }, expected: 'https://abc.tunnel.dev/wf' },
+    'an empty baseUrl falls through to WF_WORKFLOW_URL': { request: 'http://127.0.0.1:3000/wf', options: { baseUrl: '' }, env: { WF_WORKFLOW_URL: TUNNEL }, expected: 'https://abc.tunnel.dev/wf' },
+    'WF_WORKFLOW_URL when no option names the URL': { request: 'http://127.0.0.1:3000/api/workflow', env: { WF_WORKFLOW_URL: `${TUNNEL}/` }, expected: 'https://abc.tunnel.dev/api/workflow' },
+    'WF_WORKFLOW_URL with a tunnel path prefix': { request: 'http://localhost/workflow', env: { WF_WORKFLOW_URL: 'http://127.0.0.1:4000/t/abcd' }, expected: 'http://127.0.0.1:4000/t/abcd/workflow' },
+    'WF_WORKFLOW_URL wins over SERVICE_WORKFLOW_URL': { request: 'http://127.0.0.1:3000/wf', env: { WF_WORKFLOW_URL: TUNNEL, SERVICE_WORKFLOW_URL: 'https://other.dev' }, expected: 'https://abc.tunnel.dev/wf' },
+    'SERVICE_WORKFLOW_URL alone': { request: 'http://127.0.0.1:3000/wf', env: { SERVICE_WORKFLOW_URL: 'https://other.dev' }, expected: 'https://other.dev/wf' },
+    'WF_WORKFLOW_URL wins over forwarded headers': { request: 'http://127.0.0.1:3000/wf', headers: FORWARDED, options: { trustForwardedHeaders: true }, env: { WF_WORKFLOW_URL: TUNNEL }, expected: 'https://abc.tunnel.dev/wf' },
+    'forwarded headers are ignored unless the app opts in': { request: 'http://127.0.0.1:3000/wf', headers: FORWARDED, expected: 'http://127.0.0.1:3000/wf' },
+    'forwarded proto and host when trusted': { request: 'http://127.0.0.1:3000/wf?x=1', headers: FORWARDED, options: { trustForwardedHeaders: true }, expected: 'https://app.example.com/wf' },
+    'forwarded: the first value of a list': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'edge.example.com, inner.local' }, options: { trustForwardedHeaders: true }, expected: 'https://edge.example.com/wf' },
+    'forwarded: a host with a port': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'app.example.com:8443', 'x-forwarded-proto': 'https' }, options: { trustForwardedHeaders: true }, expected: 'https://app.example.com:8443/wf' },
+    'forwarded: proto alone keeps the request host': { request: 'http://app.internal:3000/wf', headers: { 'x-forwarded-proto': 'https' }, options: { trustForwardedHeaders: true }, expected: 'https://app.internal:3000/wf' },
+    'forwarded: host alone keeps the request scheme': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'abc.loca.lt' }, options: { trustForwardedHeaders: true }, expected: 'http://abc.loca.lt/wf' },
+    'forwarded: a proto that is not http(s) is ignored': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-proto': 'wss', 'x-forwarded-host': 'app.example.com' }, options: { trustForwardedHeaders: true }, expected: 'http://app.example.com/wf' },
+    'forwarded: a host that is no host is ignored': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'evil.example/path?q' }, options: { trustForwardedHeaders: true }, expected: 'http://127.0.0.1:3000/wf' },
+    'trusted, but no forwarded headers: the request URL': { request: 'http://127.0.0.1:3000/wf', options: { trustForwardedHeaders: true }, expected: 'http://127.0.0.1:3000/wf' },
+    'falls back to the request URL': { request: 'http://localhost:5173/api/workflow', expected: 'http://localhost:5173/api/workflow' },
+    'falls back to the request URL without its query string or hash': { request: 'http://localhost:5173/api/workflow?x=1&y=2#h', expected: 'http://localhost:5173/api/workflow' },
+  };
+
+  it.each(Object.entries(rows))('%s', (_label, row) => {
+    expect(resolveWorkflowUrl(request(row.request, row.headers), row.options, row.env)).toBe(row.expected);
   });
 
-  it.each([
-    ['baseUrl is the route', 'http://127.0.0.1:3000/api/workflow', undefined, 'https://abc.tunnel.dev/api/workflow', /`baseUrl` must not contain the route path: got "https:\/\/abc\.tunnel\.dev\/api\/workflow" for route "\/api\/workflow"; use "https:\/\/abc\.tunnel\.dev"\./],
-    ['baseUrl is the route, with a trailing slash', 'http://127.0.0.1:3000/api/workflow', undefined, 'https://abc.tunnel.dev/api/workflow/', /must not contain the route path/],
-    ['baseUrl ends with the route', 'http://127.0.0.1:3000/workflow', undefined, 'https://abc.tunnel.dev/api/workflow', /must not contain the route path/],
-    ['a relative baseUrl', 'http://127.0.0.1:3000/wf', undefined, '/api', /Expected `baseUrl` to be an absolute http\(s\) URL, got "\/api"\./],
-    ['a host-only baseUrl', 'http://127.0.0.1:3000/wf', undefined, 'abc.tunnel.dev', /Expected `baseUrl` to be an absolute http\(s\) URL/],
-    ['a non-http baseUrl', 'http://127.0.0.1:3000/wf', undefined, 'ftp://abc.tunnel.dev', /Expected `baseUrl` to be an absolute http\(s\) URL, got "ftp:\/\/abc\.tunnel\.dev"\./],
-    ['a relative url option', 'http://127.0.0.1:3000/wf', '/wf', undefined, /Expected `url` to be an absolute http\(s\) URL, got "\/wf"\./],
-    ['a non-http url option', 'http://127.0.0.1:3000/wf', 'ws://example.com/wf', undefined, /Expected `url` to be an absolute http\(s\) URL/],
-  ])('refuses %s', (_label, requestUrl, url, baseUrl, message) => {
+  const refusals: Record<string, [Row, RegExp]> = {
+    'baseUrl is the route': [{ request: 'http://127.0.0.1:3000/api/workflow', options: { baseUrl: `${TUNNEL}/api/workflow` }, expected: '' }, /`baseUrl` must not contain the route path: got "https:\/\/abc\.tunnel\.dev\/api\/workflow" for route "\/api\/workflow"; use "https:\/\/abc\.tunnel\.dev"\./],
+    'baseUrl is the route, with a trailing slash': [{ request: 'http://127.0.0.1:3000/api/workflow', options: { baseUrl: `${TUNNEL}/api/workflow/` }, expected: '' }, /must not contain the route path/],
+    'baseUrl ends with the route': [{ request: 'http://127.0.0.1:3000/workflow', options: { baseUrl: `${TUNNEL}/api/workflow` }, expected: '' }, /must not contain the route path/],
+    'WF_WORKFLOW_URL is the route': [{ request: 'http://127.0.0.1:3000/workflow', env: { WF_WORKFLOW_URL: `${TUNNEL}/workflow` }, expected: '' }, /`WF_WORKFLOW_URL` must not contain the route path: got "https:\/\/abc\.tunnel\.dev\/workflow"/],
+    'a relative baseUrl': [{ request: 'http://127.0.0.1:3000/wf', options: { baseUrl: '/api' }, expected: '' }, /Expected `baseUrl` to be an absolute http\(s\) URL, got "\/api"\./],
+    'a host-only baseUrl': [{ request: 'http://127.0.0.1:3000/wf', options: { baseUrl: 'abc.tunnel.dev' }, expected: '' }, /Expected `baseUrl` to be an absolute http\(s\) URL/],
+    'a non-http baseUrl': [{ request: 'http://127.0.0.1:3000/wf', options: { baseUrl: 'ftp://abc.tunnel.dev' }, expected: '' }, /Expected `baseUrl` to be an absolute http\(s\) URL, got "ftp:\/\/abc\.tunnel\.dev"\./],
+    'a host-only WF_WORKFLOW_URL': [{ request: 'http://127.0.0.1:3000/wf', env: { WF_WORKFLOW_URL: 'abc.loca.lt' }, expected: '' }, /Expected `WF_WORKFLOW_URL` to be an absolute http\(s\) URL, got "abc\.loca\.lt"\./],
+    'a relative url option': [{ request: 'http://127.0.0.1:3000/wf', options: { url: '/wf' }, expected: '' }, /Expected `url` to be an absolute http\(s\) URL, got "\/wf"\./],
+    'a non-http url option': [{ request: 'http://127.0.0.1:3000/wf', options: { url: 'ws://example.com/wf' }, expected: '' }, /Expected `url` to be an absolute http\(s\) URL/],
+  };
+
+  it.each(Object.entries(refusals))('refuses %s', (_label, [row, message]) => {
     let thrown: unknown;
     try {
-      resolveWorkflowUrl(request(requestUrl), url, baseUrl);
+      resolveWorkflowUrl(request(row.request, row.headers), row.options, row.env);
     } catch (error) {
       thrown = error;
     }

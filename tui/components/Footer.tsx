@@ -6,6 +6,8 @@ export interface FooterProps {
   filtering: boolean;
   filter: string;
   width: number;
+  /** There is an app log: show the `l` key. */
+  log?: boolean;
 }
 
 type Hint = [key: string, label: string];
@@ -17,9 +19,11 @@ const HINTS: Record<View, Hint[]> = {
   step: [['↑↓/jk', 'scroll'], ['pgup/pgdn', 'page'], ['esc', 'back'], ['c', 'cancel'], ['r', 'rerun'], ['q', 'quit']],
 };
 
+const LOG: Hint = ['l', 'logs'];
+
 /** The hints that fit `width`: keys and labels; narrower, shorter keys; narrower still, the keys alone. */
-export function footerText(view: View, width: number): string {
-  const hints = HINTS[view];
+export function footerText(view: View, width: number, log = false): string {
+  const hints = log ? [...HINTS[view].slice(0, -1), LOG, ...HINTS[view].slice(-1)] : HINTS[view];
   const full = hints.map(([key, label]) => `${key} ${label}`).join(' · ');
   if (full.length <= width) return full;
   const compact = hints.map(([key, label]) => `${key.replace('/jk', '').replace('pgup/pgdn', 'pg')} ${label}`).join(' ');
@@ -27,7 +31,7 @@ export function footerText(view: View, width: number): string {
 }
 
 /** Bottom line: the keys of this view, or the filter prompt while typing one. */
-export function Footer({ view, filtering, filter, width }: FooterProps) {
+export function Footer({ view, filtering, filter, width, log = false }: FooterProps) {
   if (filtering) {
     return (
       <Text wrap="truncate-start">
@@ -43,7 +47,7 @@ export function Footer({ view, filtering, filter, width }: FooterProps) {
   return (
     <Text wrap="truncate-end">
       {active ? <Text bold>{active}</Text> : null}
-      <Text dimColor>{footerText(view, width - active.length)}</Text>
+      <Text dimColor>{footerText(view, width - active.length, log)}</Text>
     </Text>
   );
 }

@@ -22,7 +22,7 @@ export function keyAction(input: string, key: KeyFlags): KeyAction | undefined {
   if (key.pageDown || (key.ctrl && input === 'd') || input === ' ') return 'page-down';
   if (key.home || input === 'g') return 'home';
   if (key.end || input === 'G') return 'end';
-  if (key.return || key.rightArrow || input === 'l') return 'enter';
+  if (key.return || key.rightArrow) return 'enter';
   if (key.escape || key.backspace || key.delete || key.leftArrow || input === 'h') return 'back';
   return undefined;
 }
@@ -41,6 +41,8 @@ export function interpretKey(state: DashboardState, input: string, key: KeyFlags
   if (move) return { type: 'key', key: move };
   const runId = selectedRunId(state);
   if (input === '/') return { type: 'filter-open' };
+  // `l` shows or hides the app's log (only when there is one: `wf dev` runs the app).
+  if (input === 'l') return state.log.enabled ? { type: 'log-toggle' } : undefined;
   if (input === 'q') return { effect: 'quit' };
   if ((input === 'c' || input === 'r') && runId) return { effect: input === 'c' ? 'cancel' : 'rerun', runId };
   return undefined;

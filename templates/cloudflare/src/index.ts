@@ -16,8 +16,9 @@ export default {
           return upper.length;
         });
       },
-      // In development the runner calls the Worker back on wrangler's address; deployed, the request's own URL is used.
-      { baseUrl: env.ENVIRONMENT === "development" ? "http://localhost:8787" : undefined },
+      // In development the runner calls the Worker back on wrangler's address, or on the public URL `wf dev --tunnel`
+      // sets as WF_WORKFLOW_URL; deployed, the request's own URL is used.
+      { baseUrl: env.ENVIRONMENT === "development" ? env.WF_WORKFLOW_URL || "http://localhost:8787" : undefined },
     );
     return handler(request, env);
   },

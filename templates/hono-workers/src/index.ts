@@ -18,8 +18,9 @@ app.post("/workflow", (c) => {
         return upper.length;
       });
     },
-    // In development the runner calls the app back on wrangler's address; deployed, the request's own URL is used.
-    { baseUrl: c.env.ENVIRONMENT === "development" ? "http://localhost:8787" : undefined },
+    // In development the runner calls the app back on wrangler's address, or on the public URL `wf dev --tunnel`
+    // sets as WF_WORKFLOW_URL; deployed, the request's own URL is used.
+    { baseUrl: c.env.ENVIRONMENT === "development" ? c.env.WF_WORKFLOW_URL || "http://localhost:8787" : undefined },
   );
   return handler(c);
 });

@@ -9,6 +9,7 @@ export const { POST } = serve<{ text: string }>(
       return upper.length;
     });
   },
-  // In development the runner calls the app back on the dev server; deployed, the request's own URL is used.
-  { baseUrl: process.env.NODE_ENV === "development" ? "http://localhost:3000" : undefined },
+  // In development the runner calls the app back on the dev server, or on the public URL `wf dev --tunnel`
+  // sets as WF_WORKFLOW_URL; deployed, the request's own URL is used.
+  { baseUrl: process.env.NODE_ENV === "development" ? process.env.WF_WORKFLOW_URL || "http://localhost:3000" : undefined },
 );

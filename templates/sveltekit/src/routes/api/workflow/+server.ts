@@ -12,6 +12,7 @@ export const POST: RequestHandler = serve<{ text: string }>(
       return upper.length;
     });
   },
-  // In development the runner calls the app back on the dev server; deployed, the request's own URL is used.
-  { env, baseUrl: dev ? "http://localhost:5173" : undefined },
+  // In development the runner calls the app back on the dev server, or on the public URL `wf dev --tunnel`
+  // sets as WF_WORKFLOW_URL; deployed, the request's own URL is used.
+  { env, baseUrl: dev ? env.WF_WORKFLOW_URL || "http://localhost:5173" : undefined },
 );

@@ -1,0 +1,148 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createLogFeed, type LogFeed } from '../../tui/log-feed.js';
+import { httpDataSource } from '../../tui/data-source.js';
+import { CliError } from '../errors.js';
+import { readAppDevConfig, resolveAppSpec, type AppSpec } from './app-config.js';
+import { readAppPackage } from './scaffold.js';
+import { reportTunnel, startAppSession, type DevReporter } from './dev-session.js';
+import { eventLine } from './format.js';
+import type { CliIO } from './io.js';
+import { startLocalRunner, type LocalRunner } from './local-runner.js';
+import { checkRemoteRunner } from './remote-runner.js';
+import { findClientToken, resolveDevToken, type ResolvedToken } from './token.js';
+import { DEFAULT_TUNNEL_HOST, openTunnel, type Tunnel } from './tunnel.js';
+
+export interface DevOptions {
+  port: number;
+  host: string;
+  db: string;
+  token?: string;
+  tui: boolean;
+  appPort?: number;
+  route?: string;
+  app: boolean;
+  /** Seconds to wait for the app's port. */
+  appWait: number;
+  tunnel?: boolean;
+  tunnelHost?: string;
+  subdomain?: string;
+  remote?: string;
+}
+
+function plainReporter(io: CliIO): DevReporter {
+  return {
+    info: (text) => io.out(`wf dev: ${text}`),
+    warn: (text) => io.out(`wf dev: warning: ${text}`),
+    error: (text) => io.out(`wf dev: error: ${text}`),
+    app: (_stream, line) => io.out(`[app] ${line}`),
+  };
+}
+
+function feedReporter(feed: LogFeed): DevReporter {
+  return {
+    info: (text) => feed.push({ source: 'wf', text }),
+    warn: (text) => feed.push({ source: 'wf', text, level: 'warn' }),
+    error: (text) => feed.push({ source: 'wf', text, level: 'error' }),
+    app: (stream, text) => feed.push({ source: 'app', text, stream }),
+  };
+}
+
+/** The runner `wf dev` uses: a new local one (SQLite), or a remote one checked for reach and token. */
+async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string; token: ResolvedToken; local?: LocalRunner }> {
+  if (options.remote) {
+    const token = findClientToken(io.cwd, io.env, options.token);
+    if (!token) throw new CliError(2, 'NO_TOKEN', `--remote needs the runner's token: pass --token, or set WF_TOKEN (or WF_TOKEN in .env).`);
+    const url = options.remote.replace(/\/+$/, '');
+    await checkRemoteRunner(url, token);
+    return { url, token: { token, source: options.token ? '--token' : 'WF_TOKEN or the env files' } };
+  }
+  // .wf/ holds the token and the database: keep it out of git from the first run.
+  mkdirSync(join(io.cwd, '.wf'), { recursive: true });
+  writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
+  const token = resolveDevToken(io.cwd, io.env, options.token);
+  const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token.token] });
+  return { url: local.url, token, local };
+}
+
+/**
+ * `wf dev`, the one local command: the runner (local, or `--remote`), the app's dev command as a
+ * child process with the runner's variables, a public tunnel to the app (`--tunnel`), a check that
+ * the app's route answers, and the dashboard (or plain lines) until Ctrl-C, which stops all of it.
+ */
+export async function runDev(io: CliIO, argv: string[], options: DevOptions): Promise<void> {
+  // Listen for Ctrl-C before anything is printed: a SIGINT that comes before the listener would
+  // take Node's default action and kill `wf dev` without stopping the app or closing the runner.
+  const interrupted = io.interrupted();
+  const app: AppSpec = resolveAppSpec({ argv, appPort: options.appPort, route: options.route, app: options.app }, readAppDevConfig(io.cwd));
+  const wantsTunnel = Boolean(options.tunnel || options.tunnelHost || options.subdomain);
+  if (wantsTunnel && app.port === undefined) {
+    throw new CliError(2, 'NO_APP_PORT', `--tunnel needs the app's port: pass --app-port (\`wf init\` records it in package.json as "wfkit": { "port" }).`);
+  }
+  const tui = options.tui && io.isTTY === true;
+  const feed = createLogFeed(app.label ?? (app.port !== undefined ? `the app on port ${app.port}` : 'wf dev'));
+  const report = tui ? feedReporter(feed) : plainReporter(io);
+
+  const runner = await openRunner(io, options);
+  const { token, source } = runner.token;
+  let tunnel: Tunnel | undefined;
+  if (wantsTunnel) {
+    try {
+      tunnel = await openTunnel({ port: app.port!, host: options.tunnelHost ?? DEFAULT_TUNNEL_HOST, subdomain: options.subdomain, onStatus: (status) => reportTunnel(report, status) });
+    } catch (error) {
+      await runner.local?.close();
+      throw error;
+    }
+  }
+
+  const where = runner.local ? `runner listening on ${runner.url} (SQLite ${options.db})` : `using the runner at ${runner.url} (remote)`;
+  if (!tui) report.info(where);
+  report.info(`token from ${source}; apps need WF_TOKEN=${token} and WF_RUNNER_URL=${runner.url}`);
+  if (tunnel) {
+    report.info(`tunnel open: ${tunnel.url} → localhost:${app.port} (the app gets it as WF_WORKFLOW_URL)`);
+    if (app.route) report.info(`POST ${tunnel.url.replace(/\/+$/, '')}${app.route} starts a run`);
+  }
+
+  let stopFollowing = (): void => {};
+  let dashboard: { exited: Promise<void>; stop(): void } | undefined;
+  if (tui) {
+    // Loaded only here, so the plain commands never load React and Ink.
+    const { startDashboard } = await import('../../tui/index.js');
+    const managesApp = app.command !== undefined || app.port !== undefined || tunnel !== undefined;
+    const subtitle = managesApp
+      ? `${app.label ? `app: ${app.label}` : `app on port ${app.port}`}${tunnel ? ` · public ${tunnel.url}` : ''} · WF_TOKEN from ${source}`
+      : `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${runner.url} · SQLite ${options.db}`;
+    dashboard = startDashboard({ runnerUrl: runner.url, token, title: 'wf dev', subtitle, env: io.env, log: managesApp ? feed : undefined });
+  } else if (runner.local) {
+    stopFollowing = runner.local.runner.events.subscribe((event) => io.out(eventLine(event)));
+  } else {
+    let live = true;
+    stopFollowing = httpDataSource({ url: runner.url, token }).subscribe({
+      event: (event) => io.out(eventLine(event)),
+      open: () => {
+        if (!live) report.info(`following the runner at ${runner.url} again`);
+        live = true;
+      },
+      closed: (error) => {
+        if (live) report.warn(`lost the runner's event stream (${error.message}); reconnecting`);
+        live = false;
+      },
+    });
+  }
+  // After the runner's events are followed, so nothing the app starts goes unseen.
+  const pkg = readAppPackage(io.cwd);
+  const wrangler = 'wrangler' in { ...pkg?.dependencies, ...pkg?.devDependencies } || /\bwrangler\b/.test(app.label ?? '');
+  const session = startAppSession({ app, cwd: io.cwd, env: io.env, token, runnerUrl: runner.url, remote: !runner.local, tunnel, wrangler, report, portTimeoutMs: options.appWait * 1000 });
+  if (!tui) report.info('waiting for runs (Ctrl-C stops)');
+
+  await Promise.race([dashboard?.exited ?? new Promise<never>(() => {}), interrupted]);
+  if (dashboard) {
+    dashboard.stop();
+    await dashboard.exited;
+  }
+  io.out('wf dev: stopping…');
+  stopFollowing();
+  tunnel?.close();
+  await session.stop();
+  await runner.local?.close();
+}
