@@ -1,10 +1,17 @@
 #!/usr/bin/env node
-import { CommanderError } from 'commander';
-import { CliError } from './errors.js';
-import { createProgram } from './program.js';
+// Checked before anything else loads: undici and better-sqlite3 fail on an older Node with
+// errors that say nothing about the version.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(`wf: wfkit needs Node.js 22.12 or newer; this is ${process.version}. Install a current Node (https://nodejs.org).\n`);
+  process.exit(1);
+}
+
+const { CommanderError } = await import('commander');
+const { CliError } = await import('./errors.js');
+const { createProgram } = await import('./program.js');
 
 const program = createProgram();
-program.exitOverride();
 try {
   await program.parseAsync(process.argv);
   // Open handles (undici keep-alive, timers) must not keep a finished command alive.
