@@ -1,5 +1,5 @@
 // wfkit benchmark: baselines, per-step overhead, where a run's time goes, throughput,
-// bytes per run, runner RSS. Run with `npm run bench` (builds first; imports ../dist).
+// bytes per run, runner RSS, and the PostgreSQL store (1 and 3 runners) beside SQLite. Run with `npm run bench` (builds first; imports ../dist).
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -12,6 +12,7 @@ import { measureBytes } from './lib/bytes.js';
 import { buildRows } from './lib/report.js';
 import { measureRss } from './lib/rss.js';
 import { startRunner } from './lib/runner-harness.js';
+import { measurePostgres } from './lib/postgres-bench.js';
 import { measureSequential } from './lib/sequential.js';
 import { pooled, withoutSamples } from './lib/stats.js';
 import { createClient, startInProcess } from './lib/start-run.js';
@@ -129,6 +130,13 @@ async function main() {
     } catch (error) {
       results.rss.push({ ...variant, error: String(error?.message ?? error) });
     }
+  }
+
+  log('PostgreSQL store beside SQLite');
+  try {
+    results.postgres = await measurePostgres({ token, log });
+  } catch (error) {
+    results.postgres = { error: String(error?.stack ?? error) };
   }
 
   results.system.loadAverage1mAtEnd = Math.round(loadavg()[0] * 100) / 100;

@@ -2,6 +2,8 @@ import type { Change, Store } from './store/types.js';
 
 interface Pending {
   changes: readonly Change[];
+  /** The runner whose lease fences these changes; undefined for API actions (cancel). */
+  owner: string | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -9,6 +11,10 @@ interface Pending {
 /**
  * Group commit: changes pushed during one turn of the event loop, from any number of runs, go
  * to the store as one transaction (one fsync). Order is kept; `push` resolves once durable.
+ *
+ * Pushes with an `owner` (a drive's commits) are fenced by that owner's leases; a batch is cut
+ * into consecutive runs of pushes with the same owner, so order is kept across owners too (in
+ * practice a batch is the runner's own commits, with now and then an unfenced cancel between them).
  */
 export class CommitQueue {
   private pending: Pending[] = [];
@@ -19,10 +25,10 @@ export class CommitQueue {
     this.store = store;
   }
 
-  push(changes: readonly Change[]): Promise<void> {
+  push(changes: readonly Change[], owner?: string): Promise<void> {
     if (changes.length === 0) return this.flushing ?? Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ changes, resolve, reject });
+      this.pending.push({ changes, owner, resolve, reject });
       if (!this.flushing) this.flushing = this.flushSoon();
     });
   }
@@ -37,15 +43,33 @@ export class CommitQueue {
     while (this.pending.length > 0) {
       const batch = this.pending;
       this.pending = [];
-      try {
-        await this.store.apply(batch.flatMap((p) => p.changes));
-        for (const p of batch) p.resolve();
-      } catch (error) {
-        if (batch.length === 1) batch[0]!.reject(error);
-        // One bad change must not fail the other runs' changes that shared its transaction.
-        else for (const p of batch) await this.store.apply(p.changes).then(p.resolve, p.reject);
-      }
+      for (const group of byOwner(batch)) await this.commit(group);
     }
     this.flushing = undefined;
   }
+
+  private async commit(group: Pending[]): Promise<void> {
+    const owner = group[0]?.owner;
+    const options = owner === undefined ? {} : { owner };
+    try {
+      await this.store.apply(group.flatMap((p) => p.changes), options);
+      for (const p of group) p.resolve();
+    } catch (error) {
+      if (group.length === 1) group[0]!.reject(error);
+      // One bad change (or one run whose lease was lost) must not fail the other runs' changes
+      // that shared its transaction.
+      else for (const p of group) await this.store.apply(p.changes, options).then(p.resolve, p.reject);
+    }
+  }
+}
+
+/** Consecutive pushes with the same owner, in order. */
+function byOwner(batch: Pending[]): Pending[][] {
+  const groups: Pending[][] = [];
+  for (const p of batch) {
+    const last = groups.at(-1);
+    if (last && last[0]!.owner === p.owner) last.push(p);
+    else groups.push([p]);
+  }
+  return groups;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { StartRequest, StepRecord } from '../protocol/messages.js';
+import type { DriveRequest, StartRequest, StepRecord } from '../protocol/messages.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { CommitQueue } from './commit-queue.js';
 import { createAgent, type DispatchOptions } from './dispatch.js';
@@ -8,8 +8,14 @@ import { ApiError } from './errors.js';
 import { EventBus } from './events.js';
 import { newRunId } from './ids.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
+import { Header } from '../protocol/headers.js';
+import { encodeValue } from '../protocol/values.js';
+import { announce } from './announce.js';
+import { toReplayRecords } from './replay-records.js';
 import { settle } from './settle.js';
-import { FINISHED_RUN_STATUSES, type Change, type Run, type Step, type Store } from './store/types.js';
+import { pendingSteps, resolvePending } from './suspensions.js';
+import { LeaseLostError } from './store/errors.js';
+import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type Store } from './store/types.js';
 import { TokenSet } from './tokens.js';
 
 export interface RunnerOptions {
@@ -23,6 +29,8 @@ export interface RunnerOptions {
   /** Longest wait between two looks for due work (timers cover the rest). @default 1000 */
   pollMs?: number;
   dispatch?: DispatchOptions;
+  /** How long a notify that no wait received is kept for a wait registered later. @default 10 minutes */
+  eventKeepMs?: number;
   /** This runner is the store's only user (SQLite): take over leftover leases on start. @default false */
   exclusive?: boolean;
   /** For tests: route requests through another undici dispatcher. */
@@ -40,9 +48,12 @@ export class Runner {
   readonly events = new EventBus();
   readonly tokens: TokenSet;
   readonly store: Store;
-  private readonly owner = `runner-${randomUUID()}`;
+  /** This runner's id: the lease owner in the store, and the fence on its commits. */
+  readonly owner = `runner-${randomUUID()}`;
   private readonly queue: CommitQueue;
   private readonly inflight = new Map<string, AbortController>();
+  /** In-flight runs whose lease another runner took: their drives stop without committing more. */
+  private readonly lost = new Set<string>();
   private readonly ctx: AttemptContext;
   private readonly now: () => number;
   private readonly concurrency: number;
@@ -50,6 +61,7 @@ export class Runner {
   private readonly pollMs: number;
   private readonly ownsDispatcher: boolean;
   private readonly exclusive: boolean;
+  private readonly eventKeepMs: number;
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -68,14 +80,20 @@ export class Runner {
     this.pollMs = options.pollMs ?? 1_000;
     this.ownsDispatcher = !options.dispatcher;
     this.exclusive = options.exclusive ?? false;
+    this.eventKeepMs = options.eventKeepMs ?? 10 * 60_000;
     this.ctx = {
       dispatcher: options.dispatcher ?? createAgent(options.dispatch),
       tokens: this.tokens.signing,
       now: this.now,
       inlineStepsLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
       logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
-      commit: (changes) => this.commit(changes),
+      commit: (changes) => this.driveCommit(changes),
     };
+  }
+
+  /** Drive requests in flight now (for metrics). */
+  get drivesInFlight(): number {
+    return this.inflight.size;
   }
 
   /** Starts looking for due work (including runs a previous process left in flight). */
@@ -108,6 +126,7 @@ export class Runner {
   /** Creates a run (or finds it by idempotency key) and drives it at once. */
   async startRun(request: StartRequest): Promise<{ run: Run; created: boolean }> {
     const now = this.now();
+    const driveNow = !request.delayMs && !this.stopped && this.inflight.size < this.concurrency;
     const result = await this.store.createRun({
       id: newRunId(now),
       url: request.url,
@@ -117,15 +136,23 @@ export class Runner {
       retryDelayMs: request.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
       idempotencyKey: request.idempotencyKey,
       now,
+      delayMs: request.delayMs,
+      // Driven at once: inserted running and leased to us, one transaction instead of three.
+      lease: driveNow ? { owner: this.owner, until: now + this.leaseMs } : undefined,
     });
     if (result.created) {
       this.events.emit({ type: 'run', run: result.run });
-      if (!this.stopped && this.inflight.size < this.concurrency) {
-        const claimed = await this.store.claim(result.run.id, { now, owner: this.owner, leaseMs: this.leaseMs });
-        if (claimed) this.launch(claimed, true);
-      } else this.wake();
+      if (driveNow) this.launch(result.run, true);
+      else this.wake();
     }
     return result;
+  }
+
+  /** Starts a new run with the same route, payload and headers as `runId` (dashboards' "rerun"). */
+  async rerun(runId: string): Promise<Run> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${runId}.`);
+    return (await this.startRun({ url: run.url, body: run.body, headers: run.headers, retries: run.retries, retryDelayMs: run.retryDelayMs })).run;
   }
 
   /** Cancels a run that has not finished; an in-flight drive is aborted. */
@@ -134,7 +161,10 @@ export class Runner {
     if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${runId}.`);
     if (FINISHED_RUN_STATUSES.has(run.status)) throw new ApiError(409, 'FINISHED', `Run ${runId} is already ${run.status}.`);
     const now = this.now();
-    const changes: Change[] = [{ type: 'run', runId, patch: { status: 'cancelled', finishedAt: now, nextAt: null }, at: now }];
+    const changes: Change[] = [
+      { type: 'steps-closed', runId, status: 'cancelled', at: now },
+      { type: 'run', runId, patch: { status: 'cancelled', finishedAt: now, nextAt: null }, at: now },
+    ];
     // Abort before committing, in the same tick as the push: a drive that is settling queues its
     // commit before this one or, once aborted, none at all. Aborting after the commit left a window
     // in which an attempt that ended meanwhile settled the run back to running or completed.
@@ -143,72 +173,155 @@ export class Runner {
     return (await this.store.getRun(runId))!;
   }
 
-  /** The committed steps a route replays from, as the drive request carries them. */
-  async committedSteps(runId: string): Promise<StepRecord[]> {
-    const records: StepRecord[] = [];
-    for (const step of await this.store.listSteps(runId)) {
-      // Only an unbroken prefix replays: position i must hold step i.
-      if (step.status !== 'succeeded' || step.index !== records.length) break;
-      const record: StepRecord = { index: step.index, name: step.name, kind: step.kind };
-      if (step.output !== null) record.output = step.output;
-      records.push(record);
+  /**
+   * Delivers an event to every step waiting for `eventId` and wakes their runs. When none waits yet,
+   * the event is kept for `eventKeepMs` and the first wait registered for it receives it: a notify
+   * sent right after the step that triggered it, before the runner saw the wait, is not lost.
+   */
+  async notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
+    const now = this.now();
+    const output = encodeValue({ eventData: data, timeout: false }, `the data of event "${eventId}"`) ?? null;
+    // Kept data is wrapped, so an `undefined` comes back undefined, as when delivered at once.
+    const kept = JSON.stringify({ data });
+    const delivered = await this.store.deliverEvent({ eventId, data: kept, output: output ?? '', now, keepUntil: now + this.eventKeepMs });
+    for (const runId of delivered) {
+      const run = await this.store.getRun(runId);
+      if (run) this.events.emit({ type: 'run', run });
+      for (const step of await this.store.listSteps(runId)) if (step.eventId === eventId && step.finishedAt === now) this.events.emit({ type: 'step', step });
     }
-    return records;
+    if (delivered.length > 0) this.wake();
+    return { delivered, kept: delivered.length === 0 && this.eventKeepMs > 0 };
   }
 
-  /** Commits changes (group-committed with other runs') and tells listeners afterwards. */
-  private async commit(changes: Change[]): Promise<void> {
-    await this.queue.push(changes);
-    if (this.events.size === 0) return;
-    const touched = new Set(changes.map((c) => (c.type === 'attempt' ? c.attempt.runId : c.runId)));
-    for (const change of changes) if (change.type === 'attempt') this.events.emit({ type: 'attempt', attempt: change.attempt });
-    for (const runId of touched) {
-      const steps = changes.some((c) => c.type.startsWith('step-') && 'index' in c && c.runId === runId) ? await this.store.listSteps(runId) : [];
-      const indexes = new Set(changes.flatMap((c) => (c.type.startsWith('step-') && 'index' in c && c.runId === runId ? [c.index] : [])));
-      for (const step of steps) if (indexes.has(step.index)) this.events.emit({ type: 'step', step: step as Step });
-      if (changes.some((c) => c.type === 'run' && c.runId === runId)) {
-        const run = await this.store.getRun(runId);
-        if (run) this.events.emit({ type: 'run', run });
-      }
-    }
+  /** The committed steps a route replays from, as the drive request carries them. */
+  async committedSteps(runId: string): Promise<StepRecord[]> {
+    return toReplayRecords(await this.store.listSteps(runId));
+  }
+
+  /**
+   * Commits changes (group-committed with other runs') and tells listeners afterwards. With `owner`
+   * the store fences them by that owner's leases; API actions (cancel) pass none.
+   */
+  private async commit(changes: Change[], owner?: string): Promise<void> {
+    await this.queue.push(changes, owner);
+    if (this.events.size > 0) await announce(this.store, this.events, changes);
+  }
+
+  /**
+   * A commit of a drive: fenced by this runner's lease. When the store says another runner took the
+   * run over (this one stalled past its lease), that run's drive is aborted and not retried here:
+   * its new holder drives it. The rejection is also handled here, so a drive's streamed commits
+   * that fail before the drive awaits them (attempt.ts) are never unhandled rejections.
+   */
+  private driveCommit(changes: Change[]): Promise<void> {
+    const committed = this.commit(changes, this.owner);
+    committed.catch((error: unknown) => {
+      if (LeaseLostError.is(error)) this.leaseLost(error);
+    });
+    return committed;
+  }
+
+  private leaseLost(error: LeaseLostError): void {
+    const controller = this.inflight.get(error.runId);
+    if (!controller || this.lost.has(error.runId)) return;
+    this.lost.add(error.runId);
+    const holder = error.holder === null ? 'no runner holds it now' : `${error.holder} holds it now`;
+    console.error(`[wfkit] lost the lease on run ${error.runId} (${holder}: this runner stalled past its lease); stopped driving it here, nothing more of this drive is committed.`);
+    controller.abort();
   }
 
   private launch(run: Run, isNew: boolean): void {
     const controller = new AbortController();
     this.inflight.set(run.id, controller);
     void this.drive(run, isNew, controller.signal)
-      .catch((error: unknown) => console.error(`[wfkit] driving ${run.id} failed:`, error))
-      .finally(() => {
+      .catch((error: unknown) => {
+        // A lost lease was logged once, when the store first said so; there is nothing to release.
+        if (LeaseLostError.is(error)) return true;
+        console.error(`[wfkit] driving ${run.id} failed:`, error);
+        return false;
+      })
+      .then(async (released) => {
         this.inflight.delete(run.id);
-        void this.store.release(run.id, this.owner).finally(() => this.wake());
+        const lost = this.lost.delete(run.id);
+        if (!released && !lost) await this.store.release(run.id, this.owner).catch(() => {});
+        this.wake();
       });
   }
 
-  /** Drives one run until it finishes or has to wait (retry delay); `continue` loops at once. */
-  private async drive(initial: Run, isNew: boolean, signal: AbortSignal): Promise<void> {
+  /**
+   * Drives one run until it finishes or has to wait (retry delay, sleep, event): first whatever the
+   * runner owes it (calls, due sleeps, kept events), then a drive request; `continue` loops at once.
+   */
+  private async drive(initial: Run, isNew: boolean, signal: AbortSignal): Promise<boolean> {
     let run = initial;
-    let committed: StepRecord[] = isNew ? [] : await this.committedSteps(run.id);
     // Not awaited: the queue keeps order, and the first drive request need not wait for this fsync.
-    if (run.status === 'queued') void this.commit([{ type: 'run', runId: run.id, patch: { status: 'running' }, at: this.now() }]).catch(() => {});
-    for (;;) {
+    if (run.status === 'queued') void this.driveCommit([{ type: 'run', runId: run.id, patch: { status: 'running' }, at: this.now() }]).catch(() => {});
+    for (let first = true; ; first = false) {
+      if (!(first && isNew)) {
+        const parked = await this.park(run, signal);
+        if (parked || signal.aborted) return false;
+      }
+      // A run that is driven is running, whatever woke it: a notify resolves the wait but leaves
+      // the run `waiting`, and it would show so while its next steps execute.
+      if (run.status === 'sleeping' || run.status === 'waiting') {
+        void this.driveCommit([{ type: 'run', runId: run.id, patch: { status: 'running' }, at: this.now() }]).catch(() => {});
+        run = { ...run, status: 'running' };
+      }
+      const committed = first && isNew ? [] : await this.committedSteps(run.id);
       const result = await runAttempt(this.ctx, run, committed, signal);
       if (signal.aborted) {
+        // Another runner holds the run now: its attempts count on from the store, not from us.
+        if (this.lost.has(run.id)) return true;
         // Cancelled, or the runner is stopping: keep the log, leave the run's state alone except
         // the attempt count, which the log entry's `seq` took (the next attempt must not reuse it).
         const at = this.now();
-        await this.commit([
+        await this.driveCommit([
           { type: 'attempt', attempt: { ...result.attempt, outcome: 'aborted' } },
           { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at },
         ]);
-        return;
+        return false;
       }
       const now = this.now();
       const { changes, patch } = settle(run, result, now);
-      await this.commit([...changes, { type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at: now }]);
+      const logs: Change[] = [{ type: 'attempt', attempt: result.attempt }];
+      // The route says in its answer whether it has a failureFunction; without an answer, ask anyway.
+      const headers = result.attempt.responseHeaders;
+      if (patch.status === 'failed' && (!headers || headers[Header.FailureFunction] === '1')) {
+        // Before the failed state is committed: a crash here calls it again (at least once).
+        logs.push({ type: 'attempt', attempt: await this.callFailureFunction({ ...run, ...patch }, signal) });
+        patch.attempts = run.attempts + 2;
+      }
+      const again = patch.status === 'running' && patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= now && !this.stopped;
+      // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
+      const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner: this.owner }];
+      await this.driveCommit([...changes, ...logs, { type: 'run', runId: run.id, patch, at: now }, ...release]);
       run = { ...run, ...patch, updatedAt: now };
-      if (run.status !== 'running' || run.nextAt === null || run.nextAt > now || this.stopped) return;
-      committed = await this.committedSteps(run.id);
+      if (!again) return true;
     }
+  }
+
+  /**
+   * Resolves the run's pending sleeps, waits and calls; true when the run must wait (it is then
+   * parked as sleeping or waiting until its next wake-up, or a notify).
+   */
+  private async park(run: Run, signal: AbortSignal): Promise<boolean> {
+    const resolveContext = { store: this.store, dispatcher: this.ctx.dispatcher, now: this.now, commit: (c: Change[]) => this.driveCommit(c) };
+    const parking = await resolvePending(resolveContext, run, signal);
+    if (!parking) return false;
+    await this.driveCommit([{ type: 'run', runId: run.id, patch: parking.patch, at: this.now() }]);
+    // A notify that landed between reading the steps and this commit resolved a wait and made the
+    // run due, which the patch just undid: if fewer steps pend now, drive at once.
+    if (pendingSteps(await this.store.listSteps(run.id)).length >= parking.pending) return true;
+    await this.driveCommit([{ type: 'run', runId: run.id, patch: { status: 'running' }, at: this.now() }]);
+    return false;
+  }
+
+  /** The failed run's one call to its route's `failureFunction`, logged as an attempt. */
+  private async callFailureFunction(run: Run, signal: AbortSignal): Promise<Attempt> {
+    const failedStep = (await this.store.listSteps(run.id)).findLast((s) => s.status === 'failed');
+    const failure: NonNullable<DriveRequest['failure']> = { error: run.error ?? { name: 'Error', message: 'The run failed.' } };
+    if (failedStep) failure.failedStep = { index: failedStep.index, name: failedStep.name, kind: failedStep.kind };
+    return (await runAttempt(this.ctx, run, [], signal, failure)).attempt;
   }
 
   /** Looks for due work now (coalesced), then sleeps until the next due time or `pollMs`. */

@@ -105,5 +105,45 @@ export function buildRows(r) {
     });
     rows.push({ metric: `  starting ${m.runs} runs one after another (runner.startRun)`, value: ms(m.startAllMs), vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start` });
   }
+  rows.push(...postgresRows(r, ratios));
+  return rows;
+}
+
+/** The PostgreSQL section: the same measurements on both stores, side by side. */
+function postgresRows(r, ratios) {
+  const pg = r.postgres;
+  const rows = [{ section: 'PostgreSQL store beside SQLite (same machine; the server on 127.0.0.1, fsync and synchronous_commit on)' }];
+  if (!pg) return rows.concat({ metric: 'not measured', value: 'skipped' });
+  if (pg.skipped) return rows.concat({ metric: pg.skipped, value: 'skipped' });
+  if (pg.error) return rows.concat({ metric: `failed: ${pg.error.split('\n')[0]}`, value: 'error' });
+  if (pg.commit) {
+    rows.push({ metric: `PostgreSQL ${pg.server} commit (1 INSERT/tx over loopback TCP), median of ${pg.commit.n}; p99 ${ms(pg.commit.p99)}`, value: ms(pg.commit.median), ...ratios(pg.commit.median) });
+  }
+  for (const s of pg.sequential) {
+    rows.push({
+      metric: `sequential per-step overhead, ${s.steps} steps, ${s.label} (${s.runs} runs; run median ${round(s.runMs.median, 2)} ms, p99 ${round(s.runMs.p99, 2)} ms; ${s.writeTxPerRun} write tx, store ${round(s.storeMsPerRun, 2)} ms per run)`,
+      value: ms(s.perStepMs),
+      target: 'info',
+      ...ratios(s.perStepMs),
+    });
+  }
+  for (const t of pg.throughput) {
+    rows.push({
+      metric: `throughput, 100 concurrent runs x 10 steps, ${t.label} (batch ${round(t.elapsedMs, 0)} ms, ${t.writeTx} write tx; cold ${t.coldStepsPerSec} steps/s${t.failed ? `; ${t.failed} failed` : ''})`,
+      value: `${t.stepsPerSec} steps/s`,
+      target: 'info',
+    });
+  }
+  for (const p of pg.processes) {
+    if (p.error) {
+      rows.push({ metric: `throughput, ${p.label}: ${p.error}`, value: 'error' });
+      continue;
+    }
+    rows.push({
+      metric: `throughput, ${p.runs} concurrent runs x ${p.stepsPerRun} steps through the runners' APIs, ${p.label}, app in the bench process (batch ${round(p.elapsedMs, 0)} ms; cold ${p.coldStepsPerSec} steps/s${p.failed || p.incomplete ? `; ${p.failed} failed, ${p.incomplete} unfinished` : ''})`,
+      value: `${p.stepsPerSec} steps/s`,
+      target: 'info',
+    });
+  }
   return rows;
 }

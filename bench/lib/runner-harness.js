@@ -1,5 +1,6 @@
-// The runner under test: Runner + SQLite on a fresh temp file (exclusive), optional HTTP API,
-// and a way to await a run's end (through runner.events, or at the store's commit).
+// The runner under test: Runner + SQLite on a fresh temp file (exclusive) or another store
+// (PostgreSQL: `openStore`), optional HTTP API, and a way to await a run's end (through
+// runner.events, or at the store's commit).
 import { Runner, createApiServer, openSqliteStore } from '../../dist/runner-core/index.js';
 import { probeStore } from './store-probe.js';
 import { tempDbPath } from './temp-db.js';
@@ -9,8 +10,10 @@ import { withTimeout } from './timebox.js';
  * detect: 'events' subscribes to runner.events (the public way), 'store' watches commits
  * instead (no listener, so the runner skips its per-commit event reads).
  */
-export async function startRunner({ token, detect = 'events', api = false, runnerOptions = {}, label = 'runner', trace }) {
-  const file = tempDbPath(label);
+export async function startRunner({ token, detect = 'events', api = false, runnerOptions = {}, label = 'runner', trace, openStore }) {
+  // openStore: async () => ({ store, remove }) for a store other than a fresh SQLite file; such a
+  // store is shared (not exclusive) and its calls are timed until they settle (network round trips).
+  const file = openStore ? await openStore() : tempDbPath(label);
   const finished = new Map(); // runId -> status, for runs that end before anyone waits
   const waiters = new Map();
   const settle = (runId, status) => {
@@ -21,8 +24,9 @@ export async function startRunner({ token, detect = 'events', api = false, runne
     } else finished.set(runId, status);
     trace?.('run finished (seen by the bench)');
   };
-  const probe = probeStore(openSqliteStore(file.path), detect === 'store' ? settle : undefined, trace);
-  const runner = new Runner({ store: probe.store, tokens: [token], exclusive: true, ...runnerOptions });
+  const store = openStore ? file.store : openSqliteStore(file.path);
+  const probe = probeStore(store, detect === 'store' ? settle : undefined, trace, { timing: openStore ? 'async' : 'sync' });
+  const runner = new Runner({ store: probe.store, tokens: [token], exclusive: !openStore, ...runnerOptions });
   let unsubscribe = () => {};
   if (detect === 'events') {
     unsubscribe = runner.events.subscribe((event) => {

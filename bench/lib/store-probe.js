@@ -7,8 +7,12 @@ const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
 const kindOf = (change) => (change.type === 'run' && change.patch.status ? `run:${change.patch.status}` : change.type);
 
-/** onCall(name) is told `<method> begin` / `<method> end` (apply: with the change kinds). */
-export function probeStore(store, onFinished = () => {}, onCall = () => {}) {
+/**
+ * onCall(name) is told `<method> begin` / `<method> end` (apply: with the change kinds).
+ * timing 'sync' (SQLite): a call's time is the synchronous work before its promise returns;
+ * 'async' (PostgreSQL): until the promise settles, round trips included (calls may overlap).
+ */
+export function probeStore(store, onFinished = () => {}, onCall = () => {}, { timing = 'sync' } = {}) {
   const stats = {};
   const probe = new Proxy(store, {
     get(target, key) {
@@ -21,9 +25,16 @@ export function probeStore(store, onFinished = () => {}, onCall = () => {}) {
         const tag = key === 'apply' ? `apply(${[...new Set(args[0].map(kindOf))].join(',')})` : String(key);
         onCall(`${tag} begin`);
         const t0 = performance.now();
-        const result = value.apply(target, args); // SqliteStore does its work before the promise returns
-        entry.ms += performance.now() - t0;
-        onCall(`${tag} end`);
+        let result = value.apply(target, args); // SqliteStore does its work before the promise returns
+        if (timing === 'async' && result && typeof result.then === 'function') {
+          result = result.finally(() => {
+            entry.ms += performance.now() - t0;
+            onCall(`${tag} end`);
+          });
+        } else {
+          entry.ms += performance.now() - t0;
+          onCall(`${tag} end`);
+        }
         if (key === 'claimDue') {
           return result.then((runs) => {
             if (runs.length > 0) (stats['claimDue(claimed)'] ??= { calls: 0, ms: 0 }).calls++;

@@ -4,15 +4,16 @@ import { median, round } from './stats.js';
 import { deadline } from './timebox.js';
 
 const STEPS = 'apply(step-started,step-succeeded)';
-const DONE = 'apply(attempt,run:completed)';
-const RUNNING = 'apply(run:running)';
+// The drive's last commit gives the lease back in the same transaction.
+const DONE = 'apply(attempt,run:completed,release)';
 
-/** [label, from mark (null = the start call), to mark]. */
+/**
+ * [label, from mark (null = the start call), to mark]. A run started through the runner is inserted
+ * already running and leased to it (no separate claim or status commit), and driven at once.
+ */
 export const PHASES = [
-  ['start: createRun transaction (commit)', null, 'createRun end'],
-  ['start: claim, a separate UPDATE (commit)', 'createRun end', 'claim end'],
-  ['status "running" commit (not awaited, but blocks the loop)', `${RUNNING} begin`, `${RUNNING} end`],
-  ['claimed -> drive request arrives at the app (sign, send, incl. the commit above)', 'claim end', 'app: request arrives'],
+  ['start: createRun transaction, inserted running and leased (commit)', null, 'createRun end'],
+  ['created -> drive request arrives at the app (sign, send)', 'createRun end', 'app: request arrives'],
   ['app: read the request body', 'app: request arrives', 'app: request body read'],
   ['app: verify signature, parse, start the workflow', 'app: request body read', 'app: workflow starts'],
   ['app: run 10 no-op steps, stream 20 lines', 'app: workflow starts', 'app: workflow returned'],
@@ -20,9 +21,8 @@ export const PHASES = [
   ['runner: read lines, wait for the commit turn', 'app: response finished', `${STEPS} begin`],
   ['runner: commit the steps (first batch, one transaction)', `${STEPS} begin`, `${STEPS} end`],
   ['runner: events listener reads + settle', `${STEPS} end`, `${DONE} begin`],
-  ['runner: commit attempt + "completed"', `${DONE} begin`, `${DONE} end`],
+  ['runner: commit attempt + "completed" + lease release', `${DONE} begin`, `${DONE} end`],
   ['event reaches the bench', `${DONE} end`, 'run finished (seen by the bench)'],
-  ['after the run: release the lease (own commit)', 'release begin', 'release end'],
   ['after the run: scheduler poll (claimDue)', 'claimDue begin', 'claimDue end'],
 ];
 const END = 'run finished (seen by the bench)';

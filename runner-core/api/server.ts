@@ -17,6 +17,10 @@ export interface ApiOptions {
   maxBodyBytes?: number;
   /** Folder of the built web dashboard served at `/`. @default the package's dist/web */
   dashboardDir?: string;
+  /** `GET /metrics` answers this (Prometheus text); without it there is no /metrics. */
+  metrics?: () => Promise<string>;
+  /** How long `GET /healthz` waits for the store before answering 503. @default 2000 */
+  healthTimeoutMs?: number;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<RunStatus>(['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled']);
@@ -51,6 +55,21 @@ function fromDashboard(req: IncomingMessage): boolean {
   return req.headers.origin !== undefined && req.headers.origin === `http://${req.headers.host ?? ''}`;
 }
 
+/** Undefined when the store answers a cheap query within `timeoutMs`, else what went wrong. */
+async function storeProblem(runner: Runner, timeoutMs: number): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs)));
+  const check = runner.store.nextDueAt().then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  try {
+    return await Promise.race([check, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function runIdParam(params: string[]): string {
   let id = params[0] ?? '';
   try {
@@ -64,8 +83,8 @@ function runIdParam(params: string[]): string {
  * The runner's HTTP API:
  * POST /v1/runs · GET /v1/runs · GET /v1/runs/:id · GET /v1/runs/:id/steps · POST /v1/runs/:id/cancel
  * · POST /v1/runs/:id/rerun
- * · GET /v1/events (SSE) · POST /v1/events/:eventId (notify) · GET /v1/session · GET /healthz,
- * and the web dashboard (dashboard.ts) at `/` and `/runs/…`.
+ * · GET /v1/events (SSE) · POST /v1/events/:eventId (notify) · GET /v1/session · GET /healthz
+ * · GET /metrics (when `metrics` is given), and the web dashboard (dashboard.ts) at `/` and `/runs/…`.
  */
 export function createApiServer(runner: Runner, options: ApiOptions): Server {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -165,8 +184,34 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
       public: true,
       handler: (req, res) => sendJson(res, 200, { needsToken: !openFor(req) }, { 'cache-control': 'no-store' }),
     },
-    { method: 'GET', pattern: /^\/healthz$/, write: false, handler: (_req, res) => sendJson(res, 200, { ok: true }) },
+    {
+      // Public, like /v1/session: load balancers probe it without credentials, and it tells only
+      // whether the store answers (a cheap query), 503 when it does not within the timeout.
+      method: 'GET',
+      pattern: /^\/healthz$/,
+      write: false,
+      public: true,
+      handler: async (_req, res) => {
+        const error = await storeProblem(runner, options.healthTimeoutMs ?? 2_000);
+        if (error === undefined) return sendJson(res, 200, { ok: true }, { 'cache-control': 'no-store' });
+        sendJson(res, 503, { ok: false, error: { code: 'STORE_UNAVAILABLE', message: `The store did not answer: ${error}` } }, { 'cache-control': 'no-store' });
+      },
+    },
   ];
+  const { metrics } = options;
+  if (metrics) {
+    // A read: open on loopback, the token elsewhere (it shows run counts).
+    routes.push({
+      method: 'GET',
+      pattern: /^\/metrics$/,
+      write: false,
+      handler: async (_req, res) => {
+        const body = await metrics();
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+        res.end(body);
+      },
+    });
+  }
 
   return createServer((req, res) => {
     void (async () => {

@@ -67,6 +67,25 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, seq)
   );
   `,
+  // 2: the whole workflow API: parallel groups, sleeps, event waits, HTTP calls, kept events.
+  `
+  ALTER TABLE steps ADD COLUMN group_id INTEGER;
+  ALTER TABLE steps ADD COLUMN until INTEGER;
+  ALTER TABLE steps ADD COLUMN event_id TEXT;
+  ALTER TABLE steps ADD COLUMN request TEXT;
+  -- notify finds the waiting steps of an event id without a scan.
+  CREATE INDEX steps_waiting ON steps(event_id) WHERE event_id IS NOT NULL AND status = 'running';
+
+  -- Events notified while nobody waited, kept for a wait registered shortly after.
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    keep_until INTEGER NOT NULL
+  );
+  CREATE INDEX events_by_id ON events(event_id, seq);
+  `,
 ];
 
 function userVersion(db: Database): number {

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { SerializedError } from '../../protocol/errors.js';
-import type { StepKind } from '../../protocol/messages.js';
+import { LeaseLostError } from './errors.js';
 import { migrate } from './migrations.js';
-import type { Attempt, Change, ClaimOptions, NewRun, Run, RunPage, RunPatch, RunQuery, RunStatus, Step, StepStatus, Store } from './types.js';
+import { attemptParams, toAttempt, toJson, toRun, toStep, type AttemptRow, type RunRow, type StepRow } from './sqlite-rows.js';
+import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type Store, type StoreStats } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Clock, for callers that want one place to inject time. Every method also takes explicit times. @default Date.now */
@@ -15,68 +15,6 @@ const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
 /** Same predicate as the partial index `runs_due`, spelled identically so SQLite can use it. */
 const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
-
-// ---- rows and their mapping to records (the only place that knows column names) ----
-
-interface RunRow {
-  id: string; url: string; status: string; body: string; headers: string;
-  created_at: number; updated_at: number; finished_at: number | null; next_at: number | null;
-  failures: number; retries: number; retry_delay_ms: number; steps_done: number; attempts: number;
-  output: string | null; error: string | null; idempotency_key: string | null;
-}
-interface StepRow {
-  run_id: string; idx: number; name: string; kind: string; status: string; output: string | null;
-  error: string | null; started_at: number; finished_at: number | null; duration_ms: number | null;
-  executions: number; failures: number;
-}
-interface AttemptRow {
-  run_id: string; seq: number; started_at: number; duration_ms: number; request_url: string;
-  request_headers: string; request_body: string; response_status: number | null;
-  response_headers: string | null; response_body: string | null; outcome: string; error: string | null;
-}
-
-function fromJson<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}
-function toJson(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
-}
-
-/** Lease columns are deliberately left out: they are the store's business, not the runner's. */
-function toRun(row: RunRow): Run {
-  return {
-    id: row.id, url: row.url, status: row.status as RunStatus, body: row.body,
-    headers: fromJson<Record<string, string>>(row.headers) ?? {},
-    createdAt: row.created_at, updatedAt: row.updated_at, finishedAt: row.finished_at, nextAt: row.next_at,
-    failures: row.failures, retries: row.retries, retryDelayMs: row.retry_delay_ms,
-    stepsDone: row.steps_done, attempts: row.attempts, output: row.output,
-    error: fromJson<SerializedError>(row.error), idempotencyKey: row.idempotency_key,
-  };
-}
-function toStep(row: StepRow): Step {
-  return {
-    runId: row.run_id, index: row.idx, name: row.name, kind: row.kind as StepKind,
-    status: row.status as StepStatus, output: row.output, error: fromJson<SerializedError>(row.error),
-    startedAt: row.started_at, finishedAt: row.finished_at, durationMs: row.duration_ms,
-    executions: row.executions, failures: row.failures,
-  };
-}
-function toAttempt(row: AttemptRow): Attempt {
-  return {
-    runId: row.run_id, seq: row.seq, startedAt: row.started_at, durationMs: row.duration_ms,
-    requestUrl: row.request_url, requestHeaders: fromJson<Record<string, string>>(row.request_headers) ?? {},
-    requestBody: row.request_body, responseStatus: row.response_status,
-    responseHeaders: fromJson<Record<string, string>>(row.response_headers), responseBody: row.response_body,
-    outcome: row.outcome, error: fromJson<SerializedError>(row.error),
-  };
-}
-function attemptParams(a: Attempt): Record<string, unknown> {
-  return {
-    runId: a.runId, seq: a.seq, startedAt: a.startedAt, durationMs: a.durationMs, requestUrl: a.requestUrl,
-    requestHeaders: JSON.stringify(a.requestHeaders), requestBody: a.requestBody, responseStatus: a.responseStatus,
-    responseHeaders: toJson(a.responseHeaders), responseBody: a.responseBody, outcome: a.outcome, error: toJson(a.error),
-  };
-}
 
 // ---- run patches: one statement, each field guarded by a "set it" flag ----
 
@@ -117,15 +55,16 @@ function prepareStatements(db: Database.Database) {
     runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
     runByKey: db.prepare('SELECT * FROM runs WHERE idempotency_key = ?'),
     insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key)
-      VALUES (@id, @url, 'queued', @body, @headers, @now, @now, @now, @retries, @retryDelayMs, @idempotencyKey) RETURNING *`),
+      VALUES (@id, @url, @status, @body, @headers, @now, @now, @nextAt, @retries, @retryDelayMs, @idempotencyKey) RETURNING *`),
+    leaseNew: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
     list: db.prepare(listSql('')),
     listByStatus: db.prepare(listSql('WHERE status = @status')),
     listAfter: db.prepare(listSql('WHERE id < @cursor')),
     listByStatusAfter: db.prepare(listSql('WHERE status = @status AND id < @cursor')),
     steps: db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY idx'),
     attempts: db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY seq'),
-    stepStarted: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures)
-      VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0)
+    stepStarted: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id)
+      VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0, @group)
       ON CONFLICT (run_id, idx) DO UPDATE SET status = 'running', name = excluded.name, kind = excluded.kind,
         started_at = excluded.started_at, executions = steps.executions + 1, finished_at = NULL, duration_ms = NULL
       ${STEP_KEEP_SUCCEEDED}`),
@@ -139,6 +78,20 @@ function prepareStatements(db: Database.Database) {
       ON CONFLICT (run_id, idx) DO UPDATE SET status = excluded.status, error = excluded.error,
         failures = steps.failures + 1, finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
       ${STEP_KEEP_SUCCEEDED}`),
+    // The first suspension recorded at a position wins: a sleep keeps the wake-up time it was given first.
+    stepSuspended: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id, until, event_id, request)
+      VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0, @group, @until, @eventId, @request)
+      ON CONFLICT (run_id, idx) DO NOTHING`),
+    closeSteps: db.prepare(`UPDATE steps SET status = @status, finished_at = @at WHERE run_id = @runId AND status IN ('running', 'retrying')`),
+    waiting: db.prepare(`SELECT steps.run_id, steps.idx FROM steps JOIN runs ON runs.id = steps.run_id
+      WHERE steps.event_id = ? AND steps.status = 'running' AND steps.kind = 'wait' AND runs.${UNFINISHED}`),
+    resolveWait: db.prepare(`UPDATE steps SET status = 'succeeded', output = @output, finished_at = @now, duration_ms = @now - started_at
+      WHERE run_id = @runId AND idx = @index AND status = 'running'`),
+    wakeRun: db.prepare(`UPDATE runs SET next_at = @now, updated_at = @now WHERE id = @runId AND ${UNFINISHED}`),
+    keepEvent: db.prepare('INSERT INTO events (event_id, data, created_at, keep_until) VALUES (?, ?, ?, ?)'),
+    firstEvent: db.prepare('SELECT seq, data FROM events WHERE event_id = ? AND keep_until > ? ORDER BY seq LIMIT 1'),
+    dropEvent: db.prepare('DELETE FROM events WHERE seq = ?'),
+    dropExpiredEvents: db.prepare('DELETE FROM events WHERE keep_until <= ?'),
     countStepDone: db.prepare('UPDATE runs SET steps_done = steps_done + 1 WHERE id = ?'),
     insertAttempt: db.prepare(`INSERT INTO attempts (run_id, seq, started_at, duration_ms, request_url, request_headers, request_body,
         response_status, response_headers, response_body, outcome, error)
@@ -155,6 +108,10 @@ function prepareStatements(db: Database.Database) {
     // A leased run is not due before its lease runs out, whatever its next_at says.
     nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0))) FROM runs WHERE ${UNFINISHED} AND next_at IS NOT NULL`).pluck(),
     releaseAll: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
+    leaseOf: db.prepare('SELECT lease_owner FROM runs WHERE id = ?').pluck(),
+    countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status'),
+    countDue: db.prepare(`SELECT COUNT(*) FROM runs WHERE ${UNFINISHED} AND next_at IS NOT NULL AND next_at <= @now
+      AND (lease_until IS NULL OR lease_until < @now)`).pluck(),
   };
 }
 
@@ -170,9 +127,11 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #s: Statements;
   readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
-  readonly #applyTx: (changes: readonly Change[]) => void;
+  readonly #applyTx: (changes: readonly Change[], owner: string | undefined) => void;
   readonly #claimDueTx: (options: ClaimOptions) => Run[];
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
+  readonly #deliverTx: (input: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => string[];
+  readonly #takeEventTx: (eventId: string, now: number) => string | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     void options; // accepted for symmetry with other stores; all times arrive as arguments
@@ -191,10 +150,18 @@ export class SqliteStore implements Store {
     // cannot interleave with another connection's write and then fail with SQLITE_BUSY.
     const create = db.transaction((input: NewRun) => this.#create(input));
     this.#createTx = (input) => create.immediate(input);
-    const apply = db.transaction((changes: readonly Change[]) => {
+    const apply = db.transaction((changes: readonly Change[], owner: string | undefined) => {
+      // Fencing, inside the write transaction: one indexed read per touched run.
+      if (owner !== undefined) {
+        for (const runId of new Set(changes.map(changeRunId))) {
+          const holder = s.leaseOf.get(runId) as string | null | undefined;
+          // An unknown run is left to the change itself (a foreign key error, or nothing to release).
+          if (holder !== undefined && holder !== owner) throw new LeaseLostError(runId, owner, holder);
+        }
+      }
       for (const change of changes) this.#applyOne(change);
     });
-    this.#applyTx = (changes) => apply.immediate(changes);
+    this.#applyTx = (changes, owner) => apply.immediate(changes, owner);
     const claimDue = db.transaction(({ now, limit, owner, leaseMs }: ClaimOptions) => {
       // LIMIT with a negative value means "no limit" in SQLite; never let that through.
       const rows = s.due.all({ now, limit: Math.max(0, Math.trunc(limit)) }) as RunRow[];
@@ -206,6 +173,24 @@ export class SqliteStore implements Store {
       for (const id of runIds) s.renew.run(until, id, owner);
     });
     this.#renewTx = (runIds, owner, until) => renew.immediate(runIds, owner, until);
+    const deliver = db.transaction(({ eventId, data, output, now, keepUntil }: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => {
+      s.dropExpiredEvents.run(now);
+      const waiting = s.waiting.all(eventId) as { run_id: string; idx: number }[];
+      if (waiting.length === 0) s.keepEvent.run(eventId, data, now, keepUntil);
+      for (const step of waiting) {
+        s.resolveWait.run({ runId: step.run_id, index: step.idx, output, now });
+        s.countStepDone.run(step.run_id);
+        s.wakeRun.run({ runId: step.run_id, now });
+      }
+      return [...new Set(waiting.map((step) => step.run_id))];
+    });
+    this.#deliverTx = (input) => deliver.immediate(input);
+    const take = db.transaction((eventId: string, now: number) => {
+      const row = s.firstEvent.get(eventId, now) as { seq: number; data: string } | undefined;
+      if (row) s.dropEvent.run(row.seq);
+      return row?.data;
+    });
+    this.#takeEventTx = (eventId, now) => take.immediate(eventId, now);
   }
 
   #create(input: NewRun): { run: Run; created: boolean } {
@@ -215,9 +200,11 @@ export class SqliteStore implements Store {
       if (existing) return { run: toRun(existing), created: false };
     }
     const row = this.#s.insertRun.get({
-      id: input.id, url: input.url, body: input.body, headers: JSON.stringify(input.headers), now: input.now,
+      id: input.id, url: input.url, body: input.body, headers: JSON.stringify(input.headers), now: input.now, nextAt: input.now + (input.delayMs ?? 0),
+      status: input.lease ? 'running' : 'queued',
       retries: input.retries, retryDelayMs: input.retryDelayMs, idempotencyKey: key,
     }) as RunRow;
+    if (input.lease) this.#s.leaseNew.run({ id: input.id, ...input.lease });
     return { run: toRun(row), created: true };
   }
 
@@ -225,10 +212,21 @@ export class SqliteStore implements Store {
     const s = this.#s;
     switch (change.type) {
       case 'step-started': {
-        const { runId, index, name, kind, at } = change;
-        s.stepStarted.run({ runId, index, name, kind, at });
+        const { runId, index, name, kind, group, at } = change;
+        s.stepStarted.run({ runId, index, name, kind, group, at });
         return;
       }
+      case 'step-suspended': {
+        const { runId, index, name, kind, group, until, eventId, at } = change;
+        s.stepSuspended.run({ runId, index, name, kind, group, until, eventId, request: toJson(change.request), at });
+        return;
+      }
+      case 'release':
+        s.release.run(change.runId, change.owner);
+        return;
+      case 'steps-closed':
+        s.closeSteps.run({ runId: change.runId, status: change.status, at: change.at });
+        return;
       case 'step-succeeded': {
         const { runId, index, name, kind, output, at, durationMs } = change;
         const result = s.stepSucceeded.run({ runId, index, name, kind, output, at, durationMs, startedAt: at - durationMs });
@@ -281,8 +279,8 @@ export class SqliteStore implements Store {
     return (this.#s.attempts.all(runId) as AttemptRow[]).map(toAttempt);
   }
 
-  async apply(changes: readonly Change[]): Promise<void> {
-    if (changes.length > 0) this.#applyTx(changes);
+  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<void> {
+    if (changes.length > 0) this.#applyTx(changes, options.owner);
   }
 
   async claimDue(options: ClaimOptions): Promise<Run[]> {
@@ -303,8 +301,22 @@ export class SqliteStore implements Store {
     if (runIds.length > 0) this.#renewTx(runIds, owner, until);
   }
 
+  async deliverEvent(input: { eventId: string; data: string; output: string; now: number; keepUntil: number }): Promise<string[]> {
+    return this.#deliverTx(input);
+  }
+
+  async takeEvent(eventId: string, now: number): Promise<string | undefined> {
+    return this.#takeEventTx(eventId, now);
+  }
+
   async releaseAll(): Promise<void> {
     this.#s.releaseAll.run();
+  }
+
+  async stats(now: number): Promise<StoreStats> {
+    const runs = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
+    for (const row of this.#s.countByStatus.all() as { status: RunStatus; n: number }[]) runs[row.status] = row.n;
+    return { runs, due: this.#s.countDue.get({ now }) as number };
   }
 
   async nextDueAt(): Promise<number | null> {

@@ -1,9 +1,10 @@
 import type { SerializedError } from '../../protocol/errors.js';
-import type { StepKind } from '../../protocol/messages.js';
+import type { CallRequest, StepKind } from '../../protocol/messages.js';
 
 export type RunStatus = 'queued' | 'running' | 'sleeping' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 export type StepStatus = 'running' | 'retrying' | 'succeeded' | 'failed' | 'cancelled';
 
+export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled'];
 export const FINISHED_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 /** One workflow run. Times are epoch milliseconds. */
@@ -49,6 +50,14 @@ export interface Step {
   executions: number;
   /** Failed executions so far. */
   failures: number;
+  /** Steps started together (Promise.all) share a group number. */
+  group: number | null;
+  /** sleep: when it wakes; wait: when it times out. */
+  until: number | null;
+  /** wait: the event it waits for. */
+  eventId: string | null;
+  /** call: the request the runner sends (the answer is the output). */
+  request: CallRequest | null;
 }
 
 /** One drive request to the route and what came back: the log the dashboards show. */
@@ -77,6 +86,10 @@ export interface NewRun {
   retryDelayMs: number;
   idempotencyKey?: string;
   now: number;
+  /** First drive this much after `now`. @default 0 */
+  delayMs?: number;
+  /** Insert the run already `running` and leased, for a runner that drives it at once (saves a claim). */
+  lease?: { owner: string; until: number };
 }
 
 export interface RunQuery {
@@ -99,7 +112,24 @@ export type RunPatch = Partial<Pick<Run, 'status' | 'nextAt' | 'failures' | 'fin
  * transaction: this is what makes a commit per step cheap.
  */
 export type Change =
-  | { type: 'step-started'; runId: string; index: number; name: string; kind: StepKind; at: number }
+  | { type: 'step-started'; runId: string; index: number; name: string; kind: StepKind; group: number | null; at: number }
+  /** A sleep, wait or call the runner now owes the run; the first record of a position wins. */
+  | {
+      type: 'step-suspended';
+      runId: string;
+      index: number;
+      name: string;
+      kind: StepKind;
+      group: number | null;
+      until: number | null;
+      eventId: string | null;
+      request: CallRequest | null;
+      at: number;
+    }
+  /** Gives the lease back in the same transaction as the run's last change of a drive. */
+  | { type: 'release'; runId: string; owner: string }
+  /** The run ended: steps still running or retrying end with it. */
+  | { type: 'steps-closed'; runId: string; status: 'failed' | 'cancelled'; at: number }
   | { type: 'step-succeeded'; runId: string; index: number; name: string; kind: StepKind; output: string | null; at: number; durationMs: number }
   | {
       type: 'step-failed';
@@ -115,6 +145,30 @@ export type Change =
     }
   | { type: 'attempt'; attempt: Attempt }
   | { type: 'run'; runId: string; patch: RunPatch; at: number };
+
+/** Every run a change touches (all of them carry one). */
+export function changeRunId(change: Change): string {
+  return change.type === 'attempt' ? change.attempt.runId : change.runId;
+}
+
+export interface ApplyOptions {
+  /**
+   * Fencing: apply only if `owner` holds the lease of every run the changes touch; otherwise reject
+   * with `LeaseLostError` (naming the run) and apply nothing. The runner passes its id for every
+   * commit of a drive; API actions (cancel, notify, create) pass none and are not fenced.
+   * Only the lease's holder is compared, not its end: a lease that ran out but that nobody took
+   * is still its holder's, and committing then is safe (whoever claims next reads those results).
+   */
+  owner?: string;
+}
+
+/** Counts for monitoring (`GET /metrics`). */
+export interface StoreStats {
+  /** Runs by status, every status present (0 when none). */
+  runs: Record<RunStatus, number>;
+  /** Unfinished runs due now whose lease is free or expired: work waiting for a runner. */
+  due: number;
+}
 
 export interface ClaimOptions {
   now: number;
@@ -134,8 +188,8 @@ export interface Store {
   listRuns(query: RunQuery): Promise<RunPage>;
   listSteps(runId: string): Promise<Step[]>;
   listAttempts(runId: string): Promise<Attempt[]>;
-  /** Applies changes in one transaction, in order. */
-  apply(changes: readonly Change[]): Promise<void>;
+  /** Applies changes in one transaction, in order; with `owner`, fenced (see `ApplyOptions`). */
+  apply(changes: readonly Change[], options?: ApplyOptions): Promise<void>;
   /**
    * Leases up to `limit` unfinished runs whose `nextAt` is due and whose lease is free or expired.
    * Two claimers never get the same run.
@@ -143,6 +197,14 @@ export interface Store {
   claimDue(options: ClaimOptions): Promise<Run[]>;
   /** Leases one given run (a run just started is driven at once, without waiting for a poll). */
   claim(runId: string, options: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined>;
+  /**
+   * `notify`: resolves every step waiting for `eventId` with `output` and makes its run due now;
+   * when none waits, keeps the event (`data`, JSON) until `keepUntil` for a wait registered later.
+   * Returns the runs it woke. One transaction, so a wait and a notify cannot miss each other.
+   */
+  deliverEvent(input: { eventId: string; data: string; output: string; now: number; keepUntil: number }): Promise<string[]>;
+  /** Takes (and removes) the oldest kept, unexpired event with this id; its JSON data, or undefined. */
+  takeEvent(eventId: string, now: number): Promise<string | undefined>;
   /** Gives a lease back (the run is driven again once due). */
   release(runId: string, owner: string): Promise<void>;
   /** Extends the leases `owner` holds on these runs. */
@@ -150,8 +212,11 @@ export interface Store {
   /**
    * Clears every lease. Only for a store that one runner owns (SQLite under `wf dev`): on start it
    * takes back at once the runs a killed predecessor held, instead of waiting out their leases.
+   * Never on a shared store (PostgreSQL refuses): it would hand live runs to a second runner.
    */
   releaseAll(): Promise<void>;
+  /** Runs by status and the due, unclaimed queue (one or two aggregate queries: for metrics, not hot paths). */
+  stats(now: number): Promise<StoreStats>;
   /** When the next unfinished run becomes due (its `nextAt`, or its lease's end if later), for the scheduler's timer. */
   nextDueAt(): Promise<number | null>;
   close(): Promise<void>;

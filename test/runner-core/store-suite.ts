@@ -1,44 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Attempt, Change, NewRun, Store } from '../../runner-core/store/types.js';
+import type { Change, Step, Store } from '../../runner-core/store/types.js';
+import { T0, attempt, failed, newRun, runId, started, succeeded } from './store-fixtures.js';
+import { describeConcurrency } from './store-suite-concurrency.js';
+import { describeFencing } from './store-suite-fencing.js';
 
-const T0 = 1_700_000_000_000;
+export { newRun, runId } from './store-fixtures.js';
 
-/** Run ids are time-sortable; zero-padded counters sort the same way. */
-export function runId(n: number): string {
-  return `wfr_${String(n).padStart(26, '0')}`;
+export interface StoreSuiteOptions {
+  /**
+   * Opens a second handle (its own connection) on the store the last `open` returned, for the
+   * tests of two runners racing on one store. Absent (`:memory:`): those tests are skipped.
+   */
+  peer?: () => Promise<Store> | Store;
 }
-
-export function newRun(n: number, overrides: Partial<NewRun> = {}): NewRun {
-  return {
-    id: runId(n), url: 'http://localhost:3000/api/wf', body: '{"text":"hi"}',
-    headers: { 'content-type': 'application/json' }, retries: 3, retryDelayMs: 1000, now: T0 + n, ...overrides,
-  };
-}
-
-function attempt(id: string, seq: number, overrides: Partial<Attempt> = {}): Attempt {
-  return {
-    runId: id, seq, startedAt: T0 + seq, durationMs: 12, requestUrl: 'http://localhost:3000/api/wf',
-    requestHeaders: { 'wf-run-id': id }, requestBody: '{}', responseStatus: 200,
-    responseHeaders: { 'content-type': 'application/x-ndjson' }, responseBody: '{"type":"done"}\n',
-    outcome: 'done', error: null, ...overrides,
-  };
-}
-
-const started = (id: string, index: number, at: number): Change => ({ type: 'step-started', runId: id, index, name: `s${index}`, kind: 'run', at });
-const succeeded = (id: string, index: number, output: string | null, at: number): Change => ({
-  type: 'step-succeeded', runId: id, index, name: `s${index}`, kind: 'run', output, at, durationMs: 5,
-});
-const failed = (id: string, index: number, status: 'retrying' | 'failed', at: number): Change => ({
-  type: 'step-failed', runId: id, index, name: `s${index}`, kind: 'run', status, at, durationMs: 7,
-  error: { name: 'Error', message: `boom at ${at}`, stack: 'Error: boom\n    at x' },
-});
 
 /**
- * The conformance suite every `Store` implementation runs (SQLite now, PostgreSQL later).
+ * The conformance suite every `Store` implementation runs (SQLite and PostgreSQL).
  * `open` must return a fresh, empty store; it is closed after each test.
  */
-export function describeStore(name: string, open: () => Promise<Store> | Store): void {
+export function describeStore(name: string, open: () => Promise<Store> | Store, options: StoreSuiteOptions = {}): void {
   describe(`store: ${name}`, () => {
+    describeFencing(open);
+    describeConcurrency(open, options.peer);
+
     let store: Store;
     beforeEach(async () => {
       store = await open();
@@ -117,10 +101,11 @@ export function describeStore(name: string, open: () => Promise<Store> | Store):
       });
 
       it('takes a step from started to succeeded and counts it once', async () => {
-        await store.apply([started(runId(1), 0, T0 + 10)]);
+        await store.apply([{ ...started(runId(1), 0, T0 + 10), group: 3 } as Change]);
         expect(await store.listSteps(runId(1))).toEqual([{
           runId: runId(1), index: 0, name: 's0', kind: 'run', status: 'running', output: null, error: null,
           startedAt: T0 + 10, finishedAt: null, durationMs: null, executions: 1, failures: 0,
+          group: 3, until: null, eventId: null, request: null,
         }]);
         await store.apply([succeeded(runId(1), 0, '"first"', T0 + 15)]);
         await store.apply([succeeded(runId(1), 0, '"second"', T0 + 20)]);
@@ -167,6 +152,109 @@ export function describeStore(name: string, open: () => Promise<Store> | Store):
         expect(step).toMatchObject({ status: 'failed', executions: 2, failures: 2, finishedAt: T0 + 40 });
         expect(step?.error?.message).toBe(`boom at ${T0 + 40}`);
         expect((await store.getRun(runId(1)))?.stepsDone).toBe(0);
+      });
+
+      it('applies a streamed batch of many steps and runs exactly as the same changes one by one', async () => {
+        const [r1, r2] = [runId(1), runId(2)];
+        await store.createRun(newRun(2));
+        await store.apply([started(r1, 0, T0 + 1), failed(r1, 0, 'retrying', T0 + 2), started(r2, 0, T0 + 3), started(r1, 4, T0 + 4), succeeded(r1, 4, '"kept"', T0 + 5)]);
+        await store.apply([
+          started(r1, 0, T0 + 10), succeeded(r1, 0, '"a"', T0 + 11), // re-executed after a failure
+          started(r1, 1, T0 + 12), succeeded(r1, 1, '"b"', T0 + 13), // new
+          succeeded(r2, 0, '"c"', T0 + 14), // started in an earlier batch
+          started(r1, 2, T0 + 15), // still running at the end of the batch
+          started(r1, 3, T0 + 16), started(r1, 3, T0 + 17), // started twice
+          started(r1, 4, T0 + 18), succeeded(r1, 4, '"again"', T0 + 19), // already succeeded: untouched
+          started(r1, 5, T0 + 20),
+          { type: 'steps-closed', runId: r1, status: 'cancelled', at: T0 + 21 }, // after the starts before it
+        ]);
+        const row = (s: Step) => [s.index, s.status, s.output, s.executions, s.failures, s.startedAt, s.finishedAt];
+        expect((await store.listSteps(r1)).map(row)).toEqual([
+          [0, 'succeeded', '"a"', 2, 1, T0 + 10, T0 + 11],
+          [1, 'succeeded', '"b"', 1, 0, T0 + 12, T0 + 13],
+          [2, 'cancelled', null, 1, 0, T0 + 15, T0 + 21],
+          [3, 'cancelled', null, 2, 0, T0 + 17, T0 + 21],
+          [4, 'succeeded', '"kept"', 1, 0, T0 + 4, T0 + 5],
+          [5, 'cancelled', null, 1, 0, T0 + 20, T0 + 21],
+        ]);
+        expect((await store.listSteps(r2)).map(row)).toEqual([[0, 'succeeded', '"c"', 1, 0, T0 + 3, T0 + 14]]);
+        expect((await store.getRun(r1))?.stepsDone).toBe(3);
+        expect((await store.getRun(r2))?.stepsDone).toBe(1);
+      });
+
+      it('records a sleep, a wait and a call with their details; the first record of a position wins', async () => {
+        const request = { url: 'http://127.0.0.1:9/charge', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}', retries: 1 };
+        const base = { type: 'step-suspended' as const, runId: runId(1), group: 2, at: T0 + 10 };
+        await store.apply([
+          { ...base, index: 0, name: 'nap', kind: 'sleep', until: T0 + 300, eventId: null, request: null },
+          { ...base, index: 1, name: 'approval', kind: 'wait', until: T0 + 900, eventId: 'order-1', request: null },
+          { ...base, index: 2, name: 'charge', kind: 'call', until: null, eventId: null, request },
+        ]);
+        // A later drive suspends at the same position again: the sleep keeps its first wake-up time.
+        await store.apply([{ ...base, index: 0, name: 'nap', kind: 'sleep', until: T0 + 99_999, eventId: null, request: null, at: T0 + 50 }]);
+        const steps = await store.listSteps(runId(1));
+        expect(steps.map((s) => [s.index, s.kind, s.status, s.group, s.until, s.eventId, s.request, s.startedAt])).toEqual([
+          [0, 'sleep', 'running', 2, T0 + 300, null, null, T0 + 10],
+          [1, 'wait', 'running', 2, T0 + 900, 'order-1', null, T0 + 10],
+          [2, 'call', 'running', 2, null, null, request, T0 + 10],
+        ]);
+      });
+
+      it('closes the steps still running or retrying when the run ends, and leaves finished ones', async () => {
+        await store.apply([
+          started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, '[1]', T0 + 15),
+          started(runId(1), 1, T0 + 20), failed(runId(1), 1, 'retrying', T0 + 25),
+          started(runId(1), 2, T0 + 20),
+          started(runId(1), 3, T0 + 20), failed(runId(1), 3, 'failed', T0 + 26),
+        ]);
+        await store.apply([{ type: 'steps-closed', runId: runId(1), status: 'cancelled', at: T0 + 40 }]);
+        const steps = await store.listSteps(runId(1));
+        expect(steps.map((s) => [s.index, s.status, s.finishedAt])).toEqual([
+          [0, 'succeeded', T0 + 15], [1, 'cancelled', T0 + 40], [2, 'cancelled', T0 + 40], [3, 'failed', T0 + 26],
+        ]);
+      });
+    });
+
+    describe('events', () => {
+      const waitFor = (n: number, index: number, eventId: string): Change => ({
+        type: 'step-suspended', runId: runId(n), index, name: `wait-${index}`, kind: 'wait', group: 1, until: T0 + 60_000, eventId, request: null, at: T0 + 5,
+      });
+      const notify = (eventId: string, now: number, keepUntil = now + 1000) =>
+        store.deliverEvent({ eventId, data: '{"ok":true}', output: '[{"eventData":1,"timeout":2},{"ok":3},true,false]', now, keepUntil });
+
+      it('resolves every wait for the event, wakes its run and keeps nothing', async () => {
+        for (const n of [1, 2, 3]) await store.createRun(newRun(n));
+        await store.apply([
+          { type: 'run', runId: runId(1), patch: { status: 'waiting', nextAt: null }, at: T0 },
+          { type: 'run', runId: runId(2), patch: { status: 'waiting', nextAt: T0 + 60_000 }, at: T0 },
+          waitFor(1, 0, 'e1'), waitFor(2, 0, 'e1'), waitFor(3, 0, 'other'),
+        ]);
+        expect((await notify('e1', T0 + 100)).sort()).toEqual([runId(1), runId(2)]);
+        for (const n of [1, 2]) {
+          expect(await store.listSteps(runId(n))).toEqual([expect.objectContaining({ status: 'succeeded', output: expect.any(String), finishedAt: T0 + 100, durationMs: 95 })]);
+          expect(await store.getRun(runId(n))).toMatchObject({ nextAt: T0 + 100, stepsDone: 1 });
+        }
+        expect((await store.listSteps(runId(3)))[0]?.status).toBe('running');
+        expect(await store.takeEvent('e1', T0 + 100)).toBeUndefined();
+        // Delivered once: a second notify finds nobody waiting and is kept.
+        expect(await notify('e1', T0 + 200)).toEqual([]);
+        expect(await store.takeEvent('e1', T0 + 201)).toBe('{"ok":true}');
+      });
+
+      it('keeps an event nobody waits for until keepUntil, hands it out once, oldest first', async () => {
+        await store.createRun(newRun(1));
+        await store.deliverEvent({ eventId: 'e', data: '1', output: '', now: T0, keepUntil: T0 + 100 });
+        await store.deliverEvent({ eventId: 'e', data: '2', output: '', now: T0 + 1, keepUntil: T0 + 1000 });
+        expect(await store.takeEvent('other', T0 + 10)).toBeUndefined();
+        // The first one expired at T0 + 100: the second is handed out, then none.
+        expect(await store.takeEvent('e', T0 + 100)).toBe('2');
+        expect(await store.takeEvent('e', T0 + 101)).toBeUndefined();
+      });
+
+      it('does not resolve the wait of a finished run', async () => {
+        await store.createRun(newRun(1));
+        await store.apply([waitFor(1, 0, 'e'), { type: 'run', runId: runId(1), patch: { status: 'cancelled' }, at: T0 + 10 }]);
+        expect(await notify('e', T0 + 20)).toEqual([]);
       });
     });
 
@@ -277,6 +365,20 @@ export function describeStore(name: string, open: () => Promise<Store> | Store):
         const due = await store.claimDue({ owner: 'c', leaseMs: 1000, now: T0 + 20_000, limit: 10 });
         expect(due.map((r) => r.id)).toEqual([runId(1)]);
         expect(await store.claim(runId(2), { owner: 'c', leaseMs: 1000, now: T0 + 20_000 })).toBeUndefined();
+      });
+
+      it('counts runs by status and the due, unclaimed queue', async () => {
+        for (let n = 1; n <= 5; n++) await store.createRun(newRun(n));
+        await store.apply([
+          { type: 'run', runId: runId(1), patch: { status: 'completed' }, at: T0 },
+          { type: 'run', runId: runId(2), patch: { status: 'waiting', nextAt: null }, at: T0 },
+          { type: 'run', runId: runId(3), patch: { nextAt: T0 + 9000 }, at: T0 },
+        ]);
+        await store.claim(runId(4), { ...lease, now: T0 + 100 });
+        const stats = await store.stats(T0 + 100);
+        expect(stats.runs).toEqual({ queued: 3, running: 0, sleeping: 0, waiting: 1, completed: 1, failed: 0, cancelled: 0 });
+        // Due: 5 (4 is leased, 3 is not due yet, 2 waits with nothing scheduled, 1 is finished).
+        expect(stats.due).toBe(1);
       });
 
       it('reports the earliest nextAt of unfinished runs', async () => {

@@ -1,0 +1,98 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { createApiServer } from '../../runner-core/api/server.js';
+import { isLoopbackHost } from '../../runner-core/api/http-io.js';
+import { Histogram, instrumentStore, renderMetrics } from '../../runner-core/metrics.js';
+import { Runner } from '../../runner-core/runner.js';
+import { openStore, parseDatabaseUrl, redactDatabaseUrl, type DatabaseLocation } from '../../runner-core/store/index.js';
+import { CliError } from '../errors.js';
+
+export interface ProductionRunnerOptions {
+  /** `postgres://…` (several runners share it) or a SQLite file path (one runner). */
+  database: string;
+  /** Relative SQLite paths are resolved against this folder. */
+  cwd: string;
+  host: string;
+  port: number;
+  tokens: string[];
+  /** @default 15000 */
+  leaseMs?: number;
+  /** @default 256 */
+  concurrency?: number;
+}
+
+export interface ProductionRunner {
+  runner: Runner;
+  server: Server;
+  url: string;
+  store: DatabaseLocation['kind'];
+  /** The database, password redacted, for the log. */
+  database: string;
+  /** Stops accepting connections, gives in-flight drives `graceMs` to finish, releases the rest, closes the store. */
+  close(graceMs: number): Promise<void>;
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((done, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const message = error.code === 'EADDRINUSE' ? `Port ${port} on ${host} is in use: pick another with --port.` : `Cannot listen on ${host}:${port}: ${error.message}`;
+      reject(new CliError(1, error.code ?? 'LISTEN', message, { cause: error }));
+    });
+    server.listen(port, host, done);
+  });
+}
+
+/**
+ * `wf start`: opens the store (SQLite or PostgreSQL), runs the runner and serves its API, the web
+ * dashboard and `/metrics`. On SQLite this runner is the file's only user (`exclusive`: it takes a
+ * killed predecessor's runs back at once); on PostgreSQL it is one of several, and leases end only
+ * by expiry.
+ */
+export async function startProductionRunner(options: ProductionRunnerOptions): Promise<ProductionRunner> {
+  if (!isLoopbackHost(options.host) && options.tokens.length === 0) {
+    throw new CliError(2, 'INSECURE', `Refusing to listen on ${options.host} without a token: set WF_TOKENS (or WF_TOKEN), or bind to 127.0.0.1.`);
+  }
+  if (options.tokens.length === 0) {
+    throw new CliError(2, 'NO_TOKEN', 'wf start needs a token to check apps and sign drive requests with: set WF_TOKENS (several, comma or space separated, for rotation) or WF_TOKEN.');
+  }
+  let location: DatabaseLocation;
+  try {
+    location = parseDatabaseUrl(options.database);
+  } catch (error) {
+    throw new CliError(2, 'DATABASE', (error as Error).message, { cause: error });
+  }
+  const target = location.kind === 'sqlite' && location.path !== ':memory:' ? resolve(options.cwd, location.path) : options.database;
+  const database = location.kind === 'sqlite' ? target : redactDatabaseUrl(options.database);
+  const stepDuration = new Histogram();
+  const opened = await openStore(target).catch((error: unknown) => {
+    throw new CliError(1, 'DATABASE', `Cannot open the database ${database}: ${(error as Error).message}`, { cause: error });
+  });
+  const store = instrumentStore(opened, stepDuration);
+  const runner = new Runner({ store, tokens: options.tokens, exclusive: location.kind === 'sqlite', leaseMs: options.leaseMs, concurrency: options.concurrency });
+  const server = createApiServer(runner, { host: options.host, metrics: () => renderMetrics({ runner, stepDuration }) });
+  await listen(server, options.host, options.port).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  await runner.start();
+  const { port } = server.address() as AddressInfo;
+  const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    runner,
+    server,
+    url: `http://${hostPart}:${port}`,
+    store: location.kind,
+    database,
+    async close(graceMs) {
+      // No new connections; requests on open ones are still answered (a start then waits in the
+      // store for the next runner: a stopping runner does not drive new runs).
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      await runner.stop(graceMs);
+      server.closeAllConnections();
+      await closed;
+      await store.close();
+    },
+  };
+}

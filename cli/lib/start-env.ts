@@ -1,0 +1,24 @@
+import { CliError } from '../errors.js';
+
+/**
+ * The tokens `wf start` accepts: `WF_TOKENS` (several, comma or whitespace separated: the current
+ * one first, then the ones being rotated out), plus `WF_TOKEN` (or `SERVICE_TOKEN`). Drive requests
+ * are signed with each, so apps on either side of a rotation verify them.
+ *
+ * @example
+ * tokensFromEnv({ WF_TOKENS: 'wf_new, wf_old' }); // ['wf_new', 'wf_old']
+ */
+export function tokensFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const listed = (env.WF_TOKENS ?? '').split(/[\s,]+/).filter((token) => token !== '');
+  const single = env.WF_TOKEN || env.SERVICE_TOKEN;
+  return [...new Set(single ? [...listed, single] : listed)];
+}
+
+/** `WF_LEASE_MS`, when set: a positive integer of milliseconds. */
+export function leaseMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.WF_LEASE_MS;
+  if (text === undefined || text === '') return undefined;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 1) throw new CliError(2, 'BAD_ENV', `Expected WF_LEASE_MS to be a positive integer of milliseconds, got "${text}".`);
+  return ms;
+}

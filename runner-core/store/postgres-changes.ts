@@ -1,0 +1,48 @@
+import { attemptParams, toJson } from './sqlite-rows.js';
+import type { Change, RunPatch } from './types.js';
+
+/** BIGINT columns take whole milliseconds; a fractional time (a route's `performance.now()`) is rounded. */
+export function ms(value: number): number;
+export function ms(value: number | null): number | null;
+export function ms(value: number | null): number | null {
+  return value === null ? null : Math.round(value);
+}
+
+/** Same predicate as the partial index `runs_due`, spelled identically so the planner can use it. */
+export const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
+
+function patchRow(patch: RunPatch): Record<string, unknown> {
+  const row: Record<string, unknown> = { ...patch };
+  if (patch.nextAt !== undefined) row.nextAt = ms(patch.nextAt);
+  if (patch.finishedAt !== undefined) row.finishedAt = ms(patch.finishedAt);
+  if (patch.error !== undefined) row.error = toJson(patch.error);
+  return row;
+}
+
+/**
+ * A change as the JSON object `wfkit_apply` (postgres-functions.ts) reads: every value already a
+ * column value (JSON columns as text, exactly as the SQLite store writes them; times in whole
+ * milliseconds) and the run id at the top. Fields left `undefined` disappear in JSON, which is how
+ * a run patch says "leave this column alone".
+ */
+export function changeRow(change: Change): Record<string, unknown> {
+  switch (change.type) {
+    case 'step-started':
+      return { ...change, at: ms(change.at) };
+    case 'step-suspended':
+      return { ...change, until: ms(change.until), request: toJson(change.request), at: ms(change.at) };
+    case 'release':
+    case 'steps-closed':
+      return change.type === 'release' ? change : { ...change, at: ms(change.at) };
+    case 'step-succeeded':
+      return { ...change, at: ms(change.at), startedAt: ms(change.at - change.durationMs) };
+    case 'step-failed':
+      return { ...change, error: toJson(change.error), at: ms(change.at), startedAt: ms(change.at - change.durationMs) };
+    case 'attempt': {
+      const row = attemptParams(change.attempt);
+      return { ...row, type: 'attempt', startedAt: ms(row.startedAt as number) };
+    }
+    case 'run':
+      return { type: 'run', runId: change.runId, at: ms(change.at), patch: patchRow(change.patch) };
+  }
+}

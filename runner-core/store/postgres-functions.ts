@@ -1,0 +1,150 @@
+/**
+ * The PostgreSQL store's writes as server-side functions (part of migration 1), each called as ONE
+ * statement: the whole group commit, the fence check included, runs in that statement's transaction
+ * on the server. So no transaction of ours ever waits on the client between two statements: a runner
+ * frozen mid-commit (SIGSTOP, a VM pause, a long GC) holds no row lock while its leases run out, and
+ * other runners take its runs over on time. (It also never leaves the client library a transaction
+ * to roll back on a connection the server closed, where postgres.js 3.4 crashes, porsager/postgres#1208.)
+ *
+ * The statements are those of the SQLite store (sqlite.ts), in PostgreSQL's dialect. `changes` is
+ * the JSON array postgres-changes.ts makes: every value is already a column value (JSON columns as
+ * text, times in whole milliseconds), and a run patch carries only the fields it sets.
+ */
+export const PG_FUNCTIONS = `
+  CREATE FUNCTION wfkit_apply(changes JSONB, fence_owner TEXT) RETURNS VOID LANGUAGE plpgsql AS $$
+  DECLARE
+    r RECORD;
+    c JSONB;
+    p JSONB;
+    n INTEGER;
+  BEGIN
+    -- Lock the touched runs first, in id order (every transaction here locks runs in that order, so
+    -- none can deadlock), and check the fence under those locks.
+    FOR r IN SELECT id, lease_owner FROM runs
+      WHERE id IN (SELECT x->>'runId' FROM jsonb_array_elements(changes) AS x)
+      ORDER BY id FOR UPDATE
+    LOOP
+      IF fence_owner IS NOT NULL AND r.lease_owner IS DISTINCT FROM fence_owner THEN
+        RAISE EXCEPTION 'lease lost' USING ERRCODE = 'WFL01', DETAIL = json_build_object('runId', r.id, 'holder', r.lease_owner)::text;
+      END IF;
+    END LOOP;
+
+    FOR c IN SELECT x FROM jsonb_array_elements(changes) WITH ORDINALITY AS e(x, i) ORDER BY i LOOP
+      CASE c->>'type'
+      WHEN 'step-started' THEN
+        INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id)
+        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'running', (c->>'at')::bigint, 1, 0, (c->>'group')::int)
+        ON CONFLICT (run_id, idx) DO UPDATE SET status = 'running', name = excluded.name, kind = excluded.kind,
+          started_at = excluded.started_at, executions = steps.executions + 1, finished_at = NULL, duration_ms = NULL
+        WHERE steps.status <> 'succeeded';
+      WHEN 'step-suspended' THEN
+        -- The first suspension recorded at a position wins: a sleep keeps the wake-up time it was given first.
+        INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id, until, event_id, request)
+        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'running', (c->>'at')::bigint, 1, 0, (c->>'group')::int,
+          (c->>'until')::bigint, c->>'eventId', c->>'request')
+        ON CONFLICT (run_id, idx) DO NOTHING;
+      WHEN 'release' THEN
+        UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = c->>'runId' AND lease_owner = c->>'owner';
+      WHEN 'steps-closed' THEN
+        UPDATE steps SET status = c->>'status', finished_at = (c->>'at')::bigint
+        WHERE run_id = c->>'runId' AND status IN ('running', 'retrying');
+      WHEN 'step-succeeded' THEN
+        INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms, executions, failures)
+        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'succeeded', c->>'output', (c->>'startedAt')::bigint,
+          (c->>'at')::bigint, (c->>'durationMs')::float8, 1, 0)
+        ON CONFLICT (run_id, idx) DO UPDATE SET status = 'succeeded', output = excluded.output, error = NULL,
+          finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
+        WHERE steps.status <> 'succeeded';
+        -- No row: the step had already succeeded, and the first committed result wins.
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 THEN
+          UPDATE runs SET steps_done = steps_done + 1 WHERE id = c->>'runId';
+        END IF;
+      WHEN 'step-failed' THEN
+        INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms, executions, failures)
+        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', c->>'status', c->>'error', (c->>'startedAt')::bigint,
+          (c->>'at')::bigint, (c->>'durationMs')::float8, 1, 1)
+        ON CONFLICT (run_id, idx) DO UPDATE SET status = excluded.status, error = excluded.error,
+          failures = steps.failures + 1, finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
+        WHERE steps.status <> 'succeeded';
+      WHEN 'attempt' THEN
+        INSERT INTO attempts (run_id, seq, started_at, duration_ms, request_url, request_headers, request_body,
+          response_status, response_headers, response_body, outcome, error)
+        VALUES (c->>'runId', (c->>'seq')::int, (c->>'startedAt')::bigint, (c->>'durationMs')::float8, c->>'requestUrl',
+          c->>'requestHeaders', c->>'requestBody', (c->>'responseStatus')::int, c->>'responseHeaders', c->>'responseBody',
+          c->>'outcome', c->>'error');
+      WHEN 'run' THEN
+        -- A present key sets the column (JSON null sets NULL); a finished run keeps its status, so a
+        -- drive that settles after a cancel, or on another machine, cannot bring it back to life.
+        p := c->'patch';
+        UPDATE runs SET
+          status = CASE WHEN p ? 'status' AND status NOT IN ('completed', 'failed', 'cancelled') THEN p->>'status' ELSE status END,
+          next_at = CASE WHEN p ? 'nextAt' THEN (p->>'nextAt')::bigint ELSE next_at END,
+          failures = CASE WHEN p ? 'failures' THEN (p->>'failures')::int ELSE failures END,
+          finished_at = CASE WHEN p ? 'finishedAt' THEN (p->>'finishedAt')::bigint ELSE finished_at END,
+          output = CASE WHEN p ? 'output' THEN p->>'output' ELSE output END,
+          error = CASE WHEN p ? 'error' THEN p->>'error' ELSE error END,
+          attempts = CASE WHEN p ? 'attempts' THEN (p->>'attempts')::int ELSE attempts END,
+          updated_at = (c->>'at')::bigint
+        WHERE id = c->>'runId';
+        IF NOT FOUND THEN
+          RAISE EXCEPTION 'Expected run % to exist for a run patch, but it was not found.', c->>'runId' USING ERRCODE = 'WFL02';
+        END IF;
+      ELSE
+        RAISE EXCEPTION 'Expected a change type wfkit knows, got %.', c->>'type';
+      END CASE;
+    END LOOP;
+  END
+  $$;
+
+  -- notify. A notify and a wait registered at the same moment must not miss each other: in SQLite
+  -- every write transaction is serialized, here (READ COMMITTED) a notify could read "nobody waits"
+  -- while the wait commits, and the wait's take_event read "nothing kept" before the notify's kept
+  -- event commits. So both take a transaction-scoped advisory lock on the event id's hash first. A
+  -- runner commits a wait before it calls take_event (suspensions.ts), so whichever of the two takes
+  -- the lock second sees the other's work. (A hash collision only serializes two ids.) The waiting
+  -- runs are locked in id order before their steps change, the order wfkit_apply locks runs in.
+  CREATE FUNCTION wfkit_deliver_event(lock_key TEXT, p_event_id TEXT, p_data TEXT, p_output TEXT, p_now BIGINT, p_keep_until BIGINT)
+  RETURNS SETOF TEXT LANGUAGE plpgsql AS $$
+  DECLARE
+    woke TEXT[];
+  BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext(lock_key));
+    DELETE FROM events WHERE keep_until <= p_now;
+    PERFORM 1 FROM runs
+      WHERE id IN (SELECT run_id FROM steps WHERE event_id = p_event_id AND status = 'running' AND kind = 'wait')
+        AND status NOT IN ('completed', 'failed', 'cancelled')
+      ORDER BY id FOR UPDATE;
+    WITH resolved AS (
+      UPDATE steps SET status = 'succeeded', output = p_output, finished_at = p_now, duration_ms = p_now - started_at
+      WHERE event_id = p_event_id AND status = 'running' AND kind = 'wait'
+        AND run_id IN (SELECT id FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled'))
+      RETURNING run_id
+    ), counted AS (
+      UPDATE runs SET steps_done = runs.steps_done + c.n, next_at = p_now, updated_at = p_now
+      FROM (SELECT run_id, count(*)::int AS n FROM resolved GROUP BY run_id) AS c
+      WHERE runs.id = c.run_id
+      RETURNING runs.id
+    )
+    SELECT array_agg(id ORDER BY id) INTO woke FROM counted;
+    IF woke IS NULL THEN
+      INSERT INTO events (event_id, data, created_at, keep_until) VALUES (p_event_id, p_data, p_now, p_keep_until);
+      RETURN;
+    END IF;
+    RETURN QUERY SELECT unnest(woke);
+  END
+  $$;
+
+  -- takeEvent: the oldest kept, unexpired event of the id, removed; under the same lock as notify.
+  CREATE FUNCTION wfkit_take_event(lock_key TEXT, p_event_id TEXT, p_now BIGINT) RETURNS TEXT LANGUAGE plpgsql AS $$
+  DECLARE
+    taken TEXT;
+  BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext(lock_key));
+    DELETE FROM events WHERE seq = (
+      SELECT seq FROM events WHERE event_id = p_event_id AND keep_until > p_now ORDER BY seq LIMIT 1
+    ) RETURNING data INTO taken;
+    RETURN taken;
+  END
+  $$;
+`;
