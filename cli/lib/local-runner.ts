@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApiServer } from '../../runner-core/api/server.js';
 import { isLoopbackHost } from '../../runner-core/api/http-io.js';
 import { Runner, type RunnerOptions } from '../../runner-core/runner.js';
 import { openSqliteStore } from '../../runner-core/store/sqlite.js';
 import { CliError } from '../errors.js';
+import { listen, serverUrl } from './listen.js';
 
 export interface LocalRunnerOptions {
   dbPath: string;
@@ -29,26 +29,15 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
   const store = openSqliteStore(options.dbPath);
   const runner = new Runner({ store, tokens: options.tokens, exclusive: true, ...options.runner });
   const server = createApiServer(runner, { host: options.host });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const message =
-        error.code === 'EADDRINUSE'
-          ? `Port ${options.port} on ${options.host} is in use (another \`wf dev\`?): pick another with --port.`
-          : `Cannot listen on ${options.host}:${options.port}: ${error.message}`;
-      reject(new CliError(1, error.code ?? 'LISTEN', message, { cause: error }));
-    });
-    server.listen(options.port, options.host, resolve);
-  }).catch(async (error: unknown) => {
+  await listen(server, options.host, options.port, 'another `wf dev`? Pick another port with --port').catch(async (error: unknown) => {
     await store.close();
     throw error;
   });
   await runner.start();
-  const { port } = server.address() as AddressInfo;
-  const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     runner,
     server,
-    url: `http://${hostPart}:${port}`,
+    url: serverUrl(server, options.host),
     async close() {
       server.closeAllConnections();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

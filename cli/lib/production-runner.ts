@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { createApiServer } from '../../runner-core/api/server.js';
 import { isLoopbackHost } from '../../runner-core/api/http-io.js';
@@ -7,6 +6,7 @@ import { Histogram, instrumentStore, renderMetrics } from '../../runner-core/met
 import { Runner } from '../../runner-core/runner.js';
 import { openStore, parseDatabaseUrl, redactDatabaseUrl, type DatabaseLocation } from '../../runner-core/store/index.js';
 import { CliError } from '../errors.js';
+import { listen, serverUrl } from './listen.js';
 
 export interface ProductionRunnerOptions {
   /** `postgres://…` (several runners share it) or a SQLite file path (one runner). */
@@ -31,16 +31,6 @@ export interface ProductionRunner {
   database: string;
   /** Stops accepting connections, gives in-flight drives `graceMs` to finish, releases the rest, closes the store. */
   close(graceMs: number): Promise<void>;
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise<void>((done, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const message = error.code === 'EADDRINUSE' ? `Port ${port} on ${host} is in use: pick another with --port.` : `Cannot listen on ${host}:${port}: ${error.message}`;
-      reject(new CliError(1, error.code ?? 'LISTEN', message, { cause: error }));
-    });
-    server.listen(port, host, done);
-  });
 }
 
 /**
@@ -76,12 +66,10 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     throw error;
   });
   await runner.start();
-  const { port } = server.address() as AddressInfo;
-  const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     runner,
     server,
-    url: `http://${hostPart}:${port}`,
+    url: serverUrl(server, options.host),
     store: location.kind,
     database,
     async close(graceMs) {
