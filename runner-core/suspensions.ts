@@ -10,6 +10,10 @@ export interface ResolveContext {
   commit: (changes: Change[]) => Promise<void>;
 }
 
+function isDescribed(step: Step): boolean {
+  return step.kind === 'call' ? step.request !== null : step.until !== null;
+}
+
 /** The steps of a run that the runner owes it: sleeps, waits and calls not yet finished. */
 export function pendingSteps(steps: readonly Step[]): Step[] {
   return steps.filter((s) => s.kind !== 'run' && s.status === 'running');
@@ -28,7 +32,9 @@ function succeeded(step: Step, value: unknown, at: number): Change {
  */
 export async function resolvePending(ctx: ResolveContext, run: Run, signal: AbortSignal): Promise<{ patch: RunPatch; pending: number } | undefined> {
   const pending = pendingSteps(await ctx.store.listSteps(run.id));
-  if (pending.length === 0) return undefined;
+  // A step the route registered but never described (its response ended with a failure before the
+  // `suspend` line): only a drive can describe it.
+  if (pending.length === 0 || pending.some((s) => !isDescribed(s))) return undefined;
   const changes: Change[] = [];
   const calls = pending.filter((s) => s.kind === 'call' && s.request);
   const results = await Promise.all(calls.map((s) => performCall(ctx.dispatcher, s.request!, signal)));

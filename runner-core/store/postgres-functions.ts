@@ -38,11 +38,15 @@ export const PG_FUNCTIONS = `
           started_at = excluded.started_at, executions = steps.executions + 1, finished_at = NULL, duration_ms = NULL
         WHERE steps.status <> 'succeeded';
       WHEN 'step-suspended' THEN
-        -- The first suspension recorded at a position wins: a sleep keeps the wake-up time it was given first.
+        -- The first description of a position wins (a sleep keeps the wake-up time it was given first);
+        -- a row its 'started' line made has none yet, so each field is filled once.
         INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id, until, event_id, request)
         VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'running', (c->>'at')::bigint, 1, 0, (c->>'group')::int,
           (c->>'until')::bigint, c->>'eventId', c->>'request')
-        ON CONFLICT (run_id, idx) DO NOTHING;
+        ON CONFLICT (run_id, idx) DO UPDATE SET until = COALESCE(steps.until, excluded.until),
+          event_id = COALESCE(steps.event_id, excluded.event_id), request = COALESCE(steps.request, excluded.request),
+          group_id = COALESCE(steps.group_id, excluded.group_id)
+        WHERE steps.status = 'running';
       WHEN 'release' THEN
         UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = c->>'runId' AND lease_owner = c->>'owner';
       WHEN 'steps-closed' THEN

@@ -78,10 +78,14 @@ function prepareStatements(db: Database.Database) {
       ON CONFLICT (run_id, idx) DO UPDATE SET status = excluded.status, error = excluded.error,
         failures = steps.failures + 1, finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
       ${STEP_KEEP_SUCCEEDED}`),
-    // The first suspension recorded at a position wins: a sleep keeps the wake-up time it was given first.
+    // The first description of a position wins (a sleep keeps the wake-up time it was given first);
+    // a row its `started` line made has none yet, so each field is filled once.
     stepSuspended: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id, until, event_id, request)
       VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0, @group, @until, @eventId, @request)
-      ON CONFLICT (run_id, idx) DO NOTHING`),
+      ON CONFLICT (run_id, idx) DO UPDATE SET until = COALESCE(steps.until, excluded.until),
+        event_id = COALESCE(steps.event_id, excluded.event_id), request = COALESCE(steps.request, excluded.request),
+        group_id = COALESCE(steps.group_id, excluded.group_id)
+      WHERE steps.status = 'running'`),
     closeSteps: db.prepare(`UPDATE steps SET status = @status, finished_at = @at WHERE run_id = @runId AND status IN ('running', 'retrying')`),
     waiting: db.prepare(`SELECT steps.run_id, steps.idx FROM steps JOIN runs ON runs.id = steps.run_id
       WHERE steps.event_id = ? AND steps.status = 'running' AND steps.kind = 'wait' AND runs.${UNFINISHED}`),

@@ -23,7 +23,10 @@ export interface SessionOptions {
 interface Slot {
   index: number;
   group: number;
+  /** The finished step recorded here, to answer from; undefined for a new or still pending one. */
   record: StepRecord | undefined;
+  /** The runner has a row for this position (finished or pending). */
+  known: boolean;
 }
 
 /**
@@ -162,7 +165,7 @@ export class DriveSession {
       return undefined;
     }
     // A pending record only holds the position (later ones have results): run or suspend it anew.
-    return { index, group: this.nextGroup(), record: record?.pending ? undefined : record };
+    return { index, group: this.nextGroup(), record: record?.pending ? undefined : record, known: record !== undefined };
   }
 
   /** Steps started without an `await` between them (Promise.all) share a group. */
@@ -190,12 +193,17 @@ export class DriveSession {
     const slot = this.claim(kind, name);
     if (!slot) return parked();
     if (slot.record) return this.replay(slot.record);
+    let suspension: Suspension;
     try {
-      this.pending.push(describe(slot));
+      suspension = describe(slot);
     } catch (error) {
       this.fail(error);
       return parked();
     }
+    // Recorded at once (not only with the `suspend` line): if a parallel step fails and ends the
+    // response first, the position still exists, so the steps after it replay instead of running again.
+    if (!slot.known) this.options.emit({ t: 'started', index: slot.index, name, kind, group: slot.group });
+    this.pending.push(suspension);
     this.queueSuspendCheck();
     return parked();
   }

@@ -82,7 +82,11 @@ describe('context.sleep and sleepUntil', () => {
       after();
     }).closed;
     expect(after).not.toHaveBeenCalled();
-    expect(lines).toEqual([{ t: 'suspend', steps: [{ kind: 'sleep', index: 0, name: 'nap', group: 1, until: NOW + ms }] }]);
+    // The position is recorded at once (`started`), the description with the terminal `suspend`.
+    expect(lines).toEqual([
+      { t: 'started', index: 0, name: 'nap', kind: 'sleep', group: 1 },
+      { t: 'suspend', steps: [{ kind: 'sleep', index: 0, name: 'nap', group: 1, until: NOW + ms }] },
+    ]);
   });
 
   it.each([
@@ -215,13 +219,13 @@ describe('parallel groups', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const driven = drive((context) => Promise.all([context.run('a', () => held.then(() => 'A')), context.sleep('c', 1)]));
-    await vi.waitFor(() => expect(driven.lines.map((l) => l.t)).toEqual(['started']));
+    await vi.waitFor(() => expect(driven.lines.map((l) => l.t)).toEqual(['started', 'started']));
     // A macrotask passes (the suspend check's timer) while "a" still runs: no terminal line yet.
     await new Promise((resolve) => setImmediate(resolve));
     expect(driven.lines.some(isTerminal)).toBe(false);
     release();
     const lines = await driven.closed;
-    expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual(['started:a', 'step:a', 'suspend']);
+    expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual(['started:a', 'started:c', 'step:a', 'suspend']);
     expect(suspended(lines)).toEqual([{ kind: 'sleep', index: 1, name: 'c', group: 1, until: NOW + 1000 }]);
   });
 

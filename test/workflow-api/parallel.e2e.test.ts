@@ -105,6 +105,39 @@ describe('parallel steps that finish out of order', () => {
     ]);
   });
 
+  it('never executes again a step that succeeded beside a sleep and a failing step (the sleep holds its position)', async () => {
+    const calls = new Counter();
+    const { runner, app } = await worlds.setup(async (context) => {
+      const [, flaky, steady] = await Promise.all([
+        context.sleep('nap', 0.1),
+        context.run('flaky', async () => {
+          if (calls.hit('flaky') === 1) throw new Error('first try fails');
+          return 'F';
+        }),
+        context.run('steady', () => (calls.hit('steady'), 'S')),
+      ]);
+      return `${flaky}${steady}`;
+    });
+    const { run, steps, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
+    expect(run.status).toBe('completed');
+    expect(value(run.output)).toBe('FS');
+    expect(calls.counts).toEqual(new Map([['flaky', 2], ['steady', 1]]));
+    expect(steps.map((s) => [s.name, s.kind, s.status, s.executions])).toEqual([
+      ['nap', 'sleep', 'succeeded', 1],
+      ['flaky', 'run', 'succeeded', 2],
+      ['steady', 'run', 'succeeded', 1],
+    ]);
+    // The first response ended with flaky's failure, before any `suspend` line: the sleep's row came
+    // from its `started` line, and the retry's drive request holds it (and flaky) open.
+    expect(lines(attempts[0]!.responseBody)).toContain('started:nap');
+    expect(attempts[0]!.outcome).toBe('failed');
+    expect(JSON.parse(attempts[1]!.requestBody).steps).toEqual([
+      { index: 0, name: 'nap', kind: 'sleep', pending: true },
+      { index: 1, name: 'flaky', kind: 'run', pending: true },
+      expect.objectContaining({ index: 2, name: 'steady', kind: 'run', output: expect.any(String) }),
+    ]);
+  });
+
   it('goes on after a Promise.race whose losing wait is still pending, without executing finished steps again', async () => {
     const calls = new Counter();
     const { runner, app } = await worlds.setup(async (context) => {
