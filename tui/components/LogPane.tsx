@@ -28,7 +28,12 @@ export function LogPane({ title, lines, total, width, height, color }: LogPanePr
   const rows = Math.max(0, height - 1);
   const shown = lines.slice(-rows);
   const count = total === 0 ? 'no output yet' : `${total} line${total === 1 ? '' : 's'}`;
-  const head = truncate(`─ log · ${title} · ${count} · l hides `, width);
+  // The title (the app's command, often with long paths) gives way first, from its start, so the
+  // script's name, the count and the key stay visible.
+  const tail = ` · ${count} · l hides `;
+  const room = Math.max(8, width - tail.length - 8);
+  const shortTitle = title.length <= room ? title : '…' + title.slice(-(room - 1));
+  const head = truncate(`─ log · ${shortTitle}${tail}`, width);
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Text dimColor>{head + '─'.repeat(Math.max(0, width - head.length))}</Text>
