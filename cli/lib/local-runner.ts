@@ -1,49 +1,24 @@
-import type { Server } from 'node:http';
-import { createApiServer } from '../../runner-core/api/server.js';
-import { isLoopbackHost } from '../../runner-core/api/http-io.js';
-import { Runner, type RunnerOptions } from '../../runner-core/runner.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
-import { CliError } from '../errors.js';
-import { listen, serverUrl } from './listen.js';
+import { startProductionRunner, type ProductionRunner } from './production-runner.js';
 
 export interface LocalRunnerOptions {
   dbPath: string;
   host: string;
   port: number;
   tokens: string[];
-  runner?: Partial<RunnerOptions>;
 }
 
-export interface LocalRunner {
-  runner: Runner;
-  server: Server;
-  url: string;
+export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
   close(): Promise<void>;
 }
 
-/** Opens the SQLite store, starts the runner and its HTTP API; `close` undoes all three in order. */
+/** How long `wf dev` lets drives in flight finish on the way out; the rest run again next time. */
+const STOP_GRACE_MS = 2_000;
+
+/**
+ * `wf dev`'s runner: the same runner, API and shutdown as `wf start`, on a SQLite file it owns
+ * (so a killed predecessor's runs resume at once).
+ */
 export async function startLocalRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
-  if (!isLoopbackHost(options.host) && options.tokens.length === 0) {
-    throw new CliError(2, 'INSECURE', `Refusing to listen on ${options.host} without a token: set WF_TOKEN, or bind to 127.0.0.1.`);
-  }
-  const store = openSqliteStore(options.dbPath);
-  const runner = new Runner({ store, tokens: options.tokens, exclusive: true, ...options.runner });
-  const server = createApiServer(runner, { host: options.host });
-  await listen(server, options.host, options.port, 'another `wf dev`? Pick another port with --port').catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
-  await runner.start();
-  return {
-    runner,
-    server,
-    url: serverUrl(server, options.host),
-    async close() {
-      server.closeAllConnections();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await runner.stop();
-      await closed;
-      await store.close();
-    },
-  };
+  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens });
+  return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }
