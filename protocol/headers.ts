@@ -10,6 +10,12 @@ export const Header = {
   SignatureId: 'wf-signature-id',
   SignatureTimestamp: 'wf-signature-timestamp',
   Signature: 'wf-signature',
+  /**
+   * Signed with the others: epoch milliseconds after which the runner no longer waits for this
+   * request (its drive timeout) or may have handed the run to another runner (its lease). The route
+   * refuses the request after it and starts no new step after it.
+   */
+  Deadline: 'wf-deadline',
   IdempotencyKey: 'idempotency-key',
   /** On drive responses: the route has a `failureFunction`, so the runner calls it when the run fails. */
   FailureFunction: 'wf-failure-function',

@@ -3,13 +3,17 @@ import { Header } from './headers.js';
 
 /**
  * Runner -> route request signing, Standard-Webhooks style, on Web Crypto only (Node, Workers,
- * browsers). Signed content: `id.timestamp.url.sha256hex(body)`. The HMAC key is derived from the
+ * browsers). Signed content: `id.timestamp.deadline.url.sha256hex(body)`: the deadline (epoch ms)
+ * bounds how late the request may arrive and how long the route may keep starting steps for it,
+ * so a drive the runner gave up on (and retried) cannot run committed steps again. The HMAC key is derived from the
  * token, so an app needs no second secret; several signatures may share one header so a runner can
  * sign with the current and the next token during a rotation.
  */
 
 /** How far a signature's timestamp may be from now. */
 export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
+/** The deadline `signRequest` sets when none is given: the runner's default drive timeout. */
+export const DEFAULT_DEADLINE_MS = 30_000;
 /** The derived signing key is HMAC-SHA256(token, this label). */
 export const SIGNING_KEY_LABEL = 'wfkit-signing-v1';
 const encoder = new TextEncoder();
@@ -59,17 +63,26 @@ export interface SignOptions {
   id?: string;
   /** Unix seconds. @default now */
   timestamp?: number;
+  /** Epoch ms after which the route refuses the request and starts no new step. @default timestamp + 30 s */
+  deadline?: number;
 }
 
-/** The three signature headers for one request. */
+/** The signed content: one definition, shared by both signers and the verifier. */
+export function signedContent(id: string, timestamp: number | string, deadline: number | string, url: string, bodyHash: string): string {
+  return `${id}.${timestamp}.${deadline}.${url}.${bodyHash}`;
+}
+
+/** The four signature headers for one request. */
 export async function signRequest(options: SignOptions): Promise<Record<string, string>> {
   const id = options.id ?? crypto.randomUUID();
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const content = `${id}.${timestamp}.${options.url}.${await sha256Hex(options.body)}`;
+  const deadline = options.deadline ?? timestamp * 1000 + DEFAULT_DEADLINE_MS;
+  const content = signedContent(id, timestamp, deadline, options.url, await sha256Hex(options.body));
   const signatures = await Promise.all(options.tokens.map((token) => signature(token, content)));
   return {
     [Header.SignatureId]: id,
     [Header.SignatureTimestamp]: String(timestamp),
+    [Header.Deadline]: String(deadline),
     [Header.Signature]: signatures.join(' '),
   };
 }
@@ -85,8 +98,16 @@ export interface VerifyOptions {
   /** URLs the runner may have signed: the route's public URL and the URL it was reached at. */
   urls: readonly string[];
   token: string;
-  /** Unix seconds. @default now */
+  /** Unix seconds, for the timestamp window. @default now */
   now?: number;
+  /** Epoch ms, for the deadline. @default `now` in ms, else Date.now() */
+  nowMs?: number;
+}
+
+/** What a verified request was signed with. */
+export interface VerifiedRequest {
+  /** Epoch ms: start no new step after it. */
+  deadline: number;
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
@@ -96,24 +117,40 @@ function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** Throws `WorkflowError` code `SIGNATURE` unless one signature matches within the time window. */
-export async function verifyRequest(options: VerifyOptions): Promise<void> {
+/**
+ * Throws `WorkflowError` code `SIGNATURE` unless one signature matches within the time window and
+ * before the signed deadline; returns that deadline.
+ */
+export async function verifyRequest(options: VerifyOptions): Promise<VerifiedRequest> {
   const id = options.headers.get(Header.SignatureId);
   const timestamp = options.headers.get(Header.SignatureTimestamp);
+  const deadlineText = options.headers.get(Header.Deadline);
   const header = options.headers.get(Header.Signature);
-  if (!id || !timestamp || !header) {
-    throw new WorkflowError('SIGNATURE', `Unsigned request: expected the ${Header.SignatureId}, ${Header.SignatureTimestamp} and ${Header.Signature} headers.`);
+  if (!id || !timestamp || !deadlineText || !header) {
+    throw new WorkflowError(
+      'SIGNATURE',
+      `Unsigned request: expected the ${Header.SignatureId}, ${Header.SignatureTimestamp}, ${Header.Deadline} and ${Header.Signature} headers.`,
+    );
   }
   const seconds = Number(timestamp);
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (!Number.isInteger(seconds) || Math.abs(now - seconds) > SIGNATURE_TOLERANCE_SECONDS) {
     throw new WorkflowError('SIGNATURE', `Signature timestamp ${timestamp} is outside the ±${SIGNATURE_TOLERANCE_SECONDS}s window around ${now}.`);
   }
+  const deadline = Number(deadlineText);
+  if (!Number.isSafeInteger(deadline)) throw new WorkflowError('SIGNATURE', `Expected ${Header.Deadline} to be epoch milliseconds, got "${deadlineText}".`);
+  const nowMs = options.nowMs ?? (options.now === undefined ? Date.now() : options.now * 1000);
+  if (nowMs > deadline) {
+    throw new WorkflowError(
+      'SIGNATURE',
+      `Late request: its deadline passed ${nowMs - deadline} ms ago, so the runner no longer waits for it (it retries on its own; if every request is late, check that this host's clock agrees with the runner's).`,
+    );
+  }
   const offered = header.split(' ').filter((s) => s.startsWith('v1,'));
   const bodyHash = await sha256Hex(options.body);
   for (const url of new Set(options.urls)) {
-    const expected = await signature(options.token, `${id}.${timestamp}.${url}.${bodyHash}`);
-    if (offered.some((s) => constantTimeEqual(s, expected))) return;
+    const expected = await signature(options.token, signedContent(id, timestamp, deadlineText, url, bodyHash));
+    if (offered.some((s) => constantTimeEqual(s, expected))) return { deadline };
   }
   throw new WorkflowError('SIGNATURE', 'Invalid signature: no signature matches this route\'s token (is WF_TOKEN the same for the app and the runner?).');
 }

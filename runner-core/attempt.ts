@@ -15,6 +15,11 @@ export interface AttemptContext {
   now: () => number;
   /** Past this many bytes of step outputs the route fetches them instead. */
   inlineStepsLimitBytes: number;
+  /**
+   * How long after sending a drive request the route may still accept it and start new steps: the
+   * shorter of the drive timeout (the runner stops waiting) and the lease (another runner may take over).
+   */
+  driveDeadlineMs: number;
   /** Request and response bodies kept in the attempt log, in bytes. */
   logBodyLimitBytes: number;
   /** Hands step changes over as they arrive; resolves once committed. */
@@ -79,7 +84,7 @@ export async function runAttempt(
     [Header.ProtocolVersion]: String(PROTOCOL_VERSION),
     [Header.RunId]: run.id,
     [Header.Attempt]: String(run.failures + 1),
-    ...signDrive(run.url, body, ctx.tokens),
+    ...signDrive(run.url, body, ctx.tokens, startedAt + ctx.driveDeadlineMs),
   };
   const attempt: Attempt = {
     runId: run.id,

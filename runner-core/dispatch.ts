@@ -1,6 +1,9 @@
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { EndpointTimeoutError } from './errors.js';
 
+/** How long the runner waits for a drive response's headers (the route sends them before its first step). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+
 export interface DispatchOptions {
   /** Time to the response headers; the route sends them before the first step runs. @default 30s */
   headersTimeoutMs?: number;
@@ -20,7 +23,7 @@ export interface EndpointResponse {
 /** One undici Agent for every route the runner drives: a keep-alive pool per origin. */
 export function createAgent(options: DispatchOptions = {}): Agent {
   return new Agent({
-    headersTimeout: options.headersTimeoutMs ?? 30_000,
+    headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     bodyTimeout: options.bodyTimeoutMs ?? 15 * 60_000,
     connections: options.connections ?? 256,
     keepAliveTimeout: 4_000,

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { DriveRequest, StartRequest, StepRecord } from '../protocol/messages.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { CommitQueue } from './commit-queue.js';
-import { createAgent, type DispatchOptions } from './dispatch.js';
+import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS, type DispatchOptions } from './dispatch.js';
 import { ApiError } from './errors.js';
 import { EventBus } from './events.js';
 import { newRunId } from './ids.js';
@@ -85,6 +85,7 @@ export class Runner {
       dispatcher: options.dispatcher ?? createAgent(options.dispatch),
       tokens: this.tokens.signing,
       now: this.now,
+      driveDeadlineMs: Math.min(options.dispatch?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, this.leaseMs),
       inlineStepsLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
       logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
       commit: (changes) => this.driveCommit(changes),

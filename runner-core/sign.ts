@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { Header } from '../protocol/headers.js';
-import { SIGNING_KEY_LABEL } from '../protocol/signing.js';
+import { SIGNING_KEY_LABEL, signedContent } from '../protocol/signing.js';
 
 /**
  * The runner's side of `protocol/signing.ts`, on node:crypto: the same signed content and key
@@ -16,9 +16,15 @@ function keyFor(token: string): Buffer {
   return key;
 }
 
-export function signDrive(url: string, body: string, tokens: readonly string[], timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+/** Signs a drive request that the route must receive, and start its last new step, by `deadline` (epoch ms). */
+export function signDrive(url: string, body: string, tokens: readonly string[], deadline: number, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
   const id = randomUUID();
-  const content = `${id}.${timestamp}.${url}.${createHash('sha256').update(body).digest('hex')}`;
+  const content = signedContent(id, timestamp, deadline, url, createHash('sha256').update(body).digest('hex'));
   const signatures = tokens.map((token) => 'v1,' + createHmac('sha256', keyFor(token)).update(content).digest('base64'));
-  return { [Header.SignatureId]: id, [Header.SignatureTimestamp]: String(timestamp), [Header.Signature]: signatures.join(' ') };
+  return {
+    [Header.SignatureId]: id,
+    [Header.SignatureTimestamp]: String(timestamp),
+    [Header.Deadline]: String(deadline),
+    [Header.Signature]: signatures.join(' '),
+  };
 }

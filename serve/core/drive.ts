@@ -15,6 +15,8 @@ export interface DriveInput {
   token: string;
   env: Record<string, unknown>;
   timeBudgetMs: number;
+  /** Epoch ms from the signed request: no new step starts after it (see `Header.Deadline`). */
+  deadline: number;
   failureFunction: ServeOptions['failureFunction'];
 }
 

@@ -68,11 +68,11 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
       const probe = request.headers.has(Header.Probe);
       if (probe || hasSignature(request.headers)) {
         const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
-        await verifyRequest({ headers: request.headers, body, urls: [workflowUrl, request.url], token: settings.token });
+        const { deadline } = await verifyRequest({ headers: request.headers, body, urls: [workflowUrl, request.url], token: settings.token });
         // `wf dev` checking the route: the token matches (the signature says so); tell it where the runner will call.
         if (probe) return Response.json({ ok: true, framework: options.framework ?? null, url: workflowUrl }, { headers: { 'cache-control': 'no-store' } });
         const { runnerUrl, token, env } = settings;
-        return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, failureFunction: options.failureFunction });
+        return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, deadline, failureFunction: options.failureFunction });
       }
       if (options.authorize && !(await options.authorize(request))) {
         return errorResponse(403, 'FORBIDDEN', 'The `authorize` option of this route refused the request.');

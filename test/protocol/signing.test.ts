@@ -7,17 +7,18 @@ const URL_A = 'https://app.example.com/api/workflow';
 const BODY = JSON.stringify({ v: 1, runId: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', body: '{"text":"ü"}' });
 const NOW = 1_750_000_000;
 
-async function signed(tokens: string[], overrides: { url?: string; body?: string; timestamp?: number } = {}): Promise<Headers> {
+async function signed(tokens: string[], overrides: { url?: string; body?: string; timestamp?: number; deadline?: number } = {}): Promise<Headers> {
+  const deadline = overrides.deadline ?? NOW * 1000 + 60_000;
   return new Headers(
-    await signRequest({ url: overrides.url ?? URL_A, body: overrides.body ?? BODY, tokens, timestamp: overrides.timestamp ?? NOW, id: 'msg_1' }),
+    await signRequest({ url: overrides.url ?? URL_A, body: overrides.body ?? BODY, tokens, timestamp: overrides.timestamp ?? NOW, deadline, id: 'msg_1' }),
   );
 }
 
-function verify(options: Partial<VerifyOptions> & { headers: Headers }): Promise<void> {
+function verify(options: Partial<VerifyOptions> & { headers: Headers }): Promise<unknown> {
   return verifyRequest({ body: BODY, urls: [URL_A], token: 'token-a', now: NOW, ...options });
 }
 
-async function signatureError(promise: Promise<void>): Promise<WorkflowError> {
+async function signatureError(promise: Promise<unknown>): Promise<WorkflowError> {
   const error: unknown = await promise.then(
     () => {
       throw new Error('Expected verification to fail, it passed.');
@@ -58,20 +59,20 @@ describe('signRequest', () => {
 
 describe('verifyRequest', () => {
   it('accepts a request it signed', async () => {
-    await expect(verify({ headers: await signed(['token-a']) })).resolves.toBeUndefined();
-    await expect(verifyRequest({ headers: await signed(['token-a'], { timestamp: Math.floor(Date.now() / 1000) }), body: BODY, urls: [URL_A], token: 'token-a' })).resolves.toBeUndefined();
+    await expect(verify({ headers: await signed(['token-a']) })).resolves.toBeDefined();
+    await expect(verifyRequest({ headers: await signed(['token-a'], { timestamp: Math.floor(Date.now() / 1000), deadline: Date.now() + 30_000 }), body: BODY, urls: [URL_A], token: 'token-a' })).resolves.toBeDefined();
   });
 
   it('accepts the current and the next token during a rotation', async () => {
     const headers = await signed(['token-a', 'token-b']);
-    await expect(verify({ headers, token: 'token-a' })).resolves.toBeUndefined();
-    await expect(verify({ headers, token: 'token-b' })).resolves.toBeUndefined();
+    await expect(verify({ headers, token: 'token-a' })).resolves.toBeDefined();
+    await expect(verify({ headers, token: 'token-b' })).resolves.toBeDefined();
     await signatureError(verify({ headers, token: 'token-c' }));
   });
 
   it('accepts a signature over any of the candidate URLs', async () => {
     const headers = await signed(['token-a'], { url: 'http://127.0.0.1:3000/api/workflow' });
-    await expect(verify({ headers, urls: [URL_A, 'http://127.0.0.1:3000/api/workflow'] })).resolves.toBeUndefined();
+    await expect(verify({ headers, urls: [URL_A, 'http://127.0.0.1:3000/api/workflow'] })).resolves.toBeDefined();
   });
 
   it('ignores signatures of another scheme version', async () => {
@@ -111,7 +112,7 @@ describe('verifyRequest', () => {
     ['too far in the future', SIGNATURE_TOLERANCE_SECONDS + 1, false],
   ])('timestamp %s', async (_label, offset, ok) => {
     const headers = await signed(['token-a'], { timestamp: NOW + offset });
-    if (ok) await expect(verify({ headers })).resolves.toBeUndefined();
+    if (ok) await expect(verify({ headers })).resolves.toBeDefined();
     else expect((await signatureError(verify({ headers }))).message).toMatch(/outside the ±300s window/);
   });
 
@@ -121,7 +122,22 @@ describe('verifyRequest', () => {
     await signatureError(verify({ headers }));
   });
 
-  it.each([Header.SignatureId, Header.SignatureTimestamp, Header.Signature])('rejects a request without %s', async (name) => {
+  it('returns the signed deadline, and refuses the request once it has passed', async () => {
+    const headers = await signed(['token-a'], { deadline: NOW * 1000 + 5_000 });
+    await expect(verify({ headers })).resolves.toEqual({ deadline: NOW * 1000 + 5_000 });
+    await expect(verify({ headers, nowMs: NOW * 1000 + 5_000 })).resolves.toEqual({ deadline: NOW * 1000 + 5_000 });
+    expect((await signatureError(verify({ headers, nowMs: NOW * 1000 + 5_001 }))).message).toMatch(/^Late request: its deadline passed 1 ms ago/);
+  });
+
+  it('rejects a tampered or malformed deadline', async () => {
+    const headers = await signed(['token-a']);
+    headers.set(Header.Deadline, String(NOW * 1000 + 3_600_000));
+    expect((await signatureError(verify({ headers }))).message).toMatch(/^Invalid signature/);
+    headers.set(Header.Deadline, 'later');
+    expect((await signatureError(verify({ headers }))).message).toMatch(/epoch milliseconds/);
+  });
+
+  it.each([Header.SignatureId, Header.SignatureTimestamp, Header.Deadline, Header.Signature])('rejects a request without %s', async (name) => {
     const headers = await signed(['token-a']);
     headers.delete(name);
     expect((await signatureError(verify({ headers }))).message).toMatch(/^Unsigned request/);
