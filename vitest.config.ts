@@ -9,6 +9,8 @@ export default defineConfig({
     // CI reads the counts from the JSON report (.ci/run prints "N passed, N failed").
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: '.ci/test-results.json' },
+    // Once before any project: installs (as root) or names the system programs the suites drive.
+    globalSetup: ['test/setup/global-setup.ts'],
     projects: [
       // Projects inherit the root config by merging arrays, so each names its own files.
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...configDefaults.exclude, 'test/frameworks/**'] } },

@@ -8,10 +8,10 @@ import { join } from 'node:path';
  * A throw-away PostgreSQL cluster for tests and the bench: `initdb` into a temp folder, started on
  * 127.0.0.1 and a free port (server defaults kept, fsync included), stopped and removed by `stop()`.
  *
- * Uses Debian's server binaries (/usr/lib/postgresql/<version>/bin), installing the `postgresql`
- * package when they are missing (as root; CI's `.ci/run` installs it up front, so this is the
- * fallback for a fresh developer machine). PostgreSQL refuses to run as root, so as root every
- * server command runs as the `postgres` OS user (`runuser`), which owns the temp folder.
+ * Uses Debian's server binaries (/usr/lib/postgresql/<version>/bin). Installing them is the tests'
+ * global setup's job (test/setup/system-deps.ts lists every system program the suites drive), so
+ * this helper never installs. PostgreSQL refuses to run as root, so as root every server command
+ * runs as the `postgres` OS user (`runuser`), which owns the temp folder.
  *
  * This file is plain, erasable TypeScript without relative imports, so `bench/run.js` can import it
  * through Node's type stripping.
@@ -34,7 +34,7 @@ export interface PostgresCluster {
 export interface StartPostgresOptions {
   /** Name of the database to create. @default 'wfkit' */
   database?: string;
-  /** `apt-get install postgresql` when the binaries are missing. @default true */
+  /** Ignored: kept so older callers type-check; the tests' global setup installs PostgreSQL. */
   install?: boolean;
 }
 
@@ -61,9 +61,11 @@ async function runOrThrow(command: string, args: readonly string[], options: Spa
   return output;
 }
 
+/** Where Debian puts each PostgreSQL version's server binaries (`<base>/<version>/bin`). */
+export const POSTGRES_BASE = '/usr/lib/postgresql';
+
 /** The newest Debian server bin folder that has initdb and pg_ctl, or undefined. */
-export function findPostgresBin(): string | undefined {
-  const base = '/usr/lib/postgresql';
+export function findPostgresBin(base = POSTGRES_BASE): string | undefined {
   if (!existsSync(base)) return undefined;
   const versions = readdirSync(base)
     .filter((v) => /^\d+$/.test(v))
@@ -76,17 +78,6 @@ export function findPostgresBin(): string | undefined {
 }
 
 const isRoot = (): boolean => typeof process.getuid === 'function' && process.getuid() === 0;
-
-async function installPostgres(): Promise<void> {
-  if (!isRoot()) throw new Error('PostgreSQL is not installed and this process is not root: run `sudo apt-get install -y postgresql`.');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  // Another worker may be installing at the same moment: wait for dpkg's lock instead of failing.
-  const install = ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', 'postgresql'];
-  const first = await run('apt-get', install, { env });
-  if (first.code === 0 && findPostgresBin()) return;
-  await runOrThrow('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'], { env });
-  await runOrThrow('apt-get', install, { env });
-}
 
 /** A free TCP port on 127.0.0.1 (bound, then released). */
 export async function freePort(): Promise<number> {
@@ -101,9 +92,9 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** True when a PostgreSQL server can be had here (installed, or installable as root). */
+/** True when PostgreSQL's server binaries are installed here. */
 export function canRunPostgres(): boolean {
-  return findPostgresBin() !== undefined || isRoot();
+  return findPostgresBin() !== undefined;
 }
 
 /**
@@ -116,12 +107,11 @@ export function canRunPostgres(): boolean {
  * await pg.stop();
  */
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresCluster> {
-  let bin = findPostgresBin();
+  const bin = findPostgresBin();
   if (!bin) {
-    if (options.install === false) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb).');
-    await installPostgres();
-    bin = findPostgresBin();
-    if (!bin) throw new Error('Installed the `postgresql` package, but found no /usr/lib/postgresql/*/bin/initdb.');
+    // The message with the install command is the global setup's (test/setup/system-deps.ts): it
+    // stops a run before this point, so only a caller outside vitest (the bench) gets here.
+    throw new Error(`PostgreSQL's server binaries are missing (no ${POSTGRES_BASE}/<version>/bin/initdb): install Debian's \`postgresql\` package.`);
   }
   const root = mkdtempSync(join(tmpdir(), 'wfkit-pg-'));
   const data = join(root, 'data');

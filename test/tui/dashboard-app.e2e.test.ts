@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unusedPort } from '../helpers/runner.js';
+import { requireSystemDependency } from '../setup/system-deps.js';
 
 /**
  * `wf dev -- node tiny-app.mjs` in a real terminal (tmux, 120×40): the dashboard shows the app's
@@ -40,9 +41,7 @@ let appPid = 0;
 
 beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests.`);
-  await run('tmux', ['-V']).catch(() => {
-    throw new Error('tmux is not installed: the terminal dashboard test drives it (apt-get install tmux; .ci/run does).');
-  });
+  requireSystemDependency('tmux');
   const dir = mkdtempSync(join(tmpdir(), 'wf-tui-app-'));
   dirs.push(dir);
   port = await unusedPort();

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve } from '../../serve/adapters/node.js';
+import { requireSystemDependency } from '../setup/system-deps.js';
 
 /**
  * `wf dev` in a real terminal: tmux runs it in a 120×40 pane, the test starts runs on an app in
@@ -90,9 +91,7 @@ async function backToList(): Promise<void> {
 
 beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests.`);
-  await run('tmux', ['-V']).catch(() => {
-    throw new Error('tmux is not installed: the terminal dashboard test drives it (apt-get install tmux; .ci/run does).');
-  });
+  requireSystemDependency('tmux');
   await startDev(SESSION, 'NO_COLOR=1');
   runnerUrl = (/wf dev · (http:\/\/127\.0\.0\.1:\d+) · ● live/.exec(await until(/● live/)) ?? [])[1]!;
   expect(runnerUrl).toBeDefined();

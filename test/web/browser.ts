@@ -1,12 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { vi } from 'vitest';
-
-/** Debian's Chromium; CI installs it (.ci/run), playwright-core only drives it. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { requireSystemDependency } from '../setup/system-deps.js';
 
 /** Screenshots land here; CI keeps them as artifacts; git ignores them. */
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -18,12 +16,11 @@ export interface Browser {
 
 /** Headless Chromium with a fresh profile (its own user-data-dir), no network but what a page asks for. */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`The web dashboard tests drive Debian's Chromium at ${CHROMIUM}, which is missing: \`apt-get install chromium\` (or set CHROMIUM_PATH).`);
-  }
+  // Debian's Chromium (found or named by the system dependency list); playwright-core only drives it.
+  const executablePath = requireSystemDependency('chromium');
   const profile = mkdtempSync(join(tmpdir(), 'wfkit-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     viewport: { width: 1280, height: 800 },
     args: [
