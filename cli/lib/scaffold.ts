@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { CliError } from '../errors.js';
 import { detectFramework, FRAMEWORKS, type Framework } from './frameworks.js';
+import { assertWritesInside, shellQuote } from './inside-target.js';
 import { generateToken } from './token.js';
 
 export interface ScaffoldOptions {
@@ -103,10 +104,13 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   const files = pkg ? [framework.routeFile, ...framework.supportFiles] : templateFiles(source);
   const written: string[] = [];
   const skipped: string[] = [];
+  // Every path written below is checked first, so a link out of the app stops init before any write.
+  const toWrite = files.filter((file) => force || !existsSync(join(dir, targetName(file))));
+  for (const target of [...toWrite.map(targetName), framework.envFile, 'package.json']) assertWritesInside(dir, target);
   for (const file of files) {
     const target = targetName(file);
     const path = join(dir, target);
-    if (existsSync(path) && !force) {
+    if (!toWrite.includes(file)) {
       skipped.push(target);
       continue;
     }
@@ -151,7 +155,7 @@ export function report(result: ScaffoldResult, shownDir: string): string[] {
     lines.push(`  add the route yourself: see "${f.label}" under Frameworks in the wfkit README (import { serve } from "${f.importPath}")`);
   }
   lines.push('', 'Next:');
-  if (shownDir !== '.') lines.push(`  cd ${shownDir}`);
+  if (shownDir !== '.') lines.push(`  cd ${shellQuote(shownDir)}`);
   lines.push(result.mode === 'new' ? '  npm install' : '  npm install wfkit');
   lines.push(`  npx wfkit dev              # the runner and the app (${f.devCommand}), one command; --tunnel makes it public`);
   lines.push(`  curl -X POST ${url} -H 'content-type: application/json' -d '{"text":"hello"}'`);
