@@ -30,7 +30,10 @@ export const Header = {
 /** Content type of a drive response: one JSON outcome per line. */
 export const NDJSON = 'application/x-ndjson';
 
-/** Headers that carry credentials: redacted before anything is stored or shown. */
+/**
+ * Headers that carry credentials: redacted before anything is stored or shown. A runner adds its
+ * own names (`RunnerOptions.redactHeaders`, `--redact-header`, `WF_REDACT_HEADERS`).
+ */
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
   'proxy-authorization',
@@ -40,11 +43,25 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   Header.Signature,
 ]);
 
-/** Returns a copy of `headers` with credential values replaced by `[redacted]`. */
-export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+/** What a redacted header's value becomes. */
+export const REDACTED = '[redacted]';
+
+/** The built-in credential header names plus `extra` (any case), lower-case. */
+export function credentialHeaderNames(extra: Iterable<string> = []): ReadonlySet<string> {
+  const names = new Set(CREDENTIAL_HEADERS);
+  for (const name of extra) if (name.trim() !== '') names.add(name.trim().toLowerCase());
+  return names;
+}
+
+/**
+ * Returns a copy of `headers` with credential values replaced by `[redacted]` (names compared
+ * without case).
+ * @example redactHeaders({ Authorization: 'Bearer s3cret', accept: '*' }) // { Authorization: '[redacted]', accept: '*' }
+ */
+export function redactHeaders(headers: Record<string, string>, names: ReadonlySet<string> = CREDENTIAL_HEADERS): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    out[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value;
+    out[name] = names.has(name.toLowerCase()) ? REDACTED : value;
   }
   return out;
 }

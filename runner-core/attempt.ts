@@ -1,8 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { serializeError, type SerializedError } from '../protocol/errors.js';
-import { Header, NDJSON, PROTOCOL_VERSION, redactHeaders } from '../protocol/headers.js';
+import { Header, NDJSON, PROTOCOL_VERSION } from '../protocol/headers.js';
 import type { DriveRequest, StepRecord } from '../protocol/messages.js';
-import { OutcomeLineSplitter, decodeOutcome, isTerminal, type TerminalOutcome } from '../protocol/outcome.js';
+import { OutcomeLineSplitter, decodeOutcome, isTerminal, type Outcome, type TerminalOutcome } from '../protocol/outcome.js';
+import type { CallCredentials } from './call-credentials.js';
 import { postToEndpoint } from './dispatch.js';
 import { EndpointError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
@@ -22,6 +23,8 @@ export interface AttemptContext {
   driveDeadlineMs: number;
   /** Request and response bodies kept in the attempt log, in bytes. */
   logBodyLimitBytes: number;
+  /** Redacts credential headers in the log, and seals a suspend's call credentials before they are committed. */
+  credentials: CallCredentials;
   /** Hands step changes over as they arrive; resolves once committed. */
   commit: (changes: Change[]) => Promise<void>;
 }
@@ -92,7 +95,7 @@ export async function runAttempt(
     startedAt,
     durationMs: 0,
     requestUrl: run.url,
-    requestHeaders: redactHeaders(headers),
+    requestHeaders: ctx.credentials.redact(headers),
     requestBody: clip(body, ctx.logBodyLimitBytes),
     responseStatus: null,
     responseHeaders: null,
@@ -111,10 +114,20 @@ export async function runAttempt(
     return { attempt, progressed, end };
   };
 
+  // Every line goes to the log (a malformed one as it came), a call's credentials redacted.
+  const decodeLogged = (line: string): Outcome => {
+    let outcome: Outcome | undefined;
+    try {
+      return (outcome = decodeOutcome(line));
+    } finally {
+      if (text.length < ctx.logBodyLimitBytes) text += (outcome ? ctx.credentials.logLine(line, outcome) : line) + '\n';
+    }
+  };
+
   try {
     const response = await postToEndpoint(ctx.dispatcher, run.url, headers, body, signal);
     attempt.responseStatus = response.status;
-    attempt.responseHeaders = response.headers;
+    attempt.responseHeaders = ctx.credentials.redact(response.headers);
     const isStream = response.status === 200 && (response.headers['content-type'] ?? '').startsWith(NDJSON);
     if (!isStream) {
       for await (const chunk of response.chunks) if (text.length < ctx.logBodyLimitBytes) text += Buffer.from(chunk).toString('utf8');
@@ -131,9 +144,8 @@ export async function runAttempt(
       const changes: Change[] = [];
       const at = ctx.now();
       for (const line of lines) {
-        if (text.length < ctx.logBodyLimitBytes) text += line + '\n';
-        const outcome = decodeOutcome(line);
-        if (isTerminal(outcome)) terminal = outcome;
+        const outcome = decodeLogged(line);
+        if (isTerminal(outcome)) terminal = ctx.credentials.sealOutcome(outcome);
         else if (outcome.t === 'started') {
           changes.push({ type: 'step-started', runId: run.id, index: outcome.index, name: outcome.name, kind: outcome.kind, group: outcome.group, at });
         }

@@ -1,3 +1,4 @@
+import { publicStep } from './call-credentials.js';
 import type { Attempt, Run, Step } from './store/types.js';
 
 /** What dashboards and `wf logs` follow: every change, after it is committed. */
@@ -18,7 +19,9 @@ export class EventBus {
   get size(): number {
     return this.listeners.size;
   }
-  emit(event: RunnerEvent): void {
+  emit(emitted: RunnerEvent): void {
+    // Events leave the runner (SSE, dashboards): a call's sealed credentials never go with them.
+    const event: RunnerEvent = emitted.type === 'step' ? { type: 'step', step: publicStep(emitted.step) } : emitted;
     for (const listener of this.listeners) {
       try {
         listener(event);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { DriveRequest, StartRequest, StepRecord } from '../protocol/messages.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
+import { CallCredentials } from './call-credentials.js';
 import { CommitQueue } from './commit-queue.js';
 import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS, type DispatchOptions } from './dispatch.js';
 import { ApiError } from './errors.js';
@@ -33,6 +34,11 @@ export interface RunnerOptions {
   eventKeepMs?: number;
   /** This runner is the store's only user (SQLite): take over leftover leases on start. @default false */
   exclusive?: boolean;
+  /**
+   * Header names redacted before anything is stored or shown, besides the built-in
+   * `CREDENTIAL_HEADERS` (case does not matter). A `context.call`'s real values are sealed.
+   */
+  redactHeaders?: readonly string[];
   /** For tests: route requests through another undici dispatcher. */
   dispatcher?: Dispatcher;
   inlineStepsLimitBytes?: number;
@@ -88,6 +94,7 @@ export class Runner {
       driveDeadlineMs: Math.min(options.dispatch?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, this.leaseMs),
       inlineStepsLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
       logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
+      credentials: new CallCredentials(this.tokens.signing, options.redactHeaders),
       commit: (changes) => this.driveCommit(changes),
     };
   }
@@ -132,7 +139,7 @@ export class Runner {
       id: newRunId(now),
       url: request.url,
       body: request.body,
-      headers: request.headers,
+      headers: this.ctx.credentials.redact(request.headers),
       retries: request.retries ?? DEFAULT_RETRIES,
       retryDelayMs: request.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
       idempotencyKey: request.idempotencyKey,
@@ -306,7 +313,7 @@ export class Runner {
    * parked as sleeping or waiting until its next wake-up, or a notify).
    */
   private async park(run: Run, signal: AbortSignal): Promise<boolean> {
-    const resolveContext = { store: this.store, dispatcher: this.ctx.dispatcher, now: this.now, commit: (c: Change[]) => this.driveCommit(c) };
+    const resolveContext = { store: this.store, dispatcher: this.ctx.dispatcher, now: this.now, commit: (c: Change[]) => this.driveCommit(c), credentials: this.ctx.credentials };
     const parking = await resolvePending(resolveContext, run, signal);
     if (!parking) return false;
     await this.driveCommit([{ type: 'run', runId: run.id, patch: parking.patch, at: this.now() }]);

@@ -1,6 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { encodeValue } from '../protocol/values.js';
-import { performCall } from './call.js';
+import { serializeError } from '../protocol/errors.js';
+import { performCall, type CallResult } from './call.js';
+import type { CallCredentials } from './call-credentials.js';
 import type { Change, Run, RunPatch, Step, Store } from './store/types.js';
 
 export interface ResolveContext {
@@ -8,6 +10,8 @@ export interface ResolveContext {
   dispatcher: Dispatcher;
   now: () => number;
   commit: (changes: Change[]) => Promise<void>;
+  /** Opens the calls' sealed credentials, and redacts the answers' before they are stored. */
+  credentials: CallCredentials;
 }
 
 function isDescribed(step: Step): boolean {
@@ -24,6 +28,15 @@ function succeeded(step: Step, value: unknown, at: number): Change {
   return { type: 'step-succeeded', runId: step.runId, index: step.index, name: step.name, kind: step.kind, output, at, durationMs: Math.max(0, at - step.startedAt) };
 }
 
+/** Makes a call with its credentials unsealed; one that cannot be unsealed fails like a call that failed. */
+function call(ctx: ResolveContext, step: Step, signal: AbortSignal): ReturnType<typeof performCall> {
+  try {
+    return performCall(ctx.dispatcher, ctx.credentials.open(step.request!), signal);
+  } catch (error) {
+    return Promise.resolve({ ok: false, error: serializeError(error) });
+  }
+}
+
 /**
  * Resolves what it can of a run's pending steps: makes the HTTP calls, wakes due sleeps, times out
  * due waits, hands kept events to their waits. Returns `undefined` when something was resolved (drive
@@ -37,12 +50,12 @@ export async function resolvePending(ctx: ResolveContext, run: Run, signal: Abor
   if (pending.length === 0 || pending.some((s) => !isDescribed(s))) return undefined;
   const changes: Change[] = [];
   const calls = pending.filter((s) => s.kind === 'call' && s.request);
-  const results = await Promise.all(calls.map((s) => performCall(ctx.dispatcher, s.request!, signal)));
+  const results = await Promise.all(calls.map((s) => call(ctx, s, signal)));
   if (signal.aborted) return undefined;
   const now = ctx.now();
   calls.forEach((step, i) => {
     const outcome = results[i]!;
-    if (outcome.ok) changes.push(succeeded(step, outcome.result, now));
+    if (outcome.ok) changes.push(succeeded(step, { ...outcome.result, headers: ctx.credentials.redact(outcome.result.headers) } satisfies CallResult, now));
     else changes.push({ type: 'step-failed', runId: run.id, index: step.index, name: step.name, kind: step.kind, error: outcome.error, status: 'failed', at: now, durationMs: now - step.startedAt });
   });
   const waiting: Step[] = [];

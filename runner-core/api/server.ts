@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { WorkflowError } from '../../protocol/errors.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
+import { publicStep } from '../call-credentials.js';
 import { ApiError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
@@ -131,7 +132,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
         const run = await runner.store.getRun(id);
         if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
         const [steps, attempts] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id)]);
-        sendJson(res, 200, { run, steps, attempts });
+        sendJson(res, 200, { run, steps: steps.map(publicStep), attempts });
       },
     },
     {

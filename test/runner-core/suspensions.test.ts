@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallRequest } from '../../protocol/messages.js';
 import { decodeValue } from '../../protocol/values.js';
 import { performCall } from '../../runner-core/call.js';
+import { CallCredentials } from '../../runner-core/call-credentials.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
 import type { Change, Run, RunPatch } from '../../runner-core/store/types.js';
 import { pendingSteps, resolvePending, type ResolveContext } from '../../runner-core/suspensions.js';
@@ -45,6 +46,7 @@ const context = (): ResolveContext => ({
     committed.push(changes);
     await store.apply(changes);
   },
+  credentials: new CallCredentials(['token-1']),
 });
 
 async function run(patch: RunPatch = {}): Promise<Run> {
@@ -155,6 +157,24 @@ describe('resolvePending: calls', () => {
     expect(await resolve()).toBeUndefined();
     expect(seen).toEqual([expect.objectContaining({ method: 'POST', body: '{"amount":5}', headers: expect.objectContaining({ 'x-trace': 't-1' }) })]);
     expect(await stepValue(0)).toEqual({ status: 201, headers: expect.objectContaining({ 'x-answer': 'yes' }), body: { id: 7 } });
+  });
+
+  it('sends the sealed credentials for real, and stores the answer with its Set-Cookie redacted', async () => {
+    const { url, seen } = await target((_req, _body, res) => res.writeHead(200, { 'set-cookie': 'sid=answer-secret', 'x-answer': 'yes' }).end('ok'));
+    const request = new CallCredentials(['token-1']).seal({ url, method: 'GET', headers: { Authorization: 'Bearer call-secret', 'x-trace': 't' } });
+    await store.apply([call(0, request)]);
+    expect(await resolve()).toBeUndefined();
+    expect(seen[0]?.headers).toMatchObject({ authorization: 'Bearer call-secret', 'x-trace': 't' });
+    expect(await stepValue(0)).toEqual({ status: 200, headers: expect.objectContaining({ 'set-cookie': '[redacted]', 'x-answer': 'yes' }), body: 'ok' });
+  });
+
+  it('fails the call, naming the cause, when no configured token opens its credentials', async () => {
+    const { url, seen } = await target((_req, _body, res) => res.writeHead(200).end());
+    await store.apply([call(0, new CallCredentials(['another-token']).seal({ url, method: 'GET', headers: { cookie: 'c=1' } }))]);
+    expect(await resolve()).toBeUndefined();
+    expect(seen).toEqual([]);
+    const [step] = await store.listSteps(RUN_ID);
+    expect(step).toMatchObject({ status: 'failed', error: { name: 'CredentialsError', message: expect.stringContaining('None of the runner') } });
   });
 
   it('records a failed call as a step failed for good, for the replay to rethrow', async () => {
