@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { runDev, type DevOptions } from '../lib/dev-run.js';
 import type { CliIO } from '../lib/io.js';
 import { parsePort, parsePositiveInt } from '../lib/parse.js';
+import { redactHeaderOption } from '../lib/redact-headers.js';
 
 function parseRoute(value: string): string {
   if (!value.startsWith('/')) throw new InvalidArgumentError(`Expected a path starting with /, got "${value}".`);
@@ -42,5 +43,6 @@ export function makeDevCommand(io: CliIO): Command {
     .addOption(new Option('--tunnel-host <url>', 'a self-hosted localtunnel server (implies --tunnel)').argParser(parseHttpUrl))
     .option('--subdomain <name>', 'ask the tunnel service for this name (implies --tunnel)')
     .addOption(new Option('--remote <url>', 'use the runner at this URL (a `wf start`) instead of starting one').argParser(parseHttpUrl))
+    .addOption(redactHeaderOption())
     .action((argv: string[], options: DevOptions) => runDev(io, argv, options));
 }

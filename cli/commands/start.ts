@@ -4,9 +4,10 @@ import type { CliIO } from '../lib/io.js';
 import { createLogger, routeConsole, type LogFormat } from '../lib/logger.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt } from '../lib/parse.js';
 import { startProductionRunner } from '../lib/production-runner.js';
+import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js';
 import { leaseMsFromEnv, tokensFromEnv } from '../lib/start-env.js';
 
-interface StartOptions { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number }
+interface StartOptions { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[] }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -23,6 +24,7 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--lease-ms <ms>', 'how long a run stays this runner\'s without renewal; another runner takes it over after (default: WF_LEASE_MS, else 15000)').argParser(parsePositiveInt))
     .addOption(new Option('--grace-ms <ms>', 'on SIGTERM, how long in-flight drives may finish before they are released to other runners').default(10_000).argParser(parseNonNegativeInt))
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
+    .addOption(redactHeaderOption())
     .action(async (options: StartOptions) => {
       const log = createLogger(options.logFormat, io);
       const restoreConsole = options.logFormat === 'json' ? routeConsole(log) : () => {};
@@ -36,6 +38,7 @@ export function makeStartCommand(io: CliIO): Command {
         tokens: tokensFromEnv(io.env),
         leaseMs: options.leaseMs ?? leaseMsFromEnv(io.env),
         concurrency: options.concurrency,
+        redactHeaders: redactHeaderNames(options.redactHeader, io.env),
       });
       const { runner } = started;
       log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, dashboard: `${started.url}/` });

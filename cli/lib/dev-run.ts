@@ -9,6 +9,7 @@ import { reportTunnel, startAppSession, type DevReporter } from './dev-session.j
 import { eventLine } from './format.js';
 import type { CliIO } from './io.js';
 import { startLocalRunner, type LocalRunner } from './local-runner.js';
+import { redactHeaderNames } from './redact-headers.js';
 import { checkRemoteRunner } from './remote-runner.js';
 import { findClientToken, resolveDevToken, type ResolvedToken } from './token.js';
 import { DEFAULT_TUNNEL_HOST, openTunnel, type Tunnel } from './tunnel.js';
@@ -28,6 +29,8 @@ export interface DevOptions {
   tunnelHost?: string;
   subdomain?: string;
   remote?: string;
+  /** `--redact-header` names (WF_REDACT_HEADERS adds more). */
+  redactHeader?: string[];
 }
 
 function plainReporter(io: CliIO): DevReporter {
@@ -61,7 +64,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
   mkdirSync(join(io.cwd, '.wf'), { recursive: true });
   writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
   const token = resolveDevToken(io.cwd, io.env, options.token);
-  const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token.token] });
+  const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token.token], redactHeaders: redactHeaderNames(options.redactHeader, io.env) });
   return { url: local.url, token, local };
 }
 

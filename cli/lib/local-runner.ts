@@ -5,6 +5,8 @@ export interface LocalRunnerOptions {
   host: string;
   port: number;
   tokens: string[];
+  /** Header names redacted besides the built-in credential headers. */
+  redactHeaders?: readonly string[];
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -19,6 +21,6 @@ const STOP_GRACE_MS = 2_000;
  * (so a killed predecessor's runs resume at once).
  */
 export async function startLocalRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
-  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens });
+  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens, redactHeaders: options.redactHeaders });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

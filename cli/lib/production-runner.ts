@@ -20,6 +20,8 @@ export interface ProductionRunnerOptions {
   leaseMs?: number;
   /** @default 256 */
   concurrency?: number;
+  /** Header names redacted besides the built-in credential headers. */
+  redactHeaders?: readonly string[];
 }
 
 export interface ProductionRunner {
@@ -59,7 +61,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     throw new CliError(1, 'DATABASE', `Cannot open the database ${database}: ${(error as Error).message}`, { cause: error });
   });
   const store = instrumentStore(opened, stepDuration);
-  const runner = new Runner({ store, tokens: options.tokens, exclusive: location.kind === 'sqlite', leaseMs: options.leaseMs, concurrency: options.concurrency });
+  const runner = new Runner({ store, tokens: options.tokens, exclusive: location.kind === 'sqlite', leaseMs: options.leaseMs, concurrency: options.concurrency, redactHeaders: options.redactHeaders });
   const server = createApiServer(runner, { host: options.host, metrics: () => renderMetrics({ runner, stepDuration }) });
   await listen(server, options.host, options.port).catch(async (error: unknown) => {
     await store.close();
