@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import type { SystemDependency } from './system-deps.js';
+import { join } from 'node:path';
+import { systemRoot, type SystemDependency } from './system-deps.js';
 
 /**
  * `apt-get install` for the test suites' system programs, as root. Another apt (a second test run,
@@ -21,7 +22,10 @@ function apt(args: readonly string[]): number | null {
 }
 
 /** A fresh container has no package lists: `install` would find nothing until `update` ran. */
-const hasPackageLists = (): boolean => existsSync(LISTS) && readdirSync(LISTS).some((name) => name.includes('_Packages'));
+const hasPackageLists = (): boolean => {
+  const lists = join(systemRoot() || '/', LISTS);
+  return existsSync(lists) && readdirSync(lists).some((name) => name.includes('_Packages'));
+};
 
 /** Installs `missing`; runs `apt-get update` first only when there are no lists, or once more when install fails. */
 export function aptInstall(missing: readonly SystemDependency[]): void {

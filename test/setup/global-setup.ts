@@ -27,13 +27,20 @@ async function selectedFiles(project: TestProject): Promise<string[] | undefined
   }
 }
 
+/** An error vitest prints as its message alone: no stack or code frame around the command to run. */
+function stop(message: string): Error {
+  const error = new Error(message);
+  error.stack = message;
+  return error;
+}
+
 export default async function setup(project: TestProject): Promise<void> {
   const needed = neededBy(await selectedFiles(project));
   const missing = findMissing(needed);
   if (missing.length === 0) return;
   const checkOnly = process.env[CHECK_ONLY_ENV] === 'check';
-  if (!isRoot() || checkOnly) throw new Error(missingMessage(missing));
+  if (!isRoot() || checkOnly) throw stop(missingMessage(missing));
   aptInstall(missing);
   const stillMissing = findMissing(missing, systemRoot());
-  if (stillMissing.length > 0) throw new Error(`apt-get installed, but these are still missing:\n${missingMessage(stillMissing)}`);
+  if (stillMissing.length > 0) throw stop(`apt-get installed, but these are still missing:\n${missingMessage(stillMissing)}`);
 }

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { findMissing, installCommand, missingMessage, neededBy, requireSystemDependency, SYSTEM_DEPENDENCIES, SYSTEM_ROOT_ENV } from './system-deps.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -90,4 +90,33 @@ describe('vitest global setup on a machine without the packages', () => {
     expect(output).not.toMatch(/\[test setup\] \$ apt-get/);
     expect(output).not.toMatch(/Tests\s+\d+ (passed|failed)/);
   }, 60_000);
+});
+
+describe('apt-get install as root', () => {
+  it('updates the package lists only when there are none, waits for the dpkg lock, and says what it installs and why', async () => {
+    const { aptInstall } = await import('./apt-install.js');
+    const bin = mkdtempSync(join(tmpdir(), 'wfkit-fake-apt-'));
+    const log = join(bin, 'calls.log');
+    writeFileSync(join(bin, 'apt-get'), `#!/bin/sh\necho "$*" >> '${log}'\n`, { mode: 0o755 });
+    const saved = process.env.PATH;
+    const printed: string[] = [];
+    let calls = '';
+    const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void printed.push(line));
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      withRoot(EMPTY_ROOT, () => aptInstall(findMissing(SYSTEM_DEPENDENCIES, EMPTY_ROOT).slice(0, 2)));
+    } finally {
+      process.env.PATH = saved;
+      spy.mockRestore();
+      if (existsSync(log)) calls = readFileSync(log, 'utf8');
+      rmSync(bin, { recursive: true, force: true });
+    }
+    expect(printed.filter((line) => line.includes('installing'))).toEqual([
+      expect.stringContaining('installing `chromium`: Chromium is missing'),
+      expect.stringContaining('installing `tmux`: tmux is missing'),
+    ]);
+    expect(printed).toContain('[test setup] $ apt-get -o DPkg::Lock::Timeout=120 install -y -qq --no-install-recommends chromium tmux');
+    // No package lists under the (empty) root: `update` first, then one install.
+    expect(calls.trim().split('\n')).toEqual(['-o DPkg::Lock::Timeout=120 update -qq', '-o DPkg::Lock::Timeout=120 install -y -qq --no-install-recommends chromium tmux']);
+  });
 });
