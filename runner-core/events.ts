@@ -6,11 +6,13 @@ export type RunnerEvent =
   | { type: 'step'; step: Step }
   | { type: 'attempt'; attempt: Attempt };
 
-export type RunnerEventListener = (event: RunnerEvent) => void;
+/** `id` rises with every event this process emits: what `GET /v1/events` sends as `id:`. */
+export type RunnerEventListener = (event: RunnerEvent, id: number) => void;
 
 /** A minimal typed event bus; listeners that throw are isolated from the runner. */
 export class EventBus {
   private readonly listeners = new Set<RunnerEventListener>();
+  private lastId = 0;
   subscribe(listener: RunnerEventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -19,9 +21,10 @@ export class EventBus {
     return this.listeners.size;
   }
   emit(event: RunnerEvent): void {
+    const id = ++this.lastId;
     for (const listener of this.listeners) {
       try {
-        listener(event);
+        listener(event, id);
       } catch (error) {
         console.error('[wfkit] event listener failed:', error);
       }

@@ -16,9 +16,10 @@ const STOP_GRACE_MS = 2_000;
 
 /**
  * `wf dev`'s runner: the same runner, API and shutdown as `wf start`, on a SQLite file it owns
- * (so a killed predecessor's runs resume at once).
+ * (so a killed predecessor's runs resume at once). On loopback its reads are open (the
+ * dashboards and `wf logs` of the developer's own machine need no token); `wf start` keeps them closed.
  */
 export async function startLocalRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
-  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens });
+  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens, openOnLoopback: true });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }
