@@ -55,6 +55,8 @@ export interface TestRunner {
   token: string;
   /** `METHOD /path?query` of every API request received, in order. */
   requests: string[];
+  /** The API's HTTP server, for tests that watch its responses. */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     dbPath,
     token: tokens[0] ?? '',
     requests,
+    server,
     async close() {
       if (closed) return;
       closed = true;
