@@ -117,7 +117,7 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
     stopFollowing = runner.local.runner.events.subscribe((event) => io.out(eventLine(event)));
   } else {
     let live = true;
-    stopFollowing = httpDataSource({ url: runner.url, token }).subscribe({
+    stopFollowing = httpDataSource({ url: runner.url, token, bodies: true }).subscribe({
       event: (event) => io.out(eventLine(event)),
       open: () => {
         if (!live) report.info(`following the runner at ${runner.url} again`);
