@@ -184,7 +184,7 @@ describe('web dashboard: live, filters, actions', () => {
 
   it('reconnects when the runner comes back, and catches up on what it missed', async () => {
     // A second API server over the same runner, so the test can take it down and bring it back.
-    const server = createApiServer(runner.runner, { host: '127.0.0.1', dashboardDir: web });
+    const server = createApiServer(runner.runner, { host: '127.0.0.1', openOnLoopback: true, dashboardDir: web });
     const port = await listen(server);
     try {
       await open('/', `http://127.0.0.1:${port}`);
