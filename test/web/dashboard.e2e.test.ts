@@ -179,6 +179,8 @@ describe('web dashboard: live, filters, actions', () => {
     await runner.runner.notify('order-42-paid', { amount: 10 });
     await waitForText(page.getByTestId('run-status'), 'completed');
     await waitForText(page.getByTestId('step-item').filter({ hasText: 'ship' }), 'succeeded');
+    // Live events are slim (no outputs): the page reads the open run again to show its output.
+    await waitForText(page.getByTestId('run-output'), '"amount": 10');
     expect(await page.evaluate(() => (window as { __same?: number }).__same)).toBe(1);
   });
 
