@@ -36,6 +36,7 @@ function without<T extends object>(value: T, keys: readonly string[]): T {
 }
 
 /** The slim form of an event: its bodies left out, `slim: true` added. */
+export function slimEvent<E extends RunnerEvent>(event: E): Extract<SlimRunnerEvent, { type: E['type'] }>;
 export function slimEvent(event: RunnerEvent): SlimRunnerEvent {
   switch (event.type) {
     case 'run':

@@ -61,7 +61,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
   mkdirSync(join(io.cwd, '.wf'), { recursive: true });
   writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
   const token = resolveDevToken(io.cwd, io.env, options.token);
-  const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token.token] });
+  const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token.token], tokenNames: [`the token from ${token.source}`] });
   return { url: local.url, token, local };
 }
 

@@ -5,6 +5,8 @@ export interface LocalRunnerOptions {
   host: string;
   port: number;
   tokens: string[];
+  /** Where each token came from (`--token`, `.wf/token`), for a refusal's message off loopback. */
+  tokenNames?: readonly string[];
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -20,6 +22,6 @@ const STOP_GRACE_MS = 2_000;
  * dashboards and `wf logs` of the developer's own machine need no token); `wf start` keeps them closed.
  */
 export async function startLocalRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
-  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens, openOnLoopback: true });
+  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens, tokenNames: options.tokenNames, openOnLoopback: true });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

@@ -12,9 +12,9 @@ describe('slim events', () => {
     expect(isSlim({ type: 'run', run })).toBe(false);
     expect(Object.keys(run).filter((key) => !(key in slim.run))).toEqual([...OMITTED_WHEN_SLIM.run]);
     const step = slimEvent({ type: 'step', step: makeStep(1, 0) });
-    expect(Object.keys(makeStep(1, 0)).filter((key) => !(key in (step as { step: object }).step))).toEqual([...OMITTED_WHEN_SLIM.step]);
+    expect(Object.keys(makeStep(1, 0)).filter((key) => !(key in step.step))).toEqual([...OMITTED_WHEN_SLIM.step]);
     const attempt = slimEvent({ type: 'attempt', attempt: makeAttempt(1, 1) });
-    expect(Object.keys(makeAttempt(1, 1)).filter((key) => !(key in (attempt as { attempt: object }).attempt)).sort()).toEqual([...OMITTED_WHEN_SLIM.attempt].sort());
+    expect(Object.keys(makeAttempt(1, 1)).filter((key) => !(key in attempt.attempt)).sort()).toEqual([...OMITTED_WHEN_SLIM.attempt].sort());
     expect([eventRunId(slim), eventRunId(step), eventRunId(attempt)]).toEqual([runId(1), runId(1), runId(1)]);
   });
 
@@ -22,10 +22,10 @@ describe('slim events', () => {
     const held = makeRun(1, { body: '{"n":1}', output: '[1]' });
     const newer = { ...makeRun(1, { status: 'failed', updatedAt: held.updatedAt + 1 }) };
     const slim = slimEvent({ type: 'run', run: newer });
-    expect(fillRun(held, slim.run as never)).toEqual({ ...newer, body: '{"n":1}', headers: held.headers, output: '[1]' });
-    expect(fillRun(undefined, slim.run as never)).toMatchObject({ body: '', headers: {}, output: null, status: 'failed' });
-    expect(fillStep(undefined, (slimEvent({ type: 'step', step: makeStep(1, 0) }) as { step: never }).step)).toMatchObject({ output: null, request: null });
-    expect(fillAttempt(makeAttempt(1, 1), (slimEvent({ type: 'attempt', attempt: makeAttempt(1, 1) }) as { attempt: never }).attempt)).toEqual(makeAttempt(1, 1));
+    expect(fillRun(held, slim.run)).toEqual({ ...newer, body: '{"n":1}', headers: held.headers, output: '[1]' });
+    expect(fillRun(undefined, slim.run)).toMatchObject({ body: '', headers: {}, output: null, status: 'failed' });
+    expect(fillStep(undefined, slimEvent({ type: 'step', step: makeStep(1, 0) }).step)).toMatchObject({ output: null, request: null });
+    expect(fillAttempt(makeAttempt(1, 1), slimEvent({ type: 'attempt', attempt: makeAttempt(1, 1) }).attempt)).toEqual(makeAttempt(1, 1));
     // A whole event replaces what was held.
     expect(fillRun(held, newer)).toEqual(newer);
   });
