@@ -4,5 +4,5 @@ export * from './messages.js';
 export * from './outcome.js';
 export * from './signing.js';
 export * from './values.js';
-export { parseJson } from './validate.js';
+export { MAX_JSON_DEPTH, assertJsonDepth, parseJson } from './validate.js';
 export * from './display.js';

@@ -78,8 +78,53 @@ export function expectUrl(o: Fields, key: string, where: string): string {
   return v;
 }
 
-/** JSON.parse that throws a ProtocolError saying where the malformed JSON came from. */
-export function parseJson(text: string, where: string): unknown {
+/**
+ * How deeply JSON a peer sends may nest (objects and arrays). Deeper input is refused before it
+ * is parsed: decoders and encoders that recurse (devalue, structured logging) would overflow the
+ * stack on it, and no workflow payload needs more.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Throws a ProtocolError when `text` nests objects and arrays deeper than `maxDepth`. A single
+ * scan of the text without recursion, so it cannot overflow the stack itself; it does not check
+ * that the JSON is well formed (JSON.parse does that next).
+ * @example assertJsonDepth('[[1]]', 'the request body', 1); // throws: nested 2 levels deep
+ */
+export function assertJsonDepth(text: string, where: string, maxDepth = MAX_JSON_DEPTH): void {
+  if (text.length <= maxDepth) return; // too short to nest deeper than the limit
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) {
+        throw new ProtocolError(`Expected ${where} to nest objects and arrays at most ${maxDepth} levels deep, got deeper nesting at character ${i}.`);
+      }
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+}
+
+/**
+ * JSON.parse that throws a ProtocolError saying where the malformed JSON came from, and refuses
+ * JSON nested deeper than `maxDepth` (see {@link MAX_JSON_DEPTH}).
+ */
+export function parseJson(text: string, where: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  assertJsonDepth(text, where, maxDepth);
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -12,6 +12,10 @@ export function encodeValue(value: unknown, where: string): string | undefined {
   try {
     return stringify(value);
   } catch (error) {
+    // devalue recurses: a value nested deeper than the stack allows ends here as a RangeError.
+    if (error instanceof RangeError) {
+      throw new WorkflowError('SERIALIZATION', `Cannot store the value returned by ${where}: it is nested too deeply to serialize (${error.message}). Return data nested at most a few hundred levels.`, { cause: error });
+    }
     const path = (error as { path?: string }).path;
     const type = typeOf(value, path);
     throw new WorkflowError(

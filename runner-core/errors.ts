@@ -27,8 +27,8 @@ export class ApiError extends Error {
   override name = 'ApiError';
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
-    super(message);
+  constructor(status: number, code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.status = status;
     this.code = code;
   }

@@ -7,11 +7,13 @@ export type RunnerEvent =
   | { type: 'step'; step: Step }
   | { type: 'attempt'; attempt: Attempt };
 
-export type RunnerEventListener = (event: RunnerEvent) => void;
+/** `id` rises with every event this process emits: what `GET /v1/events` sends as `id:`. */
+export type RunnerEventListener = (event: RunnerEvent, id: number) => void;
 
 /** A minimal typed event bus; listeners that throw are isolated from the runner. */
 export class EventBus {
   private readonly listeners = new Set<RunnerEventListener>();
+  private lastId = 0;
   subscribe(listener: RunnerEventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -22,9 +24,10 @@ export class EventBus {
   emit(emitted: RunnerEvent): void {
     // Events leave the runner (SSE, dashboards): a call's sealed credentials never go with them.
     const event: RunnerEvent = emitted.type === 'step' ? { type: 'step', step: publicStep(emitted.step) } : emitted;
+    const id = ++this.lastId;
     for (const listener of this.listeners) {
       try {
-        listener(event);
+        listener(event, id);
       } catch (error) {
         console.error('[wfkit] event listener failed:', error);
       }

@@ -1,12 +1,13 @@
 import { createParser } from 'eventsource-parser';
-import type { RunnerEvent } from '../runner-core/events.js';
+import type { StreamEvent } from '../runner-core/stream-events.js';
 import type { Run, RunPage } from '../runner-core/store/types.js';
 import { Client, ClientError, type RunDetail } from '../serve/client.js';
 
 export type { RunDetail } from '../serve/client.js';
 
 export interface EventHandlers {
-  event(event: RunnerEvent): void;
+  /** A live event; slim (bodies left out, see stream-events.ts) unless the source says otherwise. */
+  event(event: StreamEvent): void;
   /** The stream is open: from here on no change is missed (read the history now). */
   open(): void;
   /** The stream ended or could not open; the source tries again by itself. */
@@ -22,7 +23,11 @@ export interface DataSource {
   readonly label: string;
   listRuns(query: { cursor?: string; limit?: number }): Promise<RunPage>;
   getRun(id: string): Promise<RunDetail>;
-  /** Follows every runner event until the returned function is called. */
+  /**
+   * Follows every runner event until the returned function is called. A stream the runner ends
+   * (a restart, or this reader fell a buffer behind) is opened again and `open` says so: read
+   * the snapshot then.
+   */
   subscribe(handlers: EventHandlers): () => void;
   cancel(id: string): Promise<Run>;
   rerun(id: string): Promise<Run>;
@@ -33,6 +38,8 @@ export interface HttpDataSourceOptions {
   token?: string;
   /** Wait before reconnecting a broken event stream; doubles up to 8× on repeated failures. @default 1000 */
   retryMs?: number;
+  /** Whole events (`GET /v1/events?bodies=1`) instead of slim ones, for a reader that prints bodies. @default false */
+  bodies?: boolean;
   fetch?: typeof fetch;
 }
 
@@ -52,10 +59,10 @@ export function httpDataSource(options: HttpDataSourceOptions): DataSource {
   async function stream(handlers: EventHandlers, signal: AbortSignal): Promise<void> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const response = await fetcher(`${url}/v1/events`, { headers, signal });
+    const response = await fetcher(`${url}/v1/events${options.bodies ? '?bodies=1' : ''}`, { headers, signal });
     if (!response.ok || !response.body) throw new Error(`The runner answered ${response.status} to GET /v1/events.`);
     handlers.open();
-    const parser = createParser({ onEvent: (message) => handlers.event(JSON.parse(message.data) as RunnerEvent) });
+    const parser = createParser({ onEvent: (message) => handlers.event(JSON.parse(message.data) as StreamEvent) });
     const decoder = new TextDecoder();
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
     throw new Error('The runner closed the event stream.');

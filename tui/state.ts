@@ -1,4 +1,4 @@
-import type { RunnerEvent } from '../runner-core/events.js';
+import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../runner-core/stream-events.js';
 import type { Attempt, Run, Step } from '../runner-core/store/types.js';
 import { detailRows, follow, runRows, stepRows, viewSize, type Size } from './layout.js';
 import type { LogEntry } from './log-feed.js';
@@ -68,8 +68,8 @@ export interface DashboardState {
 export type KeyAction = 'up' | 'down' | 'page-up' | 'page-down' | 'home' | 'end' | 'enter' | 'back';
 
 export type Action =
-  | RunnerEvent
-  | { type: 'events'; events: readonly RunnerEvent[] }
+  | StreamEvent
+  | { type: 'events'; events: readonly StreamEvent[] }
   | { type: 'runs-loaded'; runs: readonly Run[] }
   | { type: 'detail-loaded'; run: Run; steps: readonly Step[]; attempts: readonly Attempt[] }
   | { type: 'detail-failed'; runId: string; message: string }
@@ -143,21 +143,26 @@ const progress = (s: Step): number => s.executions * 4 + s.failures * 2 + (s.fin
 const stepKey = (s: Step): number => s.index;
 const attemptKey = (a: Attempt): number => a.seq;
 
-function applyEvents(state: DashboardState, events: readonly RunnerEvent[]): DashboardState {
+/** Slim events (see stream-events.ts) keep the bodies already held; the open run is read again for new ones. */
+function applyEvents(state: DashboardState, events: readonly StreamEvent[]): DashboardState {
   const changed = new Map<string, Run>();
   let detail = state.detail;
   for (const event of events) {
     if (event.type === 'run') {
-      changed.set(event.run.id, event.run);
+      changed.set(event.run.id, fillRun(changed.get(event.run.id) ?? state.runs.get(event.run.id), event.run));
       continue;
     }
     if (event.type === 'step') {
       // Run events come at the run's own changes; count a step done here to stay live between them.
       const run = changed.get(event.step.runId) ?? state.runs.get(event.step.runId);
       if (run && event.step.status === 'succeeded' && run.stepsDone <= event.step.index) changed.set(run.id, { ...run, stepsDone: event.step.index + 1 });
-      if (detail?.runId === event.step.runId) detail = { ...detail, steps: upsertBy(detail.steps, event.step, stepKey) };
+      if (detail?.runId === event.step.runId) {
+        const step = fillStep(detail.steps.find((s) => s.index === event.step.index), event.step);
+        detail = { ...detail, steps: upsertBy(detail.steps, step, stepKey) };
+      }
     } else if (detail?.runId === event.attempt.runId) {
-      detail = { ...detail, attempts: upsertBy(detail.attempts, event.attempt, attemptKey) };
+      const attempt = fillAttempt(detail.attempts.find((a) => a.seq === event.attempt.seq), event.attempt);
+      detail = { ...detail, attempts: upsertBy(detail.attempts, attempt, attemptKey) };
     }
   }
   return upsertRuns(detail === state.detail ? state : { ...state, detail }, [...changed.values()]);
@@ -233,7 +238,8 @@ export function reducer(state: DashboardState, action: Action): DashboardState {
       let steps = detail.steps;
       for (const step of action.steps) steps = upsertBy(steps, step, stepKey, (old, next) => progress(old) > progress(next));
       let attempts = detail.attempts;
-      for (const attempt of action.attempts) attempts = upsertBy(attempts, attempt, attemptKey, () => true);
+      // An attempt never changes once logged, and the snapshot's copy has the bodies a slim event left out.
+      for (const attempt of action.attempts) attempts = upsertBy(attempts, attempt, attemptKey);
       return clamp(upsertRuns({ ...state, detail: { ...detail, loading: false, error: null, steps, attempts } }, [action.run]));
     }
     case 'detail-failed':

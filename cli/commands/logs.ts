@@ -4,7 +4,7 @@ import { FINISHED_RUN_STATUSES } from '../../runner-core/store/types.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import { eventLine, runStory } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';
-import type { RunnerClient } from '../lib/runner-client.js';
+import type { RunDetail, RunnerClient } from '../lib/runner-client.js';
 
 interface LogsOptions {
   runner: string;
@@ -13,19 +13,41 @@ interface LogsOptions {
   json?: boolean;
 }
 
+function eventsOf({ run, steps, attempts }: RunDetail): RunnerEvent[] {
+  return [...steps.map((step) => ({ type: 'step', step }) as const), ...attempts.map((attempt) => ({ type: 'attempt', attempt }) as const), { type: 'run', run }];
+}
+
+/** The history as events: the 20 newest runs, or one run's steps, attempts and run. */
+async function historyEvents(client: RunnerClient, runId: string | undefined): Promise<RunnerEvent[]> {
+  if (!runId) return (await client.listRuns({ limit: 20 })).runs.reverse().map((run) => ({ type: 'run', run }) as const);
+  return eventsOf(await client.getRun(runId));
+}
+
 /** The history so far: printed as lines, returned as events so live duplicates can be skipped. */
 async function printHistory(client: RunnerClient, runId: string | undefined, json: boolean, io: CliIO): Promise<{ events: RunnerEvent[]; finished: boolean }> {
   if (!runId) {
-    const { runs } = await client.listRuns({ limit: 20 });
-    const events = runs.reverse().map((run) => ({ type: 'run', run }) as const);
+    const events = await historyEvents(client, undefined);
     for (const event of events) io.out(json ? JSON.stringify(event) : eventLine(event));
     return { events, finished: false };
   }
-  const { run, steps, attempts } = await client.getRun(runId);
-  const events: RunnerEvent[] = [...steps.map((step) => ({ type: 'step', step }) as const), ...attempts.map((attempt) => ({ type: 'attempt', attempt }) as const), { type: 'run', run }];
+  const detail = await client.getRun(runId);
+  const events = eventsOf(detail);
   if (json) for (const event of events) io.out(JSON.stringify(event));
-  else for (const line of runStory(run, steps, attempts)) io.out(line);
-  return { events, finished: FINISHED_RUN_STATUSES.has(run.status) };
+  else for (const line of runStory(detail.run, detail.steps, detail.attempts)) io.out(line);
+  return { events, finished: FINISHED_RUN_STATUSES.has(detail.run.status) };
+}
+
+/** Keys of the last events printed, so a snapshot read again after a reconnect prints only what is new. */
+class Printed {
+  private readonly keys = new Set<string>();
+  private readonly limit = 10_000;
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+  add(key: string): void {
+    this.keys.add(key);
+    if (this.keys.size > this.limit) this.keys.delete(this.keys.values().next().value!);
+  }
 }
 
 /** `wf logs [runId]`: one run's story, or every run's events; `--follow` keeps going live. */
@@ -39,37 +61,36 @@ export function makeLogsCommand(io: CliIO): Command {
       const client = clientFrom(io, options);
       const json = options.json === true;
       if (!options.follow) return void (await printHistory(client, runId, json, io));
-      // Subscribe first and read the history once the stream is open, so an event committed
-      // in between (such as the run finishing) is never missed. Events that arrive before the
-      // history is printed wait, and are skipped when the history already holds them.
+      // The history is read each time the stream opens, before its events are printed, so an
+      // event committed in between (such as the run finishing) is never missed; events the
+      // history already holds are skipped. After a reconnect only what changed meanwhile prints.
       const controller = new AbortController();
-      let early: RunnerEvent[] | undefined = [];
+      const printed = new Printed();
       let finished = false;
       const handle = (event: RunnerEvent): void => {
-        if (early) return void early.push(event);
-        io.out(json ? JSON.stringify(event) : eventLine(event));
+        const key = JSON.stringify(event);
+        if (printed.has(key) || finished) return;
+        printed.add(key);
+        io.out(json ? key : eventLine(event));
         if (runId && event.type === 'run' && FINISHED_RUN_STATUSES.has(event.run.status)) {
           finished = true;
           controller.abort();
         }
       };
-      let opened!: () => void;
-      const open = new Promise<void>((resolve) => (opened = resolve));
-      const following = client.follow(handle, { runId, signal: controller.signal, onOpen: opened });
+      const resync = async (reconnected: boolean): Promise<void> => {
+        if (!reconnected) {
+          const history = await printHistory(client, runId, json, io);
+          for (const event of history.events) printed.add(JSON.stringify(event));
+          if (history.finished) controller.abort();
+          return;
+        }
+        for (const event of await historyEvents(client, runId)) handle(event);
+      };
       void io.interrupted().then(() => controller.abort());
       try {
-        await Promise.race([open, following]);
-        if (controller.signal.aborted) return;
-        const history = await printHistory(client, runId, json, io);
-        if (history.finished) return;
-        const seen = new Set(history.events.map((event) => JSON.stringify(event)));
-        const pending = early.filter((event) => !seen.has(JSON.stringify(event)));
-        early = undefined;
-        for (const event of pending) handle(event);
-        await following;
+        await client.follow(handle, { runId, signal: controller.signal, onOpen: resync });
       } finally {
         controller.abort();
-        await following.catch(() => {});
       }
       if (finished && !json) io.out('(run finished)');
     });

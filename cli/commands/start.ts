@@ -5,9 +5,9 @@ import { createLogger, routeConsole, type LogFormat } from '../lib/logger.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt } from '../lib/parse.js';
 import { startProductionRunner } from '../lib/production-runner.js';
 import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js';
-import { leaseMsFromEnv, tokensFromEnv } from '../lib/start-env.js';
+import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
 
-interface StartOptions { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[] }
+interface StartOptions { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -17,7 +17,7 @@ interface StartOptions { host: string; port: number; database?: string; logForma
 export function makeStartCommand(io: CliIO): Command {
   return new Command('start')
     .description('the production runner: API, web dashboard and /metrics on SQLite, or on PostgreSQL shared by several runners')
-    .addOption(new Option('--host <host>', 'address to bind (a non-loopback address needs WF_TOKENS or WF_TOKEN)').default('127.0.0.1'))
+    .addOption(new Option('--host <host>', 'address to bind (a non-loopback address needs strong tokens, 128 bits or more, in WF_TOKENS or WF_TOKEN)').default('127.0.0.1'))
     .addOption(new Option('-p, --port <port>', 'port of the runner API').default(7766).argParser(parsePort))
     .option('--database <url>', `postgres://… (several runners), or a SQLite file (default: WF_DATABASE_URL, else ${join('.wf', 'runner.db')})`)
     .addOption(new Option('--log-format <format>', 'log lines for people or for log shippers').choices(['text', 'json']).default('text'))
@@ -25,20 +25,24 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--grace-ms <ms>', 'on SIGTERM, how long in-flight drives may finish before they are released to other runners').default(10_000).argParser(parseNonNegativeInt))
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
+    .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)')
     .action(async (options: StartOptions) => {
       const log = createLogger(options.logFormat, io);
       const restoreConsole = options.logFormat === 'json' ? routeConsole(log) : () => {};
       // Listen for SIGTERM/SIGINT before starting, so a stop during startup still shuts down cleanly.
       const interrupted = io.interrupted();
+      const named = namedTokensFromEnv(io.env);
       const started = await startProductionRunner({
         database: options.database ?? (io.env.WF_DATABASE_URL || join('.wf', 'runner.db')),
         cwd: io.cwd,
         host: options.host,
         port: options.port,
-        tokens: tokensFromEnv(io.env),
+        tokens: named.map(({ token }) => token),
+        tokenNames: named.map(({ name }) => name),
         leaseMs: options.leaseMs ?? leaseMsFromEnv(io.env),
         concurrency: options.concurrency,
         redactHeaders: redactHeaderNames(options.redactHeader, io.env),
+        openOnLoopback: options.openLoopback === true,
       });
       const { runner } = started;
       log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, dashboard: `${started.url}/` });

@@ -64,7 +64,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
   mkdirSync(join(io.cwd, '.wf'), { recursive: true });
   writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
   const token = resolveDevToken(io.cwd, io.env, options.token);
-  const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token.token], redactHeaders: redactHeaderNames(options.redactHeader, io.env) });
+  const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token.token], tokenNames: [`the token from ${token.source}`], redactHeaders: redactHeaderNames(options.redactHeader, io.env) });
   return { url: local.url, token, local };
 }
 
@@ -120,7 +120,7 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
     stopFollowing = runner.local.runner.events.subscribe((event) => io.out(eventLine(event)));
   } else {
     let live = true;
-    stopFollowing = httpDataSource({ url: runner.url, token }).subscribe({
+    stopFollowing = httpDataSource({ url: runner.url, token, bodies: true }).subscribe({
       event: (event) => io.out(eventLine(event)),
       open: () => {
         if (!live) report.info(`following the runner at ${runner.url} again`);

@@ -1,4 +1,4 @@
-import type { RunnerEvent } from '../../runner-core/events.js';
+import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../runner-core/stream-events.js';
 import { decodeValue } from '../../protocol/values.js';
 import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
 
@@ -68,16 +68,19 @@ function attemptLine(attempt: Attempt): string {
   return `attempt ${attempt.seq} · ${status} · ${attempt.outcome} (${duration(attempt.durationMs)})${attempt.error ? `: ${attempt.error.message}` : ''}`;
 }
 
-/** One plain line per runner event: what `wf dev --no-tui` and `wf logs` print. */
-export function eventLine(event: RunnerEvent): string {
+/**
+ * One plain line per runner event: what `wf dev --no-tui` and `wf logs` print. A slim event
+ * (see stream-events.ts) prints without what its bodies would add (a call's answer status).
+ */
+export function eventLine(event: StreamEvent): string {
   switch (event.type) {
     case 'run':
-      return `${time(event.run.updatedAt)} ${event.run.id} ${glyph(event.run.status)} ${runLine(event.run)}`;
+      return `${time(event.run.updatedAt)} ${event.run.id} ${glyph(event.run.status)} ${runLine(fillRun(undefined, event.run))}`;
     case 'step':
-      return `${time(event.step.finishedAt ?? event.step.startedAt)} ${event.step.runId} ${glyph(event.step.status)}   ${stepLine(event.step)}`;
+      return `${time(event.step.finishedAt ?? event.step.startedAt)} ${event.step.runId} ${glyph(event.step.status)}   ${stepLine(fillStep(undefined, event.step))}`;
     case 'attempt':
       // Stamped when it ended: the line comes after the steps it streamed.
-      return `${time(event.attempt.startedAt + event.attempt.durationMs)} ${event.attempt.runId} ·   ${attemptLine(event.attempt)}`;
+      return `${time(event.attempt.startedAt + event.attempt.durationMs)} ${event.attempt.runId} ·   ${attemptLine(fillAttempt(undefined, event.attempt))}`;
   }
 }
 

@@ -7,6 +7,8 @@ export interface LocalRunnerOptions {
   tokens: string[];
   /** Header names redacted besides the built-in credential headers. */
   redactHeaders?: readonly string[];
+  /** Where each token came from (`--token`, `.wf/token`), for a refusal's message off loopback. */
+  tokenNames?: readonly string[];
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -18,9 +20,10 @@ const STOP_GRACE_MS = 2_000;
 
 /**
  * `wf dev`'s runner: the same runner, API and shutdown as `wf start`, on a SQLite file it owns
- * (so a killed predecessor's runs resume at once).
+ * (so a killed predecessor's runs resume at once). On loopback its reads are open (the
+ * dashboards and `wf logs` of the developer's own machine need no token); `wf start` keeps them closed.
  */
 export async function startLocalRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
-  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens, redactHeaders: options.redactHeaders });
+  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens, tokenNames: options.tokenNames, openOnLoopback: true, redactHeaders: options.redactHeaders });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

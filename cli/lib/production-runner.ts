@@ -7,6 +7,7 @@ import { Runner } from '../../runner-core/runner.js';
 import { openStore, parseDatabaseUrl, redactDatabaseUrl, type DatabaseLocation } from '../../runner-core/store/index.js';
 import { CliError } from '../errors.js';
 import { listen, serverUrl } from './listen.js';
+import { assertStrongTokens } from './token-strength.js';
 
 export interface ProductionRunnerOptions {
   /** `postgres://…` (several runners share it) or a SQLite file path (one runner). */
@@ -22,6 +23,13 @@ export interface ProductionRunnerOptions {
   concurrency?: number;
   /** Header names redacted besides the built-in credential headers. */
   redactHeaders?: readonly string[];
+  /** Where each of `tokens` was set (`WF_TOKENS entry 2`), for a refusal's message. @default "token 1", … */
+  tokenNames?: readonly string[];
+  /**
+   * On a loopback bind, reads and the dashboard's cancel/rerun need no token (`wf dev`; `wf start
+   * --open-loopback`). Unsafe behind a reverse proxy that rewrites Host. @default false
+   */
+  openOnLoopback?: boolean;
 }
 
 export interface ProductionRunner {
@@ -45,6 +53,9 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
   if (!isLoopbackHost(options.host) && options.tokens.length === 0) {
     throw new CliError(2, 'INSECURE', `Refusing to listen on ${options.host} without a token: set WF_TOKENS (or WF_TOKEN), or bind to 127.0.0.1.`);
   }
+  if (!isLoopbackHost(options.host)) {
+    assertStrongTokens(options.tokens.map((token, i) => ({ token, name: options.tokenNames?.[i] ?? `token ${i + 1}` })), options.host);
+  }
   if (options.tokens.length === 0) {
     throw new CliError(2, 'NO_TOKEN', 'wf start needs a token to check apps and sign drive requests with: set WF_TOKENS (several, comma or space separated, for rotation) or WF_TOKEN.');
   }
@@ -62,7 +73,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
   });
   const store = instrumentStore(opened, stepDuration);
   const runner = new Runner({ store, tokens: options.tokens, exclusive: location.kind === 'sqlite', leaseMs: options.leaseMs, concurrency: options.concurrency, redactHeaders: options.redactHeaders });
-  const server = createApiServer(runner, { host: options.host, metrics: () => renderMetrics({ runner, stepDuration }) });
+  const server = createApiServer(runner, { host: options.host, openOnLoopback: options.openOnLoopback, metrics: () => renderMetrics({ runner, stepDuration }) });
   await listen(server, options.host, options.port).catch(async (error: unknown) => {
     await store.close();
     throw error;

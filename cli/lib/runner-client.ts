@@ -59,23 +59,47 @@ export class RunnerClient {
     return response;
   }
 
-  /** Follows `GET /v1/events` until `signal` aborts; calls `onEvent` for each event. */
-  async follow(onEvent: (event: RunnerEvent) => void, options: { runId?: string; signal: AbortSignal; onOpen?: () => void }): Promise<void> {
-    const qs = options.runId ? `?runId=${encodeURIComponent(options.runId)}` : '';
-    let response: Response;
-    try {
-      response = await this.request(`/v1/events${qs}`, { signal: options.signal });
-    } catch (error) {
-      if (options.signal.aborted) return;
-      throw error;
+  /**
+   * Follows `GET /v1/events?bodies=1` (whole events: `wf logs` prints what the store holds) until
+   * `signal` aborts. `onOpen` runs each time the stream opens, before any event of that
+   * connection is passed on, so the caller reads its snapshot there and misses nothing committed
+   * after. A stream that ends or breaks later (the runner restarted, or this reader fell a buffer
+   * behind) is opened again after `retryMs` (doubling up to 8×); only a first connection that
+   * fails is an error.
+   */
+  async follow(
+    onEvent: (event: RunnerEvent) => void,
+    options: { runId?: string; signal: AbortSignal; onOpen?: (reconnected: boolean) => Promise<void> | void; retryMs?: number },
+  ): Promise<void> {
+    const params = new URLSearchParams({ bodies: '1' });
+    if (options.runId) params.set('runId', options.runId);
+    const { signal } = options;
+    const retryMs = options.retryMs ?? 1_000;
+    let opened = 0;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const response = await this.request(`/v1/events?${params}`, { signal });
+        await options.onOpen?.(opened++ > 0);
+        failures = 0;
+        await this.read(response, onEvent, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (opened === 0) throw error;
+      }
+      if (signal.aborted) return;
+      const wait = retryMs * 2 ** Math.min(failures++, 3);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
     }
-    options.onOpen?.();
-    const parser = createParser({ onEvent: (message) => onEvent(JSON.parse(message.data) as RunnerEvent) });
+  }
+
+  /** Passes on the events of one open stream until it ends, breaks or `signal` aborts. */
+  private async read(response: Response, onEvent: (event: RunnerEvent) => void, signal: AbortSignal): Promise<void> {
+    const parser = createParser({ onEvent: (message) => !signal.aborted && onEvent(JSON.parse(message.data) as RunnerEvent) });
     const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch (error) {
-      if (!options.signal.aborted) throw new CliError(1, 'STREAM', `The runner's event stream broke: ${(error as Error).message}`, { cause: error });
-    }
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   }
 }

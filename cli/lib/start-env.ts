@@ -1,4 +1,5 @@
 import { CliError } from '../errors.js';
+import type { NamedToken } from './token-strength.js';
 
 /**
  * The tokens `wf start` accepts: `WF_TOKENS` (several, comma or whitespace separated: the current
@@ -9,9 +10,18 @@ import { CliError } from '../errors.js';
  * tokensFromEnv({ WF_TOKENS: 'wf_new, wf_old' }); // ['wf_new', 'wf_old']
  */
 export function tokensFromEnv(env: NodeJS.ProcessEnv): string[] {
-  const listed = (env.WF_TOKENS ?? '').split(/[\s,]+/).filter((token) => token !== '');
-  const single = env.WF_TOKEN || env.SERVICE_TOKEN;
-  return [...new Set(single ? [...listed, single] : listed)];
+  return namedTokensFromEnv(env).map(({ token }) => token);
+}
+
+/** {@link tokensFromEnv}, each with where it was set (`WF_TOKENS entry 2`, `WF_TOKEN`), for messages. */
+export function namedTokensFromEnv(env: NodeJS.ProcessEnv): NamedToken[] {
+  const named: NamedToken[] = (env.WF_TOKENS ?? '')
+    .split(/[\s,]+/)
+    .filter((token) => token !== '')
+    .map((token, i) => ({ token, name: `WF_TOKENS entry ${i + 1}` }));
+  const single = env.WF_TOKEN ? { token: env.WF_TOKEN, name: 'WF_TOKEN' } : env.SERVICE_TOKEN ? { token: env.SERVICE_TOKEN, name: 'SERVICE_TOKEN' } : undefined;
+  if (single) named.push(single);
+  return named.filter((entry, i) => named.findIndex((other) => other.token === entry.token) === i);
 }
 
 /** `WF_LEASE_MS`, when set: a positive integer of milliseconds. */

@@ -24,7 +24,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    // The client went away or broke the body off: its input, not the runner's failure.
+    req.on('error', (error) => reject(new ApiError(400, 'BAD_REQUEST', `The request body did not arrive whole: ${error.message}.`, { cause: error })));
   });
 }
 

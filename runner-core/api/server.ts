@@ -7,12 +7,15 @@ import { ApiError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
 import type { RunStatus } from '../store/types.js';
+import { createAccess, type RouteAccess } from './access.js';
+import { limitConnections, timeoutOptions, type ConnectionLimits } from './connection-limits.js';
 import { createDashboard } from './dashboard.js';
-import { isLoopbackHost, readBody, sendError, sendJson } from './http-io.js';
-import { streamEvents } from './sse.js';
+import { readBody, sendError, sendJson } from './http-io.js';
+import { decodeSegment, parseTarget } from './request-target.js';
+import { createEventStreams, parseBodiesParam, type EventStreamsOptions } from './sse.js';
 
-export interface ApiOptions {
-  /** Address the server is bound to; reads need no token only on loopback. */
+export interface ApiOptions extends ConnectionLimits {
+  /** Address the server is bound to; reads may be open only on loopback (see `openOnLoopback`). */
   host: string;
   /** Largest request body, in bytes. @default 1 MiB */
   maxBodyBytes?: number;
@@ -22,38 +25,26 @@ export interface ApiOptions {
   metrics?: () => Promise<string>;
   /** How long `GET /healthz` waits for the store before answering 503. @default 2000 */
   healthTimeoutMs?: number;
+  /**
+   * On a loopback bind, reads (and cancel/rerun from the dashboard page) need no token from
+   * requests with a loopback Host: `wf dev`'s convenience. Unsafe behind a reverse proxy that
+   * rewrites Host. @default false
+   */
+  openOnLoopback?: boolean;
+  /** Limits of `GET /v1/events` subscribers (buffered bytes, how many at once). */
+  events?: EventStreamsOptions;
 }
 
 const STATUSES: ReadonlySet<string> = new Set<RunStatus>(['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled']);
 
+/** Error codes of WorkflowErrors that are the caller's input, not the runner's failure. */
+const BAD_INPUT_CODES: ReadonlySet<string> = new Set(['PROTOCOL', 'SERIALIZATION']);
+
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL, params: string[]) => Promise<void> | void;
-interface Route {
+interface Route extends RouteAccess {
   method: string;
   pattern: RegExp;
   handler: Handler;
-  /** Reads are open on loopback (the dashboards); anything that changes state needs the token. */
-  write: boolean;
-  /** Open to everyone: only what the dashboard needs before its login form. */
-  public?: boolean;
-  /**
-   * A write the web dashboard makes (cancel, rerun): on loopback it needs no token when the
-   * request comes from the page the runner served itself (same origin, see `fromDashboard`).
-   */
-  dashboard?: boolean;
-}
-
-function hostnameOf(host: string | undefined): string {
-  if (!host) return '';
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
-}
-
-/**
- * A request the runner's own dashboard page sent: browsers put the page's origin in `Origin` on
- * every POST, so another site (or another local dev server on another port) cannot pass as it,
- * and a rebinding site fails the loopback Host check before this.
- */
-function fromDashboard(req: IncomingMessage): boolean {
-  return req.headers.origin !== undefined && req.headers.origin === `http://${req.headers.host ?? ''}`;
 }
 
 /** Undefined when the store answers a cheap query within `timeoutMs`, else what went wrong. */
@@ -80,6 +71,14 @@ function runIdParam(params: string[]): string {
   return id;
 }
 
+/** Any failure as the JSON error the client sees; only a failure of the runner itself is a 500. */
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (WorkflowError.is(error) && BAD_INPUT_CODES.has(error.code)) return new ApiError(400, 'BAD_REQUEST', error.message);
+  console.error('[wfkit] API error:', error);
+  return new ApiError(500, 'INTERNAL', 'The runner failed to handle this request; its log has the details.');
+}
+
 /**
  * The runner's HTTP API:
  * POST /v1/runs · GET /v1/runs · GET /v1/runs/:id · GET /v1/runs/:id/steps · POST /v1/runs/:id/cancel
@@ -89,10 +88,9 @@ function runIdParam(params: string[]): string {
  */
 export function createApiServer(runner: Runner, options: ApiOptions): Server {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const openReads = isLoopbackHost(options.host);
+  const access = createAccess({ host: options.host, openOnLoopback: options.openOnLoopback ?? false });
   const dashboard = createDashboard(options.dashboardDir);
-  /** Reads need no token: loopback bind and a loopback Host header (see the DNS rebinding note below). */
-  const openFor = (req: IncomingMessage): boolean => openReads && isLoopbackHost(hostnameOf(req.headers.host));
+  const streams = createEventStreams(runner.events, options.events);
 
   const routes: Route[] = [
     {
@@ -164,14 +162,14 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
       method: 'GET',
       pattern: /^\/v1\/events$/,
       write: false,
-      handler: (req, res, url) => streamEvents(req, res, runner.events, url.searchParams.get('runId')),
+      handler: (req, res, url) => streams.open(req, res, { runId: url.searchParams.get('runId'), bodies: parseBodiesParam(url.searchParams.get('bodies')) }),
     },
     {
       method: 'POST',
       pattern: /^\/v1\/events\/([^/]+)$/,
       write: true,
       handler: async (req, res, _url, params) => {
-        const eventId = decodeURIComponent(params[0] ?? '');
+        const eventId = decodeSegment(params[0] ?? '', 'the event id');
         const text = await readBody(req, maxBodyBytes);
         const body = text.trim() === '' ? {} : expectObject(parseJson(text, 'the request body'), 'the notify body');
         sendJson(res, 200, await runner.notify(eventId, body.data));
@@ -183,7 +181,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
       pattern: /^\/v1\/session$/,
       write: false,
       public: true,
-      handler: (req, res) => sendJson(res, 200, { needsToken: !openFor(req) }, { 'cache-control': 'no-store' }),
+      handler: (req, res) => sendJson(res, 200, { needsToken: !access.openReads(req) }, { 'cache-control': 'no-store' }),
     },
     {
       // Public, like /v1/session: load balancers probe it without credentials, and it tells only
@@ -201,7 +199,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
   ];
   const { metrics } = options;
   if (metrics) {
-    // A read: open on loopback, the token elsewhere (it shows run counts).
+    // A read: open where reads are open, the token elsewhere (it shows run counts).
     routes.push({
       method: 'GET',
       pattern: /^\/metrics$/,
@@ -214,32 +212,35 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
     });
   }
 
-  return createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://runner');
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const url = parseTarget(req.url);
       const matching = routes.filter((r) => r.pattern.test(url.pathname));
-      try {
-        if (matching.length === 0 && dashboard(req, res, url.pathname)) return;
-        if (matching.length === 0) throw new ApiError(404, 'NOT_FOUND', `No such endpoint: ${req.method} ${url.pathname}.`);
-        const route = matching.find((r) => r.method === req.method);
-        if (!route) {
-          res.setHeader('allow', matching.map((r) => r.method).join(', '));
-          throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Expected ${matching.map((r) => r.method).join(' or ')} for ${url.pathname}, got ${req.method}.`);
-        }
-        // Open reads also need a loopback Host header: a web page that rebinds its own name to
-        // 127.0.0.1 (DNS rebinding) sends its name there, and must not read run bodies.
-        const open = route.public === true || (openFor(req) && (!route.write || (route.dashboard === true && fromDashboard(req))));
-        if (!open && !runner.tokens.check(req.headers.authorization)) {
-          throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <WF_TOKEN>`.');
-        }
-        await route.handler(req, res, url, route.pattern.exec(url.pathname)!.slice(1));
-      } catch (error) {
-        if (res.headersSent) return void res.destroy();
-        if (error instanceof ApiError) return sendError(res, error);
-        if (WorkflowError.is(error) && error.code === 'PROTOCOL') return sendError(res, new ApiError(400, 'BAD_REQUEST', error.message));
-        console.error('[wfkit] API error:', error);
-        sendError(res, new ApiError(500, 'INTERNAL', 'The runner failed to handle this request; its log has the details.'));
+      if (matching.length === 0 && dashboard(req, res, url.pathname)) return;
+      if (matching.length === 0) throw new ApiError(404, 'NOT_FOUND', `No such endpoint: ${req.method} ${url.pathname}.`);
+      const route = matching.find((r) => r.method === req.method);
+      if (!route) {
+        res.setHeader('allow', matching.map((r) => r.method).join(', '));
+        throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Expected ${matching.map((r) => r.method).join(' or ')} for ${url.pathname}, got ${req.method}.`);
       }
-    })();
+      if (!access.open(route, req) && !runner.tokens.check(req.headers.authorization)) {
+        throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <WF_TOKEN>`.');
+      }
+      await route.handler(req, res, url, route.pattern.exec(url.pathname)!.slice(1));
+    } catch (error) {
+      if (res.headersSent) return void res.destroy();
+      const apiError = toApiError(error);
+      sendError(res, apiError);
+    }
+  };
+
+  const server = createServer(timeoutOptions(options), (req, res) => {
+    // Last resort: nothing a request does may become an unhandled rejection (it would end the process).
+    handle(req, res).catch((error: unknown) => {
+      console.error('[wfkit] API request failed outside its handler:', error);
+      res.destroy();
+    });
   });
+  limitConnections(server, options);
+  return server;
 }

@@ -1,25 +1,102 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventBus, RunnerEvent } from '../events.js';
+import { ApiError } from '../errors.js';
+import { eventRunId, slimEvent } from '../stream-events.js';
 
-function runIdOf(event: RunnerEvent): string {
-  return event.type === 'run' ? event.run.id : event.type === 'step' ? event.step.runId : event.attempt.runId;
+/**
+ * Bytes a subscriber may leave unread (buffered in the runner for it) before it is disconnected.
+ * A reader that stopped reading would otherwise make the runner keep every event for it; one
+ * that is only slow reconnects and reads its snapshot again, as after any break.
+ */
+export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** Event streams open at once; more are refused with 429 (each may hold the buffer above). */
+export const SSE_MAX_SUBSCRIBERS = 100;
+
+/** A comment this often keeps proxies from closing an idle stream. */
+const HEARTBEAT_MS = 15_000;
+
+export interface EventStreamsOptions {
+  /** @default SSE_MAX_BUFFERED_BYTES */
+  maxBufferedBytes?: number;
+  /** @default SSE_MAX_SUBSCRIBERS */
+  maxSubscribers?: number;
 }
 
-/** `GET /v1/events[?runId=]`: every runner event as a server-sent event, live. */
-export function streamEvents(req: IncomingMessage, res: ServerResponse, bus: EventBus, runId: string | null): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-  res.write(': connected\n\n');
-  const unsubscribe = bus.subscribe((event) => {
-    if (runId && runIdOf(event) !== runId) return;
-    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-  });
-  // A comment now and then keeps proxies from closing an idle stream.
-  const heartbeat = setInterval(() => res.write(': ping\n\n'), 15_000);
-  heartbeat.unref();
-  const close = (): void => {
-    clearInterval(heartbeat);
-    unsubscribe();
+export interface StreamRequest {
+  /** Only this run's events; null for all. */
+  runId: string | null;
+  /** Whole events (`?bodies=1`), else slim ones (see stream-events.ts). */
+  bodies: boolean;
+}
+
+export interface EventStreams {
+  /** `GET /v1/events`: every runner event, live, as a server-sent event with an `id:`. */
+  open(req: IncomingMessage, res: ServerResponse, request: StreamRequest): void;
+  /** Subscribers connected now. */
+  readonly size: number;
+}
+
+/** Reads `?bodies=`: `1`/`true` for whole events, `0`/`false`/absent for slim ones. */
+export function parseBodiesParam(value: string | null): boolean {
+  if (value === null || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new ApiError(400, 'BAD_REQUEST', `Expected \`bodies\` to be 1 or 0, got "${value.slice(0, 40)}".`);
+}
+
+/**
+ * The SSE side of the API. Each event is serialized once per form (slim, whole) however many
+ * subscribers read it; a subscriber whose unread bytes pass `maxBufferedBytes` is disconnected.
+ */
+export function createEventStreams(bus: EventBus, options: EventStreamsOptions = {}): EventStreams {
+  const maxBuffered = options.maxBufferedBytes ?? SSE_MAX_BUFFERED_BYTES;
+  const maxSubscribers = options.maxSubscribers ?? SSE_MAX_SUBSCRIBERS;
+  let size = 0;
+  // Listeners run one after the other for one event: a one-entry cache serves them all.
+  let cached: { id: number; slim?: string; whole?: string } = { id: 0 };
+  const frame = (event: RunnerEvent, id: number, bodies: boolean): string => {
+    if (cached.id !== id) cached = { id };
+    const key = bodies ? 'whole' : 'slim';
+    return (cached[key] ??= `id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(bodies ? event : slimEvent(event))}\n\n`);
   };
-  req.on('close', close);
-  res.on('error', close);
+
+  return {
+    get size() {
+      return size;
+    },
+    open(req, res, { runId, bodies }) {
+      if (size >= maxSubscribers) {
+        res.setHeader('retry-after', '5');
+        throw new ApiError(429, 'TOO_MANY_SUBSCRIBERS', `Expected at most ${maxSubscribers} event streams at once; close one, or try again later.`);
+      }
+      size++;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.write(': connected\n\n');
+      let closed = false;
+      const close = (): void => {
+        if (closed) return;
+        closed = true;
+        size--;
+        clearInterval(heartbeat);
+        unsubscribe();
+      };
+      const send = (text: string): void => {
+        if (closed) return;
+        res.write(text);
+        // A reader this far behind is stalled or too slow: drop it rather than hold more for it.
+        if (res.writableLength > maxBuffered) {
+          close();
+          res.destroy();
+        }
+      };
+      const unsubscribe = bus.subscribe((event, id) => {
+        if (runId === null || eventRunId(event) === runId) send(frame(event, id, bodies));
+      });
+      const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
+      heartbeat.unref();
+      req.on('close', close);
+      res.on('close', close);
+      res.on('error', close);
+    },
+  };
 }

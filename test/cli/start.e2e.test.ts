@@ -14,8 +14,9 @@ import { assertBuiltCli, runWfStartToExit, spawnWfStart, type WfStartProcess } f
 
 /** `wf start` as operators run it: the built CLI in a child process, on SQLite and on PostgreSQL. */
 
-const TOKEN = 'wf_start_current_token';
-const OLD_TOKEN = 'wf_start_previous_token';
+// Random-looking, so they pass the strength check off loopback (`openssl rand -hex 32`).
+const TOKEN = 'wf_3f9c1d7a5b2e8046c1f7d9a3b5e2c8047a1d6f3b9e5c2a8d4f7b1e6c3a9d5f2b';
+const OLD_TOKEN = 'wf_8b2d6f1a9c4e7035b8d2f6a1c9e4b7d03f6a2c8e5b1d9f4a7c3e6b2d8f5a1c9e';
 
 let dir: string;
 let pg: PostgresCluster | undefined;
@@ -105,6 +106,41 @@ describe('wf start: refusals', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Expected a PostgreSQL URL/);
   });
+
+  it('refuses a weak token off loopback, naming which one and how to make a strong one, never printing it', async () => {
+    const weak = await runWfStartToExit(['--host', '0.0.0.0', '--port', '0'], { WF_TOKENS: `${TOKEN} hunter2` }, dir);
+    expect(weak.code).toBe(2);
+    expect(weak.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 with a weak token: WF_TOKENS entry 2 has about \d+ bits of entropy, expected at least 128/);
+    expect(weak.stderr).toContain('openssl rand -hex 32');
+    expect(weak.stderr + weak.stdout).not.toContain('hunter2');
+    const single = await runWfStartToExit(['--host', '0.0.0.0', '--port', '0'], { WF_TOKEN: 'x' }, dir);
+    expect(single.code).toBe(2);
+    expect(single.stderr).toMatch(/WF_TOKEN has about 1 bits/);
+  });
+});
+
+describe('wf start: who may read', () => {
+  it('on loopback wants the token for reads, events and the page\'s cancel by default; --open-loopback opens them', async () => {
+    const runner = await start(['--database', join(dir, 'auth', 'closed.db')], { WF_TOKENS: 'weak-is-fine-on-loopback' });
+    const origin = new URL(runner.url).origin;
+    for (const path of ['/v1/runs', '/v1/events', '/metrics']) {
+      expect((await get(`${runner.url}${path}`)).status, path).toBe(401);
+    }
+    expect((await get(`${runner.url}/v1/runs`, 'weak-is-fine-on-loopback')).status).toBe(200);
+    expect(JSON.parse((await get(`${runner.url}/v1/session`)).text)).toEqual({ needsToken: true });
+    expect((await get(`${runner.url}/healthz`)).status).toBe(200);
+    expect((await get(`${runner.url}/`)).status).toBe(200);
+    const cancel = await fetch(`${runner.url}/v1/runs/wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B/cancel`, { method: 'POST', headers: { origin } });
+    expect(cancel.status).toBe(401);
+    runner.child.kill('SIGTERM');
+    expect((await runner.exited).code).toBe(0);
+
+    const open = await start(['--database', join(dir, 'auth', 'open.db'), '--open-loopback'], { WF_TOKENS: 'weak-is-fine-on-loopback' });
+    expect((await get(`${open.url}/v1/runs`)).status).toBe(200);
+    expect(JSON.parse((await get(`${open.url}/v1/session`)).text)).toEqual({ needsToken: false });
+    open.child.kill('SIGTERM');
+    expect((await open.exited).code).toBe(0);
+  });
 });
 
 describe('wf start on SQLite', () => {
@@ -122,7 +158,7 @@ describe('wf start on SQLite', () => {
     expect((await get(`${runner.url}/`)).type).toMatch(/^text\/html/);
     const id = await startThroughApp(app.url);
     await holding.promise;
-    const metrics = await get(`${runner.url}/metrics`);
+    const metrics = await get(`${runner.url}/metrics`, TOKEN);
     expect(metrics.status).toBe(200);
     expect(metrics.type).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(metrics.text).toContain('wfkit_runs{status="running"} 1');
@@ -151,7 +187,7 @@ describe('wf start on SQLite', () => {
     held.open();
     expect(calls.of('first')).toBe(2);
     expect(calls.of('second')).toBe(1);
-    const after = await get(`${next.url}/metrics`);
+    const after = await get(`${next.url}/metrics`, TOKEN);
     expect(after.text).toContain('wfkit_runs{status="completed"} 1');
     expect(after.text).toMatch(/\nwfkit_step_duration_seconds_count [1-9]/);
     next.child.kill('SIGTERM');

@@ -42,7 +42,7 @@ export interface TestRunnerOptions {
   /** @default [TEST_TOKEN] */
   tokens?: string[];
   runner?: Partial<RunnerOptions>;
-  /** API policy; `host` here only sets the read-auth policy, the server always binds 127.0.0.1. */
+  /** API policy; `host` here only sets the read-auth policy, the server always binds 127.0.0.1. `openOnLoopback` defaults to true here. */
   api?: Partial<ApiOptions>;
 }
 
@@ -55,6 +55,8 @@ export interface TestRunner {
   token: string;
   /** `METHOD /path?query` of every API request received, in order. */
   requests: string[];
+  /** The API's HTTP server, for tests that watch its responses. */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -65,7 +67,8 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
   const tokens = options.tokens ?? [TEST_TOKEN];
   const store = openSqliteStore(dbPath);
   const runner = new Runner({ store, tokens, exclusive: true, ...options.runner });
-  const server = createApiServer(runner, { host: '127.0.0.1', ...options.api });
+  // Open reads on loopback, as `wf dev`'s runner: the tests that need the closed default say so.
+  const server = createApiServer(runner, { host: '127.0.0.1', openOnLoopback: true, ...options.api });
   const requests: string[] = [];
   server.on('request', (req: IncomingMessage) => requests.push(`${req.method} ${req.url}`));
   const port = await listen(server);
@@ -78,6 +81,7 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     dbPath,
     token: tokens[0] ?? '',
     requests,
+    server,
     async close() {
       if (closed) return;
       closed = true;

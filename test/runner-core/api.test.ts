@@ -314,7 +314,7 @@ describe('runner API: GET /v1/events', () => {
     const id = await startThroughApp(app.url);
     const other = await startThroughApp(app.url);
     const controller = new AbortController();
-    const response = await fetch(`${runner.url}/v1/events?runId=${id}`, { signal: controller.signal });
+    const response = await fetch(`${runner.url}/v1/events?runId=${id}&bodies=1`, { signal: controller.signal });
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     try {
       const reading = readEvents(response, (e) => e.event === 'run' && e.data.run.status === 'completed');

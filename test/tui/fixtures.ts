@@ -1,4 +1,5 @@
 import type { RunnerEvent } from '../../runner-core/events.js';
+import type { StreamEvent } from '../../runner-core/stream-events.js';
 import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
 import type { DataSource, EventHandlers } from '../../tui/data-source.js';
 
@@ -105,7 +106,7 @@ export class FakeSource implements DataSource {
     this.reruns.push(id);
     return makeRun(999_999);
   }
-  emit(...events: RunnerEvent[]): void {
+  emit(...events: StreamEvent[]): void {
     for (const h of this.handlers) for (const e of events) h.event(e);
   }
   get subscribers(): number {

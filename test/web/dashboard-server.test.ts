@@ -159,6 +159,21 @@ describe('web dashboard: GET /v1/session', () => {
   });
 });
 
+describe('web dashboard: loopback without openOnLoopback (wf start)', () => {
+  it('wants the token for reads, the session says so, and the page cannot cancel without it', async () => {
+    runner = await startTestRunner({ api: { dashboardDir: fixture, openOnLoopback: false } });
+    const id = await sleepingRun();
+    const host = new URL(runner.url).host;
+    expect(JSON.parse((await send('GET', '/v1/session')).body)).toEqual({ needsToken: true });
+    for (const path of ['/v1/runs', `/v1/runs/${id}`, '/v1/events']) expect((await send('GET', path)).status, path).toBe(401);
+    expect((await send('GET', '/')).status).toBe(200);
+    expect((await send('GET', '/healthz')).status).toBe(200);
+    expect((await send('POST', `/v1/runs/${id}/cancel`, { origin: `http://${host}` })).status).toBe(401);
+    expect((await runner.store.getRun(id))!.status).toBe('sleeping');
+    expect((await send('GET', '/v1/runs', { authorization: `Bearer ${runner.token}` })).status).toBe(200);
+  });
+});
+
 describe('web dashboard: cancel and rerun from the page', () => {
   it('on loopback, accepts them without a token only from the page itself (same Origin)', async () => {
     runner = await startTestRunner({ api: { dashboardDir: fixture } });

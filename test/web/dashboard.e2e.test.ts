@@ -179,12 +179,14 @@ describe('web dashboard: live, filters, actions', () => {
     await runner.runner.notify('order-42-paid', { amount: 10 });
     await waitForText(page.getByTestId('run-status'), 'completed');
     await waitForText(page.getByTestId('step-item').filter({ hasText: 'ship' }), 'succeeded');
+    // Live events are slim (no outputs): the page reads the open run again to show its output.
+    await waitForText(page.getByTestId('run-output'), '"amount": 10');
     expect(await page.evaluate(() => (window as { __same?: number }).__same)).toBe(1);
   });
 
   it('reconnects when the runner comes back, and catches up on what it missed', async () => {
     // A second API server over the same runner, so the test can take it down and bring it back.
-    const server = createApiServer(runner.runner, { host: '127.0.0.1', dashboardDir: web });
+    const server = createApiServer(runner.runner, { host: '127.0.0.1', openOnLoopback: true, dashboardDir: web });
     const port = await listen(server);
     try {
       await open('/', `http://127.0.0.1:${port}`);

@@ -1,5 +1,6 @@
-import { useEffect, useState, type Dispatch } from 'react';
-import type { RunnerEvent } from '../../runner-core/events.js';
+import { useEffect, useRef, useState, type Dispatch } from 'react';
+import { coalesce } from '../../runner-core/coalesce.js';
+import { eventRunId, isSlim, type StreamEvent } from '../../runner-core/stream-events.js';
 import { errorMessage, type DataSource } from '../data-source.js';
 import type { Action } from '../state.js';
 
@@ -15,23 +16,34 @@ export interface RunnerEventsOptions {
 /**
  * Feeds the reducer from a data source: live events (batched, so a burst is one render), the run
  * history once the stream is open (and again after a reconnect, to catch what was missed), and
- * the open run's steps and attempts.
+ * the open run's steps and attempts: read when it opens, after a reconnect, and again (one read
+ * per burst) when slim events say it changed, since they leave its bodies out.
  */
 export function useRunnerEvents(source: DataSource, dispatch: Dispatch<Action>, openRunId: string | null, options: RunnerEventsOptions = {}): void {
   const { pageSize = 500, maxRuns = 10_000, batchMs = 16 } = options;
   // Bumped each time the stream (re)opens, so the open run is read again after a gap.
   const [generation, setGeneration] = useState(0);
+  const openRun = useRef(openRunId);
+  openRun.current = openRunId;
 
   useEffect(() => {
-    let queue: RunnerEvent[] = [];
+    let queue: StreamEvent[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
     let loads = 0;
     let stopped = false;
+    const refresh = coalesce(async () => {
+      const id = openRun.current;
+      if (id === null || stopped) return;
+      // A failed read leaves the detail as it is: the next event or reconnect reads again.
+      const detail = await source.getRun(id);
+      if (!stopped && openRun.current === id) dispatch({ type: 'detail-loaded', ...detail });
+    });
     const flush = (): void => {
       timer = undefined;
       const events = queue;
       queue = [];
       if (events.length > 0) dispatch({ type: 'events', events });
+      if (events.some((event) => isSlim(event) && eventRunId(event) === openRun.current)) refresh();
     };
     const loadHistory = async (load: number): Promise<void> => {
       let cursor: string | undefined;

@@ -1,12 +1,13 @@
 import { createParser } from 'eventsource-parser';
-import type { RunnerEvent } from '../../runner-core/events.js';
+import type { StreamEvent } from '../../runner-core/stream-events.js';
 import { authHeaders } from './api.js';
 
 export type StreamStatus = 'connecting' | 'live' | 'offline' | 'unauthorized';
 
 export interface FollowOptions {
   token: () => string | null;
-  onEvent: (event: RunnerEvent) => void;
+  /** A live event, slim (bodies left out, see stream-events.ts): the open run is read again for them. */
+  onEvent: (event: StreamEvent) => void;
   onStatus: (status: StreamStatus) => void;
   /** Each time the stream (re)connects: what happened while it was down is reloaded here. */
   onOpen: () => void;
@@ -19,7 +20,8 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 /**
- * Follows `GET /v1/events` until stopped, reconnecting with backoff (0.5 s doubling to 10 s).
+ * Follows `GET /v1/events` until stopped, reconnecting with backoff (0.5 s doubling to 10 s):
+ * after a restart of the runner, or when it dropped this reader for falling a buffer behind.
  * `fetch` and a streaming parser instead of `EventSource`, which cannot send the bearer token.
  * A 401 ends it: the token is wrong or gone, and the page asks for one.
  * @example const stop = followEvents({ token, onEvent, onStatus, onOpen: reload });
@@ -31,7 +33,7 @@ export function followEvents(options: FollowOptions): () => void {
     onEvent: (message) => {
       if (message.event !== 'run' && message.event !== 'step' && message.event !== 'attempt') return;
       try {
-        options.onEvent(JSON.parse(message.data) as RunnerEvent);
+        options.onEvent(JSON.parse(message.data) as StreamEvent);
       } catch (error) {
         console.error('[wfkit] unreadable event', error);
       }

@@ -1,4 +1,4 @@
-import type { RunnerEvent } from '../../runner-core/events.js';
+import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../runner-core/stream-events.js';
 import type { Attempt, Run, RunPage, RunStatus, Step } from '../../runner-core/store/types.js';
 
 /** A run opened in the dashboard: its steps by index and its attempts by seq, kept live by events. */
@@ -68,16 +68,19 @@ function withRun(state: DashboardState, run: Run): DashboardState {
   return { ...state, runs: { ...state.runs, [run.id]: merged }, list: placeInList(state.list, merged) };
 }
 
-/** Applies one live event from `GET /v1/events`. Steps and attempts are kept only for runs opened in the page. */
-export function applyEvent(state: DashboardState, event: RunnerEvent): DashboardState {
-  if (event.type === 'run') return withRun(state, event.run);
+/**
+ * Applies one live event from `GET /v1/events`. Steps and attempts are kept only for runs opened
+ * in the page. A slim event keeps the bodies already held (the page reads the open run again).
+ */
+export function applyEvent(state: DashboardState, event: StreamEvent): DashboardState {
+  if (event.type === 'run') return withRun(state, fillRun(state.runs[event.run.id], event.run));
   const runId = event.type === 'step' ? event.step.runId : event.attempt.runId;
   const detail = state.details[runId];
   if (!detail) return state;
   const next: RunDetail =
     event.type === 'step'
-      ? { ...detail, steps: { ...detail.steps, [event.step.index]: newerStep(detail.steps[event.step.index], event.step) } }
-      : { ...detail, attempts: { ...detail.attempts, [event.attempt.seq]: event.attempt } };
+      ? { ...detail, steps: { ...detail.steps, [event.step.index]: newerStep(detail.steps[event.step.index], fillStep(detail.steps[event.step.index], event.step)) } }
+      : { ...detail, attempts: { ...detail.attempts, [event.attempt.seq]: fillAttempt(detail.attempts[event.attempt.seq], event.attempt) } };
   return { ...state, details: { ...state.details, [runId]: next } };
 }
 
@@ -139,7 +142,7 @@ export function blocksOf(steps: readonly Step[]): StepBlock[] {
 }
 
 export type Action =
-  | { type: 'event'; event: RunnerEvent }
+  | { type: 'event'; event: StreamEvent }
   | { type: 'page'; status: RunStatus | null; page: RunPage; more: boolean }
   | { type: 'open'; runId: string }
   | { type: 'detail'; detail: { run: Run; steps: Step[]; attempts: Attempt[] } };

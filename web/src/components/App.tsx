@@ -1,6 +1,8 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
-import { useEffect, useMemo, useReducer, useState } from 'preact/hooks';
+import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
+import { coalesce } from '../../../runner-core/coalesce.js';
+import { eventRunId, isSlim } from '../../../runner-core/stream-events.js';
 import { ApiFailure, createApi, tokenStore, type Api } from '../api.js';
 import { followEvents, type StreamStatus } from '../events.js';
 import { useRoute } from '../router.js';
@@ -97,6 +99,17 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
   const [reloads, setReloads] = useState(0);
   const route = useRoute();
   const { onUnauthorized } = props;
+  // Slim events leave bodies out: the open run is read again, once per burst of its events.
+  const openRunId = useRef<string | null>(null);
+  openRunId.current = route.page === 'run' ? route.runId : null;
+  const refreshOpenRun = useMemo(
+    () =>
+      coalesce(async () => {
+        const id = openRunId.current;
+        if (id !== null) dispatch({ type: 'detail', detail: await props.api.getRun(id) });
+      }),
+    [],
+  );
 
   useEffect(() => {
     const what = route.page === 'run' ? (route.step !== undefined ? `step #${route.step} · ${route.runId}` : route.runId) : route.page === 'runs' ? `${route.status ?? 'all'} runs` : 'not found';
@@ -107,7 +120,10 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
     () =>
       followEvents({
         token: () => tokenStore.get(),
-        onEvent: (event) => dispatch({ type: 'event', event }),
+        onEvent: (event) => {
+          dispatch({ type: 'event', event });
+          if (isSlim(event) && eventRunId(event) === openRunId.current) refreshOpenRun();
+        },
         onStatus: (status) => {
           setStream(status);
           if (status === 'unauthorized') onUnauthorized();

@@ -1,0 +1,60 @@
+import type { IncomingMessage } from 'node:http';
+import { isLoopbackHost } from './http-io.js';
+
+/** What a route needs from the caller. */
+export interface RouteAccess {
+  /** Changes state: always the token, except `dashboard` writes below. */
+  write: boolean;
+  /** Open to everyone: only what the dashboard needs before its login form, and `/healthz`. */
+  public?: boolean;
+  /**
+   * A write the web dashboard makes (cancel, rerun): where reads are open it needs no token when
+   * the request comes from the page the runner served itself (same origin, see `fromDashboard`).
+   */
+  dashboard?: boolean;
+}
+
+export interface AccessOptions {
+  /** Address the server is bound to. */
+  host: string;
+  /** Reads (and the dashboard's writes) without a token on a loopback bind: `wf dev`'s convenience. */
+  openOnLoopback: boolean;
+}
+
+export interface Access {
+  /** Whether reads need no token for this request: what `GET /v1/session` tells the page. */
+  openReads(req: IncomingMessage): boolean;
+  /** Whether the route may run without checking the token. */
+  open(route: RouteAccess, req: IncomingMessage): boolean;
+}
+
+function hostnameOf(host: string | undefined): string {
+  if (!host) return '';
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+}
+
+/**
+ * A request the runner's own dashboard page sent: browsers put the page's origin in `Origin` on
+ * every POST, so another site (or another local dev server on another port) cannot pass as it,
+ * and a rebinding site fails the loopback Host check before this.
+ */
+function fromDashboard(req: IncomingMessage): boolean {
+  return req.headers.origin !== undefined && req.headers.origin === `http://${req.headers.host ?? ''}`;
+}
+
+/**
+ * Who may call what without the token. The token is needed everywhere but the public routes,
+ * unless `openOnLoopback` is set and the server is bound to loopback (`wf dev`): then reads
+ * are open to requests whose Host header is loopback too. A page that rebinds its own name to
+ * 127.0.0.1 (DNS rebinding) sends its name there, and must not read run bodies. Behind a reverse
+ * proxy that rewrites Host to its upstream (nginx's default) the check cannot tell outsiders
+ * from local users, which is why `wf start` leaves this off.
+ */
+export function createAccess(options: AccessOptions): Access {
+  const loopbackBind = options.openOnLoopback && isLoopbackHost(options.host);
+  const openReads = (req: IncomingMessage): boolean => loopbackBind && isLoopbackHost(hostnameOf(req.headers.host));
+  return {
+    openReads,
+    open: (route, req) => route.public === true || (openReads(req) && (!route.write || (route.dashboard === true && fromDashboard(req)))),
+  };
+}
