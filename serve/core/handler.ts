@@ -1,6 +1,6 @@
 import { WorkflowError } from '../../protocol/errors.js';
 import { Header } from '../../protocol/headers.js';
-import { hasSignature, verifyRequest } from '../../protocol/signing.js';
+import { checkSignatureClaim, hasSignature, verifyRequest } from '../../protocol/signing.js';
 import type { Workflow } from './context.js';
 import { driveRun } from './drive.js';
 import { BodyTooLargeError, errorResponse, readBodyLimited } from './http.js';
@@ -63,17 +63,22 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
     try {
       const settings = settingsFor(host?.env);
       if (!settings.token) throw missingTokenError(options.framework);
-      const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
       // A probe must be signed: an unsigned one is refused (401 below), never taken for a start.
       const probe = request.headers.has(Header.Probe);
       if (probe || hasSignature(request.headers)) {
+        // Headers first: a request that only claims a signature is refused before its body is read.
+        checkSignatureClaim(request.headers);
+        const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
         const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
-        const { deadline } = await verifyRequest({ headers: request.headers, body, urls: [workflowUrl, request.url], token: settings.token });
+        // Only the route's own identity: a URL built from this request's Host would let a drive signed
+        // for another app with the same token through (a relay that rewrites Host).
+        const { deadline } = await verifyRequest({ headers: request.headers, body, urls: [workflowUrl], token: settings.token });
         // `wf dev` checking the route: the token matches (the signature says so); tell it where the runner will call.
         if (probe) return Response.json({ ok: true, framework: options.framework ?? null, url: workflowUrl }, { headers: { 'cache-control': 'no-store' } });
         const { runnerUrl, token, env } = settings;
         return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, deadline, failureFunction: options.failureFunction });
       }
+      const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
       if (options.authorize && !(await options.authorize(request))) {
         return errorResponse(403, 'FORBIDDEN', 'The `authorize` option of this route refused the request.');
       }
