@@ -11,10 +11,11 @@ import {
   createSettingsResolver,
   missingTokenError,
   validateOptions,
+  type ResolvedSettings,
   type ServeOptions,
 } from './options.js';
 import { startRun } from './start.js';
-import { resolveWorkflowUrl } from './url.js';
+import { resolveWorkflowUrl, UntrustedHostError } from './url.js';
 
 export type { ServeOptions } from './options.js';
 export type { Workflow, WorkflowContext } from './context.js';
@@ -54,6 +55,19 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const timeBudgetMs = options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS;
 
+  /**
+   * The URL a signed request must have been signed for. Without a trusted one the signature cannot
+   * be checked: 401 (a relayed drive with a rewritten Host ends here), naming what to configure.
+   */
+  const identityFor = (request: Request, urlEnv: ResolvedSettings['urlEnv']): string => {
+    try {
+      return resolveWorkflowUrl(request, options, urlEnv);
+    } catch (error) {
+      if (!(error instanceof UntrustedHostError)) throw error;
+      throw new WorkflowError('SIGNATURE', `Cannot verify this request against this route's URL. ${error.message}`, { cause: error });
+    }
+  };
+
   return async (request, host) => {
     if (request.method !== 'POST') {
       return errorResponse(405, 'METHOD_NOT_ALLOWED', `Expected POST, got ${request.method}: this route only starts and drives workflow runs.`, {
@@ -68,7 +82,7 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
       if (probe || hasSignature(request.headers)) {
         // Headers first: a request that only claims a signature is refused before its body is read.
         checkSignatureClaim(request.headers);
-        const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
+        const workflowUrl = identityFor(request, settings.urlEnv);
         const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
         // Only the route's own identity: a URL built from this request's Host would let a drive signed
         // for another app with the same token through (a relay that rewrites Host).

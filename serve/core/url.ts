@@ -63,6 +63,14 @@ function forwardedOrigin(request: Request, own: URL): string | undefined {
   }
 }
 
+/** The route has no configured URL and the request's host is not one it may take it from. */
+export class UntrustedHostError extends WorkflowError {
+  override name = 'UntrustedHostError';
+  constructor(message: string) {
+    super('CONFIG', message);
+  }
+}
+
 /**
  * The URL the request itself names (its Host, or with `trustForwardedHeaders` the proxy's forwarded
  * host), when it may be trusted: a host in `allowedHosts` / WF_ALLOWED_HOSTS, or a loopback host in
@@ -75,8 +83,7 @@ function ownUrl(request: Request, own: URL, options: UrlOptions, env: UrlEnv): s
   const allowed = [...parseHostPatterns(options.allowedHosts ?? [], 'allowedHosts'), ...parseHostList(env.WF_ALLOWED_HOSTS)];
   if (hostMatches(origin, allowed) || (isDevelopment(env) && isLoopbackHost(origin))) return origin.origin + own.pathname;
   const header = forwarded ? 'X-Forwarded-Host' : 'Host';
-  throw new WorkflowError(
-    'CONFIG',
+  throw new UntrustedHostError(
     `This route does not know its public URL, and does not take it from the request's ${header} header ` +
       `(${JSON.stringify(origin.host.slice(0, 100))}) unless that host is allowed: set WF_WORKFLOW_URL=https://your-app.example.com ` +
       '(the origin the runner calls; or pass { url } or { baseUrl } to serve()), or list the host in WF_ALLOWED_HOSTS / the `allowedHosts` option. ' +
