@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StartRequest, StepRecord } from '../../protocol/messages.js';
 import type { Handle } from '../../serve/core/handler.js';
@@ -162,4 +162,22 @@ export async function fakeRunner(token = 'runner-test-token'): Promise<FakeRunne
     })().catch((error: unknown) => res.destroy(error as Error));
   });
   return { ...endpoint, token, starts, stepFetches, steps };
+}
+
+/** A POST to `url` that says `Host: <host>` (fetch cannot set Host): a client forging or relaying it. */
+export function postWithHost(url: string, host: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers, host } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

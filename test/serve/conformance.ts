@@ -6,6 +6,7 @@ import { decodeValue } from '../../protocol/values.js';
 import type { ServeOptions, Workflow, WorkflowContext } from '../../serve/core/handler.js';
 import { committedStep, driveBody, driveRequest, readOutcomes } from '../helpers/drive.js';
 import { fakeRunner, unusedUrl, type Endpoint, type FakeRunner } from '../helpers/endpoint.js';
+import { describeTrust } from './conformance-trust.js';
 
 /**
  * Starts `workflow` behind one adapter on a real 127.0.0.1 port; `url` is the route's full URL.
@@ -315,5 +316,7 @@ export function describeAdapter(name: string, mount: Mount): void {
       expect((await errorBody(response)).message).toContain(`Could not reach the wfkit runner at ${runnerUrl}/v1/runs/${RUN_ID}/steps`);
       expect(calls.workflow).toBe(0);
     });
+
+    describeTrust(mount);
   });
 }
