@@ -92,3 +92,19 @@ export async function sendUntilAnswered(url: string, head: string, options: Send
   await waitFor(() => isComplete(text) || socket.destroyed);
   return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text, written: flushed, socket };
 }
+
+/** The body of a raw answer, de-chunked when it came chunked. */
+export function answerBody(text: string): string {
+  const end = text.indexOf('\r\n\r\n');
+  const head = text.slice(0, end).toLowerCase();
+  let rest = text.slice(end + 4);
+  if (!head.includes('transfer-encoding: chunked')) return rest;
+  let body = '';
+  for (;;) {
+    const line = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, line), 16);
+    if (!(size > 0)) return body;
+    body += rest.slice(line + 2, line + 2 + size);
+    rest = rest.slice(line + 2 + size + 2);
+  }
+}
