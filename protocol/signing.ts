@@ -136,7 +136,7 @@ export function checkSignatureClaim(headers: Headers, options: ClaimOptions = {}
   if (!id || !timestamp || !deadlineText || !header) {
     throw shapeError(`Unsigned request: expected the ${SIGNATURE_HEADERS.join(', ')} headers, got ${SIGNATURE_HEADERS.filter((name) => headers.has(name)).join(', ') || 'none'}.`);
   }
-  if (!ID_PATTERN.test(id)) throw shapeError(`Expected ${Header.SignatureId} to be 1 to 128 letters, digits, "_", ":" or "-", got ${id.length} characters that are not.`);
+  if (!ID_PATTERN.test(id)) throw shapeError(`Expected ${Header.SignatureId} to be 1 to 128 letters, digits, "_", ":" or "-", got a value of ${id.length} characters that is not.`);
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : Number.NaN;
   if (!(Math.abs(now - seconds) <= SIGNATURE_TOLERANCE_SECONDS)) {
