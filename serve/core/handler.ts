@@ -82,11 +82,14 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
       if (probe || hasSignature(request.headers)) {
         // Headers first: a request that only claims a signature is refused before its body is read.
         checkSignatureClaim(request.headers);
-        const workflowUrl = identityFor(request, settings.urlEnv);
+        // A probe runs nothing and answers where the runner will call, so a route that cannot place
+        // itself says why (500 naming what to set), and `wf dev` may sign over the URL it used.
+        const workflowUrl = probe ? resolveWorkflowUrl(request, options, settings.urlEnv) : identityFor(request, settings.urlEnv);
         const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
-        // Only the route's own identity: a URL built from this request's Host would let a drive signed
-        // for another app with the same token through (a relay that rewrites Host).
-        const { deadline } = await verifyRequest({ headers: request.headers, body, urls: [workflowUrl], token: settings.token });
+        // A drive: only the route's own identity. A URL built from this request's Host would let a
+        // drive signed for another app with the same token through (a relay that rewrites Host).
+        const urls = probe ? [workflowUrl, request.url.split(/[?#]/)[0]!] : [workflowUrl];
+        const { deadline } = await verifyRequest({ headers: request.headers, body, urls, token: settings.token });
         // `wf dev` checking the route: the token matches (the signature says so); tell it where the runner will call.
         if (probe) return Response.json({ ok: true, framework: options.framework ?? null, url: workflowUrl }, { headers: { 'cache-control': 'no-store' } });
         const { runnerUrl, token, env } = settings;
