@@ -69,6 +69,13 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
   };
 
   return async (request, host) => {
+    const response = await answer(request, host);
+    // A body refused unread (401, 403, 413, 500): let the host drop the rest instead of holding it.
+    if (request.body && !request.bodyUsed) request.body.cancel().catch(() => {});
+    return response;
+  };
+
+  async function answer(request: Request, host: HostContext | undefined): Promise<Response> {
     if (request.method !== 'POST') {
       return errorResponse(405, 'METHOD_NOT_ALLOWED', `Expected POST, got ${request.method}: this route only starts and drives workflow runs.`, {
         allow: 'POST',
@@ -109,5 +116,5 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
       const code = WorkflowError.is(error) ? error.code : 'INTERNAL';
       return errorResponse(status, code, error instanceof Error ? error.message : String(error));
     }
-  };
+  }
 }

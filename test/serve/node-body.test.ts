@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serve as h3Serve } from '../../serve/adapters/h3.js';
 import { serve as nodeServe } from '../../serve/adapters/node.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../serve/core/options.js';
@@ -100,6 +100,31 @@ describe.each(Object.keys(mounts))('node request bridge: %s', (name) => {
     answer.socket.destroy();
     expect(answer.status).toBe(400);
     expect(errorOf(answer.text).error.code).toBe('PROTOCOL');
+  });
+
+  it('after a 413 for a body sent whole, drops the rest: the connection closes (node) or carries the next request (h3 v1)', async () => {
+    const socket = await rawConnect(url);
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    socket.write(`POST ${ROUTE} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    for (let sent = 0; sent <= 2 * DEFAULT_MAX_BODY_BYTES && !socket.destroyed; sent += chunk.length) {
+      socket.write(`${chunk.length.toString(16)}\r\n`);
+      socket.write(chunk);
+      if (!socket.write('\r\n')) await new Promise((resolve) => (socket.once('drain', resolve), socket.once('close', resolve)));
+    }
+    socket.write('0\r\n\r\n');
+    await vi.waitFor(() => expect(text).toMatch(/^HTTP\/1\.1 413 [\s\S]*\r\n0\r\n\r\n$/), { timeout: 10_000 });
+    if (name === 'node') {
+      expect(text.toLowerCase()).toContain('connection: close');
+      await closed;
+      return;
+    }
+    text = '';
+    socket.write(`GET ${ROUTE} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nConnection: close\r\n\r\n`);
+    await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 405 /);
   });
 
   it('keeps serving while a body stalls, and survives its client leaving', async () => {
