@@ -7,7 +7,9 @@ import { Header } from './headers.js';
  * bounds how late the request may arrive and how long the route may keep starting steps for it,
  * so a drive the runner gave up on (and retried) cannot run committed steps again. The HMAC key is derived from the
  * token, so an app needs no second secret; several signatures may share one header so a runner can
- * sign with the current and the next token during a rotation.
+ * sign with the current and the next token during a rotation. The route checks the headers' shape
+ * first (`checkSignatureClaim`, before reading any body), then the HMAC over its own configured URL
+ * only, so a drive relayed to another app with the same token (and a rewritten Host) fails.
  */
 
 /** How far a signature's timestamp may be from now. */
