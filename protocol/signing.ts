@@ -7,7 +7,9 @@ import { Header } from './headers.js';
  * bounds how late the request may arrive and how long the route may keep starting steps for it,
  * so a drive the runner gave up on (and retried) cannot run committed steps again. The HMAC key is derived from the
  * token, so an app needs no second secret; several signatures may share one header so a runner can
- * sign with the current and the next token during a rotation.
+ * sign with the current and the next token during a rotation. The route checks the headers' shape
+ * first (`checkSignatureClaim`, before reading any body), then the HMAC over its own configured URL
+ * only, so a drive relayed to another app with the same token (and a rewritten Host) fails.
  */
 
 /** How far a signature's timestamp may be from now. */
@@ -87,21 +89,82 @@ export async function signRequest(options: SignOptions): Promise<Record<string, 
   };
 }
 
-/** True when a request carries signature headers at all (a drive request, not a start). */
+/** The four signature headers; a request carrying any of them claims to come from the runner. */
+const SIGNATURE_HEADERS = [Header.SignatureId, Header.SignatureTimestamp, Header.Deadline, Header.Signature] as const;
+
+/** True when a request carries any signature header (a drive request, or one claiming to be; not a start). */
 export function hasSignature(headers: Headers): boolean {
-  return headers.has(Header.Signature) || headers.has(Header.SignatureId);
+  return SIGNATURE_HEADERS.some((name) => headers.has(name));
 }
 
-export interface VerifyOptions {
-  headers: Headers;
-  body: string;
-  /** URLs the runner may have signed: the route's public URL and the URL it was reached at. */
-  urls: readonly string[];
-  token: string;
+/** Most signatures one header may carry: a rotation needs two; a few spare for overlapping rotations. */
+export const MAX_SIGNATURES = 8;
+/** Message ids: a UUID from the runner, `msg_…` style elsewhere; bounded and free of the `.` separator. */
+const ID_PATTERN = /^[A-Za-z0-9_:-]{1,128}$/;
+/** `v1,` + the base64 of a 32-byte HMAC-SHA256 (43 characters and one `=`). */
+const SIGNATURE_PATTERN = /^v1,[A-Za-z0-9+/]{43}=$/;
+
+/** The signature headers of a request, checked for presence and shape (not yet for the HMAC). */
+export interface SignatureClaim {
+  id: string;
+  /** As sent: the signed content uses the text. */
+  timestamp: string;
+  deadlineText: string;
+  /** Epoch ms: start no new step after it. */
+  deadline: number;
+  signatures: string[];
+}
+
+export interface ClaimOptions {
   /** Unix seconds, for the timestamp window. @default now */
   now?: number;
   /** Epoch ms, for the deadline. @default `now` in ms, else Date.now() */
   nowMs?: number;
+}
+
+const shapeError = (message: string): WorkflowError => new WorkflowError('SIGNATURE', message);
+
+/**
+ * Checks what can be checked without the body: all four headers, a sane id, a timestamp inside the
+ * window, a deadline not past, and a bounded list of `v1,<base64 of 32 bytes>`. Cheap by design,
+ * so the route refuses a request that only claims a signature (401) before reading its body.
+ * Throws `WorkflowError` code `SIGNATURE`.
+ */
+export function checkSignatureClaim(headers: Headers, options: ClaimOptions = {}): SignatureClaim {
+  const id = headers.get(Header.SignatureId);
+  const timestamp = headers.get(Header.SignatureTimestamp);
+  const deadlineText = headers.get(Header.Deadline);
+  const header = headers.get(Header.Signature);
+  if (!id || !timestamp || !deadlineText || !header) {
+    throw shapeError(`Unsigned request: expected the ${SIGNATURE_HEADERS.join(', ')} headers, got ${SIGNATURE_HEADERS.filter((name) => headers.has(name)).join(', ') || 'none'}.`);
+  }
+  if (!ID_PATTERN.test(id)) throw shapeError(`Expected ${Header.SignatureId} to be 1 to 128 letters, digits, "_", ":" or "-", got a value of ${id.length} characters that is not.`);
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : Number.NaN;
+  if (!(Math.abs(now - seconds) <= SIGNATURE_TOLERANCE_SECONDS)) {
+    throw shapeError(`Signature timestamp ${JSON.stringify(timestamp.slice(0, 20))} is outside the ±${SIGNATURE_TOLERANCE_SECONDS}s window around ${now} (unix seconds).`);
+  }
+  const deadline = /^\d{1,16}$/.test(deadlineText) ? Number(deadlineText) : Number.NaN;
+  if (!Number.isSafeInteger(deadline)) throw shapeError(`Expected ${Header.Deadline} to be epoch milliseconds, got ${JSON.stringify(deadlineText.slice(0, 20))}.`);
+  const nowMs = options.nowMs ?? (options.now === undefined ? Date.now() : options.now * 1000);
+  if (nowMs > deadline) {
+    throw shapeError(
+      `Late request: its deadline passed ${nowMs - deadline} ms ago, so the runner no longer waits for it (it retries on its own; if every request is late, check that this host's clock agrees with the runner's).`,
+    );
+  }
+  const signatures = header.split(' ');
+  if (signatures.length > MAX_SIGNATURES || !signatures.every((s) => SIGNATURE_PATTERN.test(s))) {
+    throw shapeError(`Expected ${Header.Signature} to be 1 to ${MAX_SIGNATURES} space-separated "v1,<base64 of 32 bytes>" values, got ${signatures.length} value(s) not all of that shape.`);
+  }
+  return { id, timestamp, deadlineText, deadline, signatures };
+}
+
+export interface VerifyOptions extends ClaimOptions {
+  headers: Headers;
+  body: string;
+  /** URLs the runner may have signed. The route passes only its own configured identity. */
+  urls: readonly string[];
+  token: string;
 }
 
 /** What a verified request was signed with. */
@@ -118,39 +181,20 @@ function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /**
- * Throws `WorkflowError` code `SIGNATURE` unless one signature matches within the time window and
- * before the signed deadline; returns that deadline.
+ * Throws `WorkflowError` code `SIGNATURE` unless the claim is well formed (`checkSignatureClaim`) and
+ * one signature matches one of `urls` within the time window and before the signed deadline;
+ * returns that deadline.
  */
 export async function verifyRequest(options: VerifyOptions): Promise<VerifiedRequest> {
-  const id = options.headers.get(Header.SignatureId);
-  const timestamp = options.headers.get(Header.SignatureTimestamp);
-  const deadlineText = options.headers.get(Header.Deadline);
-  const header = options.headers.get(Header.Signature);
-  if (!id || !timestamp || !deadlineText || !header) {
-    throw new WorkflowError(
-      'SIGNATURE',
-      `Unsigned request: expected the ${Header.SignatureId}, ${Header.SignatureTimestamp}, ${Header.Deadline} and ${Header.Signature} headers.`,
-    );
-  }
-  const seconds = Number(timestamp);
-  const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (!Number.isInteger(seconds) || Math.abs(now - seconds) > SIGNATURE_TOLERANCE_SECONDS) {
-    throw new WorkflowError('SIGNATURE', `Signature timestamp ${timestamp} is outside the ±${SIGNATURE_TOLERANCE_SECONDS}s window around ${now}.`);
-  }
-  const deadline = Number(deadlineText);
-  if (!Number.isSafeInteger(deadline)) throw new WorkflowError('SIGNATURE', `Expected ${Header.Deadline} to be epoch milliseconds, got "${deadlineText}".`);
-  const nowMs = options.nowMs ?? (options.now === undefined ? Date.now() : options.now * 1000);
-  if (nowMs > deadline) {
-    throw new WorkflowError(
-      'SIGNATURE',
-      `Late request: its deadline passed ${nowMs - deadline} ms ago, so the runner no longer waits for it (it retries on its own; if every request is late, check that this host's clock agrees with the runner's).`,
-    );
-  }
-  const offered = header.split(' ').filter((s) => s.startsWith('v1,'));
+  const claim = checkSignatureClaim(options.headers, options);
   const bodyHash = await sha256Hex(options.body);
   for (const url of new Set(options.urls)) {
-    const expected = await signature(options.token, signedContent(id, timestamp, deadlineText, url, bodyHash));
-    if (offered.some((s) => constantTimeEqual(s, expected))) return { deadline };
+    const expected = await signature(options.token, signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash));
+    if (claim.signatures.some((s) => constantTimeEqual(s, expected))) return { deadline: claim.deadline };
   }
-  throw new WorkflowError('SIGNATURE', 'Invalid signature: no signature matches this route\'s token (is WF_TOKEN the same for the app and the runner?).');
+  const where = options.urls.length === 1 ? ` over this route's URL ${options.urls[0]}` : '';
+  throw new WorkflowError(
+    'SIGNATURE',
+    `Invalid signature: no signature matches this route's token${where} (is WF_TOKEN the same for the app and the runner, and is that the URL the runner calls?).`,
+  );
 }

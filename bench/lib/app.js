@@ -10,9 +10,6 @@ import { countBytes } from './byte-counter.js';
  */
 export async function startApp({ routes, token, runnerUrl = 'http://127.0.0.1:9', backlog = 511, trace = () => {} }) {
   const handlers = new Map();
-  for (const [path, { workflow, options }] of Object.entries(routes)) {
-    handlers.set(path, serve(workflow, { token, runnerUrl, ...options }));
-  }
   const server = createServer();
   // Drive requests may be held open for the whole hold phase of the RSS test.
   server.requestTimeout = 0;
@@ -38,6 +35,10 @@ export async function startApp({ routes, token, runnerUrl = 'http://127.0.0.1:9'
     server.listen({ port: 0, host: '127.0.0.1', backlog }, resolve);
   });
   const origin = `http://127.0.0.1:${server.address().port}`;
+  // Told its public URL, as a deployed app is: outside development a route never takes it from Host.
+  for (const [path, { workflow, options }] of Object.entries(routes)) {
+    handlers.set(path, serve(workflow, { token, runnerUrl, baseUrl: origin, ...options }));
+  }
   return {
     origin,
     urlOf: (path) => origin + path,

@@ -35,10 +35,12 @@ export interface AppSession {
   stop(): Promise<void>;
 }
 
-/** The variables the app gets: the runner's token and URL, the tunnel's URL, and its port. */
+/** The variables the app gets: the runner's token and URL, the tunnel's URL, its port, and ENVIRONMENT=development unless it has one. */
 export function appEnv(options: Pick<AppSessionOptions, 'env' | 'token' | 'runnerUrl' | 'tunnel' | 'app' | 'wrangler'>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...options.env, WF_TOKEN: options.token, WF_RUNNER_URL: options.runnerUrl };
   if (options.tunnel) env.WF_WORKFLOW_URL = options.tunnel.url;
+  // Development: the route may take its URL from a localhost Host (never in production; see serve/core/url.ts).
+  if (env.ENVIRONMENT === undefined) env.ENVIRONMENT = 'development';
   // wrangler dev gives a Worker only .dev.vars/.env unless told to include the process env too.
   if (options.wrangler) env.CLOUDFLARE_INCLUDE_PROCESS_ENV = 'true';
   if (options.app.port !== undefined && env.PORT === undefined) env.PORT = String(options.app.port);

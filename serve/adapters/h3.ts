@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { WorkflowError } from '../../protocol/errors.js';
 import { createHandler, type ServeOptions, type Workflow } from '../core/handler.js';
-import { toRequest } from './shared/node-request.js';
+import { toRequestOrRefusal } from './shared/node-request.js';
 
 export const framework = 'h3';
 
@@ -17,10 +17,11 @@ export interface H3EventLike {
   context?: object;
 }
 
-function requestOf(event: H3EventLike): Request {
+/** The event's Request; on h3 v1 built from node's, or the 400 answer when its Host or target makes no URL. */
+function requestOf(event: H3EventLike): Request | Response {
   if (event.req instanceof Request) return event.req;
   if (event.web?.request) return event.web.request;
-  if (event.node?.req) return toRequest(event.node.req as IncomingMessage);
+  if (event.node?.req) return toRequestOrRefusal(event.node.req as IncomingMessage);
   throw new WorkflowError('CONFIG', 'Expected an h3 event with `req` (h3 v2) or `node.req` (h3 v1); is this route an h3 event handler?');
 }
 
@@ -36,7 +37,10 @@ export function serve<Payload = unknown, Env = Record<string, unknown>>(
   options?: ServeOptions,
 ): (event: H3EventLike) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
-  const handler = (event: H3EventLike): Promise<Response> => handle(requestOf(event), { env: bindingsOf(event.context) });
+  const handler = async (event: H3EventLike): Promise<Response> => {
+    const request = requestOf(event);
+    return request instanceof Response ? request : handle(request, { env: bindingsOf(event.context) });
+  };
   // What h3 v1 `defineEventHandler` sets; older v1 releases warn about an "implicit event handler" without it. v2 ignores it.
   return Object.assign(handler, { __is_handler__: true as const });
 }

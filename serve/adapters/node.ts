@@ -1,12 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler, type ServeOptions, type Workflow } from '../core/handler.js';
-import { toRequest } from './shared/node-request.js';
+import { toRequestOrRefusal } from './shared/node-request.js';
 
 export const framework = 'node';
 
-/** Writes a web Response to node's, flushing each chunk as it comes (outcome lines stream). */
-async function send(response: Response, res: ServerResponse): Promise<void> {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
+/**
+ * Writes a web Response to node's, flushing each chunk as it comes (outcome lines stream). A
+ * request whose body was refused unread (401, 413) closes its connection after the answer: the
+ * rest of the body is not worth draining, and the connection could not carry another request before.
+ */
+async function send(response: Response, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const headers = Object.fromEntries(response.headers);
+  if (!req.complete) headers.connection = 'close';
+  res.writeHead(response.status, headers);
   if (!response.body) return void res.end();
   res.flushHeaders();
   const reader = response.body.getReader();
@@ -29,15 +35,8 @@ export function serve<Payload = unknown, Env = Record<string, unknown>>(
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const handle = createHandler(workflow, { ...options, framework });
   return async (req, res) => {
-    let request: Request;
-    try {
-      request = toRequest(req);
-    } catch (error) {
-      // node:http accepts targets fetch cannot represent (absolute-form `POST http://…`): refuse, never crash the app.
-      res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'PROTOCOL', message: `Cannot build a request URL from "${req.url}": ${(error as Error).message}` } }));
-      return;
-    }
-    await send(await handle(request), res).catch(() => res.destroy());
+    const request = toRequestOrRefusal(req);
+    const response = request instanceof Response ? request : await handle(request);
+    await send(response, req, res).catch(() => res.destroy());
   };
 }

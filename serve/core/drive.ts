@@ -51,6 +51,7 @@ export async function driveRun(input: DriveInput): Promise<Response> {
       session = new DriveSession({
         committed,
         timeBudgetMs: input.timeBudgetMs,
+        deadline: input.deadline,
         emit: (outcome) => {
           if (open) controller.enqueue(encoder.encode(encodeOutcome(outcome)));
         },

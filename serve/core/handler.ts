@@ -1,6 +1,6 @@
 import { WorkflowError } from '../../protocol/errors.js';
 import { Header } from '../../protocol/headers.js';
-import { hasSignature, verifyRequest } from '../../protocol/signing.js';
+import { checkSignatureClaim, hasSignature, verifyRequest } from '../../protocol/signing.js';
 import type { Workflow } from './context.js';
 import { driveRun } from './drive.js';
 import { BodyTooLargeError, errorResponse, readBodyLimited } from './http.js';
@@ -11,10 +11,11 @@ import {
   createSettingsResolver,
   missingTokenError,
   validateOptions,
+  type ResolvedSettings,
   type ServeOptions,
 } from './options.js';
 import { startRun } from './start.js';
-import { resolveWorkflowUrl } from './url.js';
+import { resolveWorkflowUrl, UntrustedHostError } from './url.js';
 
 export type { ServeOptions } from './options.js';
 export type { Workflow, WorkflowContext } from './context.js';
@@ -54,7 +55,27 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const timeBudgetMs = options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS;
 
+  /**
+   * The URL a signed request must have been signed for. Without a trusted one the signature cannot
+   * be checked: 401 (a relayed drive with a rewritten Host ends here), naming what to configure.
+   */
+  const identityFor = (request: Request, urlEnv: ResolvedSettings['urlEnv']): string => {
+    try {
+      return resolveWorkflowUrl(request, options, urlEnv);
+    } catch (error) {
+      if (!(error instanceof UntrustedHostError)) throw error;
+      throw new WorkflowError('SIGNATURE', `Cannot verify this request against this route's URL. ${error.message}`, { cause: error });
+    }
+  };
+
   return async (request, host) => {
+    const response = await answer(request, host);
+    // A body refused unread (401, 403, 413, 500): let the host drop the rest instead of holding it.
+    if (request.body && !request.bodyUsed) request.body.cancel().catch(() => {});
+    return response;
+  };
+
+  async function answer(request: Request, host: HostContext | undefined): Promise<Response> {
     if (request.method !== 'POST') {
       return errorResponse(405, 'METHOD_NOT_ALLOWED', `Expected POST, got ${request.method}: this route only starts and drives workflow runs.`, {
         allow: 'POST',
@@ -63,17 +84,25 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
     try {
       const settings = settingsFor(host?.env);
       if (!settings.token) throw missingTokenError(options.framework);
-      const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
       // A probe must be signed: an unsigned one is refused (401 below), never taken for a start.
       const probe = request.headers.has(Header.Probe);
       if (probe || hasSignature(request.headers)) {
+        // Headers first: a request that only claims a signature is refused before its body is read.
+        checkSignatureClaim(request.headers);
+        // A probe runs nothing and answers where the runner will call, so a route that cannot place
+        // itself says why (500 naming what to set), and `wf dev` may sign over the URL it used.
+        const workflowUrl = probe ? resolveWorkflowUrl(request, options, settings.urlEnv) : identityFor(request, settings.urlEnv);
         const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
-        const { deadline } = await verifyRequest({ headers: request.headers, body, urls: [workflowUrl, request.url], token: settings.token });
+        // A drive: only the route's own identity. A URL built from this request's Host would let a
+        // drive signed for another app with the same token through (a relay that rewrites Host).
+        const urls = probe ? [workflowUrl, request.url.split(/[?#]/)[0]!] : [workflowUrl];
+        const { deadline } = await verifyRequest({ headers: request.headers, body, urls, token: settings.token });
         // `wf dev` checking the route: the token matches (the signature says so); tell it where the runner will call.
         if (probe) return Response.json({ ok: true, framework: options.framework ?? null, url: workflowUrl }, { headers: { 'cache-control': 'no-store' } });
         const { runnerUrl, token, env } = settings;
         return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, deadline, failureFunction: options.failureFunction });
       }
+      const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
       if (options.authorize && !(await options.authorize(request))) {
         return errorResponse(403, 'FORBIDDEN', 'The `authorize` option of this route refused the request.');
       }
@@ -87,5 +116,5 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
       const code = WorkflowError.is(error) ? error.code : 'INTERNAL';
       return errorResponse(status, code, error instanceof Error ? error.message : String(error));
     }
-  };
+  }
 }

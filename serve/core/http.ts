@@ -1,4 +1,4 @@
-import { WorkflowError } from '../../protocol/errors.js';
+import { ProtocolError, WorkflowError } from '../../protocol/errors.js';
 
 /** A JSON error body, the same shape the runner answers with. */
 export function errorResponse(status: number, code: string, message: string, headers?: Record<string, string>): Response {
@@ -15,11 +15,19 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
   let size = 0;
   let text = '';
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      // The client went away mid-body (or the host failed it): the request's fault, not the route's.
+      throw new ProtocolError(`The request body could not be read to its end: ${(error as Error).message}`, { cause: error });
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel();
+      // Cancelling lets the host discard the rest without buffering it (see adapters/shared/node-request.ts).
+      await reader.cancel().catch(() => {});
       throw new BodyTooLargeError(limit);
     }
     text += decoder.decode(value, { stream: true });

@@ -1,6 +1,7 @@
 import { WorkflowError } from '../../protocol/errors.js';
 import type { StepKind } from '../../protocol/messages.js';
 import type { WorkflowContext } from './context.js';
+import { parseHostPatterns } from './hosts.js';
 import type { UrlEnv } from './url.js';
 
 /** What `failureFunction` receives once a run has failed for good. */
@@ -23,16 +24,26 @@ export interface ServeOptions<Payload = any, Env = any> {
   /**
    * Public origin of the app (no route path; a mount prefix is fine); the request's path is appended.
    * Wins over `WF_WORKFLOW_URL`, so starters pass it only in development, from WF_WORKFLOW_URL when set.
-   * @default env WF_WORKFLOW_URL (or SERVICE_WORKFLOW_URL), else the request's own URL
+   * @default env WF_WORKFLOW_URL (or SERVICE_WORKFLOW_URL), else the request's own URL where its host is allowed
    */
   baseUrl?: string;
   /**
    * Behind a reverse proxy that sets them, build the public URL from `x-forwarded-proto` and
    * `x-forwarded-host` (first value of a list) when neither `url`, `baseUrl` nor WF_WORKFLOW_URL
    * names it. Only for a proxy you control: a client can send these headers too.
+   * The forwarded host must still be allowed (`allowedHosts`).
    * @default false
    */
   trustForwardedHeaders?: boolean;
+  /**
+   * When neither `url`, `baseUrl` nor WF_WORKFLOW_URL names the public URL, the hosts the request's
+   * own `Host` (or trusted forwarded host) may be: `app.example.com`, `app.example.com:8443`,
+   * `*.example.com` (subdomains). Any other host is refused (500 naming what to set), because the
+   * runner would send signed requests wherever a client's `Host` pointed. In development
+   * (ENVIRONMENT or NODE_ENV = `development`) localhost, 127.0.0.0/8 and [::1] are allowed too.
+   * @default env WF_ALLOWED_HOSTS (comma-separated), added to this list
+   */
+  allowedHosts?: string[];
   /** Variables to read the settings above from, for hosts without `process.env` (SvelteKit's `$env/dynamic/private`). */
   env?: Record<string, string | undefined>;
   /** Retries of a failing step before the run fails. @default 3 */
@@ -61,7 +72,7 @@ export const MAX_DRIVE_BODY_BYTES = 8 * 1024 * 1024;
 export interface ResolvedSettings {
   token: string | undefined;
   runnerUrl: string;
-  /** WF_WORKFLOW_URL and its alias as the environment has them (the `baseUrl` option wins over both). */
+  /** WF_WORKFLOW_URL and its alias, WF_ALLOWED_HOSTS and the mode, as the environment has them (options win). */
   urlEnv: UrlEnv;
   env: Record<string, unknown>;
 }
@@ -96,7 +107,13 @@ export function createSettingsResolver(options: ServeOptions): (hostEnv?: Env) =
     return {
       token: options.token ?? pick(sources, 'WF_TOKEN', 'SERVICE_TOKEN'),
       runnerUrl: (options.runnerUrl ?? pick(sources, 'WF_RUNNER_URL') ?? DEFAULT_RUNNER_URL).replace(/\/+$/, ''),
-      urlEnv: { WF_WORKFLOW_URL: pick(sources, 'WF_WORKFLOW_URL'), SERVICE_WORKFLOW_URL: pick(sources, 'SERVICE_WORKFLOW_URL') },
+      urlEnv: {
+        WF_WORKFLOW_URL: pick(sources, 'WF_WORKFLOW_URL'),
+        SERVICE_WORKFLOW_URL: pick(sources, 'SERVICE_WORKFLOW_URL'),
+        WF_ALLOWED_HOSTS: pick(sources, 'WF_ALLOWED_HOSTS'),
+        ENVIRONMENT: pick(sources, 'ENVIRONMENT'),
+        NODE_ENV: pick(sources, 'NODE_ENV'),
+      },
       env: { ...processEnv(), ...hostEnv, ...options.env },
     };
   };
@@ -128,5 +145,12 @@ export function validateOptions(options: ServeOptions): void {
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
       throw new WorkflowError('CONFIG', `Expected \`${key}\` to be a non-negative integer, got ${String(value)}.`);
     }
+  }
+  const hosts: unknown = options.allowedHosts;
+  if (hosts !== undefined) {
+    if (!Array.isArray(hosts) || !hosts.every((h) => typeof h === 'string')) {
+      throw new WorkflowError('CONFIG', `Expected \`allowedHosts\` to be an array of host strings, got ${JSON.stringify(hosts)}.`);
+    }
+    parseHostPatterns(hosts, 'allowedHosts');
   }
 }

@@ -16,8 +16,13 @@ export interface SessionOptions {
   close: () => void;
   timeBudgetMs: number;
   now?: () => number;
-  /** Wall clock for sleeps and timeouts (epoch ms). @default Date.now */
+  /** Wall clock for sleeps, timeouts and the deadline (epoch ms). @default Date.now */
   clock?: () => number;
+  /**
+   * Epoch ms (on `clock`) from the signed request: after it the runner no longer waits for this
+   * response or may have handed the run to another runner, so no new step starts (`continue`).
+   */
+  deadline?: number;
 }
 
 interface Slot {
@@ -65,7 +70,9 @@ export class DriveSession {
     const slot = this.claim('run', name);
     if (!slot) return parked();
     if (slot.record) return this.replay(slot.record);
-    if (this.newSteps > 0 && this.now() - this.started > this.options.timeBudgetMs) {
+    const budgetSpent = this.newSteps > 0 && this.now() - this.started > this.options.timeBudgetMs;
+    const deadline = this.options.deadline;
+    if (budgetSpent || (deadline !== undefined && this.clock() > deadline)) {
       this.halt({ t: 'continue' });
       return parked();
     }

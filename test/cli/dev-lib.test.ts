@@ -45,8 +45,12 @@ describe('the app wf dev runs: flags over package.json', () => {
 describe('the variables the app gets', () => {
   const base = { env: { HOME: '/home/me' }, token: 'T', runnerUrl: 'http://127.0.0.1:7766', app: { port: 3000 } };
 
-  it('the runner token and URL, and PORT', () => {
-    expect(appEnv(base)).toEqual({ HOME: '/home/me', WF_TOKEN: 'T', WF_RUNNER_URL: 'http://127.0.0.1:7766', PORT: '3000' });
+  it('the runner token and URL, PORT, and ENVIRONMENT=development', () => {
+    expect(appEnv(base)).toEqual({ HOME: '/home/me', WF_TOKEN: 'T', WF_RUNNER_URL: 'http://127.0.0.1:7766', PORT: '3000', ENVIRONMENT: 'development' });
+  });
+
+  it("keeps the app's own ENVIRONMENT", () => {
+    expect(appEnv({ ...base, env: { ENVIRONMENT: 'staging' } }).ENVIRONMENT).toBe('staging');
   });
 
   it("replaces the parent's WF_TOKEN and WF_RUNNER_URL, keeps its PORT", () => {

@@ -114,13 +114,22 @@ beforeAll(async () => {
   dev = spawnCli(['dev', '--no-tui', '--port', '0', '--token', TOKEN], devDir, BASE_ENV, true);
   runnerUrl = (await untilOutput(dev, /runner listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
 
+  const routes: Record<string, ReturnType<typeof serve>> = {};
+  app = createServer((req, res) => {
+    const route = routes[req.url ?? ''];
+    if (route) void route(req, res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  // Told its public URL, as a deployed app is (the app here is not one `wf dev` starts in development).
   // The starter app's workflow (templates/hono-node/src/app.ts), on the plain node adapter.
   const starter = serve<{ text: string }>(
     async (context) => {
       const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
       await context.run('second-step', async () => upper.length);
     },
-    { token: TOKEN, runnerUrl },
+    { token: TOKEN, runnerUrl, baseUrl: appUrl },
   );
   // The same, with a second step that waits for the test.
   const gated = serve<{ text: string }>(
@@ -128,15 +137,9 @@ beforeAll(async () => {
       const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
       await context.run('second-step', async () => (await gate.promise, upper.length));
     },
-    { token: TOKEN, runnerUrl },
+    { token: TOKEN, runnerUrl, baseUrl: appUrl },
   );
-  app = createServer((req, res) => {
-    if (req.url === '/workflow') void starter(req, res);
-    else if (req.url === '/gated') void gated(req, res);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  Object.assign(routes, { '/workflow': starter, '/gated': gated });
 });
 
 afterEach(async () => {

@@ -222,13 +222,14 @@ describe('logs --follow against a live runner', () => {
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     cleanups.push(() => openGate());
-    const app = createServer(
-      serve<{ text: string }>(async (context) => {
-        const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
-        await context.run('second-step', async () => (await gate, upper.length));
-      }, { token: 'T', runnerUrl: local.url }),
-    );
+    let route: ReturnType<typeof serve> | undefined;
+    const app = createServer((req, res) => void route!(req, res));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    // Told its public URL, as a deployed app is: outside development a route never takes it from Host.
+    route = serve<{ text: string }>(async (context) => {
+      const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
+      await context.run('second-step', async () => (await gate, upper.length));
+    }, { token: 'T', runnerUrl: local.url, baseUrl: `http://127.0.0.1:${(app.address() as { port: number }).port}` });
     cleanups.push(() => new Promise<void>((resolve) => (app.closeAllConnections(), app.close(() => resolve()))));
     const proxy = await holdingProxy(local.url);
     cleanups.push(() => proxy.close());

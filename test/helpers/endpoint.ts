@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StartRequest, StepRecord } from '../../protocol/messages.js';
 import type { Handle } from '../../serve/core/handler.js';
@@ -28,6 +28,40 @@ export async function startServer(listener: (req: IncomingMessage, res: ServerRe
   };
 }
 
+/**
+ * Like {@link startServer}, but the listener is built once the address is known: a route is told
+ * its public URL (`baseUrl: origin`), as a deployed app is, because outside development it never
+ * takes it from the request's Host.
+ */
+export async function startServerFor(build: (origin: string) => (req: IncomingMessage, res: ServerResponse) => void): Promise<Endpoint> {
+  let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const endpoint = await startServer((req, res) => listener!(req, res));
+  listener = build(endpoint.url);
+  return endpoint;
+}
+
+/**
+ * node's request body as a web stream that reads only as the consumer pulls (and drops the rest
+ * once cancelled), so tests can tell whether a handler read a body at all.
+ */
+function pulledBody(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.pause();
+      req.on('data', (chunk: Buffer) => {
+        if (done) return;
+        controller.enqueue(new Uint8Array(chunk));
+        req.pause();
+      });
+      req.on('end', () => !done && ((done = true), controller.close()));
+      req.on('error', (error) => !done && ((done = true), controller.error(error)));
+    },
+    pull: () => void req.resume(),
+    cancel: () => void ((done = true), req.resume()),
+  });
+}
+
 /** A port nothing listens on (bound, then released): the target of "runner unreachable" tests. */
 export async function unusedUrl(): Promise<string> {
   const endpoint = await startServer((_req, res) => res.end());
@@ -37,22 +71,24 @@ export async function unusedUrl(): Promise<string> {
 
 /**
  * A minimal node:http -> fetch bridge, independent of every adapter, so the plain `createHandler`
- * can be proven over real HTTP. Streams the response body chunk by chunk.
+ * can be proven over real HTTP. Streams both bodies chunk by chunk.
  */
 export function toNodeListener(handle: Handle): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
       const headers = new Headers();
       for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
       const request = new Request(`http://${req.headers.host}${req.url}`, {
         method: req.method,
         headers,
-        body: hasBody ? Buffer.concat(chunks) : null,
-      });
-      await writeResponse(await handle(request), res);
+        body: hasBody ? pulledBody(req) : null,
+        duplex: 'half',
+      } as RequestInit);
+      const response = await handle(request);
+      // A body refused unread (401, 413): the connection cannot carry another request, so close it.
+      if (!req.complete) res.setHeader('connection', 'close');
+      await writeResponse(response, res);
     })().catch((error: unknown) => res.destroy(error as Error));
   };
 }
@@ -126,4 +162,22 @@ export async function fakeRunner(token = 'runner-test-token'): Promise<FakeRunne
     })().catch((error: unknown) => res.destroy(error as Error));
   });
   return { ...endpoint, token, starts, stepFetches, steps };
+}
+
+/** A POST to `url` that says `Host: <host>` (fetch cannot set Host): a client forging or relaying it. */
+export function postWithHost(url: string, host: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers, host } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -144,23 +144,29 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real `serve` handler of serve/adapters/node.ts, on node:http at 127.0.0.1. */
+/**
+ * The real `serve` handler of serve/adapters/node.ts, on node:http at 127.0.0.1. The route is told
+ * its public URL (`baseUrl` = the listening address, unless the options name one), as a deployed app
+ * is: a route outside development never takes it from the request's Host.
+ */
 export async function startApp(workflow: Workflow<any, any>, options: AppOptions): Promise<TestApp> {
   const { path = '/workflow', port = 0, wrap, ...serveOptions } = options;
-  const handle = serve(workflow, serveOptions);
-  const route: NodeListener = (req, res) => {
-    handle(req, res).catch((error: unknown) => res.destroy(error as Error));
-  };
-  const inner = wrap ? wrap(route) : route;
+  let inner: NodeListener | undefined;
   const server = createServer((req, res) => {
-    if (new URL(req.url ?? '/', 'http://app').pathname !== path) {
+    if (new URL(req.url ?? '/', 'http://app').pathname !== path || !inner) {
       res.writeHead(404).end();
       return;
     }
     inner(req, res);
   });
   const bound = await listen(server, port);
-  return { url: `http://127.0.0.1:${bound}${path}`, close: () => closeServer(server) };
+  const origin = `http://127.0.0.1:${bound}`;
+  const handle = serve(workflow, 'baseUrl' in serveOptions || serveOptions.url ? serveOptions : { ...serveOptions, baseUrl: origin });
+  const route: NodeListener = (req, res) => {
+    handle(req, res).catch((error: unknown) => res.destroy(error as Error));
+  };
+  inner = wrap ? wrap(route) : route;
+  return { url: `${origin}${path}`, close: () => closeServer(server) };
 }
 
 /** Starts a run the way a client does: POST to the app's route, answered `{ workflowRunId }`. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WorkflowError } from '../../protocol/errors.js';
 import { Header } from '../../protocol/headers.js';
-import { hasSignature, sha256Hex, signRequest, SIGNATURE_TOLERANCE_SECONDS, verifyRequest, type VerifyOptions } from '../../protocol/signing.js';
+import { checkSignatureClaim, hasSignature, MAX_SIGNATURES, sha256Hex, signRequest, SIGNATURE_TOLERANCE_SECONDS, verifyRequest, type VerifyOptions } from '../../protocol/signing.js';
 
 const URL_A = 'https://app.example.com/api/workflow';
 const BODY = JSON.stringify({ v: 1, runId: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', body: '{"text":"ü"}' });
@@ -144,10 +144,76 @@ describe('verifyRequest', () => {
   });
 });
 
+describe('checkSignatureClaim: what is refused before the body is read', () => {
+  const claim = (headers: Headers): unknown => checkSignatureClaim(headers, { now: NOW });
+  const refusal = (headers: Headers): string => {
+    try {
+      claim(headers);
+    } catch (error) {
+      expect(WorkflowError.is(error) && error.code).toBe('SIGNATURE');
+      return (error as Error).message;
+    }
+    throw new Error('Expected the claim to be refused, it passed.');
+  };
+  const valid = 'v1,' + 'A'.repeat(43) + '=';
+
+  it('accepts a well-formed claim without the body, and returns its parts', async () => {
+    const headers = await signed(['token-a', 'token-b']);
+    expect(claim(headers)).toEqual({ id: 'msg_1', timestamp: String(NOW), deadlineText: String(NOW * 1000 + 60_000), deadline: NOW * 1000 + 60_000, signatures: headers.get(Header.Signature)!.split(' ') });
+    headers.set(Header.SignatureId, crypto.randomUUID());
+    expect(claim(headers)).toBeDefined();
+  });
+
+  it.each([
+    ['an id with a space', 'a b', /Expected wf-signature-id to be 1 to 128/],
+    ['an id with the separator', 'a.b', /Expected wf-signature-id/],
+    ['an id too long', 'x'.repeat(129), /Expected wf-signature-id/],
+  ])('refuses %s', async (_label, id, message) => {
+    const headers = await signed(['token-a']);
+    headers.set(Header.SignatureId, id);
+    expect(refusal(headers)).toMatch(message);
+  });
+
+  it.each([['1e9'], ['+1750000000'], [' 1750000000x'], ['1750000000.0'], ['9'.repeat(40)]])('refuses the timestamp %j', async (timestamp) => {
+    const headers = await signed(['token-a']);
+    headers.set(Header.SignatureTimestamp, timestamp);
+    expect(refusal(headers)).toMatch(/outside the ±300s window/);
+  });
+
+  it.each([['soon'], ['-1'], ['1e15'], ['9'.repeat(17)]])('refuses the deadline %j', async (deadline) => {
+    const headers = await signed(['token-a']);
+    headers.set(Header.Deadline, deadline);
+    expect(refusal(headers)).toMatch(/epoch milliseconds/);
+  });
+
+  it('refuses a deadline already past, before any HMAC', async () => {
+    expect(refusal(await signed(['token-a'], { deadline: NOW * 1000 - 1 }))).toMatch(/^Late request: its deadline passed 1 ms ago/);
+  });
+
+  it.each([
+    ['not v1', 'v2,' + 'A'.repeat(43) + '='],
+    ['too short', 'v1,AAAA'],
+    ['not base64', 'v1,' + '*'.repeat(43) + '='],
+    ['too many', Array.from({ length: MAX_SIGNATURES + 1 }, () => valid).join(' ')],
+    ['two spaces', `${valid}  ${valid}`],
+    ['huge', 'v1,' + 'A'.repeat(100_000)],
+  ])('refuses a signature header that is %s', async (_label, value) => {
+    const headers = await signed(['token-a']);
+    headers.set(Header.Signature, value);
+    expect(refusal(headers)).toMatch(/Expected wf-signature to be 1 to 8 space-separated "v1,<base64 of 32 bytes>" values/);
+  });
+
+  it('names the headers it got when some are missing', () => {
+    expect(refusal(new Headers({ [Header.Signature]: valid }))).toBe(
+      'Unsigned request: expected the wf-signature-id, wf-signature-timestamp, wf-deadline, wf-signature headers, got wf-signature.',
+    );
+  });
+});
+
 describe('hasSignature', () => {
-  it('tells drive requests from starts', async () => {
+  it('tells drive requests (and requests claiming to be one) from starts', async () => {
     expect(hasSignature(await signed(['token-a']))).toBe(true);
-    expect(hasSignature(new Headers({ [Header.SignatureId]: 'x' }))).toBe(true);
+    for (const name of [Header.SignatureId, Header.SignatureTimestamp, Header.Deadline, Header.Signature]) expect(hasSignature(new Headers({ [name]: 'x' }))).toBe(true);
     expect(hasSignature(new Headers({ 'content-type': 'application/json' }))).toBe(false);
   });
 });

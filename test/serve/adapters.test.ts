@@ -16,24 +16,25 @@ import { serve as solidServe } from '../../serve/adapters/solidjs.js';
 import { serve as svelteServe } from '../../serve/adapters/svelte.js';
 import { createHandler, type Workflow } from '../../serve/core/handler.js';
 import { driveRequest } from '../helpers/drive.js';
-import { startServer, toNodeListener, writeResponse, type Endpoint } from '../helpers/endpoint.js';
+import { startServer, startServerFor, toNodeListener, writeResponse, type Endpoint } from '../helpers/endpoint.js';
 import { describeAdapter } from './conformance.js';
 
 const ROUTE = '/api/workflow';
 
+// Each mount builds its route once the address is known: `options(origin)` tells it its public URL.
 describeAdapter('node', async (workflow, options) => {
-  const endpoint = await startServer(nodeServe(workflow, options));
+  const endpoint = await startServerFor((origin) => nodeServe(workflow, options(origin)));
   return { url: endpoint.url + ROUTE, close: endpoint.close };
 });
 
 describeAdapter('hono (node-server)', async (workflow, options) => {
   const app = new Hono();
-  // `all`, not `post`: the 405 for other methods is the handler's policy, not the router's 404.
-  app.all(ROUTE, honoServe(workflow, options));
   const server = await new Promise<Server>((resolve) => {
     const s = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
   });
   const { port } = server.address() as AddressInfo;
+  // `all`, not `post`: the 405 for other methods is the handler's policy, not the router's 404.
+  app.all(ROUTE, honoServe(workflow, options(`http://127.0.0.1:${port}`)));
   return {
     url: `http://127.0.0.1:${port}${ROUTE}`,
     close: () =>
@@ -45,58 +46,68 @@ describeAdapter('hono (node-server)', async (workflow, options) => {
 });
 
 describeAdapter('fetch (createHandler)', async (workflow, options) => {
-  const endpoint = await startServer(toNodeListener(createHandler(workflow, options)));
+  const endpoint = await startServerFor((origin) => toNodeListener(createHandler(workflow, options(origin))));
   return { url: endpoint.url + ROUTE, close: endpoint.close };
 });
 
 // The hosts below hand the adapter an event, not a socket: each is mounted the way its framework
 // calls the exported shape, behind the node:http -> fetch bridge, on a real port. The real
 // frameworks run the same files in test/frameworks/*.e2e.test.ts.
-async function mountFetch(handle: (request: Request) => Promise<Response>): Promise<Endpoint> {
-  const endpoint = await startServer(toNodeListener(handle));
+async function mountFetch(build: (origin: string) => (request: Request) => Promise<Response>): Promise<Endpoint> {
+  const endpoint = await startServerFor((origin) => toNodeListener(build(origin)));
   return { url: endpoint.url + ROUTE, close: endpoint.close };
 }
 
-describeAdapter('svelte', (workflow, options) => {
-  const POST = svelteServe(workflow, options);
-  return mountFetch((request) => POST({ request, platform: undefined }));
-});
+describeAdapter('svelte', (workflow, options) =>
+  mountFetch((origin) => {
+    const POST = svelteServe(workflow, options(origin));
+    return (request) => POST({ request, platform: undefined });
+  }),
+);
 
-describeAdapter('nextjs', (workflow, options) => {
-  const { POST } = nextServe(workflow, options);
-  return mountFetch(POST);
-});
+describeAdapter('nextjs', (workflow, options) => mountFetch((origin) => nextServe(workflow, options(origin)).POST));
 
-describeAdapter('solidjs', (workflow, options) => {
-  const POST = solidServe(workflow, options);
-  return mountFetch((request) => POST({ request }));
-});
+describeAdapter('solidjs', (workflow, options) =>
+  mountFetch((origin) => {
+    const POST = solidServe(workflow, options(origin));
+    return (request) => POST({ request });
+  }),
+);
 
-describeAdapter('cloudflare', (workflow, options) => {
-  const worker = { fetch: cloudflareServe(workflow, options) };
-  return mountFetch((request) => worker.fetch(request, {}, { waitUntil: () => {} }));
-});
+describeAdapter('cloudflare', (workflow, options) =>
+  mountFetch((origin) => {
+    const worker = { fetch: cloudflareServe(workflow, options(origin)) };
+    return (request) => worker.fetch(request, {}, { waitUntil: () => {} });
+  }),
+);
 
-describeAdapter('h3 v2 (event.req)', (workflow, options) => {
-  const handler = h3Serve(workflow, options);
-  return mountFetch((request) => handler({ req: request, context: {} }));
-});
+describeAdapter('h3 v2 (event.req)', (workflow, options) =>
+  mountFetch((origin) => {
+    const handler = h3Serve(workflow, options(origin));
+    return (request) => handler({ req: request, context: {} });
+  }),
+);
 
 describeAdapter('h3 v2 (a real H3 app on its own node server)', async (workflow, options) => {
   const app = new H3();
+  let route: ReturnType<typeof h3Serve> | undefined;
   // `all`, not `post`: the 405 for other methods is the handler's policy, not the router's.
-  app.all(ROUTE, h3Serve(workflow, options));
+  // H3 takes no routes once serving, so this one delegates to the route built when the port is known.
+  app.all(ROUTE, (event) => route!(event));
   const server = serveH3(app, { port: 0, hostname: '127.0.0.1', silent: true });
   await server.ready();
+  route = h3Serve(workflow, options(new URL(server.url!).origin));
   return { url: new URL(ROUTE, server.url).href, close: () => server.close(true) };
 });
 
 describeAdapter('h3 v1 (event.node.req)', async (workflow, options) => {
-  const handler = h3Serve(workflow, options);
-  const endpoint = await startServer((req, res) => {
-    void handler({ node: { req }, context: {} })
-      .then((response) => writeResponse(response, res))
-      .catch((error: unknown) => res.destroy(error as Error));
+  const endpoint = await startServerFor((origin) => {
+    const handler = h3Serve(workflow, options(origin));
+    return (req, res) => {
+      void handler({ node: { req }, context: {} })
+        .then((response) => writeResponse(response, res))
+        .catch((error: unknown) => res.destroy(error as Error));
+    };
   });
   return { url: endpoint.url + ROUTE, close: endpoint.close };
 });
@@ -143,10 +154,12 @@ describe('node adapter', () => {
       const third = await context.run('third', () => calls.third++);
       return [first, second, third];
     };
-    const listener = nodeServe(workflow, { token: TOKEN, runnerUrl: 'http://127.0.0.1:9' });
-    const endpoint = await startServer((req, res) => {
-      res.on('close', () => closed.resolve());
-      void listener(req, res);
+    const endpoint = await startServerFor((origin) => {
+      const listener = nodeServe(workflow, { token: TOKEN, runnerUrl: 'http://127.0.0.1:9', baseUrl: origin });
+      return (req, res) => {
+        res.on('close', () => closed.resolve());
+        void listener(req, res);
+      };
     });
     open.push(endpoint);
     return { url: endpoint.url + ROUTE, gate, calls, serverClosed: closed.promise };

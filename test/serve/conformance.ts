@@ -6,9 +6,13 @@ import { decodeValue } from '../../protocol/values.js';
 import type { ServeOptions, Workflow, WorkflowContext } from '../../serve/core/handler.js';
 import { committedStep, driveBody, driveRequest, readOutcomes } from '../helpers/drive.js';
 import { fakeRunner, unusedUrl, type Endpoint, type FakeRunner } from '../helpers/endpoint.js';
+import { describeTrust } from './conformance-trust.js';
 
-/** Starts `workflow` behind one adapter on a real 127.0.0.1 port; `url` is the route's full URL. */
-export type Mount = (workflow: Workflow<any, any>, options: ServeOptions) => Promise<Endpoint>;
+/**
+ * Starts `workflow` behind one adapter on a real 127.0.0.1 port; `url` is the route's full URL.
+ * The route is built with `options(origin)` once the address is known (`origin` = `http://127.0.0.1:<port>`).
+ */
+export type Mount = (workflow: Workflow<any, any>, options: (origin: string) => ServeOptions) => Promise<Endpoint>;
 
 const RUN_ID = 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B';
 const RUN_ID_PATTERN = /^wfr_[0-9A-Z]{26}$/;
@@ -42,9 +46,9 @@ export function describeAdapter(name: string, mount: Mount): void {
       await Promise.all([...open.splice(0), runner].map((e) => e.close()));
     });
 
-    /** Mounts with the runner double's URL and token unless the options say otherwise. */
+    /** Mounts with the runner double's URL and token, and its own origin as `baseUrl`, unless the options say otherwise. */
     async function mounted(workflow: Workflow<any, any>, options: ServeOptions = {}): Promise<string> {
-      const endpoint = await mount(workflow, { runnerUrl: runner.url, token: runner.token, ...options });
+      const endpoint = await mount(workflow, (origin) => ({ runnerUrl: runner.url, token: runner.token, baseUrl: origin, ...options }));
       open.push(endpoint);
       return endpoint.url;
     }
@@ -192,8 +196,12 @@ export function describeAdapter(name: string, mount: Mount): void {
       const { workflow, calls } = twoSteps();
       const url = await mounted(workflow, { baseUrl: 'https://abc.tunnel.test' });
       const body = JSON.stringify({ probe: true });
-      // Signed over the URL it is reached at, as `wf dev` does; the answer names the one the runner will call.
-      const headers = { 'content-type': 'application/json', [Header.Probe]: '1', ...(await signRequest({ url, body, tokens: [runner.token] })) };
+      // Signed over the URL it is reached at and the tunnel's, one signature each, as `wf dev` does;
+      // the answer names the one the runner will call.
+      const tunnel = `https://abc.tunnel.test${new URL(url).pathname}`;
+      const claim = { id: 'probe_1', timestamp: Math.floor(Date.now() / 1000), deadline: Date.now() + 30_000 };
+      const [reached, public_] = await Promise.all([url, tunnel].map((u) => signRequest({ url: u, body, tokens: [runner.token], ...claim })));
+      const headers = { 'content-type': 'application/json', [Header.Probe]: '1', ...reached, [Header.Signature]: `${reached![Header.Signature]} ${public_![Header.Signature]}` };
       const response = await fetch(url, { method: 'POST', headers, body });
       expect(response.status).toBe(200);
       const answer = (await response.json()) as { ok: boolean; framework: string | null; url: string };
@@ -308,5 +316,7 @@ export function describeAdapter(name: string, mount: Mount): void {
       expect((await errorBody(response)).message).toContain(`Could not reach the wfkit runner at ${runnerUrl}/v1/runs/${RUN_ID}/steps`);
       expect(calls.workflow).toBe(0);
     });
+
+    describeTrust(mount);
   });
 }

@@ -28,7 +28,8 @@ describe('per-request host variables', () => {
   });
 
   const start = (): Request => new Request(URL_, { method: 'POST', body: '{"text":"hi"}' });
-  const bindings = (): Record<string, unknown> => ({ WF_TOKEN: runner.token, WF_RUNNER_URL: runner.url, ENVIRONMENT: 'development' });
+  // WF_ALLOWED_HOSTS from the bindings lets the route take its URL from the request's host.
+  const bindings = (): Record<string, unknown> => ({ WF_TOKEN: runner.token, WF_RUNNER_URL: runner.url, ENVIRONMENT: 'development', WF_ALLOWED_HOSTS: 'app.test' });
 
   it('cloudflare: reads token and runner from the bindings, and hands waitUntil over', async () => {
     const fetch = cloudflareServe(workflow);
@@ -58,7 +59,7 @@ describe('per-request host variables', () => {
   });
 
   it('svelte: reads the env option ($app/env/private)', async () => {
-    const POST = svelteServe(workflow, { env: { WF_TOKEN: runner.token, WF_RUNNER_URL: runner.url } });
+    const POST = svelteServe(workflow, { env: { WF_TOKEN: runner.token, WF_RUNNER_URL: runner.url, WF_ALLOWED_HOSTS: 'other.test, app.test' } });
     expect((await POST({ request: start() })).status).toBe(200);
     expect(runner.starts).toHaveLength(1);
   });
@@ -70,7 +71,15 @@ describe('per-request host variables', () => {
     expect(runner.starts).toHaveLength(1);
   });
 
-  it('h3: refuses something that is not an h3 event, naming both shapes', () => {
-    expect(() => h3Serve(workflow)({})).toThrow(/`req` \(h3 v2\) or `node.req` \(h3 v1\)/);
+  it('refuses a start from a host the bindings do not allow, naming what to set', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const response = await cloudflareServe(workflow)(start(), { ...bindings(), WF_ALLOWED_HOSTS: 'other.test' } as never);
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/WF_WORKFLOW_URL=https:\/\/your-app\.example\.com.*WF_ALLOWED_HOSTS/);
+    expect(runner.starts).toEqual([]);
+  });
+
+  it('h3: refuses something that is not an h3 event, naming both shapes', async () => {
+    await expect(h3Serve(workflow)({})).rejects.toThrow(/`req` \(h3 v2\) or `node.req` \(h3 v1\)/);
   });
 });

@@ -27,7 +27,7 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
 /** Drives `workflow` the way drive.ts does, recording lines and close calls. */
 function drive(
   workflow: (run: Run) => unknown,
-  options: { committed?: StepRecord[]; timeBudgetMs?: number; now?: () => number } = {},
+  options: { committed?: StepRecord[]; timeBudgetMs?: number; now?: () => number; clock?: () => number; deadline?: number } = {},
 ): Driven {
   const lines: Outcome[] = [];
   let closes = 0;
@@ -36,6 +36,8 @@ function drive(
     committed: options.committed ?? [],
     timeBudgetMs: options.timeBudgetMs ?? 10_000,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     emit: (outcome) => {
       expect(closes, `emitted ${JSON.stringify(outcome)} after close`).toBe(0);
       lines.push(outcome);
@@ -218,6 +220,48 @@ describe('DriveSession halting', () => {
       { t: 'step', index: 0, name: 'first', kind: 'run', output: encodeValue(1, 'first'), durationMs: 1001 },
       { t: 'continue' },
     ]);
+  });
+
+  it('starts no new step once the wall clock passes the signed deadline, replay included', async () => {
+    let wall = 1_000;
+    const later = vi.fn(() => 3);
+    const lines = await drive(
+      async (run) => {
+        await run('old', () => 0);
+        await run('new', () => {
+          wall = 2_001;
+          return 1;
+        });
+        await run('later', later);
+      },
+      { clock: () => wall, deadline: 2_000, committed: [committedStep(0, 'old', 0)] },
+    ).closed;
+    expect(later).not.toHaveBeenCalled();
+    expect(kinds(lines)).toEqual(['started:new', 'step:new', 'continue']);
+  });
+
+  it('starts not even the first new step after the deadline, but replays what is committed', async () => {
+    const first = vi.fn(() => 1);
+    const lines = await drive(
+      async (run) => {
+        expect(await run('old', () => 'not run')).toBe(0);
+        await run('first', first);
+      },
+      { clock: () => 5_000, deadline: 4_999, committed: [committedStep(0, 'old', 0)] },
+    ).closed;
+    expect(first).not.toHaveBeenCalled();
+    expect(lines).toEqual([{ t: 'continue' }]);
+  });
+
+  it('runs every step up to the deadline itself', async () => {
+    const lines = await drive(
+      async (run) => {
+        await run('a', () => 1);
+        await run('b', () => 2);
+      },
+      { clock: () => 2_000, deadline: 2_000 },
+    ).closed;
+    expect(kinds(lines)).toEqual(['started:a', 'step:a', 'started:b', 'step:b', 'done']);
   });
 
   it('always runs at least one new step, even when replay used up the budget', async () => {

@@ -6,6 +6,9 @@ const request = (url: string, headers: Record<string, string> = {}): Request => 
 
 const TUNNEL = 'https://abc.tunnel.dev';
 const FORWARDED = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'app.example.com' };
+const DEV: UrlEnv = { ENVIRONMENT: 'development' };
+/** The forwarded hosts the rows below trust. */
+const PROXIED: UrlOptions = { trustForwardedHeaders: true, allowedHosts: ['app.example.com', 'app.example.com:8443', '*.example.com', 'abc.loca.lt'] };
 
 interface Row {
   request: string;
@@ -15,11 +18,11 @@ interface Row {
   expected: string;
 }
 
-describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded headers (opt-in) > the request', () => {
+describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded headers (opt-in) > the request (allowed hosts only)', () => {
   const rows: Record<string, Row> = {
     'the url option wins over everything': { request: 'http://127.0.0.1:3000/api/workflow', headers: FORWARDED, options: { url: 'https://public.example.com/hooks/wf', baseUrl: 'https://other.example.com', trustForwardedHeaders: true }, env: { WF_WORKFLOW_URL: TUNNEL }, expected: 'https://public.example.com/hooks/wf' },
     'the url option is normalized': { request: 'http://127.0.0.1:3000/x', options: { url: 'https://PUBLIC.example.com' }, expected: 'https://public.example.com/' },
-    'an empty url option is ignored': { request: 'http://localhost:5173/wf', options: { url: '' }, expected: 'http://localhost:5173/wf' },
+    'an empty url option is ignored': { request: 'http://localhost:5173/wf', options: { url: '' }, env: DEV, expected: 'http://localhost:5173/wf' },
     'baseUrl wins over WF_WORKFLOW_URL': { request: 'http://127.0.0.1:3000/api/workflow', options: { baseUrl: 'http://localhost:3000' }, env: { WF_WORKFLOW_URL: TUNNEL }, expected: 'http://localhost:3000/api/workflow' },
     'baseUrl without a trailing slash': { request: 'http://127.0.0.1:3000/api/workflow', options: { baseUrl: TUNNEL }, expected: 'https://abc.tunnel.dev/api/workflow' },
     'baseUrl with a trailing slash': { request: 'http://127.0.0.1:3000/api/workflow', options: { baseUrl: `${TUNNEL}/` }, expected: 'https://abc.tunnel.dev/api/workflow' },
@@ -33,17 +36,30 @@ describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded header
     'WF_WORKFLOW_URL wins over SERVICE_WORKFLOW_URL': { request: 'http://127.0.0.1:3000/wf', env: { WF_WORKFLOW_URL: TUNNEL, SERVICE_WORKFLOW_URL: 'https://other.dev' }, expected: 'https://abc.tunnel.dev/wf' },
     'SERVICE_WORKFLOW_URL alone': { request: 'http://127.0.0.1:3000/wf', env: { SERVICE_WORKFLOW_URL: 'https://other.dev' }, expected: 'https://other.dev/wf' },
     'WF_WORKFLOW_URL wins over forwarded headers': { request: 'http://127.0.0.1:3000/wf', headers: FORWARDED, options: { trustForwardedHeaders: true }, env: { WF_WORKFLOW_URL: TUNNEL }, expected: 'https://abc.tunnel.dev/wf' },
-    'forwarded headers are ignored unless the app opts in': { request: 'http://127.0.0.1:3000/wf', headers: FORWARDED, expected: 'http://127.0.0.1:3000/wf' },
-    'forwarded proto and host when trusted': { request: 'http://127.0.0.1:3000/wf?x=1', headers: FORWARDED, options: { trustForwardedHeaders: true }, expected: 'https://app.example.com/wf' },
-    'forwarded: the first value of a list': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'edge.example.com, inner.local' }, options: { trustForwardedHeaders: true }, expected: 'https://edge.example.com/wf' },
-    'forwarded: a host with a port': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'app.example.com:8443', 'x-forwarded-proto': 'https' }, options: { trustForwardedHeaders: true }, expected: 'https://app.example.com:8443/wf' },
-    'forwarded: proto alone keeps the request host': { request: 'http://app.internal:3000/wf', headers: { 'x-forwarded-proto': 'https' }, options: { trustForwardedHeaders: true }, expected: 'https://app.internal:3000/wf' },
-    'forwarded: host alone keeps the request scheme': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'abc.loca.lt' }, options: { trustForwardedHeaders: true }, expected: 'http://abc.loca.lt/wf' },
-    'forwarded: a proto that is not http(s) is ignored': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-proto': 'wss', 'x-forwarded-host': 'app.example.com' }, options: { trustForwardedHeaders: true }, expected: 'http://app.example.com/wf' },
-    'forwarded: a host that is no host is ignored': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'evil.example/path?q' }, options: { trustForwardedHeaders: true }, expected: 'http://127.0.0.1:3000/wf' },
-    'trusted, but no forwarded headers: the request URL': { request: 'http://127.0.0.1:3000/wf', options: { trustForwardedHeaders: true }, expected: 'http://127.0.0.1:3000/wf' },
-    'falls back to the request URL': { request: 'http://localhost:5173/api/workflow', expected: 'http://localhost:5173/api/workflow' },
-    'falls back to the request URL without its query string or hash': { request: 'http://localhost:5173/api/workflow?x=1&y=2#h', expected: 'http://localhost:5173/api/workflow' },
+    'forwarded headers are ignored unless the app opts in': { request: 'http://127.0.0.1:3000/wf', headers: FORWARDED, options: { allowedHosts: PROXIED.allowedHosts }, env: DEV, expected: 'http://127.0.0.1:3000/wf' },
+    'forwarded proto and host when trusted': { request: 'http://127.0.0.1:3000/wf?x=1', headers: FORWARDED, options: PROXIED, expected: 'https://app.example.com/wf' },
+    'forwarded: the first value of a list': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'edge.example.com, inner.local' }, options: PROXIED, expected: 'https://edge.example.com/wf' },
+    'forwarded: a host with a port': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'app.example.com:8443', 'x-forwarded-proto': 'https' }, options: PROXIED, expected: 'https://app.example.com:8443/wf' },
+    'forwarded: proto alone keeps the request host': { request: 'http://app.internal:3000/wf', headers: { 'x-forwarded-proto': 'https' }, options: { trustForwardedHeaders: true, allowedHosts: ['app.internal:3000'] }, expected: 'https://app.internal:3000/wf' },
+    'forwarded: host alone keeps the request scheme': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'abc.loca.lt' }, options: PROXIED, expected: 'http://abc.loca.lt/wf' },
+    'forwarded: a proto that is not http(s) is ignored': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-proto': 'wss', 'x-forwarded-host': 'app.example.com' }, options: PROXIED, expected: 'http://app.example.com/wf' },
+    'forwarded: a host that is no host is ignored': { request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'evil.example/path?q' }, options: PROXIED, env: DEV, expected: 'http://127.0.0.1:3000/wf' },
+    'trusted, but no forwarded headers: the request URL': { request: 'http://127.0.0.1:3000/wf', options: PROXIED, env: DEV, expected: 'http://127.0.0.1:3000/wf' },
+    'falls back to the request URL': { request: 'http://localhost:5173/api/workflow', env: DEV, expected: 'http://localhost:5173/api/workflow' },
+    'falls back to the request URL without its query string or hash': { request: 'http://localhost:5173/api/workflow?x=1&y=2#h', env: DEV, expected: 'http://localhost:5173/api/workflow' },
+
+    // The request's own host: only an allowed one, or a loopback one in development.
+    'an allowed host': { request: 'https://app.example.com/wf', options: { allowedHosts: ['app.example.com'] }, expected: 'https://app.example.com/wf' },
+    'an allowed host is matched without case': { request: 'https://APP.example.com/wf', options: { allowedHosts: ['App.Example.com'] }, expected: 'https://app.example.com/wf' },
+    'an allowed host with its port': { request: 'http://app.example.com:8080/wf', options: { allowedHosts: ['app.example.com:8080'] }, expected: 'http://app.example.com:8080/wf' },
+    'an allowed host, the default port spelled out': { request: 'https://app.example.com:443/wf', options: { allowedHosts: ['app.example.com'] }, expected: 'https://app.example.com/wf' },
+    'a wildcard: any subdomain': { request: 'https://pr-12.preview.example.com/wf', options: { allowedHosts: ['*.example.com'] }, expected: 'https://pr-12.preview.example.com/wf' },
+    'WF_ALLOWED_HOSTS, comma separated': { request: 'https://b.example.org/wf', env: { WF_ALLOWED_HOSTS: 'a.example.org, b.example.org,' }, expected: 'https://b.example.org/wf' },
+    'WF_ALLOWED_HOSTS adds to allowedHosts': { request: 'https://b.example.org/wf', options: { allowedHosts: ['a.example.org'] }, env: { WF_ALLOWED_HOSTS: 'b.example.org' }, expected: 'https://b.example.org/wf' },
+    'an allowed IPv6 host': { request: 'http://[fd00::1]:3000/wf', options: { allowedHosts: ['[fd00::1]:3000'] }, expected: 'http://[fd00::1]:3000/wf' },
+    'development: 127.0.0.0/8': { request: 'http://127.0.0.5:3000/wf', env: DEV, expected: 'http://127.0.0.5:3000/wf' },
+    'development: [::1]': { request: 'http://[::1]:3000/wf', env: DEV, expected: 'http://[::1]:3000/wf' },
+    'development from NODE_ENV': { request: 'http://localhost:3000/wf', env: { NODE_ENV: 'development' }, expected: 'http://localhost:3000/wf' },
   };
 
   it.each(Object.entries(rows))('%s', (_label, row) => {
@@ -61,6 +77,17 @@ describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded header
     'a host-only WF_WORKFLOW_URL': [{ request: 'http://127.0.0.1:3000/wf', env: { WF_WORKFLOW_URL: 'abc.loca.lt' }, expected: '' }, /Expected `WF_WORKFLOW_URL` to be an absolute http\(s\) URL, got "abc\.loca\.lt"\./],
     'a relative url option': [{ request: 'http://127.0.0.1:3000/wf', options: { url: '/wf' }, expected: '' }, /Expected `url` to be an absolute http\(s\) URL, got "\/wf"\./],
     'a non-http url option': [{ request: 'http://127.0.0.1:3000/wf', options: { url: 'ws://example.com/wf' }, expected: '' }, /Expected `url` to be an absolute http\(s\) URL/],
+    // Nobody without a token chooses where the runner sends requests.
+    'a forged Host in production': [{ request: 'http://attacker.example:8080/wf', expected: '' }, /request's Host header \("attacker\.example:8080"\).*set WF_WORKFLOW_URL=https:\/\/your-app\.example\.com.*WF_ALLOWED_HOSTS \/ the `allowedHosts` option/],
+    'even a loopback Host in production': [{ request: 'http://127.0.0.1:3000/wf', env: { ENVIRONMENT: 'production', NODE_ENV: 'test' }, expected: '' }, /does not know its public URL/],
+    'a forged Host in development': [{ request: 'http://attacker.example:8080/wf', env: DEV, expected: '' }, /does not know its public URL/],
+    'a host that is not in allowedHosts': [{ request: 'https://evil.example/wf', options: { allowedHosts: ['app.example.com'] }, expected: '' }, /does not know its public URL/],
+    'another port of an allowed host': [{ request: 'http://app.example.com:6379/wf', options: { allowedHosts: ['app.example.com'] }, expected: '' }, /does not know its public URL/],
+    'a wildcard does not match the bare name': [{ request: 'https://example.com/wf', options: { allowedHosts: ['*.example.com'] }, expected: '' }, /does not know its public URL/],
+    'a wildcard does not match a suffix that is no subdomain': [{ request: 'https://evilexample.com/wf', options: { allowedHosts: ['*.example.com'] }, expected: '' }, /does not know its public URL/],
+    'a trusted forwarded host that is not allowed': [{ request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'attacker.example' }, options: { trustForwardedHeaders: true }, env: DEV, expected: '' }, /request's X-Forwarded-Host header \("attacker\.example"\)/],
+    'a malformed allowedHosts entry': [{ request: 'https://app.example.com/wf', options: { allowedHosts: ['https://app.example.com'] }, expected: '' }, /Expected each entry of `allowedHosts` to be a host like app\.example\.com.*got "https:\/\/app\.example\.com"/],
+    'a malformed WF_ALLOWED_HOSTS entry': [{ request: 'https://app.example.com/wf', env: { WF_ALLOWED_HOSTS: 'app.example.com/wf' }, expected: '' }, /Expected each entry of `WF_ALLOWED_HOSTS`/],
   };
 
   it.each(Object.entries(refusals))('refuses %s', (_label, [row, message]) => {

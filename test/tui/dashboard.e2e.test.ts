@@ -96,7 +96,16 @@ beforeAll(async () => {
   runnerUrl = (/wf dev · (http:\/\/127\.0\.0\.1:\d+) · ● live/.exec(await until(/● live/)) ?? [])[1]!;
   expect(runnerUrl).toBeDefined();
 
-  const options = { token: TOKEN, runnerUrl };
+  const routes: Record<string, ReturnType<typeof serve>> = {};
+  app = createServer((req, res) => {
+    const route = routes[req.url ?? ''];
+    if (route) void route(req, res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  // Told its public URL, as a deployed app is: outside development a route never takes it from Host.
+  const options = { token: TOKEN, runnerUrl, baseUrl: appUrl };
   const twoStep = serve<{ text: string }>(async (context) => {
     const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
     await context.run('second-step', async () => upper.length);
@@ -111,14 +120,7 @@ beforeAll(async () => {
     await context.run('first', () => 1);
     await context.run('held', async () => (await gate, 2));
   }, options);
-  const routes: Record<string, typeof twoStep> = { '/workflow': twoStep, '/fail': failing, '/gated': gated };
-  app = createServer((req, res) => {
-    const route = routes[req.url ?? ''];
-    if (route) void route(req, res);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  Object.assign(routes, { '/workflow': twoStep, '/fail': failing, '/gated': gated });
 });
 
 afterAll(async () => {
