@@ -57,7 +57,7 @@ function safeDecode(text: string | null): unknown {
 function stepLine(step: Step, parallel = false): string {
   const kind = step.kind === 'run' ? '' : `${step.kind} `;
   const took = step.durationMs === null ? '' : ` (${duration(step.durationMs)})`;
-  const again = step.executions > 1 ? ` · executed ${step.executions}×` : '';
+  const again = step.reportedExecutions > 1 ? ` · executed ${step.reportedExecutions}×` : '';
   const error = step.error && step.status !== 'succeeded' ? `: ${step.error.message}` : '';
   const group = parallel && step.group !== null ? ` · parallel group ${step.group}` : '';
   return `step ${step.index} ${kind}${step.name} ${step.status}${took}${kindDetail(step)}${group}${again}${error}`;

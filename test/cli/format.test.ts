@@ -10,7 +10,7 @@ const APP_URL = 'http://127.0.0.1:3000/workflow';
 function run(patch: Partial<Run> = {}): Run {
   return {
     id: ID, url: APP_URL, status: 'queued', body: '{}', headers: {}, createdAt: T0, updatedAt: T0, finishedAt: null, nextAt: null,
-    failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, output: null, error: null, idempotencyKey: null,
+    failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
     ...patch,
   };
 }
@@ -18,7 +18,7 @@ function run(patch: Partial<Run> = {}): Run {
 function step(patch: Partial<Step> = {}): Step {
   return {
     runId: ID, index: 0, name: 'initial-step', kind: 'run', status: 'succeeded', output: '"HELLO"', error: null,
-    startedAt: T0 + 10, finishedAt: T0 + 15, durationMs: 4.1234, executions: 1, failures: 0, group: 1, until: null, eventId: null, request: null,
+    startedAt: T0 + 10, finishedAt: T0 + 15, durationMs: 4.1234, reportedExecutions: 1, failures: 0, group: 1, until: null, eventId: null, request: null,
     ...patch,
   };
 }
@@ -97,10 +97,10 @@ describe('eventLine for a step', () => {
       `03:04:05.015 ${ID} ↻   step 1 second-step retrying (12ms): boom`,
     ],
     ['failed, with the error', { status: 'failed', error: boom, durationMs: 2_345 }, `03:04:05.015 ${ID} ✗   step 0 initial-step failed (2.35s): boom`],
-    ['re-executed', { executions: 3 }, `03:04:05.015 ${ID} ✓   step 0 initial-step succeeded (4.1ms) · executed 3×`],
+    ['re-executed', { reportedExecutions: 3 }, `03:04:05.015 ${ID} ✓   step 0 initial-step succeeded (4.1ms) · executed 3×`],
     [
       'succeeded after a failure (the old error is not shown)',
-      { executions: 2, failures: 1, error: boom },
+      { reportedExecutions: 2, failures: 1, error: boom },
       `03:04:05.015 ${ID} ✓   step 0 initial-step succeeded (4.1ms) · executed 2×`,
     ],
     ['cancelled', { status: 'cancelled', durationMs: null }, `03:04:05.015 ${ID} ⊘   step 0 initial-step cancelled`],
@@ -140,7 +140,7 @@ describe('runStory', () => {
   });
 
   it('a run that retried a step and then failed: one line for the step, one per attempt', () => {
-    const steps = [step(), step({ index: 1, name: 'second-step', group: 2, status: 'failed', startedAt: T0 + 20, finishedAt: T0 + 3_020, durationMs: 3, executions: 3, failures: 3, error: boom })];
+    const steps = [step(), step({ index: 1, name: 'second-step', group: 2, status: 'failed', startedAt: T0 + 20, finishedAt: T0 + 3_020, durationMs: 3, reportedExecutions: 3, failures: 3, error: boom })];
     const attempts = [
       attempt({ outcome: 'failed', error: boom }),
       attempt({ seq: 2, startedAt: T0 + 1_000, outcome: 'failed', error: boom }),

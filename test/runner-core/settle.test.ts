@@ -12,7 +12,7 @@ function run(overrides: Partial<Run> = {}): Run {
   return {
     id: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', url: 'http://127.0.0.1:3000/workflow', status: 'running', body: '{}', headers: {},
     createdAt: NOW - 1000, updatedAt: NOW - 1000, finishedAt: null, nextAt: NOW - 10, failures: 0, retries: 3,
-    retryDelayMs: 100, stepsDone: 0, attempts: 4, output: null, error: null, idempotencyKey: null, ...overrides,
+    retryDelayMs: 100, stepsDone: 0, attempts: 4, output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0, ...overrides,
   };
 }
 

@@ -60,7 +60,7 @@ describe('RunView', () => {
     makeStep(1, 3, { name: 'nap', kind: 'sleep', until: T0 + 60_000, output: null }),
     makeStep(1, 4, { name: 'approval', kind: 'wait', eventId: 'order-42', status: 'succeeded', output: '[{"eventData":1,"timeout":2},null,false]' }),
     makeStep(1, 5, { name: 'fetch', kind: 'call', request: { method: 'POST', url: 'https://api.test/x', headers: {} }, output: '[{"status":1,"headers":2,"body":3},201,{},"ok"]' }),
-    makeStep(1, 6, { name: 'explode', status: 'failed', executions: 3, failures: 3, error: { name: 'Error', message: 'db down' } }),
+    makeStep(1, 6, { name: 'explode', status: 'failed', reportedExecutions: 3, failures: 3, error: { name: 'Error', message: 'db down' } }),
   ];
   const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [] };
 

@@ -94,7 +94,7 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
       {visible.map((step, i) => {
         const index = top + i;
         const isSelected = index === cursor;
-        const attempts = step.failures === 0 ? String(step.executions) : c.tries >= 8 ? `${step.executions} (${step.failures}✗)` : `${step.executions} ${step.failures}✗`;
+        const attempts = step.failures === 0 ? String(step.reportedExecutions) : c.tries >= 8 ? `${step.reportedExecutions} (${step.failures}✗)` : `${step.reportedExecutions} ${step.failures}✗`;
         const kind = fit(step.kind, c.kind);
         return (
           <Text key={step.index} wrap="truncate-end" inverse={isSelected}>

@@ -17,7 +17,7 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
     ['Started', formatTime(step.startedAt, now)],
     ['Finished', formatTime(step.finishedAt, now)],
     ['Duration', formatDuration(step.durationMs)],
-    ['Executions', String(step.executions)],
+    ['Executions', String(step.reportedExecutions)],
     ['Failures', String(step.failures)],
   ];
   if (siblings.length > 0) facts.push(['Parallel with', siblings.map((s) => `#${s.index} ${s.name}`).join(', ')]);
