@@ -7,6 +7,7 @@ import { postToEndpoint } from './dispatch.js';
 import { EndpointError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
 import { signDrive } from './sign.js';
+import { isUnreachable, UNREACHABLE_STATUSES } from './transport.js';
 import type { Attempt, Change, Run } from './store/types.js';
 
 export interface AttemptContext {
@@ -31,7 +32,20 @@ export interface AttemptResult {
   /** Some step succeeded during this attempt. */
   progressed: boolean;
   /** The route's terminal line, or what went wrong on the way. */
-  end: TerminalOutcome | { t: 'error'; error: SerializedError; retryable: boolean; retryAfterMs?: number };
+  end: TerminalOutcome | AttemptError;
+}
+
+/** What went wrong on the way instead of a terminal line. */
+export interface AttemptError {
+  t: 'error';
+  error: SerializedError;
+  retryable: boolean;
+  retryAfterMs?: number;
+  /**
+   * The app did not answer (refused or reset connection, DNS error, timeout, 502/503/504, a stream
+   * cut before its terminal line): not the step's failure, retried on the unreachable schedule.
+   */
+  unreachable?: boolean;
 }
 
 function clip(text: string, limit: number): string {
@@ -120,7 +134,8 @@ export async function runAttempt(
       for await (const chunk of response.chunks) if (text.length < ctx.logBodyLimitBytes) text += Buffer.from(chunk).toString('utf8');
       const error = new EndpointError(response.status, run.url, errorDetail(text) || 'expected an NDJSON outcome stream');
       const retryAfterMs = parseRetryAfter(response.headers[Header.RetryAfter], ctx.now());
-      const end: AttemptResult['end'] = { t: 'error', error: serializeError(error), retryable: retryableStatus(response.status) };
+      const end: AttemptError = { t: 'error', error: serializeError(error), retryable: retryableStatus(response.status) };
+      if (UNREACHABLE_STATUSES.has(response.status)) end.unreachable = true;
       if (retryAfterMs !== undefined) end.retryAfterMs = retryAfterMs;
       return finish(end);
     }
@@ -156,12 +171,14 @@ export async function runAttempt(
     await Promise.all(commits);
     if (!terminal) {
       const error = new EndpointError(200, run.url, 'the outcome stream ended without a terminal line (the route crashed or the connection dropped)');
-      return finish({ t: 'error', error: serializeError(error), retryable: true });
+      return finish({ t: 'error', error: serializeError(error), retryable: true, unreachable: true });
     }
     return finish(terminal);
   } catch (error) {
     await Promise.allSettled(commits);
     const retryable = !(error instanceof Error && error.name === 'ProtocolError');
-    return finish({ t: 'error', error: serializeError(error), retryable });
+    const end: AttemptError = { t: 'error', error: serializeError(error), retryable };
+    if (isUnreachable(error)) end.unreachable = true;
+    return finish(end);
   }
 }

@@ -8,11 +8,12 @@ import { ApiError } from './errors.js';
 import { EventBus } from './events.js';
 import { newRunId } from './ids.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
-import { Header } from '../protocol/headers.js';
 import { encodeValue } from '../protocol/values.js';
 import { announce } from './announce.js';
 import { toReplayRecords } from './replay-records.js';
 import { settle } from './settle.js';
+import { settleFailureCall } from './settle-failure-call.js';
+import { unreachablePolicy, type UnreachablePolicy } from './unreachable.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import { LeaseLostError } from './store/errors.js';
 import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type Store } from './store/types.js';
@@ -33,6 +34,11 @@ export interface RunnerOptions {
   eventKeepMs?: number;
   /** This runner is the store's only user (SQLite): take over leftover leases on start. @default false */
   exclusive?: boolean;
+  /**
+   * How long and how often an app that does not answer is tried again, apart from any step's
+   * retries: base 1 s, capped at 30 s between tries, for 24 h before the run fails.
+   */
+  unreachable?: Partial<UnreachablePolicy>;
   /** For tests: route requests through another undici dispatcher. */
   dispatcher?: Dispatcher;
   inlineStepsLimitBytes?: number;
@@ -62,6 +68,7 @@ export class Runner {
   private readonly ownsDispatcher: boolean;
   private readonly exclusive: boolean;
   private readonly eventKeepMs: number;
+  private readonly unreachable: UnreachablePolicy;
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -81,6 +88,7 @@ export class Runner {
     this.ownsDispatcher = !options.dispatcher;
     this.exclusive = options.exclusive ?? false;
     this.eventKeepMs = options.eventKeepMs ?? 10 * 60_000;
+    this.unreachable = unreachablePolicy(options.unreachable);
     this.ctx = {
       dispatcher: options.dispatcher ?? createAgent(options.dispatch),
       tokens: this.tokens.signing,
@@ -258,6 +266,7 @@ export class Runner {
     // Not awaited: the queue keeps order, and the first drive request need not wait for this fsync.
     if (run.status === 'queued') void this.driveCommit([{ type: 'run', runId: run.id, patch: { status: 'running' }, at: this.now() }]).catch(() => {});
     for (let first = true; ; first = false) {
+      if (run.failureCall === 'pending') return this.deliverFailureCall(run, signal);
       if (!(first && isNew)) {
         const parked = await this.park(run, signal);
         if (parked || signal.aborted) return false;
@@ -270,32 +279,14 @@ export class Runner {
       }
       const committed = first && isNew ? [] : await this.committedSteps(run.id);
       const result = await runAttempt(this.ctx, run, committed, signal);
-      if (signal.aborted) {
-        // Another runner holds the run now: its attempts count on from the store, not from us.
-        if (this.lost.has(run.id)) return true;
-        // Cancelled, or the runner is stopping: keep the log, leave the run's state alone except
-        // the attempt count, which the log entry's `seq` took (the next attempt must not reuse it).
-        const at = this.now();
-        await this.driveCommit([
-          { type: 'attempt', attempt: { ...result.attempt, outcome: 'aborted' } },
-          { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at },
-        ]);
-        return false;
-      }
+      if (signal.aborted) return this.aborted(run, result.attempt);
       const now = this.now();
-      const { changes, patch } = settle(run, result, now);
-      const logs: Change[] = [{ type: 'attempt', attempt: result.attempt }];
-      // The route says in its answer whether it has a failureFunction; without an answer, ask anyway.
-      const headers = result.attempt.responseHeaders;
-      if (patch.status === 'failed' && (!headers || headers[Header.FailureFunction] === '1')) {
-        // Before the failed state is committed: a crash here calls it again (at least once).
-        logs.push({ type: 'attempt', attempt: await this.callFailureFunction({ ...run, ...patch }, signal) });
-        patch.attempts = run.attempts + 2;
-      }
-      const again = patch.status === 'running' && patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= now && !this.stopped;
+      const { changes, patch } = settle(run, result, now, Math.random, this.unreachable);
+      // Due now: a `continue`, a resolved suspension, or a failed run's failureFunction call.
+      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= now && !this.stopped;
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
       const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner: this.owner }];
-      await this.driveCommit([...changes, ...logs, { type: 'run', runId: run.id, patch, at: now }, ...release]);
+      await this.driveCommit([...changes, { type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at: now }, ...release]);
       run = { ...run, ...patch, updatedAt: now };
       if (!again) return true;
     }
@@ -317,12 +308,41 @@ export class Runner {
     return false;
   }
 
-  /** The failed run's one call to its route's `failureFunction`, logged as an attempt. */
-  private async callFailureFunction(run: Run, signal: AbortSignal): Promise<Attempt> {
-    const failedStep = (await this.store.listSteps(run.id)).findLast((s) => s.status === 'failed');
-    const failure: NonNullable<DriveRequest['failure']> = { error: run.error ?? { name: 'Error', message: 'The run failed.' } };
-    if (failedStep) failure.failedStep = { index: failedStep.index, name: failedStep.name, kind: failedStep.kind };
-    return (await runAttempt(this.ctx, run, [], signal, failure)).attempt;
+  /**
+   * An attempt cut short by an abort: another runner holds the run now (its attempts count on from
+   * the store, not from us), or it was cancelled, or the runner is stopping: keep the log and leave
+   * the run's state alone except the attempt count, which the log entry's `seq` took.
+   */
+  private async aborted(run: Run, attempt: Attempt): Promise<boolean> {
+    if (this.lost.has(run.id)) return true;
+    await this.driveCommit([
+      { type: 'attempt', attempt: { ...attempt, outcome: 'aborted' } },
+      { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.now() },
+    ]);
+    return false;
+  }
+
+  /**
+   * Delivers a failed run's failureFunction call (durably: the run was committed `failed` with the
+   * call `pending` first, so a crash in between delivers it after the restart). Each delivery is an
+   * attempt in the run's log; `settleFailureCall` decides whether and when to try again.
+   */
+  private async deliverFailureCall(initial: Run, signal: AbortSignal): Promise<boolean> {
+    let run = initial;
+    for (;;) {
+      const failedStep = (await this.store.listSteps(run.id)).findLast((s) => s.status === 'failed');
+      const failure: NonNullable<DriveRequest['failure']> = { error: run.error ?? { name: 'Error', message: 'The run failed.' } };
+      if (failedStep) failure.failedStep = { index: failedStep.index, name: failedStep.name, kind: failedStep.kind };
+      const result = await runAttempt(this.ctx, run, [], signal, failure);
+      if (signal.aborted) return this.aborted(run, result.attempt);
+      const now = this.now();
+      const patch = settleFailureCall(run, result, now, Math.random, this.unreachable);
+      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= now && !this.stopped;
+      const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner: this.owner }];
+      await this.driveCommit([{ type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at: now }, ...release]);
+      run = { ...run, ...patch, updatedAt: now };
+      if (!again) return true;
+    }
   }
 
   /** Looks for due work now (coalesced), then sleeps until the next due time or `pollMs`. */

@@ -39,7 +39,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           id: runId(1), url: 'http://localhost:3000/api/wf', status: 'queued', body: '{"text":"hi"}',
           headers: { 'content-type': 'application/json' }, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null,
           nextAt: T0 + 1, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0,
-          output: null, error: null, idempotencyKey: null,
+          output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
         });
         expect(await store.getRun(runId(1))).toEqual(run);
         expect(await store.getRun(runId(2))).toBeUndefined();
