@@ -108,7 +108,8 @@ describe('runner API: POST /v1/runs', () => {
   });
 
   it('is idempotent by idempotencyKey: 201, then 200 with the same id', async () => {
-    runner = await startTestRunner();
+    // Nothing listens at the start's URL: a short unreachable horizon fails the runs soon.
+    runner = await startTestRunner({ runner: { unreachable: { baseMs: 20, capMs: 50, horizonMs: 100 } } });
     const start = await failingStart({ idempotencyKey: 'order-42' });
     const first = await post('/v1/runs', start);
     const second = await post('/v1/runs', start);
