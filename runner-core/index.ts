@@ -4,5 +4,7 @@ export { isLoopbackHost } from './api/http-io.js';
 export { EventBus, type RunnerEvent, type RunnerEventListener } from './events.js';
 export { newRunId, RUN_ID_PATTERN } from './ids.js';
 export { nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
-export { EndpointError, EndpointTimeoutError, ApiError } from './errors.js';
+export { EndpointError, EndpointTimeoutError, ApiError, OriginNotAllowedError } from './errors.js';
+export { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, type OriginPattern } from './origins.js';
+export { DEFAULT_UNREACHABLE_POLICY, type UnreachablePolicy } from './unreachable.js';
 export * from './store/index.js';

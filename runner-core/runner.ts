@@ -4,7 +4,8 @@ import type { DriveRequest, StartRequest, StepRecord } from '../protocol/message
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { CommitQueue } from './commit-queue.js';
 import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS, type DispatchOptions } from './dispatch.js';
-import { ApiError } from './errors.js';
+import { ApiError, OriginNotAllowedError } from './errors.js';
+import { LOOPBACK_ORIGINS, originAllowed, parseOriginPatterns, type OriginPattern } from './origins.js';
 import { EventBus } from './events.js';
 import { newRunId } from './ids.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
@@ -39,6 +40,12 @@ export interface RunnerOptions {
    * retries: base 1 s, capped at 30 s between tries, for 24 h before the run fails.
    */
   unreachable?: Partial<UnreachablePolicy>;
+  /**
+   * Origins the runner may send drive requests to (`https://app.example.com`, `https://*.example.com`,
+   * `http://127.0.0.1:*`); a start for any other origin is refused with `OriginNotAllowedError`.
+   * @default loopback only: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`
+   */
+  allowedOrigins?: readonly string[];
   /** For tests: route requests through another undici dispatcher. */
   dispatcher?: Dispatcher;
   inlineStepsLimitBytes?: number;
@@ -69,6 +76,7 @@ export class Runner {
   private readonly exclusive: boolean;
   private readonly eventKeepMs: number;
   private readonly unreachable: UnreachablePolicy;
+  private readonly allowedOrigins: readonly OriginPattern[];
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -89,6 +97,7 @@ export class Runner {
     this.exclusive = options.exclusive ?? false;
     this.eventKeepMs = options.eventKeepMs ?? 10 * 60_000;
     this.unreachable = unreachablePolicy(options.unreachable);
+    this.allowedOrigins = parseOriginPatterns(options.allowedOrigins ?? LOOPBACK_ORIGINS);
     this.ctx = {
       dispatcher: options.dispatcher ?? createAgent(options.dispatch),
       tokens: this.tokens.signing,
@@ -132,8 +141,9 @@ export class Runner {
     if (this.ownsDispatcher) await this.ctx.dispatcher.close();
   }
 
-  /** Creates a run (or finds it by idempotency key) and drives it at once. */
+  /** Creates a run (or finds it by idempotency key) and drives it at once; only for an allowed origin. */
   async startRun(request: StartRequest): Promise<{ run: Run; created: boolean }> {
+    if (!originAllowed(request.url, this.allowedOrigins)) throw new OriginNotAllowedError(request.url, this.allowedOrigins.map((p) => p.text));
     const now = this.now();
     const driveNow = !request.delayMs && !this.stopped && this.inflight.size < this.concurrency;
     const result = await this.store.createRun({

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { WorkflowError } from '../../protocol/errors.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
-import { ApiError } from '../errors.js';
+import { ApiError, OriginNotAllowedError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
 import type { RunStatus } from '../store/types.js';
@@ -235,6 +235,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
       } catch (error) {
         if (res.headersSent) return void res.destroy();
         if (error instanceof ApiError) return sendError(res, error);
+        if (error instanceof OriginNotAllowedError) return sendError(res, new ApiError(403, 'ORIGIN_NOT_ALLOWED', error.message));
         if (WorkflowError.is(error) && error.code === 'PROTOCOL') return sendError(res, new ApiError(400, 'BAD_REQUEST', error.message));
         console.error('[wfkit] API error:', error);
         sendError(res, new ApiError(500, 'INTERNAL', 'The runner failed to handle this request; its log has the details.'));
