@@ -5,7 +5,7 @@ import { runAttempt, type AttemptContext } from './attempt.js';
 import { CommitQueue } from './commit-queue.js';
 import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS, type DispatchOptions } from './dispatch.js';
 import { ApiError, OriginNotAllowedError } from './errors.js';
-import { LOOPBACK_ORIGINS, originAllowed, parseOriginPatterns, type OriginPattern } from './origins.js';
+import { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, type OriginPattern } from './origins.js';
 import { EventBus } from './events.js';
 import { newRunId } from './ids.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
@@ -76,7 +76,7 @@ export class Runner {
   private readonly exclusive: boolean;
   private readonly eventKeepMs: number;
   private readonly unreachable: UnreachablePolicy;
-  private readonly allowedOrigins: readonly OriginPattern[];
+  private readonly allowedOrigins: OriginPattern[];
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -165,6 +165,11 @@ export class Runner {
       else this.wake();
     }
     return result;
+  }
+
+  /** Allows one more origin from now on (`wf dev` adds its tunnel's once the tunnel is open). */
+  allowOrigin(pattern: string): void {
+    this.allowedOrigins.push(parseOriginPattern(pattern));
   }
 
   /** Starts a new run with the same route, payload and headers as `runId` (dashboards' "rerun"). */

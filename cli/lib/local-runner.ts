@@ -1,3 +1,4 @@
+import { LOOPBACK_ORIGINS } from '../../runner-core/origins.js';
 import { startProductionRunner, type ProductionRunner } from './production-runner.js';
 
 export interface LocalRunnerOptions {
@@ -5,6 +6,10 @@ export interface LocalRunnerOptions {
   host: string;
   port: number;
   tokens: string[];
+  /** Origins it may call besides this machine's (`--allow-origin`; `wf dev` adds the tunnel's once open). */
+  allowOrigins?: string[];
+  unreachableHorizonMs?: number;
+  driveTimeoutMs?: number;
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -19,6 +24,16 @@ const STOP_GRACE_MS = 2_000;
  * (so a killed predecessor's runs resume at once).
  */
 export async function startLocalRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
-  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens });
+  const started = await startProductionRunner({
+    database: options.dbPath,
+    cwd: '.',
+    host: options.host,
+    port: options.port,
+    tokens: options.tokens,
+    // Loopback on any port: the app's dev server, wherever it listens on this machine.
+    allowedOrigins: [...LOOPBACK_ORIGINS, ...(options.allowOrigins ?? [])],
+    unreachableHorizonMs: options.unreachableHorizonMs,
+    driveTimeoutMs: options.driveTimeoutMs,
+  });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

@@ -105,6 +105,25 @@ describe('wf start: refusals', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Expected a PostgreSQL URL/);
   });
+
+  it('refuses to start without allowed origins, saying what to set; refuses a malformed one naming it', async () => {
+    const none = await runWfStartToExit(['--port', '0'], { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: '' }, dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr.trim()).toBe(
+      'wf: wf start needs the origins of the apps it may call: WF_ALLOWED_ORIGINS=https://app.example.com (several comma or space separated;' +
+        ' https://*.example.com for subdomains, http://127.0.0.1:* for any port), or --allow-origin <pattern> (repeatable).',
+    );
+    const env = await runWfStartToExit(['--port', '0'], { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: 'https://ok.example.com, app.example.com' }, dir);
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('WF_ALLOWED_ORIGINS: Expected an allowed origin like https://app.example.com');
+    expect(env.stderr).toContain('got "app.example.com"');
+    const flag = await runWfStartToExit(['--port', '0', '--allow-origin', 'https://example.com/api'], { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: '' }, dir);
+    expect(flag.code).not.toBe(0);
+    expect(flag.stderr).toContain('got "https://example.com/api"');
+    const horizon = await runWfStartToExit(['--port', '0', '--unreachable-horizon', 'soon'], { WF_TOKEN: TOKEN }, dir);
+    expect(horizon.code).not.toBe(0);
+    expect(horizon.stderr).toContain('Expected a duration like 30000 (ms), 90s, 30m or 24h, got "soon"');
+  });
 });
 
 describe('wf start on SQLite', () => {
