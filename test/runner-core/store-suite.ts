@@ -3,6 +3,7 @@ import type { Change, Step, Store } from '../../runner-core/store/types.js';
 import { T0, attempt, failed, newRun, runId, started, succeeded } from './store-fixtures.js';
 import { describeConcurrency } from './store-suite-concurrency.js';
 import { describeFencing } from './store-suite-fencing.js';
+import { describeResilience } from './store-suite-resilience.js';
 
 export { newRun, runId } from './store-fixtures.js';
 
@@ -21,6 +22,7 @@ export interface StoreSuiteOptions {
 export function describeStore(name: string, open: () => Promise<Store> | Store, options: StoreSuiteOptions = {}): void {
   describe(`store: ${name}`, () => {
     describeFencing(open);
+    describeResilience(open);
     describeConcurrency(open, options.peer);
 
     let store: Store;
