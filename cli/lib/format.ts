@@ -1,5 +1,6 @@
 import type { RunnerEvent } from '../../runner-core/events.js';
 import { decodeValue } from '../../protocol/values.js';
+import { runNotes } from '../../runner-core/run-notes.js';
 import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
 
 import { duration, glyph } from '../../tui/format.js';
@@ -24,7 +25,9 @@ function runLine(run: Run): string {
           : (run.status === 'sleeping' || run.status === 'waiting') && run.nextAt !== null
             ? `${steps} · wakes ${time(run.nextAt)}`
           : `${steps}${took}`;
-  return `run ${run.status} · ${detail}`;
+  // An outage or a failureFunction call goes first: a long error message must not hide it.
+  const notes = runNotes(run, time).map((note) => `${note.text} · `).join('');
+  return `run ${run.status} · ${notes}${detail}`;
 }
 
 /** What a sleep, wait or call step is about: its wake-up time, its event, its HTTP exchange. */

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiServer } from '../../runner-core/api/server.js';
 import { buildWeb } from '../../web/build.js';
-import { closeServer, listen, startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun, type TestRunner } from '../helpers/runner.js';
+import { closeServer, listen, startApp, startTestRunner, startThroughApp, unusedPort, waitForFinish, waitForRun, type TestRunner } from '../helpers/runner.js';
 import { launchBrowser, screenshot, waitForText, watchPage, type Browser } from './browser.js';
 import { JS_URL, XSS_TEXT, startApps, type Apps } from './workflows.js';
 
@@ -108,6 +108,23 @@ describe('web dashboard: runs, run, step', () => {
     expect(await page.getByTestId('step-detail').getByTestId('error').innerText()).toContain('card declined: insufficient funds');
     expect(await page.getByTestId('step-item').filter({ hasText: 'reserve-stock' }).innerText()).toContain('succeeded');
     await screenshot(page, 'step-failed-desktop');
+  });
+
+  it('says when the app is unreachable and when the next try is, in the runs list and on the run page', async () => {
+    const response = await fetch(`${runner.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${await unusedPort()}/workflow`, body: '{}', headers: {} }),
+    });
+    const { workflowRunId: id } = (await response.json()) as { workflowRunId: string };
+    await waitForRun(runner.runner, id, (run) => run.unreachableSince !== null);
+    await open('/');
+    const listed = await waitForText(row(id), 'app unreachable since');
+    expect(listed).toContain('next try at');
+    await page.goto(`${runner.url}/runs/${id}`);
+    const notes = await waitForText(page.getByTestId('run-notes'), 'app unreachable since');
+    expect(notes).toMatch(/app unreachable since .+, next try at .+/);
+    await runner.runner.cancelRun(id);
   });
 
   it('shows bodies as data: markup and javascript: URLs in outputs and inputs do not run', async () => {

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { displayValue } from '../../protocol/display.js';
+import { runNotes } from '../../runner-core/run-notes.js';
 import type { Run, Step } from '../../runner-core/store/types.js';
 import { clock, duration, fit, glyph, paint, statusColor, truncate, workflowPath } from '../format.js';
 import { RUN_HEADER_ROWS } from '../layout.js';
@@ -54,7 +55,9 @@ export function stepColumns(width: number): { name: number; kind: number; status
 
 function runSummary(run: Run, now: number): [string, string, string] {
   const took = duration((run.finishedAt ?? now) - run.createdAt);
-  const next = run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
+  const notes = runNotes(run, (ms) => clock(ms, now));
+  // An outage says when the next try is; otherwise the next drive is worth its own mention.
+  const next = notes.length > 0 ? notes.map((n) => ` · ${n.text}`).join('') : run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
   const retry = run.failures > 0 ? ` · ${run.failures} failure${run.failures === 1 ? '' : 's'} (retries ${run.retries})` : '';
   const headers = Object.keys(run.headers).length;
   const result = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.output)}` : '';
