@@ -71,6 +71,16 @@ describe('eventLine for a run', () => {
     ],
     ['failed without an error', { status: 'failed', finishedAt: T0 + 2 }, `03:04:05.000 ${ID} ✗ run failed · 0 steps in 2.0ms: failed`],
     ['cancelled', { status: 'cancelled', updatedAt: T0 + 2_000, finishedAt: T0 + 2_000, stepsDone: 1 }, `03:04:07.000 ${ID} ⊘ run cancelled · 1 step in 2.00s`],
+    [
+      'running, the app unreachable',
+      { status: 'running', updatedAt: T0 + 100, stepsDone: 1, unreachableSince: T0 + 50, nextAt: T0 + 2_100 },
+      `03:04:05.100 ${ID} ▶ run running · app unreachable since 03:04:05.050, next try at 03:04:07.100 · 1 step`,
+    ],
+    [
+      'failed, its failureFunction delivered',
+      { status: 'failed', updatedAt: T0 + 1_500, finishedAt: T0 + 1_000, stepsDone: 1, error: boom, failureCall: 'delivered', failureCallAttempts: 3 },
+      `03:04:06.500 ${ID} ✗ run failed · failureFunction delivered (3 attempts) · 1 step in 1.00s: boom`,
+    ],
   ];
   it.each(cases)('%s', (_status, patch, line) => {
     expect(eventLine({ type: 'run', run: run(patch) })).toBe(line);
