@@ -55,12 +55,13 @@ export function stepColumns(width: number): { name: number; kind: number; status
 
 function runSummary(run: Run, now: number): [string, string, string] {
   const took = duration((run.finishedAt ?? now) - run.createdAt);
-  const notes = runNotes(run, (ms) => clock(ms, now));
-  // An outage says when the next try is; otherwise the next drive is worth its own mention.
-  const next = notes.length > 0 ? notes.map((n) => ` · ${n.text}`).join('') : run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
+  // An outage or a failureFunction call leads the result line (it says when the next try is).
+  const notes = runNotes(run, (ms) => clock(ms, now)).map((n) => n.text).join(' · ');
+  const next = notes === '' && run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
   const retry = run.failures > 0 ? ` · ${run.failures} failure${run.failures === 1 ? '' : 's'} (retries ${run.retries})` : '';
   const headers = Object.keys(run.headers).length;
-  const result = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.output)}` : '';
+  const outcome = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.output)}` : '';
+  const result = notes === '' ? outcome : outcome === '' ? notes : `${notes} · ${outcome}`;
   return [
     `started ${clock(run.createdAt, now)} · ${run.finishedAt === null ? 'running for' : 'took'} ${took} · ${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'} done · ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${retry}${next}`,
     `payload  ${run.body === '' ? '(empty)' : run.body} · ${headers} header${headers === 1 ? '' : 's'}`,
