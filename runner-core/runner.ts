@@ -240,9 +240,31 @@ export class Runner {
   private driveCommit(changes: Change[]): Promise<void> {
     const committed = this.commit(changes, this.owner);
     committed.catch((error: unknown) => {
-      if (LeaseLostError.is(error)) this.leaseLost(error);
+      if (!LeaseLostError.is(error)) return;
+      this.leaseLost(error);
+      this.reportRefusedStarts(changes);
     });
     return committed;
+  }
+
+  /**
+   * The route started these steps even though fencing refused their commit (this runner had lost
+   * the lease): count the executions, unfenced, without touching anything the new holder owns.
+   * Rare (a stalled runner), so the extra write costs nothing on the hot path.
+   */
+  private reportRefusedStarts(changes: readonly Change[]): void {
+    const counts = new Map<string, { runId: string; index: number; count: number }>();
+    for (const change of changes) {
+      if (change.type !== 'step-started') continue;
+      const key = `${change.runId}:${change.index}`;
+      const entry = counts.get(key) ?? { runId: change.runId, index: change.index, count: 0 };
+      entry.count++;
+      counts.set(key, entry);
+    }
+    if (counts.size === 0) return;
+    void this.commit([...counts.values()].map((c) => ({ type: 'executions-reported' as const, ...c }))).catch((error: unknown) => {
+      console.error('[wfkit] could not count the executions of a drive whose lease was lost:', error);
+    });
   }
 
   private leaseLost(error: LeaseLostError): void {

@@ -29,6 +29,8 @@ export function changeRow(change: Change): Record<string, unknown> {
       return { ...change, at: ms(change.at) };
     case 'step-suspended':
       return { ...change, until: ms(change.until), request: toJson(change.request), at: ms(change.at) };
+    case 'executions-reported':
+      return change;
     case 'release':
     case 'steps-closed':
       return change.type === 'release' ? change : { ...change, at: ms(change.at) };

@@ -4,7 +4,7 @@
  * until its failureFunction call is delivered (`failure_call`, `failure_call_attempts`, and the
  * partial index `runs_claimable` replacing `runs_due`), and `executions` is named for what it counts
  * (`reported_executions`: starts the runner saw). `wfkit_apply` is replaced to write the new
- * columns; apart from them it is migration 1's (postgres-functions.ts), which stays as shipped.
+ * columns and apply `executions-reported`; apart from them it is migration 1's (postgres-functions.ts), which stays as shipped.
  */
 export const PG_MIGRATION_2 = `
   ALTER TABLE runs ADD COLUMN unreachable_since BIGINT;
@@ -51,6 +51,9 @@ export const PG_MIGRATION_2 = `
           event_id = COALESCE(steps.event_id, excluded.event_id), request = COALESCE(steps.request, excluded.request),
           group_id = COALESCE(steps.group_id, excluded.group_id)
         WHERE steps.status = 'running';
+      WHEN 'executions-reported' THEN
+        UPDATE steps SET reported_executions = reported_executions + (c->>'count')::int
+        WHERE run_id = c->>'runId' AND idx = (c->>'index')::int;
       WHEN 'release' THEN
         UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = c->>'runId' AND lease_owner = c->>'owner';
       WHEN 'steps-closed' THEN

@@ -87,6 +87,7 @@ function prepareStatements(db: Database.Database) {
         event_id = COALESCE(steps.event_id, excluded.event_id), request = COALESCE(steps.request, excluded.request),
         group_id = COALESCE(steps.group_id, excluded.group_id)
       WHERE steps.status = 'running'`),
+    addExecutions: db.prepare('UPDATE steps SET reported_executions = reported_executions + @count WHERE run_id = @runId AND idx = @index'),
     closeSteps: db.prepare(`UPDATE steps SET status = @status, finished_at = @at WHERE run_id = @runId AND status IN ('running', 'retrying')`),
     waiting: db.prepare(`SELECT steps.run_id, steps.idx FROM steps JOIN runs ON runs.id = steps.run_id
       WHERE steps.event_id = ? AND steps.status = 'running' AND steps.kind = 'wait' AND runs.${UNFINISHED}`),
@@ -228,6 +229,9 @@ export class SqliteStore implements Store {
       }
       case 'release':
         s.release.run(change.runId, change.owner);
+        return;
+      case 'executions-reported':
+        s.addExecutions.run({ runId: change.runId, index: change.index, count: change.count });
         return;
       case 'steps-closed':
         s.closeSteps.run({ runId: change.runId, status: change.status, at: change.at });

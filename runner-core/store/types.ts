@@ -170,6 +170,12 @@ export type Change =
       at: number;
       durationMs: number;
     }
+  /**
+   * Starts of a step the runner saw but could not commit as `step-started` (its drive had lost the
+   * run's lease, so fencing refused them): they only add to `reportedExecutions` of an existing
+   * row, unfenced, and change nothing else. The route ran the step; the count should say so.
+   */
+  | { type: 'executions-reported'; runId: string; index: number; count: number }
   | { type: 'attempt'; attempt: Attempt }
   | { type: 'run'; runId: string; patch: RunPatch; at: number };
 

@@ -67,5 +67,18 @@ export function describeResilience(open: () => Promise<Store> | Store): void {
       await store.apply([started(runId(1), 0, T0 + 20), started(runId(1), 0, T0 + 30)]);
       expect((await store.listSteps(runId(1))).map((s) => s.reportedExecutions)).toEqual([3]);
     });
+
+    it('executions-reported adds to an existing step only, unfenced, changing nothing else', async () => {
+      await store.createRun(newRun(1));
+      await store.apply([started(runId(1), 0, T0 + 10)]);
+      await store.claimDue({ ...lease, owner: 'new-holder', now: T0 + 100, limit: 10 });
+      const before = (await store.listSteps(runId(1)))[0]!;
+      await store.apply([
+        { type: 'executions-reported', runId: runId(1), index: 0, count: 2 },
+        { type: 'executions-reported', runId: runId(1), index: 1, count: 1 },
+      ]);
+      const steps = await store.listSteps(runId(1));
+      expect(steps).toEqual([{ ...before, reportedExecutions: 3 }]);
+    });
   });
 }
