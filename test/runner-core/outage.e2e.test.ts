@@ -30,7 +30,8 @@ describe('an app outage', () => {
     runner = await startTestRunner();
     const workflow: Workflow<unknown, number> = async (context) => {
       const a = await context.run('a', () => 1);
-      await context.sleep('nap', '300ms');
+      // Long enough that every run is still asleep when the app goes down, even on a busy machine.
+      await context.sleep('nap', '3s');
       const b = await context.run('b', () => a + 1);
       return context.run('c', () => b + 1);
     };
@@ -41,14 +42,17 @@ describe('an app outage', () => {
     // Every run has started and is asleep (or about to be): in flight when the app goes down.
     for (const id of ids) await waitForRun(runner.runner, id, (r) => r.stepsDone >= 1);
     await app.close();
+    for (const id of ids) expect((await runner.store.getRun(id))!.finishedAt, 'every run is in flight when the app goes down').toBeNull();
     const downAt = Date.now();
     // The runs wake up to an app that refuses connections: they wait, marked unreachable.
     await vi.waitFor(
       async () => {
         const runs = await Promise.all(ids.map((id) => runner!.store.getRun(id)));
-        expect(runs.filter((r) => r!.unreachableSince !== null).length).toBe(ids.length);
+        const waiting = runs.filter((r) => r!.unreachableSince === null);
+        const last = waiting[0] && (await runner!.store.listAttempts(waiting[0].id)).at(-1);
+        expect(waiting.length, `runs not marked unreachable, e.g. ${JSON.stringify(waiting[0])}, last attempt ${JSON.stringify(last?.error)}`).toBe(0);
       },
-      { timeout: 8_000, interval: 50 },
+      { timeout: 9_500, interval: 50 },
     );
     // The rest of the ten seconds: still nothing failed, no retry spent.
     await vi.waitFor(() => expect(Date.now() - downAt).toBeGreaterThanOrEqual(10_000), { timeout: 12_000, interval: 100 });
