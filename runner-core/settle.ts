@@ -101,7 +101,7 @@ function settleUnreachable(
 }
 
 /** Why a run (or its failureFunction call) gave up on an app that stayed unreachable. */
-export function unreachableError(url: string, since: number, now: number, policy: UnreachablePolicy, last: SerializedError): SerializedError {
+function unreachableError(url: string, since: number, now: number, policy: UnreachablePolicy, last: SerializedError): SerializedError {
   const hours = (ms: number): string => (ms >= 3_600_000 ? `${+(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${+(ms / 60_000).toFixed(1)} min` : `${+(ms / 1000).toFixed(1)} s`);
   return {
     name: 'AppUnreachableError',
