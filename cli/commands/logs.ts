@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { RunnerEvent } from '../../runner-core/events.js';
-import { FINISHED_RUN_STATUSES } from '../../runner-core/store/types.js';
+import { FINISHED_RUN_STATUSES, type Run } from '../../runner-core/store/types.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import { eventLine, runStory } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';
@@ -11,6 +11,11 @@ interface LogsOptions {
   token?: string;
   follow?: boolean;
   json?: boolean;
+}
+
+/** Nothing more will happen to the run: finished, and its failureFunction call (if any) settled. */
+function settled(run: Run): boolean {
+  return FINISHED_RUN_STATUSES.has(run.status) && run.failureCall !== 'pending';
 }
 
 /** The history so far: printed as lines, returned as events so live duplicates can be skipped. */
@@ -25,7 +30,7 @@ async function printHistory(client: RunnerClient, runId: string | undefined, jso
   const events: RunnerEvent[] = [...steps.map((step) => ({ type: 'step', step }) as const), ...attempts.map((attempt) => ({ type: 'attempt', attempt }) as const), { type: 'run', run }];
   if (json) for (const event of events) io.out(JSON.stringify(event));
   else for (const line of runStory(run, steps, attempts)) io.out(line);
-  return { events, finished: FINISHED_RUN_STATUSES.has(run.status) };
+  return { events, finished: settled(run) };
 }
 
 /** `wf logs [runId]`: one run's story, or every run's events; `--follow` keeps going live. */
@@ -33,7 +38,7 @@ export function makeLogsCommand(io: CliIO): Command {
   return withRunnerOptions(new Command('logs'))
     .description('print the log of one run, or of all runs')
     .argument('[runId]', 'the run (wfr_…); all runs when left out')
-    .option('-f, --follow', 'keep printing new events (until the run finishes, or Ctrl-C)')
+    .option('-f, --follow', 'keep printing new events (until the run finishes and its failureFunction is delivered, or Ctrl-C)')
     .option('--json', 'one JSON object per line')
     .action(async (runId: string | undefined, options: LogsOptions) => {
       const client = clientFrom(io, options);
@@ -48,7 +53,7 @@ export function makeLogsCommand(io: CliIO): Command {
       const handle = (event: RunnerEvent): void => {
         if (early) return void early.push(event);
         io.out(json ? JSON.stringify(event) : eventLine(event));
-        if (runId && event.type === 'run' && FINISHED_RUN_STATUSES.has(event.run.status)) {
+        if (runId && event.type === 'run' && settled(event.run)) {
           finished = true;
           controller.abort();
         }
