@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { DriveRequest, StartRequest, StepRecord } from '../protocol/messages.js';
+import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { CommitQueue } from './commit-queue.js';
 import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS, type DispatchOptions } from './dispatch.js';
@@ -12,8 +12,9 @@ import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
 import { encodeValue } from '../protocol/values.js';
 import { announce } from './announce.js';
 import { toReplayRecords } from './replay-records.js';
+import { refusedStarts } from './refused-starts.js';
 import { settle } from './settle.js';
-import { settleFailureCall } from './settle-failure-call.js';
+import { failureRequest, settleFailureCall } from './settle-failure-call.js';
 import { unreachablePolicy, type UnreachablePolicy } from './unreachable.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import { LeaseLostError } from './store/errors.js';
@@ -253,16 +254,9 @@ export class Runner {
    * Rare (a stalled runner), so the extra write costs nothing on the hot path.
    */
   private reportRefusedStarts(changes: readonly Change[]): void {
-    const counts = new Map<string, { runId: string; index: number; count: number }>();
-    for (const change of changes) {
-      if (change.type !== 'step-started') continue;
-      const key = `${change.runId}:${change.index}`;
-      const entry = counts.get(key) ?? { runId: change.runId, index: change.index, count: 0 };
-      entry.count++;
-      counts.set(key, entry);
-    }
-    if (counts.size === 0) return;
-    void this.commit([...counts.values()].map((c) => ({ type: 'executions-reported' as const, ...c }))).catch((error: unknown) => {
+    const counts = refusedStarts(changes);
+    if (counts.length === 0) return;
+    void this.commit(counts).catch((error: unknown) => {
       console.error('[wfkit] could not count the executions of a drive whose lease was lost:', error);
     });
   }
@@ -367,9 +361,7 @@ export class Runner {
   private async deliverFailureCall(initial: Run, signal: AbortSignal): Promise<boolean> {
     let run = initial;
     for (;;) {
-      const failedStep = (await this.store.listSteps(run.id)).findLast((s) => s.status === 'failed');
-      const failure: NonNullable<DriveRequest['failure']> = { error: run.error ?? { name: 'Error', message: 'The run failed.' } };
-      if (failedStep) failure.failedStep = { index: failedStep.index, name: failedStep.name, kind: failedStep.kind };
+      const failure = failureRequest(run, await this.store.listSteps(run.id));
       const result = await runAttempt(this.ctx, run, [], signal, failure);
       if (signal.aborted) return this.aborted(run, result.attempt);
       const now = this.now();

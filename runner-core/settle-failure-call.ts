@@ -1,6 +1,7 @@
+import type { DriveRequest } from '../protocol/messages.js';
 import type { AttemptResult } from './attempt.js';
 import { MAX_DELAY_MS, nextDelay } from './retry.js';
-import type { Run, RunPatch } from './store/types.js';
+import type { Run, RunPatch, Step } from './store/types.js';
 import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
 
 /**
@@ -38,4 +39,12 @@ export function settleFailureCall(
   const retryAfterMs = end.t === 'error' || end.t === 'failed' ? end.retryAfterMs : undefined;
   const delay = Math.min(retryAfterMs ?? nextDelay(failures, { retries: run.retries, baseMs: run.retryDelayMs }, random), MAX_DELAY_MS);
   return { ...answered, failures, nextAt: now + delay };
+}
+
+/** What the route's failureFunction is told: the run's error and the step that failed for good, if one did. */
+export function failureRequest(run: Run, steps: readonly Step[]): NonNullable<DriveRequest['failure']> {
+  const failure: NonNullable<DriveRequest['failure']> = { error: run.error ?? { name: 'Error', message: 'The run failed.' } };
+  const failedStep = steps.findLast((s) => s.status === 'failed');
+  if (failedStep) failure.failedStep = { index: failedStep.index, name: failedStep.name, kind: failedStep.kind };
+  return failure;
 }

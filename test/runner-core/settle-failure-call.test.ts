@@ -74,3 +74,18 @@ describe('settleFailureCall', () => {
     }
   });
 });
+
+describe('refusedStarts', () => {
+  it('counts the started lines per step, nothing else', async () => {
+    const { refusedStarts } = await import('../../runner-core/refused-starts.js');
+    const id = failedRun().id;
+    const started = (index: number) => ({ type: 'step-started' as const, runId: id, index, name: `s${index}`, kind: 'run' as const, group: null, at: NOW });
+    expect(
+      refusedStarts([started(0), started(1), started(0), { type: 'step-succeeded', runId: id, index: 0, name: 's0', kind: 'run', output: null, at: NOW, durationMs: 1 }]),
+    ).toEqual([
+      { type: 'executions-reported', runId: id, index: 0, count: 2 },
+      { type: 'executions-reported', runId: id, index: 1, count: 1 },
+    ]);
+    expect(refusedStarts([])).toEqual([]);
+  });
+});
