@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { serializeError, type SerializedError } from '../protocol/errors.js';
 import { Header, NDJSON, PROTOCOL_VERSION, redactHeaders } from '../protocol/headers.js';
 import type { DriveRequest, StepRecord } from '../protocol/messages.js';
-import { OutcomeLineSplitter, decodeOutcome, isTerminal, type TerminalOutcome } from '../protocol/outcome.js';
+import { OutcomeLineSplitter, decodeOutcome, isTerminal, type Outcome, type TerminalOutcome } from '../protocol/outcome.js';
 import { postToEndpoint } from './dispatch.js';
 import { EndpointError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
@@ -65,6 +65,13 @@ function driveBody(run: Run, committed: readonly StepRecord[], limit: number, fa
   };
   if (failure) message.failure = failure;
   return JSON.stringify(message);
+}
+
+/** A `started` or `step` line as the store change that records it. */
+function stepChange(runId: string, outcome: Exclude<Outcome, TerminalOutcome>, at: number): Change {
+  const { index, name, kind } = outcome;
+  if (outcome.t === 'started') return { type: 'step-started', runId, index, name, kind, group: outcome.group, at };
+  return { type: 'step-succeeded', runId, index, name, kind, output: outcome.output ?? null, at, durationMs: outcome.durationMs };
 }
 
 /** 5xx, 408, 425 and 429 may heal by themselves; other statuses need a change to the app. */
@@ -142,31 +149,23 @@ export async function runAttempt(
     const splitter = new OutcomeLineSplitter();
     let terminal: TerminalOutcome | undefined;
     for await (const chunk of response.chunks) {
-      const lines = splitter.push(chunk);
       const changes: Change[] = [];
       const at = ctx.now();
-      for (const line of lines) {
-        if (text.length < ctx.logBodyLimitBytes) text += line + '\n';
-        const outcome = decodeOutcome(line);
-        if (isTerminal(outcome)) terminal = outcome;
-        else if (outcome.t === 'started') {
-          changes.push({ type: 'step-started', runId: run.id, index: outcome.index, name: outcome.name, kind: outcome.kind, group: outcome.group, at });
+      // A malformed line ends the attempt; the steps that started before it in this chunk still
+      // count (the route ran them), so what was read is handed over whatever happens next.
+      try {
+        for (const line of splitter.push(chunk)) {
+          if (text.length < ctx.logBodyLimitBytes) text += line + '\n';
+          const outcome = decodeOutcome(line);
+          if (isTerminal(outcome)) terminal = outcome;
+          else {
+            if (outcome.t === 'step') progressed = true;
+            changes.push(stepChange(run.id, outcome, at));
+          }
         }
-        else {
-          progressed = true;
-          changes.push({
-            type: 'step-succeeded',
-            runId: run.id,
-            index: outcome.index,
-            name: outcome.name,
-            kind: outcome.kind,
-            output: outcome.output ?? null,
-            at,
-            durationMs: outcome.durationMs,
-          });
-        }
+      } finally {
+        if (changes.length > 0) commits.push(ctx.commit(changes));
       }
-      if (changes.length > 0) commits.push(ctx.commit(changes));
     }
     await Promise.all(commits);
     if (!terminal) {
