@@ -55,6 +55,6 @@ export function addRunnerFlags(command: Command, allowOriginHelp: string): Comma
       new Option('--unreachable-horizon <duration>', "how long an app that does not answer is tried again (its steps' retries untouched) before its runs fail (default 24h)").argParser(parseDurationMs),
     )
     .addOption(
-      new Option('--drive-timeout <duration>', 'how long the runner waits for a drive response to start; the route starts no step after it (default 30s, at most the lease)').argParser(parseDurationMs),
+      new Option('--drive-timeout <duration>', 'how long the runner waits for a drive response to start (default 30s); the route starts no step after it or the lease, whichever ends first').argParser(parseDurationMs),
     );
 }
