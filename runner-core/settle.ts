@@ -94,7 +94,9 @@ function settleUnreachable(
   random: () => number,
   policy: UnreachablePolicy,
 ): { changes: Change[]; patch: RunPatch } {
-  const since = run.unreachableSince ?? now;
+  // A stream cut after steps were committed: the app answered, the outage (if any) starts again now.
+  // Without progress the start is kept, so a route that always dies mid-step still meets the horizon.
+  const since = result.progressed ? now : (run.unreachableSince ?? now);
   const base: RunPatch = { attempts: run.attempts + 1 };
   if (now - since >= policy.horizonMs) return failRun(run, result, unreachableError(run.url, since, now, policy, end.error), now, base);
   return { changes: [], patch: { ...base, status: 'running', unreachableSince: since, nextAt: now + unreachableDelay(since, now, policy, end.retryAfterMs, random) } };

@@ -238,6 +238,12 @@ describe('settle: the app unreachable', () => {
     expect(patch.error?.message).toContain('ECONNREFUSED');
   });
 
+  it('a stream cut after progress starts the outage again now; without progress it keeps its start (the horizon still comes)', () => {
+    const was = run({ unreachableSince: NOW - 50_000 });
+    expect(settle(was, result(down(), true), NOW, HALF, policy).patch).toMatchObject({ status: 'running', unreachableSince: NOW, nextAt: NOW + 750 });
+    expect(settle(was, result(down(), false), NOW, HALF, policy).patch).toMatchObject({ unreachableSince: NOW - 50_000 });
+  });
+
   it('any answer ends the outage, whatever it says', () => {
     const was = run({ unreachableSince: NOW - 5000 });
     expect(settle(was, result({ t: 'continue' }, true), NOW, HALF).patch.unreachableSince).toBeNull();
