@@ -102,14 +102,14 @@ function settleUnreachable(
   return { changes: [], patch: { ...base, status: 'running', unreachableSince: since, nextAt: now + unreachableDelay(since, now, policy, end.retryAfterMs, random) } };
 }
 
-/** Why a run (or its failureFunction call) gave up on an app that stayed unreachable. */
+/** Why a run gave up on an app that stayed unreachable: since when, for how long, and the last error. */
 function unreachableError(url: string, since: number, now: number, policy: UnreachablePolicy, last: SerializedError): SerializedError {
-  const hours = (ms: number): string => (ms >= 3_600_000 ? `${+(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${+(ms / 60_000).toFixed(1)} min` : `${+(ms / 1000).toFixed(1)} s`);
+  const span = (ms: number): string => (ms >= 3_600_000 ? `${+(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${+(ms / 60_000).toFixed(1)} min` : `${+(ms / 1000).toFixed(1)} s`);
   return {
     name: 'AppUnreachableError',
     code: 'APP_UNREACHABLE',
     message:
-      `The app at ${url} was unreachable since ${new Date(since).toISOString()} (${hours(now - since)}), longer than the runner's ` +
-      `unreachable horizon of ${hours(policy.horizonMs)} (--unreachable-horizon); last error: ${last.message}`,
+      `The app at ${url} was unreachable since ${new Date(since).toISOString()} (${span(now - since)}), longer than the runner's ` +
+      `unreachable horizon of ${span(policy.horizonMs)} (--unreachable-horizon); last error: ${last.message}`,
   };
 }
