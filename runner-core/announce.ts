@@ -3,7 +3,7 @@ import type { Change, Store } from './store/types.js';
 
 /**
  * Tells listeners what committed changes did, read back from the store so they see whole records
- * (a step's `executions`, a run's `stepsDone`). Called only when someone listens.
+ * (a step's `reportedExecutions`, a run's `stepsDone`). Called only when someone listens.
  */
 export async function announce(store: Store, events: EventBus, changes: readonly Change[]): Promise<void> {
   const byRun = new Map<string, { steps: Set<number>; allSteps: boolean; run: boolean }>();

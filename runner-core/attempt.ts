@@ -8,6 +8,7 @@ import { postToEndpoint } from './dispatch.js';
 import { EndpointError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
 import { signDrive } from './sign.js';
+import { isUnreachable, UNREACHABLE_STATUSES } from './transport.js';
 import type { Attempt, Change, Run } from './store/types.js';
 
 export interface AttemptContext {
@@ -34,7 +35,20 @@ export interface AttemptResult {
   /** Some step succeeded during this attempt. */
   progressed: boolean;
   /** The route's terminal line, or what went wrong on the way. */
-  end: TerminalOutcome | { t: 'error'; error: SerializedError; retryable: boolean; retryAfterMs?: number };
+  end: TerminalOutcome | AttemptError;
+}
+
+/** What went wrong on the way instead of a terminal line. */
+export interface AttemptError {
+  t: 'error';
+  error: SerializedError;
+  retryable: boolean;
+  retryAfterMs?: number;
+  /**
+   * The app did not answer (refused or reset connection, DNS error, timeout, 502/503/504, a stream
+   * cut before its terminal line): not the step's failure, retried on the unreachable schedule.
+   */
+  unreachable?: boolean;
 }
 
 function clip(text: string, limit: number): string {
@@ -54,6 +68,13 @@ function driveBody(run: Run, committed: readonly StepRecord[], limit: number, fa
   };
   if (failure) message.failure = failure;
   return JSON.stringify(message);
+}
+
+/** A `started` or `step` line as the store change that records it. */
+function stepChange(runId: string, outcome: Exclude<Outcome, TerminalOutcome>, at: number): Change {
+  const { index, name, kind } = outcome;
+  if (outcome.t === 'started') return { type: 'step-started', runId, index, name, kind, group: outcome.group, at };
+  return { type: 'step-succeeded', runId, index, name, kind, output: outcome.output ?? null, at, durationMs: outcome.durationMs };
 }
 
 /** 5xx, 408, 425 and 429 may heal by themselves; other statuses need a change to the app. */
@@ -133,47 +154,42 @@ export async function runAttempt(
       for await (const chunk of response.chunks) if (text.length < ctx.logBodyLimitBytes) text += Buffer.from(chunk).toString('utf8');
       const error = new EndpointError(response.status, run.url, errorDetail(text) || 'expected an NDJSON outcome stream');
       const retryAfterMs = parseRetryAfter(response.headers[Header.RetryAfter], ctx.now());
-      const end: AttemptResult['end'] = { t: 'error', error: serializeError(error), retryable: retryableStatus(response.status) };
+      const end: AttemptError = { t: 'error', error: serializeError(error), retryable: retryableStatus(response.status) };
+      if (UNREACHABLE_STATUSES.has(response.status)) end.unreachable = true;
       if (retryAfterMs !== undefined) end.retryAfterMs = retryAfterMs;
       return finish(end);
     }
     const splitter = new OutcomeLineSplitter();
     let terminal: TerminalOutcome | undefined;
     for await (const chunk of response.chunks) {
-      const lines = splitter.push(chunk);
       const changes: Change[] = [];
       const at = ctx.now();
-      for (const line of lines) {
-        const outcome = decodeLogged(line);
-        if (isTerminal(outcome)) terminal = ctx.credentials.sealOutcome(outcome);
-        else if (outcome.t === 'started') {
-          changes.push({ type: 'step-started', runId: run.id, index: outcome.index, name: outcome.name, kind: outcome.kind, group: outcome.group, at });
+      // A malformed line ends the attempt; the steps that started before it in this chunk still
+      // count (the route ran them), so what was read is handed over whatever happens next.
+      try {
+        for (const line of splitter.push(chunk)) {
+          const outcome = decodeLogged(line);
+          if (isTerminal(outcome)) terminal = ctx.credentials.sealOutcome(outcome);
+          else {
+            if (outcome.t === 'step') progressed = true;
+            changes.push(stepChange(run.id, outcome, at));
+          }
         }
-        else {
-          progressed = true;
-          changes.push({
-            type: 'step-succeeded',
-            runId: run.id,
-            index: outcome.index,
-            name: outcome.name,
-            kind: outcome.kind,
-            output: outcome.output ?? null,
-            at,
-            durationMs: outcome.durationMs,
-          });
-        }
+      } finally {
+        if (changes.length > 0) commits.push(ctx.commit(changes));
       }
-      if (changes.length > 0) commits.push(ctx.commit(changes));
     }
     await Promise.all(commits);
     if (!terminal) {
       const error = new EndpointError(200, run.url, 'the outcome stream ended without a terminal line (the route crashed or the connection dropped)');
-      return finish({ t: 'error', error: serializeError(error), retryable: true });
+      return finish({ t: 'error', error: serializeError(error), retryable: true, unreachable: true });
     }
     return finish(terminal);
   } catch (error) {
     await Promise.allSettled(commits);
     const retryable = !(error instanceof Error && error.name === 'ProtocolError');
-    return finish({ t: 'error', error: serializeError(error), retryable });
+    const end: AttemptError = { t: 'error', error: serializeError(error), retryable };
+    if (isUnreachable(error)) end.unreachable = true;
+    return finish(end);
   }
 }

@@ -33,3 +33,29 @@ export class ApiError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * A start names a route whose origin the runner's operator did not allow (`allowedOrigins`,
+ * `--allow-origin`, `WF_ALLOWED_ORIGINS`). The API answers it 403 `ORIGIN_NOT_ALLOWED`.
+ */
+export class OriginNotAllowedError extends Error {
+  override name = 'OriginNotAllowedError';
+  readonly origin: string;
+  constructor(url: string, allowed: readonly string[]) {
+    const origin = originOf(url);
+    super(
+      `The runner may not call ${origin} (the start's url ${url}): it calls only the origins its operator allowed` +
+        ` (${allowed.length === 0 ? 'none' : allowed.join(', ')}). To allow it, start the runner with --allow-origin ${origin}` +
+        ` or WF_ALLOWED_ORIGINS=${origin} (patterns like https://*.example.com and http://127.0.0.1:* work too).`,
+    );
+    this.origin = origin;
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}

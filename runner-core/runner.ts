@@ -1,19 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { DriveRequest, StartRequest, StepRecord } from '../protocol/messages.js';
+import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { CallCredentials } from './call-credentials.js';
 import { CommitQueue } from './commit-queue.js';
 import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS, type DispatchOptions } from './dispatch.js';
-import { ApiError } from './errors.js';
+import { ApiError, OriginNotAllowedError } from './errors.js';
+import { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, type OriginPattern } from './origins.js';
 import { EventBus } from './events.js';
 import { newRunId } from './ids.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
-import { Header } from '../protocol/headers.js';
 import { encodeValue } from '../protocol/values.js';
 import { announce } from './announce.js';
 import { toReplayRecords } from './replay-records.js';
+import { refusedStarts } from './refused-starts.js';
 import { settle } from './settle.js';
+import { failureRequest, settleFailureCall } from './settle-failure-call.js';
+import { unreachablePolicy, type UnreachablePolicy } from './unreachable.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import { LeaseLostError } from './store/errors.js';
 import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type Store } from './store/types.js';
@@ -39,6 +42,17 @@ export interface RunnerOptions {
    * `CREDENTIAL_HEADERS` (case does not matter). A `context.call`'s real values are sealed.
    */
   redactHeaders?: readonly string[];
+  /**
+   * How long and how often an app that does not answer is tried again, apart from any step's
+   * retries: base 1 s, capped at 30 s between tries, for 24 h before the run fails.
+   */
+  unreachable?: Partial<UnreachablePolicy>;
+  /**
+   * Origins the runner may send drive requests to (`https://app.example.com`, `https://*.example.com`,
+   * `http://127.0.0.1:*`); a start for any other origin is refused with `OriginNotAllowedError`.
+   * @default loopback only: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`
+   */
+  allowedOrigins?: readonly string[];
   /** For tests: route requests through another undici dispatcher. */
   dispatcher?: Dispatcher;
   inlineStepsLimitBytes?: number;
@@ -68,6 +82,8 @@ export class Runner {
   private readonly ownsDispatcher: boolean;
   private readonly exclusive: boolean;
   private readonly eventKeepMs: number;
+  private readonly unreachable: UnreachablePolicy;
+  private readonly allowedOrigins: OriginPattern[];
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -87,6 +103,8 @@ export class Runner {
     this.ownsDispatcher = !options.dispatcher;
     this.exclusive = options.exclusive ?? false;
     this.eventKeepMs = options.eventKeepMs ?? 10 * 60_000;
+    this.unreachable = unreachablePolicy(options.unreachable);
+    this.allowedOrigins = parseOriginPatterns(options.allowedOrigins ?? LOOPBACK_ORIGINS);
     this.ctx = {
       dispatcher: options.dispatcher ?? createAgent(options.dispatch),
       tokens: this.tokens.signing,
@@ -131,8 +149,9 @@ export class Runner {
     if (this.ownsDispatcher) await this.ctx.dispatcher.close();
   }
 
-  /** Creates a run (or finds it by idempotency key) and drives it at once. */
+  /** Creates a run (or finds it by idempotency key) and drives it at once; only for an allowed origin. */
   async startRun(request: StartRequest): Promise<{ run: Run; created: boolean }> {
+    if (!originAllowed(request.url, this.allowedOrigins)) throw new OriginNotAllowedError(request.url, this.allowedOrigins.map((p) => p.text));
     const now = this.now();
     const driveNow = !request.delayMs && !this.stopped && this.inflight.size < this.concurrency;
     const result = await this.store.createRun({
@@ -154,6 +173,11 @@ export class Runner {
       else this.wake();
     }
     return result;
+  }
+
+  /** Allows one more origin from now on (`wf dev` adds its tunnel's once the tunnel is open). */
+  allowOrigin(pattern: string): void {
+    this.allowedOrigins.push(parseOriginPattern(pattern));
   }
 
   /** Starts a new run with the same route, payload and headers as `runId` (dashboards' "rerun"). */
@@ -224,9 +248,24 @@ export class Runner {
   private driveCommit(changes: Change[]): Promise<void> {
     const committed = this.commit(changes, this.owner);
     committed.catch((error: unknown) => {
-      if (LeaseLostError.is(error)) this.leaseLost(error);
+      if (!LeaseLostError.is(error)) return;
+      this.leaseLost(error);
+      this.reportRefusedStarts(changes);
     });
     return committed;
+  }
+
+  /**
+   * The route started these steps even though fencing refused their commit (this runner had lost
+   * the lease): count the executions, unfenced, without touching anything the new holder owns.
+   * Rare (a stalled runner), so the extra write costs nothing on the hot path.
+   */
+  private reportRefusedStarts(changes: readonly Change[]): void {
+    const counts = refusedStarts(changes);
+    if (counts.length === 0) return;
+    void this.commit(counts).catch((error: unknown) => {
+      console.error('[wfkit] could not count the executions of a drive whose lease was lost:', error);
+    });
   }
 
   private leaseLost(error: LeaseLostError): void {
@@ -265,6 +304,7 @@ export class Runner {
     // Not awaited: the queue keeps order, and the first drive request need not wait for this fsync.
     if (run.status === 'queued') void this.driveCommit([{ type: 'run', runId: run.id, patch: { status: 'running' }, at: this.now() }]).catch(() => {});
     for (let first = true; ; first = false) {
+      if (run.failureCall === 'pending') return this.deliverFailureCall(run, signal);
       if (!(first && isNew)) {
         const parked = await this.park(run, signal);
         if (parked || signal.aborted) return false;
@@ -277,32 +317,14 @@ export class Runner {
       }
       const committed = first && isNew ? [] : await this.committedSteps(run.id);
       const result = await runAttempt(this.ctx, run, committed, signal);
-      if (signal.aborted) {
-        // Another runner holds the run now: its attempts count on from the store, not from us.
-        if (this.lost.has(run.id)) return true;
-        // Cancelled, or the runner is stopping: keep the log, leave the run's state alone except
-        // the attempt count, which the log entry's `seq` took (the next attempt must not reuse it).
-        const at = this.now();
-        await this.driveCommit([
-          { type: 'attempt', attempt: { ...result.attempt, outcome: 'aborted' } },
-          { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at },
-        ]);
-        return false;
-      }
+      if (signal.aborted) return this.aborted(run, result.attempt);
       const now = this.now();
-      const { changes, patch } = settle(run, result, now);
-      const logs: Change[] = [{ type: 'attempt', attempt: result.attempt }];
-      // The route says in its answer whether it has a failureFunction; without an answer, ask anyway.
-      const headers = result.attempt.responseHeaders;
-      if (patch.status === 'failed' && (!headers || headers[Header.FailureFunction] === '1')) {
-        // Before the failed state is committed: a crash here calls it again (at least once).
-        logs.push({ type: 'attempt', attempt: await this.callFailureFunction({ ...run, ...patch }, signal) });
-        patch.attempts = run.attempts + 2;
-      }
-      const again = patch.status === 'running' && patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= now && !this.stopped;
+      const { changes, patch } = settle(run, result, now, Math.random, this.unreachable);
+      // Due now: a `continue`, a resolved suspension, or a failed run's failureFunction call.
+      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= now && !this.stopped;
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
       const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner: this.owner }];
-      await this.driveCommit([...changes, ...logs, { type: 'run', runId: run.id, patch, at: now }, ...release]);
+      await this.driveCommit([...changes, { type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at: now }, ...release]);
       run = { ...run, ...patch, updatedAt: now };
       if (!again) return true;
     }
@@ -324,12 +346,39 @@ export class Runner {
     return false;
   }
 
-  /** The failed run's one call to its route's `failureFunction`, logged as an attempt. */
-  private async callFailureFunction(run: Run, signal: AbortSignal): Promise<Attempt> {
-    const failedStep = (await this.store.listSteps(run.id)).findLast((s) => s.status === 'failed');
-    const failure: NonNullable<DriveRequest['failure']> = { error: run.error ?? { name: 'Error', message: 'The run failed.' } };
-    if (failedStep) failure.failedStep = { index: failedStep.index, name: failedStep.name, kind: failedStep.kind };
-    return (await runAttempt(this.ctx, run, [], signal, failure)).attempt;
+  /**
+   * An attempt cut short by an abort: another runner holds the run now (its attempts count on from
+   * the store, not from us), or it was cancelled, or the runner is stopping: keep the log and leave
+   * the run's state alone except the attempt count, which the log entry's `seq` took.
+   */
+  private async aborted(run: Run, attempt: Attempt): Promise<boolean> {
+    if (this.lost.has(run.id)) return true;
+    await this.driveCommit([
+      { type: 'attempt', attempt: { ...attempt, outcome: 'aborted' } },
+      { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.now() },
+    ]);
+    return false;
+  }
+
+  /**
+   * Delivers a failed run's failureFunction call (durably: the run was committed `failed` with the
+   * call `pending` first, so a crash in between delivers it after the restart). Each delivery is an
+   * attempt in the run's log; `settleFailureCall` decides whether and when to try again.
+   */
+  private async deliverFailureCall(initial: Run, signal: AbortSignal): Promise<boolean> {
+    let run = initial;
+    for (;;) {
+      const failure = failureRequest(run, await this.store.listSteps(run.id));
+      const result = await runAttempt(this.ctx, run, [], signal, failure);
+      if (signal.aborted) return this.aborted(run, result.attempt);
+      const now = this.now();
+      const patch = settleFailureCall(run, result, now, Math.random, this.unreachable);
+      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= now && !this.stopped;
+      const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner: this.owner }];
+      await this.driveCommit([{ type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at: now }, ...release]);
+      run = { ...run, ...patch, updatedAt: now };
+      if (!again) return true;
+    }
   }
 
   /** Looks for due work now (coalesced), then sleeps until the next due time or `pollMs`. */

@@ -1,7 +1,9 @@
 import type { SerializedError } from '../protocol/errors.js';
-import type { AttemptResult } from './attempt.js';
+import { Header } from '../protocol/headers.js';
+import type { AttemptError, AttemptResult } from './attempt.js';
 import { MAX_DELAY_MS, nextDelay } from './retry.js';
 import type { Change, Run, RunPatch } from './store/types.js';
+import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
 
 /**
  * What an attempt's end means for the run: the changes to commit and the run's next state.
@@ -13,10 +15,22 @@ import type { Change, Run, RunPatch } from './store/types.js';
  * - a step failure is retried with backoff (the step's own policy first); once its retries are spent
  *   the step fails for good and the run is driven once more, so the workflow sees the error and may
  *   catch it. A failure outside any step, or one no retry can fix, fails the run.
+ * - the app unreachable (see `AttemptError.unreachable`): not a failure; `failures` stays, the
+ *   outage's start is kept in `unreachableSince` and the run is tried again on the unreachable
+ *   schedule, until the outage outlasts the horizon. Any answer ends the outage.
+ * - a run that fails owes its route a failureFunction call when the route said it has one (or never
+ *   answered): it is committed `failed` with that call `pending` and due now (settle-failure-call.ts).
  */
-export function settle(run: Run, result: AttemptResult, now: number, random: () => number = Math.random): { changes: Change[]; patch: RunPatch } {
+export function settle(
+  run: Run,
+  result: AttemptResult,
+  now: number,
+  random: () => number = Math.random,
+  unreachable: UnreachablePolicy = DEFAULT_UNREACHABLE_POLICY,
+): { changes: Change[]; patch: RunPatch } {
   const end = result.end;
-  const base: RunPatch = { attempts: run.attempts + 1 };
+  if (end.t === 'error' && end.unreachable) return settleUnreachable(run, result, end, now, random, unreachable);
+  const base: RunPatch = { attempts: run.attempts + 1, ...(run.unreachableSince !== null && { unreachableSince: null }) };
   switch (end.t) {
     case 'done':
       return { changes: [], patch: { ...base, status: 'completed', output: end.output ?? null, finishedAt: now, nextAt: null, failures: 0 } };
@@ -58,9 +72,44 @@ export function settle(run: Run, result: AttemptResult, now: number, random: () 
     return { changes: [failed], patch: { ...base, status: 'running', failures: 0, nextAt: now } };
   }
   if (willRetry) return { changes: [], patch: { ...base, status: 'running', failures, nextAt: now + delay() } };
-  const error: SerializedError = end.error;
+  return failRun(run, result, end.error, now, { ...base, failures });
+}
+
+/** The run ends `failed`; with a failureFunction call to deliver, it stays due now for it. */
+function failRun(run: Run, result: AttemptResult, error: SerializedError, now: number, base: RunPatch): { changes: Change[]; patch: RunPatch } {
+  // The route says in every answer whether it has a failureFunction; without an answer, ask anyway.
+  const headers = result.attempt.responseHeaders;
+  const owesCall = !headers || headers[Header.FailureFunction] === '1';
+  const patch: RunPatch = { ...base, status: 'failed', error, finishedAt: now, nextAt: owesCall ? now : null };
+  // The call's delivery counts its own failures and outages from zero.
+  if (owesCall) Object.assign(patch, { failureCall: 'pending', failureCallAttempts: 0, failures: 0, unreachableSince: null });
+  return { changes: [{ type: 'steps-closed', runId: run.id, status: 'failed', at: now }], patch };
+}
+
+function settleUnreachable(
+  run: Run,
+  result: AttemptResult,
+  end: AttemptError,
+  now: number,
+  random: () => number,
+  policy: UnreachablePolicy,
+): { changes: Change[]; patch: RunPatch } {
+  // A stream cut after steps were committed: the app answered, the outage (if any) starts again now.
+  // Without progress the start is kept, so a route that always dies mid-step still meets the horizon.
+  const since = result.progressed ? now : (run.unreachableSince ?? now);
+  const base: RunPatch = { attempts: run.attempts + 1 };
+  if (now - since >= policy.horizonMs) return failRun(run, result, unreachableError(run.url, since, now, policy, end.error), now, base);
+  return { changes: [], patch: { ...base, status: 'running', unreachableSince: since, nextAt: now + unreachableDelay(since, now, policy, end.retryAfterMs, random) } };
+}
+
+/** Why a run gave up on an app that stayed unreachable: since when, for how long, and the last error. */
+function unreachableError(url: string, since: number, now: number, policy: UnreachablePolicy, last: SerializedError): SerializedError {
+  const span = (ms: number): string => (ms >= 3_600_000 ? `${+(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${+(ms / 60_000).toFixed(1)} min` : `${+(ms / 1000).toFixed(1)} s`);
   return {
-    changes: [{ type: 'steps-closed', runId: run.id, status: 'failed', at: now }],
-    patch: { ...base, status: 'failed', failures, error, finishedAt: now, nextAt: null },
+    name: 'AppUnreachableError',
+    code: 'APP_UNREACHABLE',
+    message:
+      `The app at ${url} was unreachable since ${new Date(since).toISOString()} (${span(now - since)}), longer than the runner's ` +
+      `unreachable horizon of ${span(policy.horizonMs)} (--unreachable-horizon); last error: ${last.message}`,
   };
 }

@@ -139,7 +139,7 @@ function upsertBy<T>(list: readonly T[], item: T, key: (t: T) => number, keep?: 
 }
 
 /** How far a step has come; a snapshot never replaces a later event's step. */
-const progress = (s: Step): number => s.executions * 4 + s.failures * 2 + (s.finishedAt === null ? 0 : 1);
+const progress = (s: Step): number => s.reportedExecutions * 4 + s.failures * 2 + (s.finishedAt === null ? 0 : 1);
 const stepKey = (s: Step): number => s.index;
 const attemptKey = (a: Attempt): number => a.seq;
 

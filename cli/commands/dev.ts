@@ -4,6 +4,7 @@ import { runDev, type DevOptions } from '../lib/dev-run.js';
 import type { CliIO } from '../lib/io.js';
 import { parsePort, parsePositiveInt } from '../lib/parse.js';
 import { redactHeaderOption } from '../lib/redact-headers.js';
+import { addRunnerFlags } from '../lib/runner-flags.js';
 
 function parseRoute(value: string): string {
   if (!value.startsWith('/')) throw new InvalidArgumentError(`Expected a path starting with /, got "${value}".`);
@@ -27,7 +28,7 @@ function parseHttpUrl(value: string): string {
  * prints a line per run, step and attempt, and the app's output as `[app] …` lines.
  */
 export function makeDevCommand(io: CliIO): Command {
-  return new Command('dev')
+  const command = new Command('dev')
     .description('start the local runner and the app, check the app, show runs live (Ctrl-C stops all)')
     .argument('[command...]', 'the app\'s dev command, after -- (default: "wfkit": { "dev" } in package.json)')
     .addOption(new Option('-p, --port <port>', 'port of the runner API').default(7766).argParser(parsePort))
@@ -43,6 +44,7 @@ export function makeDevCommand(io: CliIO): Command {
     .addOption(new Option('--tunnel-host <url>', 'a self-hosted localtunnel server (implies --tunnel)').argParser(parseHttpUrl))
     .option('--subdomain <name>', 'ask the tunnel service for this name (implies --tunnel)')
     .addOption(new Option('--remote <url>', 'use the runner at this URL (a `wf start`) instead of starting one').argParser(parseHttpUrl))
-    .addOption(redactHeaderOption())
+    .addOption(redactHeaderOption());
+  return addRunnerFlags(command, 'an origin the local runner may call besides localhost, 127.0.0.1 and [::1] on any port, and the tunnel\'s (repeatable)')
     .action((argv: string[], options: DevOptions) => runDev(io, argv, options));
 }

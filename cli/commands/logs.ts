@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { RunnerEvent } from '../../runner-core/events.js';
-import { FINISHED_RUN_STATUSES } from '../../runner-core/store/types.js';
+import { FINISHED_RUN_STATUSES, type Run } from '../../runner-core/store/types.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import { eventLine, runStory } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';
@@ -11,6 +11,11 @@ interface LogsOptions {
   token?: string;
   follow?: boolean;
   json?: boolean;
+}
+
+/** Nothing more will happen to the run: finished, and its failureFunction call (if any) settled. */
+function settled(run: Run): boolean {
+  return FINISHED_RUN_STATUSES.has(run.status) && run.failureCall !== 'pending';
 }
 
 function eventsOf({ run, steps, attempts }: RunDetail): RunnerEvent[] {
@@ -34,7 +39,7 @@ async function printHistory(client: RunnerClient, runId: string | undefined, jso
   const events = eventsOf(detail);
   if (json) for (const event of events) io.out(JSON.stringify(event));
   else for (const line of runStory(detail.run, detail.steps, detail.attempts)) io.out(line);
-  return { events, finished: FINISHED_RUN_STATUSES.has(detail.run.status) };
+  return { events, finished: settled(detail.run) };
 }
 
 /** Keys of the last events printed, so a snapshot read again after a reconnect prints only what is new. */
@@ -55,7 +60,7 @@ export function makeLogsCommand(io: CliIO): Command {
   return withRunnerOptions(new Command('logs'))
     .description('print the log of one run, or of all runs')
     .argument('[runId]', 'the run (wfr_…); all runs when left out')
-    .option('-f, --follow', 'keep printing new events (until the run finishes, or Ctrl-C)')
+    .option('-f, --follow', 'keep printing new events (until the run finishes and its failureFunction is delivered, or Ctrl-C)')
     .option('--json', 'one JSON object per line')
     .action(async (runId: string | undefined, options: LogsOptions) => {
       const client = clientFrom(io, options);
@@ -72,7 +77,7 @@ export function makeLogsCommand(io: CliIO): Command {
         if (printed.has(key) || finished) return;
         printed.add(key);
         io.out(json ? key : eventLine(event));
-        if (runId && event.type === 'run' && FINISHED_RUN_STATUSES.has(event.run.status)) {
+        if (runId && event.type === 'run' && settled(event.run)) {
           finished = true;
           controller.abort();
         }

@@ -5,9 +5,10 @@ import { createLogger, routeConsole, type LogFormat } from '../lib/logger.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt } from '../lib/parse.js';
 import { startProductionRunner } from '../lib/production-runner.js';
 import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js';
+import { addRunnerFlags, allowedOriginsFromEnv, type RunnerFlags } from '../lib/runner-flags.js';
 import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
 
-interface StartOptions { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
+interface StartOptions extends RunnerFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -15,7 +16,7 @@ interface StartOptions { host: string; port: number; database?: string; logForma
  * only (WF_TOKENS / WF_TOKEN), never argv, which other users of the machine can read.
  */
 export function makeStartCommand(io: CliIO): Command {
-  return new Command('start')
+  const command = new Command('start')
     .description('the production runner: API, web dashboard and /metrics on SQLite, or on PostgreSQL shared by several runners')
     .addOption(new Option('--host <host>', 'address to bind (a non-loopback address needs strong tokens, 128 bits or more, in WF_TOKENS or WF_TOKEN)').default('127.0.0.1'))
     .addOption(new Option('-p, --port <port>', 'port of the runner API').default(7766).argParser(parsePort))
@@ -25,7 +26,8 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--grace-ms <ms>', 'on SIGTERM, how long in-flight drives may finish before they are released to other runners').default(10_000).argParser(parseNonNegativeInt))
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
-    .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)')
+    .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)');
+  return addRunnerFlags(command, 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
     .action(async (options: StartOptions) => {
       const log = createLogger(options.logFormat, io);
       const restoreConsole = options.logFormat === 'json' ? routeConsole(log) : () => {};
@@ -43,9 +45,12 @@ export function makeStartCommand(io: CliIO): Command {
         concurrency: options.concurrency,
         redactHeaders: redactHeaderNames(options.redactHeader, io.env),
         openOnLoopback: options.openLoopback === true,
+        allowedOrigins: [...options.allowOrigin, ...allowedOriginsFromEnv(io.env)],
+        unreachableHorizonMs: options.unreachableHorizon,
+        driveTimeoutMs: options.driveTimeout,
       });
       const { runner } = started;
-      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, dashboard: `${started.url}/` });
+      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/` });
       await interrupted;
       log.info('stopping: no new connections, in-flight drives finish or are released', { inFlight: runner.drivesInFlight, graceMs: options.graceMs });
       await started.close(options.graceMs);

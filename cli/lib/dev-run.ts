@@ -10,11 +10,12 @@ import { eventLine } from './format.js';
 import type { CliIO } from './io.js';
 import { startLocalRunner, type LocalRunner } from './local-runner.js';
 import { redactHeaderNames } from './redact-headers.js';
+import type { RunnerFlags } from './runner-flags.js';
 import { checkRemoteRunner } from './remote-runner.js';
 import { findClientToken, resolveDevToken, type ResolvedToken } from './token.js';
 import { DEFAULT_TUNNEL_HOST, openTunnel, type Tunnel } from './tunnel.js';
 
-export interface DevOptions {
+export interface DevOptions extends RunnerFlags {
   port: number;
   host: string;
   db: string;
@@ -64,7 +65,17 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
   mkdirSync(join(io.cwd, '.wf'), { recursive: true });
   writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
   const token = resolveDevToken(io.cwd, io.env, options.token);
-  const local = await startLocalRunner({ dbPath: resolve(io.cwd, options.db), host: options.host, port: options.port, tokens: [token.token], tokenNames: [`the token from ${token.source}`], redactHeaders: redactHeaderNames(options.redactHeader, io.env) });
+  const local = await startLocalRunner({
+    dbPath: resolve(io.cwd, options.db),
+    host: options.host,
+    port: options.port,
+    tokens: [token.token],
+    tokenNames: [`the token from ${token.source}`],
+    redactHeaders: redactHeaderNames(options.redactHeader, io.env),
+    allowOrigins: options.allowOrigin,
+    unreachableHorizonMs: options.unreachableHorizon,
+    driveTimeoutMs: options.driveTimeout,
+  });
   return { url: local.url, token, local };
 }
 
@@ -102,6 +113,8 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   if (!tui) report.info(where);
   report.info(`token from ${source}; apps need WF_TOKEN=${token} and WF_RUNNER_URL=${runner.url}`);
   if (tunnel) {
+    // The app's public URL is the tunnel's: the local runner may call it.
+    runner.local?.runner.allowOrigin(new URL(tunnel.url).origin);
     report.info(`tunnel open: ${tunnel.url} → localhost:${app.port} (the app gets it as WF_WORKFLOW_URL)`);
     if (app.route) report.info(`POST ${tunnel.url.replace(/\/+$/, '')}${app.route} starts a run`);
   }

@@ -1,5 +1,6 @@
 import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../runner-core/stream-events.js';
 import { decodeValue } from '../../protocol/values.js';
+import { runNotes } from '../../runner-core/run-notes.js';
 import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
 
 import { duration, glyph } from '../../tui/format.js';
@@ -24,7 +25,9 @@ function runLine(run: Run): string {
           : (run.status === 'sleeping' || run.status === 'waiting') && run.nextAt !== null
             ? `${steps} · wakes ${time(run.nextAt)}`
           : `${steps}${took}`;
-  return `run ${run.status} · ${detail}`;
+  // An outage or a failureFunction call goes first: a long error message must not hide it.
+  const notes = runNotes(run, time).map((note) => `${note.text} · `).join('');
+  return `run ${run.status} · ${notes}${detail}`;
 }
 
 /** What a sleep, wait or call step is about: its wake-up time, its event, its HTTP exchange. */
@@ -57,7 +60,7 @@ function safeDecode(text: string | null): unknown {
 function stepLine(step: Step, parallel = false): string {
   const kind = step.kind === 'run' ? '' : `${step.kind} `;
   const took = step.durationMs === null ? '' : ` (${duration(step.durationMs)})`;
-  const again = step.executions > 1 ? ` · executed ${step.executions}×` : '';
+  const again = step.reportedExecutions > 1 ? ` · executed ${step.reportedExecutions}×` : '';
   const error = step.error && step.status !== 'succeeded' ? `: ${step.error.message}` : '';
   const group = parallel && step.group !== null ? ` · parallel group ${step.group}` : '';
   return `step ${step.index} ${kind}${step.name} ${step.status}${took}${kindDetail(step)}${group}${again}${error}`;

@@ -1,3 +1,4 @@
+import { LOOPBACK_ORIGINS } from '../../runner-core/origins.js';
 import { startProductionRunner, type ProductionRunner } from './production-runner.js';
 
 export interface LocalRunnerOptions {
@@ -9,6 +10,10 @@ export interface LocalRunnerOptions {
   redactHeaders?: readonly string[];
   /** Where each token came from (`--token`, `.wf/token`), for a refusal's message off loopback. */
   tokenNames?: readonly string[];
+  /** Origins it may call besides this machine's (`--allow-origin`; `wf dev` adds the tunnel's once open). */
+  allowOrigins?: string[];
+  unreachableHorizonMs?: number;
+  driveTimeoutMs?: number;
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -24,6 +29,19 @@ const STOP_GRACE_MS = 2_000;
  * dashboards and `wf logs` of the developer's own machine need no token); `wf start` keeps them closed.
  */
 export async function startLocalRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
-  const started = await startProductionRunner({ database: options.dbPath, cwd: '.', host: options.host, port: options.port, tokens: options.tokens, tokenNames: options.tokenNames, openOnLoopback: true, redactHeaders: options.redactHeaders });
+  const started = await startProductionRunner({
+    database: options.dbPath,
+    cwd: '.',
+    host: options.host,
+    port: options.port,
+    tokens: options.tokens,
+    tokenNames: options.tokenNames,
+    openOnLoopback: true,
+    redactHeaders: options.redactHeaders,
+    // Loopback on any port: the app's dev server, wherever it listens on this machine.
+    allowedOrigins: [...LOOPBACK_ORIGINS, ...(options.allowOrigins ?? [])],
+    unreachableHorizonMs: options.unreachableHorizonMs,
+    driveTimeoutMs: options.driveTimeoutMs,
+  });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

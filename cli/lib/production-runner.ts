@@ -30,6 +30,12 @@ export interface ProductionRunnerOptions {
    * --open-loopback`). Unsafe behind a reverse proxy that rewrites Host. @default false
    */
   openOnLoopback?: boolean;
+  /** Origins the runner may call (`--allow-origin`, `WF_ALLOWED_ORIGINS`); at least one. */
+  allowedOrigins: string[];
+  /** How long an app may stay unreachable before its runs fail. @default 24 h */
+  unreachableHorizonMs?: number;
+  /** How long the runner waits for a drive response's headers. @default 30 s */
+  driveTimeoutMs?: number;
 }
 
 export interface ProductionRunner {
@@ -39,6 +45,8 @@ export interface ProductionRunner {
   store: DatabaseLocation['kind'];
   /** The database, password redacted, for the log. */
   database: string;
+  /** The origins this runner calls, as configured. */
+  allowedOrigins: readonly string[];
   /** Stops accepting connections, gives in-flight drives `graceMs` to finish, releases the rest, closes the store. */
   close(graceMs: number): Promise<void>;
 }
@@ -59,6 +67,14 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
   if (options.tokens.length === 0) {
     throw new CliError(2, 'NO_TOKEN', 'wf start needs a token to check apps and sign drive requests with: set WF_TOKENS (several, comma or space separated, for rotation) or WF_TOKEN.');
   }
+  if (options.allowedOrigins.length === 0) {
+    throw new CliError(
+      2,
+      'NO_ORIGINS',
+      'wf start needs the origins of the apps it may call: WF_ALLOWED_ORIGINS=https://app.example.com (several comma or space separated;' +
+        ' https://*.example.com for subdomains, http://127.0.0.1:* for any port), or --allow-origin <pattern> (repeatable).',
+    );
+  }
   let location: DatabaseLocation;
   try {
     location = parseDatabaseUrl(options.database);
@@ -72,7 +88,23 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     throw new CliError(1, 'DATABASE', `Cannot open the database ${database}: ${(error as Error).message}`, { cause: error });
   });
   const store = instrumentStore(opened, stepDuration);
-  const runner = new Runner({ store, tokens: options.tokens, exclusive: location.kind === 'sqlite', leaseMs: options.leaseMs, concurrency: options.concurrency, redactHeaders: options.redactHeaders });
+  let runner: Runner;
+  try {
+    runner = new Runner({
+      store,
+      tokens: options.tokens,
+      exclusive: location.kind === 'sqlite',
+      leaseMs: options.leaseMs,
+      concurrency: options.concurrency,
+      redactHeaders: options.redactHeaders,
+      allowedOrigins: options.allowedOrigins,
+      ...(options.unreachableHorizonMs !== undefined && { unreachable: { horizonMs: options.unreachableHorizonMs } }),
+      ...(options.driveTimeoutMs !== undefined && { dispatch: { headersTimeoutMs: options.driveTimeoutMs } }),
+    });
+  } catch (error) {
+    await store.close();
+    throw new CliError(2, 'CONFIG', (error as Error).message, { cause: error });
+  }
   const server = createApiServer(runner, { host: options.host, openOnLoopback: options.openOnLoopback, metrics: () => renderMetrics({ runner, stepDuration }) });
   await listen(server, options.host, options.port).catch(async (error: unknown) => {
     await store.close();
@@ -85,6 +117,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     url: serverUrl(server, options.host),
     store: location.kind,
     database,
+    allowedOrigins: options.allowedOrigins,
     async close(graceMs) {
       // No new connections; requests on open ones are still answered (a start then waits in the
       // store for the next runner: a stopping runner does not drive new runs).

@@ -3,7 +3,7 @@ import { WorkflowError } from '../../protocol/errors.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
 import { publicStep } from '../call-credentials.js';
-import { ApiError } from '../errors.js';
+import { ApiError, OriginNotAllowedError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
 import type { RunStatus } from '../store/types.js';
@@ -74,6 +74,7 @@ function runIdParam(params: string[]): string {
 /** Any failure as the JSON error the client sees; only a failure of the runner itself is a 500. */
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof OriginNotAllowedError) return new ApiError(403, 'ORIGIN_NOT_ALLOWED', error.message);
   if (WorkflowError.is(error) && BAD_INPUT_CODES.has(error.code)) return new ApiError(400, 'BAD_REQUEST', error.message);
   console.error('[wfkit] API error:', error);
   return new ApiError(500, 'INTERNAL', 'The runner failed to handle this request; its log has the details.');

@@ -86,6 +86,18 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_by_id ON events(event_id, seq);
   `,
+  // 3: hardening. An outage of the app is tracked apart from the step's failures; a failed run
+  // stays claimable until its failureFunction call is delivered; `executions` is named for what
+  // it is (starts the runner saw).
+  `
+  ALTER TABLE runs ADD COLUMN unreachable_since INTEGER;
+  ALTER TABLE runs ADD COLUMN failure_call TEXT;
+  ALTER TABLE runs ADD COLUMN failure_call_attempts INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE steps RENAME COLUMN executions TO reported_executions;
+  DROP INDEX runs_due;
+  -- The predicate is CLAIMABLE (claimable.ts) spelled out: a shipped migration never changes.
+  CREATE INDEX runs_claimable ON runs(next_at) WHERE (status NOT IN ('completed', 'failed', 'cancelled') OR failure_call = 'pending');
+  `,
 ];
 
 function userVersion(db: Database): number {

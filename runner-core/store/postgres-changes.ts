@@ -8,13 +8,11 @@ export function ms(value: number | null): number | null {
   return value === null ? null : Math.round(value);
 }
 
-/** Same predicate as the partial index `runs_due`, spelled identically so the planner can use it. */
-export const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
-
 function patchRow(patch: RunPatch): Record<string, unknown> {
   const row: Record<string, unknown> = { ...patch };
   if (patch.nextAt !== undefined) row.nextAt = ms(patch.nextAt);
   if (patch.finishedAt !== undefined) row.finishedAt = ms(patch.finishedAt);
+  if (patch.unreachableSince !== undefined) row.unreachableSince = ms(patch.unreachableSince);
   if (patch.error !== undefined) row.error = toJson(patch.error);
   return row;
 }
@@ -31,6 +29,8 @@ export function changeRow(change: Change): Record<string, unknown> {
       return { ...change, at: ms(change.at) };
     case 'step-suspended':
       return { ...change, until: ms(change.until), request: toJson(change.request), at: ms(change.at) };
+    case 'executions-reported':
+      return change;
     case 'release':
     case 'steps-closed':
       return change.type === 'release' ? change : { ...change, at: ms(change.at) };

@@ -1,6 +1,7 @@
 import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
 import { LeaseLostError } from './errors.js';
-import { changeRow, ms, UNFINISHED } from './postgres-changes.js';
+import { CLAIMABLE } from './claimable.js';
+import { changeRow, ms } from './postgres-changes.js';
 import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { toRun, toStep, toAttempt, type AttemptRow, type RunRow, type StepRow } from './sqlite-rows.js';
@@ -171,7 +172,7 @@ export class PostgresStore implements Store {
     const rows = await sql<RunRow[]>`UPDATE runs SET lease_owner = ${owner}, lease_until = ${this.#leaseEnd(now, leaseMs)}
       WHERE id IN (
         SELECT id FROM runs
-        WHERE ${sql.unsafe(UNFINISHED)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
+        WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
           AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)})
         ORDER BY next_at LIMIT ${take}
         FOR UPDATE SKIP LOCKED
@@ -184,7 +185,7 @@ export class PostgresStore implements Store {
   async claim(runId: string, { now, owner, leaseMs }: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined> {
     const sql = this.#sql;
     const [row] = await sql<RunRow[]>`UPDATE runs SET lease_owner = ${owner}, lease_until = ${this.#leaseEnd(now, leaseMs)}
-      WHERE id = ${runId} AND ${sql.unsafe(UNFINISHED)}
+      WHERE id = ${runId} AND ${sql.unsafe(CLAIMABLE)}
         AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)} OR lease_owner = ${owner})
       RETURNING *`;
     return row ? toRun(row) : undefined;
@@ -222,7 +223,7 @@ export class PostgresStore implements Store {
     const sql = this.#sql;
     const [byStatus, [due]] = await Promise.all([
       sql<{ status: RunStatus; n: number }[]>`SELECT status, count(*) AS n FROM runs GROUP BY status`,
-      sql<{ n: number }[]>`SELECT count(*) AS n FROM runs WHERE ${sql.unsafe(UNFINISHED)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
+      sql<{ n: number }[]>`SELECT count(*) AS n FROM runs WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
         AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)})`,
     ]);
     const runs = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
@@ -236,7 +237,7 @@ export class PostgresStore implements Store {
     // this machine's time, which the runner's scheduler timer counts in.
     const leaseEnd = this.#databaseClock ? sql`lease_until - ${this.#dbNow()} + ${Date.now()}::bigint` : sql`lease_until`;
     const [row] = await sql<{ at: number | null }[]>`SELECT MIN(GREATEST(next_at, COALESCE(${leaseEnd}, 0))) AS at
-      FROM runs WHERE ${sql.unsafe(UNFINISHED)} AND next_at IS NOT NULL`;
+      FROM runs WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL`;
     return row?.at ?? null;
   }
 

@@ -1,6 +1,6 @@
 import type { SerializedError } from '../../protocol/errors.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
-import type { Attempt, Run, RunStatus, Step, StepStatus } from './types.js';
+import type { Attempt, FailureCallState, Run, RunStatus, Step, StepStatus } from './types.js';
 
 /**
  * Rows of the store tables and their mapping to records: the only place that knows column names.
@@ -12,11 +12,12 @@ export interface RunRow {
   created_at: number; updated_at: number; finished_at: number | null; next_at: number | null;
   failures: number; retries: number; retry_delay_ms: number; steps_done: number; attempts: number;
   output: string | null; error: string | null; idempotency_key: string | null;
+  unreachable_since: number | null; failure_call: string | null; failure_call_attempts: number;
 }
 export interface StepRow {
   run_id: string; idx: number; name: string; kind: string; status: string; output: string | null;
   error: string | null; started_at: number; finished_at: number | null; duration_ms: number | null;
-  executions: number; failures: number; group_id: number | null; until: number | null;
+  reported_executions: number; failures: number; group_id: number | null; until: number | null;
   event_id: string | null; request: string | null;
 }
 export interface AttemptRow {
@@ -41,6 +42,8 @@ export function toRun(row: RunRow): Run {
     failures: row.failures, retries: row.retries, retryDelayMs: row.retry_delay_ms,
     stepsDone: row.steps_done, attempts: row.attempts, output: row.output,
     error: fromJson<SerializedError>(row.error), idempotencyKey: row.idempotency_key,
+    unreachableSince: row.unreachable_since, failureCall: row.failure_call as FailureCallState | null,
+    failureCallAttempts: row.failure_call_attempts,
   };
 }
 export function toStep(row: StepRow): Step {
@@ -48,7 +51,7 @@ export function toStep(row: StepRow): Step {
     runId: row.run_id, index: row.idx, name: row.name, kind: row.kind as StepKind,
     status: row.status as StepStatus, output: row.output, error: fromJson<SerializedError>(row.error),
     startedAt: row.started_at, finishedAt: row.finished_at, durationMs: row.duration_ms,
-    executions: row.executions, failures: row.failures, group: row.group_id, until: row.until,
+    reportedExecutions: row.reported_executions, failures: row.failures, group: row.group_id, until: row.until,
     eventId: row.event_id, request: fromJson<CallRequest>(row.request),
   };
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LeaseLostError } from './errors.js';
+import { CLAIMABLE } from './claimable.js';
 import { migrate } from './migrations.js';
 import { attemptParams, toAttempt, toJson, toRun, toStep, type AttemptRow, type RunRow, type StepRow } from './sqlite-rows.js';
 import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type Store, type StoreStats } from './types.js';
@@ -13,7 +14,6 @@ export interface SqliteStoreOptions {
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
-/** Same predicate as the partial index `runs_due`, spelled identically so SQLite can use it. */
 const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
 
 // ---- run patches: one statement, each field guarded by a "set it" flag ----
@@ -21,7 +21,8 @@ const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
 /** Patch field → column. Column names are constants, so building SQL from them is safe. */
 const PATCH_COLUMNS = {
   status: 'status', nextAt: 'next_at', failures: 'failures', finishedAt: 'finished_at',
-  output: 'output', error: 'error', attempts: 'attempts',
+  output: 'output', error: 'error', attempts: 'attempts', unreachableSince: 'unreachable_since',
+  failureCall: 'failure_call', failureCallAttempts: 'failure_call_attempts',
 } as const satisfies Record<keyof RunPatch, string>;
 
 // A finished run keeps its status: a drive that settles after a cancel (or, with several runners,
@@ -63,29 +64,30 @@ function prepareStatements(db: Database.Database) {
     listByStatusAfter: db.prepare(listSql('WHERE status = @status AND id < @cursor')),
     steps: db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY idx'),
     attempts: db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY seq'),
-    stepStarted: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id)
+    stepStarted: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, reported_executions, failures, group_id)
       VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0, @group)
       ON CONFLICT (run_id, idx) DO UPDATE SET status = 'running', name = excluded.name, kind = excluded.kind,
-        started_at = excluded.started_at, executions = steps.executions + 1, finished_at = NULL, duration_ms = NULL
+        started_at = excluded.started_at, reported_executions = steps.reported_executions + 1, finished_at = NULL, duration_ms = NULL
       ${STEP_KEEP_SUCCEEDED}`),
-    stepSucceeded: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms, executions, failures)
+    stepSucceeded: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms, reported_executions, failures)
       VALUES (@runId, @index, @name, @kind, 'succeeded', @output, @startedAt, @at, @durationMs, 1, 0)
       ON CONFLICT (run_id, idx) DO UPDATE SET status = 'succeeded', output = excluded.output, error = NULL,
         finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
       ${STEP_KEEP_SUCCEEDED}`),
-    stepFailed: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms, executions, failures)
+    stepFailed: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms, reported_executions, failures)
       VALUES (@runId, @index, @name, @kind, @status, @error, @startedAt, @at, @durationMs, 1, 1)
       ON CONFLICT (run_id, idx) DO UPDATE SET status = excluded.status, error = excluded.error,
         failures = steps.failures + 1, finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
       ${STEP_KEEP_SUCCEEDED}`),
     // The first description of a position wins (a sleep keeps the wake-up time it was given first);
     // a row its `started` line made has none yet, so each field is filled once.
-    stepSuspended: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id, until, event_id, request)
+    stepSuspended: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, reported_executions, failures, group_id, until, event_id, request)
       VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0, @group, @until, @eventId, @request)
       ON CONFLICT (run_id, idx) DO UPDATE SET until = COALESCE(steps.until, excluded.until),
         event_id = COALESCE(steps.event_id, excluded.event_id), request = COALESCE(steps.request, excluded.request),
         group_id = COALESCE(steps.group_id, excluded.group_id)
       WHERE steps.status = 'running'`),
+    addExecutions: db.prepare('UPDATE steps SET reported_executions = reported_executions + @count WHERE run_id = @runId AND idx = @index'),
     closeSteps: db.prepare(`UPDATE steps SET status = @status, finished_at = @at WHERE run_id = @runId AND status IN ('running', 'retrying')`),
     waiting: db.prepare(`SELECT steps.run_id, steps.idx FROM steps JOIN runs ON runs.id = steps.run_id
       WHERE steps.event_id = ? AND steps.status = 'running' AND steps.kind = 'wait' AND runs.${UNFINISHED}`),
@@ -102,19 +104,19 @@ function prepareStatements(db: Database.Database) {
       VALUES (@runId, @seq, @startedAt, @durationMs, @requestUrl, @requestHeaders, @requestBody,
         @responseStatus, @responseHeaders, @responseBody, @outcome, @error)`),
     patchRun: db.prepare(PATCH_SQL),
-    due: db.prepare(`SELECT * FROM runs WHERE ${UNFINISHED} AND next_at IS NOT NULL AND next_at <= @now
+    due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
       AND (lease_until IS NULL OR lease_until < @now) ORDER BY next_at LIMIT @limit`),
     lease: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
     claimOne: db.prepare(`UPDATE runs SET lease_owner = @owner, lease_until = @until
-      WHERE id = @id AND ${UNFINISHED} AND (lease_until IS NULL OR lease_until < @now OR lease_owner = @owner) RETURNING *`),
+      WHERE id = @id AND ${CLAIMABLE} AND (lease_until IS NULL OR lease_until < @now OR lease_owner = @owner) RETURNING *`),
     release: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     renew: db.prepare('UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
     // A leased run is not due before its lease runs out, whatever its next_at says.
-    nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0))) FROM runs WHERE ${UNFINISHED} AND next_at IS NOT NULL`).pluck(),
+    nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0))) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL`).pluck(),
     releaseAll: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
     leaseOf: db.prepare('SELECT lease_owner FROM runs WHERE id = ?').pluck(),
     countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status'),
-    countDue: db.prepare(`SELECT COUNT(*) FROM runs WHERE ${UNFINISHED} AND next_at IS NOT NULL AND next_at <= @now
+    countDue: db.prepare(`SELECT COUNT(*) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
       AND (lease_until IS NULL OR lease_until < @now)`).pluck(),
   };
 }
@@ -227,6 +229,9 @@ export class SqliteStore implements Store {
       }
       case 'release':
         s.release.run(change.runId, change.owner);
+        return;
+      case 'executions-reported':
+        s.addExecutions.run({ runId: change.runId, index: change.index, count: change.count });
         return;
       case 'steps-closed':
         s.closeSteps.run({ runId: change.runId, status: change.status, at: change.at });

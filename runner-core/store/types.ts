@@ -7,6 +7,13 @@ export type StepStatus = 'running' | 'retrying' | 'succeeded' | 'failed' | 'canc
 export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled'];
 export const FINISHED_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 
+/**
+ * Delivery of a failed run's `failureFunction` call: `pending` until the app takes it (the run stays
+ * claimable meanwhile, though its status stays `failed`), then `delivered`, or `failed` once its
+ * retries or the unreachable horizon ran out.
+ */
+export type FailureCallState = 'pending' | 'delivered' | 'failed';
+
 /** One workflow run. Times are epoch milliseconds. */
 export interface Run {
   id: string;
@@ -20,7 +27,11 @@ export interface Run {
   finishedAt: number | null;
   /** When the run is next due for a drive request; null when nothing is scheduled. */
   nextAt: number | null;
-  /** Consecutive failed attempts at the current position (0 after progress). */
+  /**
+   * Consecutive failed attempts at the current position (0 after progress). Transport failures
+   * (the app unreachable) never count here. While a failed run's failureFunction call is
+   * pending, the consecutive failures of that call.
+   */
   failures: number;
   /** Retry policy: retries after the first attempt, and the backoff base. */
   retries: number;
@@ -32,6 +43,16 @@ export interface Run {
   output: string | null;
   error: SerializedError | null;
   idempotencyKey: string | null;
+  /**
+   * Since when the app has not answered (refused or reset connections, DNS errors, timeouts,
+   * 502/503/504, a stream cut before its last line); null while it answers. Any answered drive
+   * clears it; past the runner's unreachable horizon from this time, the run fails.
+   */
+  unreachableSince: number | null;
+  /** The failureFunction call of a failed run; null when there is none to deliver. */
+  failureCall: FailureCallState | null;
+  /** Deliveries of the failureFunction call so far (each is an attempt in the run's log). */
+  failureCallAttempts: number;
 }
 
 /** One step of a run, by position. */
@@ -46,8 +67,12 @@ export interface Step {
   startedAt: number;
   finishedAt: number | null;
   durationMs: number | null;
-  /** Times the route started executing this step; more than 1 means it re-executed (at-least-once). */
-  executions: number;
+  /**
+   * Executions of this step the runner saw start and committed (its `started` lines). A lower
+   * bound on real executions: an execution whose `started` line never reached the runner (the
+   * connection or the runner died first) is not counted. More than 1 means it re-executed.
+   */
+  reportedExecutions: number;
   /** Failed executions so far. */
   failures: number;
   /** Steps started together (Promise.all) share a group number. */
@@ -105,7 +130,9 @@ export interface RunPage {
 }
 
 /** Fields of a run the runner changes as it drives it. */
-export type RunPatch = Partial<Pick<Run, 'status' | 'nextAt' | 'failures' | 'finishedAt' | 'output' | 'error' | 'attempts'>>;
+export type RunPatch = Partial<
+  Pick<Run, 'status' | 'nextAt' | 'failures' | 'finishedAt' | 'output' | 'error' | 'attempts' | 'unreachableSince' | 'failureCall' | 'failureCallAttempts'>
+>;
 
 /**
  * One durable change. The runner batches many (from many runs) into one `apply`, which is one
@@ -143,6 +170,12 @@ export type Change =
       at: number;
       durationMs: number;
     }
+  /**
+   * Starts of a step the runner saw but could not commit as `step-started` (its drive had lost the
+   * run's lease, so fencing refused them): they only add to `reportedExecutions` of an existing
+   * row, unfenced, and change nothing else. The route ran the step; the count should say so.
+   */
+  | { type: 'executions-reported'; runId: string; index: number; count: number }
   | { type: 'attempt'; attempt: Attempt }
   | { type: 'run'; runId: string; patch: RunPatch; at: number };
 
@@ -191,7 +224,7 @@ export interface Store {
   /** Applies changes in one transaction, in order; with `owner`, fenced (see `ApplyOptions`). */
   apply(changes: readonly Change[], options?: ApplyOptions): Promise<void>;
   /**
-   * Leases up to `limit` unfinished runs whose `nextAt` is due and whose lease is free or expired.
+   * Leases up to `limit` claimable runs (unfinished, or failed with a pending failureFunction call) whose `nextAt` is due and whose lease is free or expired.
    * Two claimers never get the same run.
    */
   claimDue(options: ClaimOptions): Promise<Run[]>;

@@ -10,7 +10,7 @@ const APP_URL = 'http://127.0.0.1:3000/workflow';
 function run(patch: Partial<Run> = {}): Run {
   return {
     id: ID, url: APP_URL, status: 'queued', body: '{}', headers: {}, createdAt: T0, updatedAt: T0, finishedAt: null, nextAt: null,
-    failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, output: null, error: null, idempotencyKey: null,
+    failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
     ...patch,
   };
 }
@@ -18,7 +18,7 @@ function run(patch: Partial<Run> = {}): Run {
 function step(patch: Partial<Step> = {}): Step {
   return {
     runId: ID, index: 0, name: 'initial-step', kind: 'run', status: 'succeeded', output: '"HELLO"', error: null,
-    startedAt: T0 + 10, finishedAt: T0 + 15, durationMs: 4.1234, executions: 1, failures: 0, group: 1, until: null, eventId: null, request: null,
+    startedAt: T0 + 10, finishedAt: T0 + 15, durationMs: 4.1234, reportedExecutions: 1, failures: 0, group: 1, until: null, eventId: null, request: null,
     ...patch,
   };
 }
@@ -71,6 +71,16 @@ describe('eventLine for a run', () => {
     ],
     ['failed without an error', { status: 'failed', finishedAt: T0 + 2 }, `03:04:05.000 ${ID} ✗ run failed · 0 steps in 2.0ms: failed`],
     ['cancelled', { status: 'cancelled', updatedAt: T0 + 2_000, finishedAt: T0 + 2_000, stepsDone: 1 }, `03:04:07.000 ${ID} ⊘ run cancelled · 1 step in 2.00s`],
+    [
+      'running, the app unreachable',
+      { status: 'running', updatedAt: T0 + 100, stepsDone: 1, unreachableSince: T0 + 50, nextAt: T0 + 2_100 },
+      `03:04:05.100 ${ID} ▶ run running · app unreachable since 03:04:05.050, next try at 03:04:07.100 · 1 step`,
+    ],
+    [
+      'failed, its failureFunction delivered',
+      { status: 'failed', updatedAt: T0 + 1_500, finishedAt: T0 + 1_000, stepsDone: 1, error: boom, failureCall: 'delivered', failureCallAttempts: 3 },
+      `03:04:06.500 ${ID} ✗ run failed · failureFunction delivered (3 attempts) · 1 step in 1.00s: boom`,
+    ],
   ];
   it.each(cases)('%s', (_status, patch, line) => {
     expect(eventLine({ type: 'run', run: run(patch) })).toBe(line);
@@ -97,10 +107,10 @@ describe('eventLine for a step', () => {
       `03:04:05.015 ${ID} ↻   step 1 second-step retrying (12ms): boom`,
     ],
     ['failed, with the error', { status: 'failed', error: boom, durationMs: 2_345 }, `03:04:05.015 ${ID} ✗   step 0 initial-step failed (2.35s): boom`],
-    ['re-executed', { executions: 3 }, `03:04:05.015 ${ID} ✓   step 0 initial-step succeeded (4.1ms) · executed 3×`],
+    ['re-executed', { reportedExecutions: 3 }, `03:04:05.015 ${ID} ✓   step 0 initial-step succeeded (4.1ms) · executed 3×`],
     [
       'succeeded after a failure (the old error is not shown)',
-      { executions: 2, failures: 1, error: boom },
+      { reportedExecutions: 2, failures: 1, error: boom },
       `03:04:05.015 ${ID} ✓   step 0 initial-step succeeded (4.1ms) · executed 2×`,
     ],
     ['cancelled', { status: 'cancelled', durationMs: null }, `03:04:05.015 ${ID} ⊘   step 0 initial-step cancelled`],
@@ -140,7 +150,7 @@ describe('runStory', () => {
   });
 
   it('a run that retried a step and then failed: one line for the step, one per attempt', () => {
-    const steps = [step(), step({ index: 1, name: 'second-step', group: 2, status: 'failed', startedAt: T0 + 20, finishedAt: T0 + 3_020, durationMs: 3, executions: 3, failures: 3, error: boom })];
+    const steps = [step(), step({ index: 1, name: 'second-step', group: 2, status: 'failed', startedAt: T0 + 20, finishedAt: T0 + 3_020, durationMs: 3, reportedExecutions: 3, failures: 3, error: boom })];
     const attempts = [
       attempt({ outcome: 'failed', error: boom }),
       attempt({ seq: 2, startedAt: T0 + 1_000, outcome: 'failed', error: boom }),

@@ -256,3 +256,25 @@ describe('logs --follow against a live runner', () => {
     expect(text).toContain('run completed');
   });
 });
+
+describe('logs: an app that does not answer', () => {
+  it('says since when and the next try, in text and in --json', async () => {
+    const dir = tempDir();
+    const local: LocalRunner = await startLocalRunner({ dbPath: join(dir, 'dev.db'), host: '127.0.0.1', port: 0, tokens: ['T'] });
+    cleanups.push(() => local.close());
+    const { run } = await local.runner.startRun({ url: `${await unusedUrl()}/workflow`, body: '{}', headers: {} });
+    await vi.waitFor(async () => expect((await local.runner.store.getRun(run.id))?.unreachableSince).not.toBeNull());
+
+    const text = captureIO(dir);
+    await parse(text.io, 'logs', run.id, '--runner', local.url, '--token', 'T');
+    expect(text.out.at(-1)).toMatch(/run running · app unreachable since \d\d:\d\d:\d\d\.\d{3}, next try at \d\d:\d\d:\d\d\.\d{3} · 0 steps$/);
+    const json = captureIO(dir);
+    await parse(json.io, 'logs', run.id, '--runner', local.url, '--token', 'T', '--json');
+    const last = JSON.parse(json.out.at(-1)!) as { type: string; run: { unreachableSince: number; nextAt: number; failures: number } };
+    expect(last.type).toBe('run');
+    expect(last.run.unreachableSince).toBeGreaterThan(0);
+    expect(last.run.nextAt).toBeGreaterThan(last.run.unreachableSince);
+    expect(last.run.failures).toBe(0);
+    await local.runner.cancelRun(run.id);
+  });
+});

@@ -28,7 +28,7 @@ describe('--redact-header and WF_REDACT_HEADERS', () => {
   });
 
   it('reaches the runner: a start’s configured header is stored redacted', async () => {
-    const started = await startProductionRunner({ database: ':memory:', cwd: '.', host: '127.0.0.1', port: 0, tokens: ['t'], redactHeaders: ['x-tenant'] });
+    const started = await startProductionRunner({ database: ':memory:', cwd: '.', host: '127.0.0.1', port: 0, tokens: ['t'], redactHeaders: ['x-tenant'], allowedOrigins: ['http://127.0.0.1:*'] });
     try {
       const { run } = await started.runner.startRun({ url: 'http://127.0.0.1:9/wf', body: '', headers: { 'X-Tenant': 'secret', accept: '*/*' }, delayMs: 60_000 });
       expect(run.headers).toEqual({ 'X-Tenant': '[redacted]', accept: '*/*' });

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
 import { openSqliteStore } from '../../runner-core/store/sqlite.js';
 import type { Workflow } from '../../serve/core/handler.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
-import { Counter, gate, startApp, startThroughApp, waitForRun, type TestApp } from '../helpers/runner.js';
+import { Counter, gate, startApp, startThroughApp, unusedPort, waitForRun, type TestApp } from '../helpers/runner.js';
 import { createLogger } from '../../cli/lib/logger.js';
 import { leaseMsFromEnv, tokensFromEnv } from '../../cli/lib/start-env.js';
 import { assertBuiltCli, runWfStartToExit, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
@@ -116,6 +116,58 @@ describe('wf start: refusals', () => {
     const single = await runWfStartToExit(['--host', '0.0.0.0', '--port', '0'], { WF_TOKEN: 'x' }, dir);
     expect(single.code).toBe(2);
     expect(single.stderr).toMatch(/WF_TOKEN has about 1 bits/);
+  });
+  it('refuses to start without allowed origins, saying what to set; refuses a malformed one naming it', async () => {
+    const none = await runWfStartToExit(['--port', '0'], { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: '' }, dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr.trim()).toBe(
+      'wf: wf start needs the origins of the apps it may call: WF_ALLOWED_ORIGINS=https://app.example.com (several comma or space separated;' +
+        ' https://*.example.com for subdomains, http://127.0.0.1:* for any port), or --allow-origin <pattern> (repeatable).',
+    );
+    const env = await runWfStartToExit(['--port', '0'], { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: 'https://ok.example.com, app.example.com' }, dir);
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('WF_ALLOWED_ORIGINS: Expected an allowed origin like https://app.example.com');
+    expect(env.stderr).toContain('got "app.example.com"');
+    const flag = await runWfStartToExit(['--port', '0', '--allow-origin', 'https://example.com/api'], { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: '' }, dir);
+    expect(flag.code).not.toBe(0);
+    expect(flag.stderr).toContain('got "https://example.com/api"');
+    const horizon = await runWfStartToExit(['--port', '0', '--unreachable-horizon', 'soon'], { WF_TOKEN: TOKEN }, dir);
+    expect(horizon.code).not.toBe(0);
+    expect(horizon.stderr).toContain('Expected a duration like 30000 (ms), 90s, 30m or 24h, got "soon"');
+  });
+});
+
+describe('wf start: where it sends requests, and for how long it waits', () => {
+  it('starts runs only for allowed origins (403 naming the flag otherwise); --drive-timeout sets the signed deadline; an outage spends no retry', async () => {
+    const runner = await start(['--database', join(dir, 'origins', 'runner.db'), '--allow-origin', 'https://app.example.com', '--drive-timeout', '2s'], {
+      WF_TOKENS: TOKEN,
+      WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
+    });
+    const post = (url: string) =>
+      fetch(`${runner.url}/v1/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url, body: '{}', headers: {}, retries: 0 }),
+      });
+    const refused = await post('https://evil.example.com/wf');
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'ORIGIN_NOT_ALLOWED',
+      message: expect.stringContaining('--allow-origin https://evil.example.com or WF_ALLOWED_ORIGINS=https://evil.example.com'),
+    });
+    expect(runner.stdout()).toContain('origins=https://app.example.com http://127.0.0.1:*');
+
+    const started = await post(`http://127.0.0.1:${await unusedPort()}/workflow`);
+    expect(started.status).toBe(201);
+    const { workflowRunId: id } = (await started.json()) as { workflowRunId: string };
+    const read = async () => JSON.parse((await get(`${runner.url}/v1/runs/${id}`, TOKEN)).text) as {
+      run: { status: string; unreachableSince: number | null; failures: number };
+      attempts: { startedAt: number; requestHeaders: Record<string, string> }[];
+    };
+    await vi.waitFor(async () => expect((await read()).attempts.length).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 50 });
+    const { run, attempts } = await read();
+    expect(run).toMatchObject({ status: 'running', failures: 0, unreachableSince: expect.any(Number) });
+    for (const attempt of attempts) expect(Number(attempt.requestHeaders['wf-deadline']) - attempt.startedAt).toBe(2000);
   });
 });
 

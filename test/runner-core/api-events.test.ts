@@ -44,6 +44,9 @@ function run(id = newRunId(), body = '{"n":1}'): Run {
     output: '[1]',
     error: null,
     idempotencyKey: null,
+    unreachableSince: null,
+    failureCall: null,
+    failureCallAttempts: 0,
   };
 }
 
@@ -109,7 +112,7 @@ describe('GET /v1/events: slim and whole events', () => {
     const response = await subscribe('', 1);
     const r = run();
     runner.runner.events.emit({ type: 'run', run: r });
-    runner.runner.events.emit({ type: 'step', step: { runId: r.id, index: 0, name: 'a', kind: 'run', status: 'succeeded', output: '[2]', error: null, startedAt: 1, finishedAt: 2, durationMs: 1, executions: 1, failures: 0, group: null, until: null, eventId: null, request: null } });
+    runner.runner.events.emit({ type: 'step', step: { runId: r.id, index: 0, name: 'a', kind: 'run', status: 'succeeded', output: '[2]', error: null, startedAt: 1, finishedAt: 2, durationMs: 1, reportedExecutions: 1, failures: 0, group: null, until: null, eventId: null, request: null } });
     runner.runner.events.emit({ type: 'attempt', attempt: attempt(r.id, 1, 'x'.repeat(10 * KIB)) });
     const frames = await readFrames(response, 3);
     expect(frames.map((f) => f.event)).toEqual(['run', 'step', 'attempt']);

@@ -45,8 +45,9 @@ function post(path: string, body: unknown, headers: Record<string, string> = aut
 }
 
 /**
- * A start request whose route refuses connections: with 0 retries the run fails at once. (Should
- * another test bind the port meanwhile, its app answers 404 for this path, which fails the run too.)
+ * A start request whose route refuses connections: the run waits for the app on the unreachable
+ * schedule (tests that need it failed give the runner a short horizon). (Should another test bind
+ * the port meanwhile, its app answers 404 for this path, which fails the run at once.)
  */
 async function failingStart(extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   return { url: `http://127.0.0.1:${await unusedPort()}/unreachable`, body: '{}', headers: {}, retries: 0, ...extra };
@@ -108,7 +109,8 @@ describe('runner API: POST /v1/runs', () => {
   });
 
   it('is idempotent by idempotencyKey: 201, then 200 with the same id', async () => {
-    runner = await startTestRunner();
+    // Nothing listens at the start's URL: a short unreachable horizon fails the runs soon.
+    runner = await startTestRunner({ runner: { unreachable: { baseMs: 20, capMs: 50, horizonMs: 100 } } });
     const start = await failingStart({ idempotencyKey: 'order-42' });
     const first = await post('/v1/runs', start);
     const second = await post('/v1/runs', start);
@@ -122,6 +124,30 @@ describe('runner API: POST /v1/runs', () => {
     await waitForRun(runner.runner, first.body.workflowRunId, (r) => r.status === 'failed');
     await waitForRun(runner.runner, other.body.workflowRunId, (r) => r.status === 'failed');
     expect((await runner.store.listRuns({})).runs).toHaveLength(2);
+  });
+});
+
+describe('runner API: allowed origins', () => {
+  it('refuses a start for an origin the operator did not allow: 403 ORIGIN_NOT_ALLOWED naming it and how to allow it, nothing created', async () => {
+    runner = await startTestRunner({ runner: { allowedOrigins: ['https://app.example.com', 'http://127.0.0.1:*'] } });
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'https://evil.example.com/wf', 'http://localhost:3000/wf']) {
+      const response = await post('/v1/runs', { url, body: '{}', headers: {} });
+      expect(response.status, url).toBe(403);
+      const origin = new URL(url).origin;
+      expect(response.body).toEqual({ error: { code: 'ORIGIN_NOT_ALLOWED', message: expect.stringContaining(`may not call ${origin}`) } });
+      expect(response.body.error.message).toContain(`--allow-origin ${origin}`);
+      expect(response.body.error.message).toContain(`WF_ALLOWED_ORIGINS=${origin}`);
+      expect(response.body.error.message).toContain('https://app.example.com, http://127.0.0.1:*');
+    }
+    expect((await runner.store.listRuns({})).runs).toEqual([]);
+    const allowed = await post('/v1/runs', await failingStart());
+    expect(allowed.status).toBe(201);
+  });
+
+  it('without allowedOrigins a Runner calls loopback only', async () => {
+    runner = await startTestRunner();
+    expect((await post('/v1/runs', { url: 'https://app.example.com/wf', body: '{}', headers: {} })).status).toBe(403);
+    expect((await post('/v1/runs', await failingStart())).status).toBe(201);
   });
 });
 

@@ -152,8 +152,8 @@ describe('three wf start runners on one PostgreSQL', () => {
     // Exactly one committed result per (run, step), and each step built on the one before it.
     const duplicates = await reader.query('SELECT run_id, idx, count(*) AS n FROM steps WHERE status = $1 GROUP BY run_id, idx HAVING count(*) > 1', ['succeeded']);
     expect(duplicates).toEqual([]);
-    const steps = await reader.query<{ run_id: string; idx: number; status: string; output: string; executions: number }[]>(
-      'SELECT run_id, idx, status, output, executions FROM steps ORDER BY run_id, idx',
+    const steps = await reader.query<{ run_id: string; idx: number; status: string; output: string; reported_executions: number }[]>(
+      'SELECT run_id, idx, status, output, reported_executions FROM steps ORDER BY run_id, idx',
     );
     expect(steps.length).toBe(RUNS * STEPS);
     const outputs = new Map<string, string[]>();
@@ -175,7 +175,7 @@ describe('three wf start runners on one PostgreSQL', () => {
 
     // Re-executions: what the app ran beyond one execution per step, and what the store counted.
     const appExecutions = [...executions.counts.values()].reduce((a, b) => a + b, 0);
-    const storeExecutions = steps.reduce((sum, s) => sum + s.executions, 0);
+    const storeExecutions = steps.reduce((sum, s) => sum + s.reported_executions, 0);
     const reExecutedSteps = [...executions.counts.values()].filter((n) => n > 1).length;
     const rejected = stopped.jsonLines().filter((line) => /lost the lease/.test(String(line.msg))).length;
     expect(appExecutions).toBeGreaterThanOrEqual(storeExecutions);

@@ -4,7 +4,7 @@ import type { Step, StepStatus } from '../../runner-core/store/types.js';
 
 const step = (index: number, status: StepStatus, patch: Partial<Step> = {}): Step => ({
   runId: 'wfr_1', index, name: `s${index}`, kind: 'run', status, output: status === 'succeeded' ? `[${index}]` : null, error: null,
-  startedAt: 0, finishedAt: null, durationMs: null, executions: 1, failures: 0, group: 1, until: null, eventId: null, request: null, ...patch,
+  startedAt: 0, finishedAt: null, durationMs: null, reportedExecutions: 1, failures: 0, group: 1, until: null, eventId: null, request: null, ...patch,
 });
 
 describe('toReplayRecords', () => {

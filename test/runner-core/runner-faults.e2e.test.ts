@@ -205,7 +205,7 @@ describe('runner e2e: large and interrupted drives', () => {
     expect(run).toMatchObject({ status: 'completed', stepsDone: 3 });
     expect(attempts[0]).toMatchObject({ responseStatus: 200, outcome: 'error' });
     expect(calls.of(0)).toBe(1);
-    expect(steps[0]).toMatchObject({ name: 's0', executions: 1 });
+    expect(steps[0]).toMatchObject({ name: 's0', reportedExecutions: 1 });
     expect(JSON.parse(attempts[1]!.requestBody).steps).toMatchObject([{ index: 0, name: 's0' }]);
   });
 });

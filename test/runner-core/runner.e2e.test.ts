@@ -60,7 +60,7 @@ describe('runner e2e: happy paths', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     expect(run).toMatchObject({ status: 'completed', stepsDone: 2, attempts: 1, failures: 0, error: null });
     expect(decodeValue(run.output ?? undefined)).toEqual({ length: 'HELLO:5' });
-    expect(steps.map((s) => [s.index, s.name, s.status, decodeValue(s.output ?? undefined), s.executions, s.group])).toEqual([
+    expect(steps.map((s) => [s.index, s.name, s.status, decodeValue(s.output ?? undefined), s.reportedExecutions, s.group])).toEqual([
       [0, 'initial-step', 'succeeded', 'HELLO', 1, 1],
       [1, 'second-step', 'succeeded', 'HELLO:5', 1, 2],
     ]);
@@ -107,8 +107,8 @@ describe('runner e2e: failures and retries', () => {
     const id = await startThroughApp(app.url);
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     expect(run).toMatchObject({ status: 'completed', stepsDone: 2, attempts: 3, failures: 0 });
-    expect(steps[0]).toMatchObject({ name: 'first', status: 'succeeded', executions: 1, failures: 0 });
-    expect(steps[1]).toMatchObject({ name: 'flaky', status: 'succeeded', executions: 3, failures: 2, output: encodeValue(3, 'flaky') });
+    expect(steps[0]).toMatchObject({ name: 'first', status: 'succeeded', reportedExecutions: 1, failures: 0 });
+    expect(steps[1]).toMatchObject({ name: 'flaky', status: 'succeeded', reportedExecutions: 3, failures: 2, output: encodeValue(3, 'flaky') });
     expect(calls.of('first')).toBe(1);
     expect(calls.of('flaky')).toBe(3);
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'done']);
@@ -135,7 +135,7 @@ describe('runner e2e: failures and retries', () => {
     // the workflow does not catch it, so the run fails with it.
     expect(run).toMatchObject({ status: 'failed', attempts: 2, error: { name: 'NonRetryableError', message: 'card declined', code: 'STEP_FAILED' } });
     expect(run.error!.stack).toBe(steps[0]!.error!.stack);
-    expect(steps).toMatchObject([{ name: 'charge', status: 'failed', executions: 1, failures: 1, error: { message: 'card declined', code: 'NON_RETRYABLE' } }]);
+    expect(steps).toMatchObject([{ name: 'charge', status: 'failed', reportedExecutions: 1, failures: 1, error: { message: 'card declined', code: 'NON_RETRYABLE' } }]);
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed']);
     expect(JSON.parse(attempts[1]!.requestBody)).toMatchObject({ steps: [{ index: 0, name: 'charge', error: { message: 'card declined' } }] });
     // No failureFunction on this route: the route says so, and the runner does not call it.
@@ -158,7 +158,7 @@ describe('runner e2e: failures and retries', () => {
     expect(calls.of('always-fails')).toBe(3);
     // Three executions fail the step for good; a fourth drive replays its error into the workflow.
     expect(run).toMatchObject({ status: 'failed', retries: 2, failures: 1, attempts: 4, error: { message: 'attempt 3 failed', code: 'STEP_FAILED' } });
-    expect(steps).toMatchObject([{ status: 'failed', executions: 3, failures: 3 }]);
+    expect(steps).toMatchObject([{ status: 'failed', reportedExecutions: 3, failures: 3 }]);
     expect(attempts.map((a) => a.error?.message)).toEqual(['attempt 1 failed', 'attempt 2 failed', 'attempt 3 failed', 'attempt 3 failed']);
   });
 
@@ -221,7 +221,7 @@ describe('runner e2e: long runs', () => {
     expect(attempts.map((a) => a.outcome)).toEqual([...Array(attempts.length - 1).fill('continue'), 'done']);
     expect(run.attempts).toBe(attempts.length);
     for (let i = 0; i < 5; i++) expect(calls.of(i), `step ${i}`).toBe(1);
-    expect(steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1]);
+    expect(steps.map((s) => s.reportedExecutions)).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('resumes a run after the runner stopped mid-step and a new runner took over', async () => {
@@ -253,7 +253,7 @@ describe('runner e2e: long runs', () => {
       [1, 'aborted'],
       [2, 'done'],
     ]);
-    expect(steps.map((s) => [s.name, s.executions])).toEqual([
+    expect(steps.map((s) => [s.name, s.reportedExecutions])).toEqual([
       ['one', 1],
       ['two', 2],
       ['three', 1],

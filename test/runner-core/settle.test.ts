@@ -12,12 +12,17 @@ function run(overrides: Partial<Run> = {}): Run {
   return {
     id: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', url: 'http://127.0.0.1:3000/workflow', status: 'running', body: '{}', headers: {},
     createdAt: NOW - 1000, updatedAt: NOW - 1000, finishedAt: null, nextAt: NOW - 10, failures: 0, retries: 3,
-    retryDelayMs: 100, stepsDone: 0, attempts: 4, output: null, error: null, idempotencyKey: null, ...overrides,
+    retryDelayMs: 100, stepsDone: 0, attempts: 4, output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0, ...overrides,
   };
 }
 
-const attempt = { runId: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', seq: 5 } as Attempt;
-const result = (end: AttemptResult['end'], progressed = false): AttemptResult => ({ attempt, progressed, end });
+// The route answered, without `wf-failure-function: 1`: it has no failureFunction.
+const attempt = { runId: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', seq: 5, responseHeaders: {} } as Attempt;
+const result = (end: AttemptResult['end'], progressed = false, headers: Record<string, string> | null = {}): AttemptResult => ({
+  attempt: { ...attempt, responseHeaders: headers },
+  progressed,
+  end,
+});
 const step = { index: 2, name: 'charge', kind: 'run' as const, durationMs: 7 };
 const stepFailed = (status: 'retrying' | 'failed') => ({
   type: 'step-failed', runId: run().id, index: 2, name: 'charge', kind: 'run', error: boom, status, at: NOW, durationMs: 7,
@@ -145,8 +150,8 @@ describe('settle', () => {
     expect(patch).toEqual({ attempts: 5, status: 'running', nextAt: NOW, failures: 0 });
   });
 
-  describe('transport errors', () => {
-    const refused: SerializedError = { name: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:9' };
+  describe('errors the app answered (500, 4xx)', () => {
+    const refused: SerializedError = { name: 'EndpointError', message: 'Endpoint POST http://127.0.0.1:9 responded 500' };
 
     it('retryable: retried with backoff, or with the Retry-After delay, no step touched', () => {
       const { changes, patch } = settle(run(), result({ t: 'error', error: refused, retryable: true }), NOW, HALF);
@@ -165,5 +170,86 @@ describe('settle', () => {
       expect(exhausted.patch.status).toBe('failed');
       expect(exhausted.changes).toEqual(closed);
     });
+  });
+});
+
+describe('settle: a failed run and its failureFunction call', () => {
+  const closed = [{ type: 'steps-closed', runId: run().id, status: 'failed', at: NOW }];
+  const final = { t: 'failed' as const, error: boom, retryable: false };
+
+  it('the route says it has a failureFunction: failed, with the call pending and due now, its counters from zero', () => {
+    const { changes, patch } = settle(run({ failures: 2 }), result(final, false, { 'wf-failure-function': '1' }), NOW, HALF);
+    expect(changes).toEqual(closed);
+    expect(patch).toEqual({
+      attempts: 5, status: 'failed', error: boom, finishedAt: NOW, nextAt: NOW,
+      failureCall: 'pending', failureCallAttempts: 0, failures: 0, unreachableSince: null,
+    });
+  });
+
+  it('no answer at all (the app never answered): the call is owed anyway', () => {
+    expect(settle(run(), result(final, false, null), NOW, HALF).patch).toMatchObject({ status: 'failed', failureCall: 'pending', nextAt: NOW });
+  });
+
+  it('the route answered without the header: no call, nothing due', () => {
+    const { patch } = settle(run(), result(final), NOW, HALF);
+    expect(patch.failureCall).toBeUndefined();
+    expect(patch.nextAt).toBeNull();
+  });
+});
+
+describe('settle: the app unreachable', () => {
+  const refused: SerializedError = { name: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:9', code: 'ECONNREFUSED' };
+  const down = (extra: { retryAfterMs?: number } = {}): AttemptResult['end'] => ({ t: 'error', error: refused, retryable: true, unreachable: true, ...extra });
+  const policy = { baseMs: 1000, capMs: 30_000, horizonMs: 60_000 };
+
+  it('first failure: the outage starts now, the next try after the base delay, failures untouched', () => {
+    const { changes, patch } = settle(run({ failures: 2 }), result(down(), false, null), NOW, HALF, policy);
+    expect(changes).toEqual([]);
+    // base 1000: 500 fixed + 0.5 · 500 random.
+    expect(patch).toEqual({ attempts: 5, status: 'running', unreachableSince: NOW, nextAt: NOW + 750 });
+  });
+
+  it('later failures keep the outage start; the delay grows with the outage, up to the cap', () => {
+    const table: [elapsed: number, delay: number][] = [[0, 750], [400, 750], [4_000, 3_000], [20_000, 15_000], [50_000, 22_500]];
+    for (const [elapsed, delay] of table) {
+      const { patch } = settle(run({ unreachableSince: NOW - elapsed }), result(down(), false, null), NOW, HALF, policy);
+      expect(patch, `after ${elapsed} ms`).toEqual({ attempts: 5, status: 'running', unreachableSince: NOW - elapsed, nextAt: NOW + delay });
+    }
+  });
+
+  it('jitter spreads the tries between half the span and the whole span', () => {
+    const at = (random: number): number | null | undefined => settle(run({ unreachableSince: NOW - 8000 }), result(down()), NOW, () => random, policy).patch.nextAt;
+    expect([at(0), at(1)]).toEqual([NOW + 4000, NOW + 8000]);
+  });
+
+  it("a 503's Retry-After sets the delay, within the cap", () => {
+    expect(settle(run(), result(down({ retryAfterMs: 5000 })), NOW, HALF, policy).patch.nextAt).toBe(NOW + 5000);
+    expect(settle(run(), result(down({ retryAfterMs: 3_600_000 })), NOW, HALF, policy).patch.nextAt).toBe(NOW + 30_000);
+  });
+
+  it('past the horizon: the run fails, saying since when the app was unreachable, and still owes its failureFunction call', () => {
+    const since = NOW - 60_000;
+    const { changes, patch } = settle(run({ unreachableSince: since, failures: 1 }), result(down(), false, null), NOW, HALF, policy);
+    expect(changes).toEqual([{ type: 'steps-closed', runId: run().id, status: 'failed', at: NOW }]);
+    expect(patch).toMatchObject({ status: 'failed', finishedAt: NOW, nextAt: NOW, failureCall: 'pending', unreachableSince: null, failures: 0 });
+    expect(patch.error).toMatchObject({ name: 'AppUnreachableError', code: 'APP_UNREACHABLE' });
+    expect(patch.error?.message).toContain(`unreachable since ${new Date(since).toISOString()} (1 min)`);
+    expect(patch.error?.message).toContain('horizon of 1 min');
+    expect(patch.error?.message).toContain('ECONNREFUSED');
+  });
+
+  it('a stream cut after progress starts the outage again now; without progress it keeps its start (the horizon still comes)', () => {
+    const was = run({ unreachableSince: NOW - 50_000 });
+    expect(settle(was, result(down(), true), NOW, HALF, policy).patch).toMatchObject({ status: 'running', unreachableSince: NOW, nextAt: NOW + 750 });
+    expect(settle(was, result(down(), false), NOW, HALF, policy).patch).toMatchObject({ unreachableSince: NOW - 50_000 });
+  });
+
+  it('any answer ends the outage, whatever it says', () => {
+    const was = run({ unreachableSince: NOW - 5000 });
+    expect(settle(was, result({ t: 'continue' }, true), NOW, HALF).patch.unreachableSince).toBeNull();
+    expect(settle(was, result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF).patch).toMatchObject({ unreachableSince: null, failures: 1 });
+    expect(settle(was, result({ t: 'error', error: boom, retryable: true }), NOW, HALF).patch.unreachableSince).toBeNull();
+    // Not reachable before: nothing to clear, nothing written.
+    expect(settle(run(), result({ t: 'continue' }), NOW, HALF).patch).not.toHaveProperty('unreachableSince');
   });
 });

@@ -95,7 +95,7 @@ export function describeFencing(open: () => Promise<Store> | Store): void {
       await store.renew([runId(1)], 'a', T0 + 60_000);
       await store.release(runId(1), 'a');
       const steps = await store.listSteps(runId(1));
-      expect(steps.map((s) => [s.index, s.status, s.output, s.executions])).toEqual([[0, 'succeeded', '"fresh"', 2]]);
+      expect(steps.map((s) => [s.index, s.status, s.output, s.reportedExecutions])).toEqual([[0, 'succeeded', '"fresh"', 2]]);
       expect((await store.getRun(runId(1)))?.stepsDone).toBe(1);
       expect(await store.claim(runId(1), lease('c', T0 + 5100))).toBeUndefined();
     });

@@ -3,6 +3,7 @@ import type { Change, Step, Store } from '../../runner-core/store/types.js';
 import { T0, attempt, failed, newRun, runId, started, succeeded } from './store-fixtures.js';
 import { describeConcurrency } from './store-suite-concurrency.js';
 import { describeFencing } from './store-suite-fencing.js';
+import { describeResilience } from './store-suite-resilience.js';
 
 export { newRun, runId } from './store-fixtures.js';
 
@@ -21,6 +22,7 @@ export interface StoreSuiteOptions {
 export function describeStore(name: string, open: () => Promise<Store> | Store, options: StoreSuiteOptions = {}): void {
   describe(`store: ${name}`, () => {
     describeFencing(open);
+    describeResilience(open);
     describeConcurrency(open, options.peer);
 
     let store: Store;
@@ -39,7 +41,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           id: runId(1), url: 'http://localhost:3000/api/wf', status: 'queued', body: '{"text":"hi"}',
           headers: { 'content-type': 'application/json' }, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null,
           nextAt: T0 + 1, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0,
-          output: null, error: null, idempotencyKey: null,
+          output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
         });
         expect(await store.getRun(runId(1))).toEqual(run);
         expect(await store.getRun(runId(2))).toBeUndefined();
@@ -104,20 +106,20 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         await store.apply([{ ...started(runId(1), 0, T0 + 10), group: 3 } as Change]);
         expect(await store.listSteps(runId(1))).toEqual([{
           runId: runId(1), index: 0, name: 's0', kind: 'run', status: 'running', output: null, error: null,
-          startedAt: T0 + 10, finishedAt: null, durationMs: null, executions: 1, failures: 0,
+          startedAt: T0 + 10, finishedAt: null, durationMs: null, reportedExecutions: 1, failures: 0,
           group: 3, until: null, eventId: null, request: null,
         }]);
         await store.apply([succeeded(runId(1), 0, '"first"', T0 + 15)]);
         await store.apply([succeeded(runId(1), 0, '"second"', T0 + 20)]);
         const [step] = await store.listSteps(runId(1));
-        expect(step).toMatchObject({ status: 'succeeded', output: '"first"', finishedAt: T0 + 15, durationMs: 5, executions: 1 });
+        expect(step).toMatchObject({ status: 'succeeded', output: '"first"', finishedAt: T0 + 15, durationMs: 5, reportedExecutions: 1 });
         expect((await store.getRun(runId(1)))?.stepsDone).toBe(1);
       });
 
       it('records a success that arrives without a start, and keeps steps ordered by index', async () => {
         await store.apply([succeeded(runId(1), 1, null, T0 + 30), succeeded(runId(1), 0, '1', T0 + 20)]);
         const steps = await store.listSteps(runId(1));
-        expect(steps.map((s) => [s.index, s.status, s.output, s.executions])).toEqual([[0, 'succeeded', '1', 1], [1, 'succeeded', null, 1]]);
+        expect(steps.map((s) => [s.index, s.status, s.output, s.reportedExecutions])).toEqual([[0, 'succeeded', '1', 1], [1, 'succeeded', null, 1]]);
         expect(steps[0]?.startedAt).toBe(T0 + 15);
         expect((await store.getRun(runId(1)))?.stepsDone).toBe(2);
       });
@@ -126,7 +128,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         await store.apply([started(runId(1), 0, T0 + 10)]);
         await store.apply([{ ...started(runId(1), 0, T0 + 50), name: 'renamed' } as Change]);
         const [step] = await store.listSteps(runId(1));
-        expect(step).toMatchObject({ status: 'running', executions: 2, startedAt: T0 + 50, name: 'renamed' });
+        expect(step).toMatchObject({ status: 'running', reportedExecutions: 2, startedAt: T0 + 50, name: 'renamed' });
       });
 
       it('never touches a succeeded step again', async () => {
@@ -145,11 +147,11 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
 
         await store.apply([started(runId(1), 0, T0 + 30)]);
         [step] = await store.listSteps(runId(1));
-        expect(step).toMatchObject({ status: 'running', executions: 2, failures: 1, finishedAt: null, durationMs: null });
+        expect(step).toMatchObject({ status: 'running', reportedExecutions: 2, failures: 1, finishedAt: null, durationMs: null });
 
         await store.apply([failed(runId(1), 0, 'failed', T0 + 40)]);
         [step] = await store.listSteps(runId(1));
-        expect(step).toMatchObject({ status: 'failed', executions: 2, failures: 2, finishedAt: T0 + 40 });
+        expect(step).toMatchObject({ status: 'failed', reportedExecutions: 2, failures: 2, finishedAt: T0 + 40 });
         expect(step?.error?.message).toBe(`boom at ${T0 + 40}`);
         expect((await store.getRun(runId(1)))?.stepsDone).toBe(0);
       });
@@ -168,7 +170,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           started(r1, 5, T0 + 20),
           { type: 'steps-closed', runId: r1, status: 'cancelled', at: T0 + 21 }, // after the starts before it
         ]);
-        const row = (s: Step) => [s.index, s.status, s.output, s.executions, s.failures, s.startedAt, s.finishedAt];
+        const row = (s: Step) => [s.index, s.status, s.output, s.reportedExecutions, s.failures, s.startedAt, s.finishedAt];
         expect((await store.listSteps(r1)).map(row)).toEqual([
           [0, 'succeeded', '"a"', 2, 1, T0 + 10, T0 + 11],
           [1, 'succeeded', '"b"', 1, 0, T0 + 12, T0 + 13],

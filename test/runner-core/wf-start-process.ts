@@ -46,7 +46,7 @@ function parseLines(text: string): { json: Record<string, unknown>[]; other: str
 export function spawnWfStart(args: readonly string[], env: Record<string, string>, cwd?: string): Promise<WfStartProcess> {
   const child = spawn(process.execPath, [CLI, 'start', '--port', '0', ...args], {
     cwd,
-    env: { ...process.env, WF_TOKEN: '', WF_TOKENS: '', SERVICE_TOKEN: '', WF_DATABASE_URL: '', WF_LEASE_MS: '', ...env },
+    env: { ...process.env, WF_TOKEN: '', WF_TOKENS: '', SERVICE_TOKEN: '', WF_DATABASE_URL: '', WF_LEASE_MS: '', WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -87,7 +87,7 @@ export function spawnWfStart(args: readonly string[], env: Record<string, string
 export async function runWfStartToExit(args: readonly string[], env: Record<string, string>, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, 'start', ...args], {
     cwd,
-    env: { ...process.env, WF_TOKEN: '', WF_TOKENS: '', SERVICE_TOKEN: '', WF_DATABASE_URL: '', ...env },
+    env: { ...process.env, WF_TOKEN: '', WF_TOKENS: '', SERVICE_TOKEN: '', WF_DATABASE_URL: '', WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

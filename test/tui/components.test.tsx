@@ -45,6 +45,19 @@ describe('RunList', () => {
     expect(frame).not.toContain('STARTED');
   });
 
+  it("shows an outage or a failureFunction call still owed in the workflow's column; the run view has all of it", () => {
+    const down = makeRun(4, { status: 'running', finishedAt: null, unreachableSince: T0 + 5000, nextAt: T0 + 9000 });
+    const owed = makeRun(5, { status: 'failed', failureCall: 'pending', failureCallAttempts: 2, unreachableSince: null, nextAt: T0 + 7000 });
+    const wide = frameOf(mount(<RunList runs={[owed, down]} selected={-1} width={100} height={5} now={T0 + 6000} color={false} total={2} filter="" />));
+    // The test terminal is 100 columns: the workflow column holds the start of the note (the run view has all of it).
+    expect(wide).toContain(`${runId(4)} app unreachable since 03:04`);
+    expect(wide).toContain(`${runId(5)} failureFunction pending (2 …`);
+    const view = frameOf(mount(<RunView run={down} detail={{ runId: down.id, steps: [], attempts: [], loading: false, error: null } as unknown as Detail} cursor={0} top={0} width={100} height={10} now={T0 + 6000} color={false} />));
+    expect(view.split('\n')[3]).toBe('app unreachable since 03:04:10, next try at 03:04:14');
+    const narrow = frameOf(mount(<RunList runs={[down]} selected={-1} width={66} height={3} now={T0 + 6000} color={false} total={1} filter="" />));
+    expect(narrow).toContain(`${runId(4)} app unreachable…`);
+  });
+
   it('says how to start a run when there is none, and what to do when the filter hides all', () => {
     expect(frameOf(mount(<RunList runs={[]} selected={-1} width={100} height={5} now={T0} color={false} total={0} filter="" />))).toContain('No runs yet');
     expect(frameOf(mount(<RunList runs={[]} selected={-1} width={100} height={5} now={T0} color={false} total={4} filter="zzz" />))).toContain('No runs match "zzz"');
@@ -60,7 +73,7 @@ describe('RunView', () => {
     makeStep(1, 3, { name: 'nap', kind: 'sleep', until: T0 + 60_000, output: null }),
     makeStep(1, 4, { name: 'approval', kind: 'wait', eventId: 'order-42', status: 'succeeded', output: '[{"eventData":1,"timeout":2},null,false]' }),
     makeStep(1, 5, { name: 'fetch', kind: 'call', request: { method: 'POST', url: 'https://api.test/x', headers: {} }, output: '[{"status":1,"headers":2,"body":3},201,{},"ok"]' }),
-    makeStep(1, 6, { name: 'explode', status: 'failed', executions: 3, failures: 3, error: { name: 'Error', message: 'db down' } }),
+    makeStep(1, 6, { name: 'explode', status: 'failed', reportedExecutions: 3, failures: 3, error: { name: 'Error', message: 'db down' } }),
   ];
   const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [] };
 

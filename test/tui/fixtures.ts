@@ -26,7 +26,7 @@ export function makeRun(n: number, patch: Partial<Run> = {}): Run {
     attempts: 1,
     output: null,
     error: null,
-    idempotencyKey: null,
+    idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
     ...patch,
   };
 }
@@ -43,7 +43,7 @@ export function makeStep(run: number, index: number, patch: Partial<Step> = {}):
     startedAt: T0 + index * 10,
     finishedAt: T0 + index * 10 + 2,
     durationMs: 1.5,
-    executions: 1,
+    reportedExecutions: 1,
     failures: 0,
     group: index + 1,
     until: null,

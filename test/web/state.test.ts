@@ -14,14 +14,14 @@ function run(n: number, patch: Partial<Run> = {}): Run {
   return {
     id: id(n), url: 'http://127.0.0.1:3000/workflow', status: 'running', body: '{}', headers: {}, createdAt: T + n, updatedAt: T + n,
     finishedAt: null, nextAt: null, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, output: null, error: null,
-    idempotencyKey: null, ...patch,
+    idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0, ...patch,
   };
 }
 
 function step(index: number, patch: Partial<Step> = {}): Step {
   return {
     runId: id(1), index, name: `step-${index}`, kind: 'run', status: 'running', output: null, error: null, startedAt: T, finishedAt: null,
-    durationMs: null, executions: 1, failures: 0, group: index + 1, until: null, eventId: null, request: null, ...patch,
+    durationMs: null, reportedExecutions: 1, failures: 0, group: index + 1, until: null, eventId: null, request: null, ...patch,
   };
 }
 
@@ -85,10 +85,10 @@ describe('web state: an opened run', () => {
     expect(state.details[id(1)]!.loaded).toBe(true);
     // A retry: failed (retrying), then executing again; a late copy of the failure is ignored.
     const retrying = step(1, { status: 'retrying', failures: 1, finishedAt: T + 9 });
-    const again = step(1, { status: 'running', failures: 1, executions: 2 });
+    const again = step(1, { status: 'running', failures: 1, reportedExecutions: 2 });
     state = applyEvent(applyEvent(state, { type: 'step', step: retrying }), { type: 'step', step: again });
     state = applyEvent(state, { type: 'step', step: retrying });
-    expect(state.details[id(1)]!.steps[1]!.executions).toBe(2);
+    expect(state.details[id(1)]!.steps[1]!.reportedExecutions).toBe(2);
     expect(state.details[id(1)]!.steps[1]!.status).toBe('running');
   });
 

@@ -46,7 +46,7 @@ describe('sharp edges', () => {
     expect((caught as Error).stack).toContain('down 3');
     expect(run.status).toBe('completed');
     expect(value(run.output)).toBe('went on');
-    expect(steps.map((s) => [s.name, s.status, s.executions])).toEqual([
+    expect(steps.map((s) => [s.name, s.status, s.reportedExecutions])).toEqual([
       ['flaky', 'failed', 3],
       ['after', 'succeeded', 1],
     ]);

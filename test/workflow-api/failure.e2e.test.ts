@@ -28,7 +28,7 @@ describe('retry options', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     expect(run).toMatchObject({ status: 'completed', retries: 0, retryDelayMs: 3_600_000 });
     expect(value(run.output)).toBe(3);
-    expect(steps).toMatchObject([{ name: 'flaky', status: 'succeeded', executions: 3, failures: 2 }]);
+    expect(steps).toMatchObject([{ name: 'flaky', status: 'succeeded', reportedExecutions: 3, failures: 2 }]);
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'done']);
   });
 
@@ -44,7 +44,7 @@ describe('retry options', () => {
     );
     const { run, steps, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     expect(calls.of('once')).toBe(1);
-    expect(steps).toMatchObject([{ name: 'once', status: 'failed', executions: 1, failures: 1 }]);
+    expect(steps).toMatchObject([{ name: 'once', status: 'failed', reportedExecutions: 1, failures: 1 }]);
     expect(run).toMatchObject({ status: 'failed', error: { message: 'try 1', code: 'STEP_FAILED' } });
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed']);
   });
@@ -61,7 +61,7 @@ describe('retry options', () => {
     );
     const { run, steps } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     expect(run).toMatchObject({ status: 'failed', retries: 1, retryDelayMs: 5, error: { message: 'execution 2' } });
-    expect(steps).toMatchObject([{ status: 'failed', executions: 2, failures: 2 }]);
+    expect(steps).toMatchObject([{ status: 'failed', reportedExecutions: 2, failures: 2 }]);
     expect(calls.of('always-fails')).toBe(2);
   });
 
@@ -79,7 +79,7 @@ describe('retry options', () => {
     const message = 'Step "slow" took longer than its timeout of 100 ms.';
     expect(calls.of('slow')).toBe(2);
     expect(attempts.slice(0, 2).map((a) => a.error)).toMatchObject([{ code: 'TIMEOUT', message }, { code: 'TIMEOUT', message }]);
-    expect(steps).toMatchObject([{ name: 'slow', status: 'failed', executions: 2, error: { message } }]);
+    expect(steps).toMatchObject([{ name: 'slow', status: 'failed', reportedExecutions: 2, error: { message } }]);
     expect(run).toMatchObject({ status: 'failed', error: { message } });
   });
 });

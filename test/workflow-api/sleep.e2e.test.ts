@@ -123,7 +123,7 @@ describe('a sleep across a runner restart', () => {
     second = await startTestRunner({ dbPath, runner: { exclusive: true } });
     const { run, steps, attempts } = await waitForFinish(second.runner, id);
     expect(run.status).toBe('completed');
-    expect(steps.map((s) => [s.name, s.status, s.executions])).toEqual([
+    expect(steps.map((s) => [s.name, s.status, s.reportedExecutions])).toEqual([
       ['before', 'succeeded', 1],
       ['nap', 'succeeded', 1],
       ['after', 'succeeded', 1],

@@ -56,7 +56,7 @@ describe('step values', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     // Not retryable: one execution, then the replay rethrows it and the run fails.
     expect(calls.of('bad')).toBe(1);
-    expect(steps).toMatchObject([{ name: 'bad', status: 'failed', executions: 1, error: { code: 'SERIALIZATION' } }]);
+    expect(steps).toMatchObject([{ name: 'bad', status: 'failed', reportedExecutions: 1, error: { code: 'SERIALIZATION' } }]);
     expect(steps[0]!.error!.message).toMatch(message);
     expect(run.status).toBe('failed');
     expect(run.error!.message).toMatch(message);

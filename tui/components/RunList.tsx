@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { runNotes } from '../../runner-core/run-notes.js';
 import type { Run } from '../../runner-core/store/types.js';
 import { clock, duration, fit, glyph, paint, statusColor, workflowPath } from '../format.js';
 
@@ -44,16 +45,19 @@ function workflowName(url: string, width: number): string {
   return path.length <= width ? path : '…' + path.slice(path.length - width + 1);
 }
 
-function runCells(run: Run, now: number, c: Columns): { status: string; rest: string } {
+function runCells(run: Run, now: number, c: Columns): { status: string; rest: string; note: string } {
   const took = duration((run.finishedAt ?? now) - run.createdAt);
+  // An outage or a failureFunction call still owed takes the workflow's column: it is what matters now.
+  const note = runNotes(run, (ms) => clock(ms, now)).filter((n) => n.tone !== 'ok').map((n) => n.text).join(' · ');
   const cells = [
     fit(run.id, 30),
-    c.path > 0 ? fit(workflowName(run.url, c.path), c.path) : '',
+    c.path > 0 && note === '' ? fit(workflowName(run.url, c.path), c.path) : c.path > 0 ? fit(note, c.path) : '',
     c.started ? fit(clock(run.createdAt, now), c.started) : '',
     fit(run.finishedAt === null && run.status !== 'queued' ? `${took}…` : run.status === 'queued' ? '' : took, c.took, 'right'),
     fit(String(run.stepsDone), c.steps, 'right'),
   ];
-  return { status: c.status ? fit(run.status, c.status) + ' ' : '', rest: cells.filter((cell) => cell !== '').join(' ') };
+  // Too narrow for the workflow column: the note goes at the end of the row.
+  return { status: c.status ? fit(run.status, c.status) + ' ' : '', rest: cells.filter((cell) => cell !== '').join(' '), note: c.path > 0 ? '' : note };
 }
 
 /** The run list, newest first: a glyph and colour per status, one row per run on screen. */
@@ -73,7 +77,7 @@ export function RunList({ runs, selected, width, height, now, color, total, filt
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate-end">{titles.join('')}</Text>
       {runs.slice(0, Math.max(0, height - 1)).map((run, i) => {
-        const { status, rest } = runCells(run, now, c);
+        const { status, rest, note } = runCells(run, now, c);
         const isSelected = i === selected;
         return (
           <Text key={run.id} wrap="truncate-end" inverse={isSelected}>
@@ -82,6 +86,7 @@ export function RunList({ runs, selected, width, height, now, color, total, filt
               {glyph(run.status)} {status}
             </Text>
             {rest}
+            {note === '' ? null : <Text color={paint(color, 'yellow')}> {note}</Text>}
           </Text>
         );
       })}

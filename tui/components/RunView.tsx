@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { displayValue } from '../../protocol/display.js';
+import { runNotes } from '../../runner-core/run-notes.js';
 import type { Run, Step } from '../../runner-core/store/types.js';
 import { clock, duration, fit, glyph, paint, statusColor, truncate, workflowPath } from '../format.js';
 import { RUN_HEADER_ROWS } from '../layout.js';
@@ -54,10 +55,13 @@ export function stepColumns(width: number): { name: number; kind: number; status
 
 function runSummary(run: Run, now: number): [string, string, string] {
   const took = duration((run.finishedAt ?? now) - run.createdAt);
-  const next = run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
+  // An outage or a failureFunction call leads the result line (it says when the next try is).
+  const notes = runNotes(run, (ms) => clock(ms, now)).map((n) => n.text).join(' · ');
+  const next = notes === '' && run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
   const retry = run.failures > 0 ? ` · ${run.failures} failure${run.failures === 1 ? '' : 's'} (retries ${run.retries})` : '';
   const headers = Object.keys(run.headers).length;
-  const result = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.output)}` : '';
+  const outcome = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.output)}` : '';
+  const result = notes === '' ? outcome : outcome === '' ? notes : `${notes} · ${outcome}`;
   return [
     `started ${clock(run.createdAt, now)} · ${run.finishedAt === null ? 'running for' : 'took'} ${took} · ${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'} done · ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${retry}${next}`,
     `payload  ${run.body === '' ? '(empty)' : run.body} · ${headers} header${headers === 1 ? '' : 's'}`,
@@ -94,7 +98,7 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
       {visible.map((step, i) => {
         const index = top + i;
         const isSelected = index === cursor;
-        const attempts = step.failures === 0 ? String(step.executions) : c.tries >= 8 ? `${step.executions} (${step.failures}✗)` : `${step.executions} ${step.failures}✗`;
+        const attempts = step.failures === 0 ? String(step.reportedExecutions) : c.tries >= 8 ? `${step.reportedExecutions} (${step.failures}✗)` : `${step.reportedExecutions} ${step.failures}✗`;
         const kind = fit(step.kind, c.kind);
         return (
           <Text key={step.index} wrap="truncate-end" inverse={isSelected}>

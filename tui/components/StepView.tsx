@@ -29,7 +29,7 @@ export function StepView({ step, lines, scroll, width, height, color }: StepView
   const rows = Math.max(1, height - STEP_HEADER_ROWS);
   const shown = lines.slice(scroll, scroll + rows);
   const position = lines.length > rows ? ` lines ${scroll + 1}–${scroll + shown.length} of ${lines.length}` : '';
-  const runs = step.executions === 1 ? '' : ` · executed ${step.executions}×`;
+  const runs = step.reportedExecutions === 1 ? '' : ` · executed ${step.reportedExecutions}×`;
   const failures = step.failures > 0 ? ` · ${step.failures} failed` : '';
   const took = step.durationMs !== null ? duration(step.durationMs) : step.finishedAt === null ? 'running' : '';
   const title = ` · ${step.kind}${took ? ` · ${took}` : ''}${runs}${failures}`;

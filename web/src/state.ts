@@ -28,12 +28,12 @@ export const initialState: DashboardState = { runs: {}, list: { status: null, id
 
 /**
  * How far a step has come. Snapshots and events travel on different connections, so an older
- * copy can arrive after a newer one. Every execution starts (`executions` + 1, unfinished) and
+ * copy can arrive after a newer one. Every execution starts (`reportedExecutions` + 1, unfinished) and
  * ends (`finishedAt` set: retrying, succeeded, failed, cancelled), so this number rises with each
  * transition, and the copy with the higher one wins.
  */
 function progress(step: Step): number {
-  return step.executions * 2 + (step.finishedAt === null ? 0 : 1);
+  return step.reportedExecutions * 2 + (step.finishedAt === null ? 0 : 1);
 }
 
 function newerRun(current: Run | undefined, incoming: Run): Run {

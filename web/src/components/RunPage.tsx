@@ -9,6 +9,7 @@ import { attemptsOf, stepsOf } from '../state.js';
 import { useDashboard } from '../use-dashboard.js';
 import { AttemptDetail } from './AttemptDetail.js';
 import { CopyButton, Facts, Link, StatusBadge, useNow } from './Common.js';
+import { RunNotes } from './RunNotes.js';
 import { RunOverview } from './RunOverview.js';
 import { StepDetail } from './StepDetail.js';
 import { StepList } from './StepList.js';
@@ -120,7 +121,8 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
     ['Retries', `${run.retries} (base ${formatDuration(run.retryDelayMs)})`],
   ];
   if (!finished && run.nextAt !== null) facts.push(['Next drive', `${formatTime(run.nextAt, now)} (${formatRelative(run.nextAt, now)})`]);
-  if (run.failures > 0) facts.push(['Failed attempts in a row', String(run.failures)]);
+  if (run.failures > 0) facts.push([run.failureCall === 'pending' ? 'failureFunction failures in a row' : 'Failed attempts in a row', String(run.failures)]);
+  if (run.failureCall !== null) facts.push(['failureFunction', `${run.failureCall} · ${run.failureCallAttempts} attempt${run.failureCallAttempts === 1 ? '' : 's'}`]);
 
   return (
     <section class="panel run-header" aria-label="Run">
@@ -159,6 +161,7 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
         {run.url}
       </p>
       <Facts items={facts} />
+      <RunNotes run={run} now={now} testId="run-notes" />
       {error ? (
         <p class="form-error" role="alert">
           {error}

@@ -6,6 +6,7 @@ import { formatDuration, formatRelative, formatTime } from '../format.js';
 import { paths, RUN_STATUSES } from '../router.js';
 import { useDashboard } from '../use-dashboard.js';
 import { CopyButton, Link, StatusBadge, useNow } from './Common.js';
+import { RunNotes } from './RunNotes.js';
 
 /** The first level: runs newest first, a status filter, live as runs start and change. */
 export function RunsPage(props: { status: RunStatus | null }): JSX.Element {
@@ -111,6 +112,7 @@ function RunRow(props: { run: Run; now: number }): JSX.Element {
         <span class="run-url muted" title={run.url}>
           {run.url}
         </span>
+        <RunNotes run={run} now={now} compact />
       </span>
       <span role="cell" class="num" title="steps done">
         <span class="cell-label">steps </span>

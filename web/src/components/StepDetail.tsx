@@ -17,7 +17,8 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
     ['Started', formatTime(step.startedAt, now)],
     ['Finished', formatTime(step.finishedAt, now)],
     ['Duration', formatDuration(step.durationMs)],
-    ['Executions', String(step.executions)],
+    // A lower bound: an execution whose start never reached the runner is not counted.
+    ['Executions (reported)', <span title="Starts the runner saw and committed: at least this many">{step.reportedExecutions}</span>],
     ['Failures', String(step.failures)],
   ];
   if (siblings.length > 0) facts.push(['Parallel with', siblings.map((s) => `#${s.index} ${s.name}`).join(', ')]);

@@ -13,7 +13,7 @@ export function stepSummary(step: Step, now: number): string {
   }
   if (step.kind === 'wait' && step.eventId !== null) return `event ${step.eventId}`;
   if (step.kind === 'call' && step.request) return `${step.request.method} ${step.request.url}`;
-  return step.executions > 1 ? `executed ${step.executions}×` : '';
+  return step.reportedExecutions > 1 ? `executed ${step.reportedExecutions}×` : '';
 }
 
 /** The second level: a run's steps in order, parallel ones (one `group`) boxed together. */

@@ -1,0 +1,60 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import ms from 'ms';
+import { parseOriginPattern, splitOriginList } from '../../runner-core/origins.js';
+import { CliError } from '../errors.js';
+
+/** The runner's resilience and reach, the same flags on `wf start` and `wf dev`. */
+export interface RunnerFlags {
+  /** `--allow-origin`, repeated. */
+  allowOrigin: string[];
+  /** `--unreachable-horizon`, in ms. */
+  unreachableHorizon?: number;
+  /** `--drive-timeout`, in ms. */
+  driveTimeout?: number;
+}
+
+/** A duration flag: whole milliseconds (`30000`) or a unit (`90s`, `30m`, `24h`, `2d`). */
+export function parseDurationMs(value: string): number {
+  const result = /^\d+$/.test(value.trim()) ? Number(value) : ms(value as ms.StringValue);
+  if (typeof result !== 'number' || !Number.isFinite(result) || result < 1) {
+    throw new InvalidArgumentError(`Expected a duration like 30000 (ms), 90s, 30m or 24h, got "${value}".`);
+  }
+  return Math.round(result);
+}
+
+/** `--allow-origin`, checked as it is read, collected across repeats. */
+export function collectOrigin(value: string, previous: string[] = []): string[] {
+  try {
+    return [...previous, parseOriginPattern(value).text];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+/** `WF_ALLOWED_ORIGINS`: patterns separated by commas or spaces, each checked. */
+export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const patterns = splitOriginList(env.WF_ALLOWED_ORIGINS);
+  for (const pattern of patterns) {
+    try {
+      parseOriginPattern(pattern);
+    } catch (error) {
+      throw new CliError(2, 'BAD_ENV', `WF_ALLOWED_ORIGINS: ${(error as Error).message}`);
+    }
+  }
+  return patterns;
+}
+
+/**
+ * Adds `--allow-origin`, `--unreachable-horizon` and `--drive-timeout` to a command.
+ * @example addRunnerFlags(new Command('start')).action((options: RunnerFlags) => …)
+ */
+export function addRunnerFlags(command: Command, allowOriginHelp: string): Command {
+  return command
+    .addOption(new Option('--allow-origin <pattern>', allowOriginHelp).argParser(collectOrigin).default([], 'none'))
+    .addOption(
+      new Option('--unreachable-horizon <duration>', "how long an app that does not answer is tried again (its steps' retries untouched) before its runs fail (default 24h)").argParser(parseDurationMs),
+    )
+    .addOption(
+      new Option('--drive-timeout <duration>', 'how long the runner waits for a drive response to start (default 30s); the route starts no step after it or the lease, whichever ends first').argParser(parseDurationMs),
+    );
+}

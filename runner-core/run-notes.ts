@@ -1,0 +1,40 @@
+import type { Run } from './store/types.js';
+
+/** One fact about a run's delivery worth a line of its own in a dashboard or `wf logs`. */
+export interface RunNote {
+  kind: 'unreachable' | 'failure-call';
+  /** warn: waiting on the app; ok: done; error: given up. */
+  tone: 'warn' | 'ok' | 'error';
+  text: string;
+}
+
+const attempts = (n: number): string => `${n} attempt${n === 1 ? '' : 's'}`;
+
+/**
+ * What the TUI, the web dashboard and `wf logs` say about a run's outage and its failureFunction
+ * call, from the run's own fields (no extra read): the one place these sentences are made. Each
+ * view passes its own clock format.
+ * @example runNotes(run, (ms) => new Date(ms).toISOString()) // [{ kind: 'unreachable', tone: 'warn', text: 'app unreachable since …, next try at …' }]
+ */
+export function runNotes(run: Run, time: (ms: number) => string): RunNote[] {
+  const notes: RunNote[] = [];
+  const waiting = run.finishedAt === null || run.failureCall === 'pending';
+  const next = run.nextAt === null ? '' : `, next try at ${time(run.nextAt)}`;
+  if (run.unreachableSince !== null && waiting) {
+    notes.push({ kind: 'unreachable', tone: 'warn', text: `app unreachable since ${time(run.unreachableSince)}${next}` });
+  }
+  switch (run.failureCall) {
+    case 'pending': {
+      const tried = run.failureCallAttempts === 0 ? 'not sent yet' : attempts(run.failureCallAttempts);
+      notes.push({ kind: 'failure-call', tone: 'warn', text: `failureFunction pending (${tried}${run.unreachableSince === null ? next : ''})` });
+      break;
+    }
+    case 'delivered':
+      notes.push({ kind: 'failure-call', tone: 'ok', text: `failureFunction delivered (${attempts(run.failureCallAttempts)})` });
+      break;
+    case 'failed':
+      notes.push({ kind: 'failure-call', tone: 'error', text: `failureFunction not delivered: gave up after ${attempts(run.failureCallAttempts)}` });
+      break;
+  }
+  return notes;
+}
