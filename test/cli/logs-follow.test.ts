@@ -55,18 +55,19 @@ describe('wf logs --follow across a dropped event stream', () => {
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     cleanups.push(() => openGate());
-    const app = createServer(
-      serve<{ text: string }>(async (context) => {
-        await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
-        await context.run('second-step', async () => (await gate, 2));
-      }, { token: 'T', runnerUrl: local.url }),
-    );
+    // The route is told its public URL (a deployed route must be): the listening address.
+    let route: ReturnType<typeof serve> = async () => {};
+    const app = createServer((req, res) => void route(req, res));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => (app.closeAllConnections(), app.close(() => resolve()))));
+    const port = (app.address() as { port: number }).port;
+    route = serve<{ text: string }>(async (context) => {
+      await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
+      await context.run('second-step', async () => (await gate, 2));
+    }, { token: 'T', runnerUrl: local.url, baseUrl: `http://127.0.0.1:${port}` });
     const proxy = await cuttingProxy(local.url);
     cleanups.push(() => proxy.close());
 
-    const port = (app.address() as { port: number }).port;
     const started = await fetch(`http://127.0.0.1:${port}/workflow`, { method: 'POST', body: '{"text":"hi"}' });
     const { workflowRunId: id } = (await started.json()) as { workflowRunId: string };
 
