@@ -102,6 +102,16 @@ describe.each(Object.keys(mounts))('node request bridge: %s', (name) => {
     expect(errorOf(answer.text).error.code).toBe('PROTOCOL');
   });
 
+  // (CONNECT never reaches a request listener, and node's parser refuses TRACK itself.)
+  it('answers 405 JSON to TRACE, a method node:http takes and fetch refuses', async () => {
+    const head = `TRACE ${ROUTE} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`;
+    const answer = await sendUntilAnswered(url, head, { limit: 0 });
+    answer.socket.destroy();
+    expect(answer.status).toBe(405);
+    expect(answer.text.toLowerCase()).toContain('allow: post');
+    expect(errorOf(answer.text).error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
   it('after a 413 for a body sent whole, drops the rest: the connection closes (node) or carries the next request (h3 v1)', async () => {
     const socket = await rawConnect(url);
     let text = '';

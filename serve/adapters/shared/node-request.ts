@@ -78,8 +78,23 @@ export function toRequest(req: IncomingMessage): Request {
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
+  // fetch refuses some methods node:http accepts (TRACE, CONNECT, TRACK): check before the body is tapped.
+  if (!FETCH_METHOD.test(req.method ?? '') || FORBIDDEN_METHODS.has((req.method ?? '').toUpperCase())) {
+    throw new UnsupportedMethodError(req.method ?? '');
+  }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   return new Request(url, { method: req.method, headers, body: hasBody ? bodyOf(req) : null, duplex: 'half' } as RequestInit);
+}
+
+/** A method token, as fetch accepts it; `FORBIDDEN_METHODS` are the ones its Request refuses. */
+const FETCH_METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FORBIDDEN_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/** A method a web Request cannot carry; the route only takes POST anyway. */
+class UnsupportedMethodError extends ProtocolError {
+  constructor(method: string) {
+    super(`Expected POST, got ${JSON.stringify(method.slice(0, 32))}: this route only starts and drives workflow runs.`);
+  }
 }
 
 /** `toRequest`, or the 400 answer for a request it cannot build: adapters never throw into their host. */
@@ -87,6 +102,7 @@ export function toRequestOrRefusal(req: IncomingMessage): Request | Response {
   try {
     return toRequest(req);
   } catch (error) {
+    if (error instanceof UnsupportedMethodError) return errorResponse(405, 'METHOD_NOT_ALLOWED', error.message, { allow: 'POST' });
     if (!(error instanceof ProtocolError)) throw error;
     return errorResponse(400, error.code, error.message);
   }
