@@ -10,8 +10,8 @@
 //   WF_TOKEN, WF_RUNNER_URL as for any app.
 // The workflow: payload { stepMs: number[] } runs one step per entry, each awaiting that many ms,
 // and returns an output unique to the execution (`runId:index:executionId`).
-// Signals: SIGUSR1 closes the listener and drops every connection (an outage), SIGUSR2 listens
-// again on the same port. It prints `app listening on <url>` and `app closed`.
+// Signals: SIGUSR2 closes the listener and drops every connection (an outage); the next SIGUSR2
+// listens again on the same port. It prints `app listening on <url>` and `app closed`.
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -85,13 +85,21 @@ const ownUrl = `http://127.0.0.1:${port}${route}`;
 listener = await buildListener(process.env.APP_PUBLIC_URL || ownUrl);
 console.log(`app listening on ${ownUrl} pid ${process.pid}`);
 
-process.on('SIGUSR1', () => {
-  server.close(() => console.log('app closed'));
-  server.closeAllConnections();
-});
+// SIGUSR1 is Node's debugger signal, so one signal toggles: close when listening, listen when closed.
+// A timer keeps the process alive while nothing listens.
+let outage;
 process.on('SIGUSR2', () => {
+  if (server.listening) {
+    outage = setInterval(() => {}, 1_000);
+    server.close(() => console.log('app closed'));
+    server.closeAllConnections();
+    return;
+  }
   listen().then(
-    () => console.log(`app listening on ${ownUrl} pid ${process.pid}`),
+    () => {
+      clearInterval(outage);
+      console.log(`app listening on ${ownUrl} pid ${process.pid}`);
+    },
     (error) => console.log(`app could not listen again: ${error.message}`),
   );
 });

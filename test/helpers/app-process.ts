@@ -65,6 +65,7 @@ export async function spawnApp(options: AppProcessOptions): Promise<AppProcess> 
       const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
       const check = (): boolean => (output.match(global)?.length ?? 0) >= n;
       if (check()) return done();
+      if (!running()) return fail(new Error(`The app has exited; it did not print ${pattern} (${n}×); its output:\n${output}`));
       const timer = setTimeout(() => finish(new Error(`The app did not print ${pattern} (${n}×) within ${timeoutMs} ms; its output:\n${output}`)), timeoutMs);
       const onData = (): void => void (check() && finish());
       const onExit = (): void => finish(new Error(`The app exited before printing ${pattern}; its output:\n${output}`));
