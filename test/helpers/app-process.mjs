@@ -7,6 +7,7 @@
 //   APP_PUBLIC_URL  the route's public URL (`url` option), e.g. a fault proxy's; default its own URL
 //   APP_LOG         NDJSON file: one {"e":"start"} line when a step execution starts, one {"e":"end"}
 //                   with its output when it returns (appendFileSync: a kill -9 loses nothing written)
+//   APP_TIME_BUDGET_MS  the route's `timeBudgetMs` (a small one splits a run into several drives)
 //   WF_TOKEN, WF_RUNNER_URL as for any app.
 // The workflow: payload { stepMs: number[] } runs one step per entry, each awaiting that many ms,
 // and returns an output unique to the execution (`runId:index:executionId`).
@@ -47,6 +48,7 @@ async function workflow(context) {
 /** The request listener, built once the public URL is known (after the first listen). */
 async function buildListener(publicUrl) {
   const options = { url: publicUrl, retryDelay: 200 };
+  if (process.env.APP_TIME_BUDGET_MS) options.timeBudgetMs = Number(process.env.APP_TIME_BUDGET_MS);
   if (framework === 'hono') {
     const [{ Hono }, { getRequestListener }, { serve }] = await Promise.all([
       import('hono'),

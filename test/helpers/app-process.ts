@@ -18,6 +18,8 @@ export interface AppProcessOptions {
   publicUrl?: string;
   /** NDJSON file of step executions (see app-process.mjs). */
   logFile?: string;
+  /** The route's `timeBudgetMs`: a small one makes several drives per run. */
+  timeBudgetMs?: number;
 }
 
 export interface AppProcess {
@@ -49,6 +51,7 @@ export async function spawnApp(options: AppProcessOptions): Promise<AppProcess> 
     PORT: String(options.port ?? 0),
     APP_PUBLIC_URL: options.publicUrl ?? '',
     APP_LOG: options.logFile ?? '',
+    APP_TIME_BUDGET_MS: options.timeBudgetMs === undefined ? '' : String(options.timeBudgetMs),
     WF_WORKFLOW_URL: '',
     SERVICE_WORKFLOW_URL: '',
     SERVICE_TOKEN: '',

@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '../helpers/app-process.js';
+import { startFaultProxy, type FaultProxy, type FaultRecord } from '../helpers/fault-proxy.js';
+import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
+import { CHAOS_TOKEN, planRuns, startThroughApp, tempFolder, type RunPlan } from './harness.js';
+import { brokenInvariants, reExecutions, waitForRunsToEnd } from './invariants.js';
+
+/**
+ * 30 % injected HTTP faults between the runner and the app, with the default retry settings: a
+ * fault proxy on the drive path resets connections, answers 500, cuts response streams, drops the
+ * answer after the app executed, and delivers requests after the runner stopped waiting. The app's
+ * public URL is the proxy's (the runner signs drives for it). Every run completes, every step has
+ * one committed result from a real execution, and none executes after its result was committed:
+ * a late drive must be refused by its signed deadline, never replayed into committed steps.
+ */
+
+const seed = seedFromEnv();
+const RUNS = 40;
+const RATE = 0.3;
+const DRIVE_TIMEOUT_MS = 1_500;
+const SCRIPT = resolve(import.meta.dirname, 'runner-process.mjs');
+let folder: ReturnType<typeof tempFolder>;
+let proxy: FaultProxy | undefined;
+let app: AppProcess | undefined;
+let runner: ReturnType<typeof spawn> | undefined;
+
+/** The runner script as a child process; resolves with its URL and its output so far. */
+function startRunner(dbPath: string): Promise<{ url: string; output: () => string }> {
+  const child = spawn(process.execPath, [SCRIPT], {
+    env: { ...process.env, RUNNER_DB: dbPath, RUNNER_TOKEN: CHAOS_TOKEN, DRIVE_TIMEOUT_MS: String(DRIVE_TIMEOUT_MS) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  runner = child;
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`The runner did not listen within 20 s: ${output}`)), 20_000);
+    child.once('exit', (code) => fail(new Error(`The runner exited (${code}) before listening: ${output}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        done({ url: match[1]!, output: () => output });
+      }
+    });
+  });
+}
+
+beforeAll(() => {
+  assertBuiltAdapter();
+  folder = tempFolder('wfkit-chaos-faults-');
+});
+
+afterAll(async () => {
+  if (runner && runner.exitCode === null && runner.signalCode === null) {
+    const exited = new Promise((done) => runner!.once('exit', done));
+    runner.kill('SIGKILL');
+    await exited;
+  }
+  await app?.kill();
+  await proxy?.close();
+  folder?.remove();
+});
+
+function tally(records: readonly FaultRecord[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of records) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
+  return counts;
+}
+
+describe(`chaos: 30 % injected HTTP faults (seed ${seed}, WF_FUZZ_SEED to replay)`, () => {
+  it('completes every run with one committed result per step, none executed after its commit', async () => {
+    const logFile = join(folder.dir, 'executions.ndjson');
+    const started = await startRunner(join(folder.dir, 'runner.db'));
+    // The app listens first (the proxy needs its port), then learns its public URL: the proxy's.
+    const probe = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: started.url, logFile });
+    proxy = await startFaultProxy({ target: `http://127.0.0.1:${probe.port}`, seed, rate: RATE, lateMs: DRIVE_TIMEOUT_MS + 1_000 });
+    await probe.kill();
+    app = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: started.url, logFile, port: probe.port, publicUrl: `${proxy.url}/workflow`, timeBudgetMs: 100 });
+
+    // Short steps and a 100 ms time budget: two or three drives per run, so about a hundred drives meet the faults.
+    const plans = planRuns(seededRandom(seed), RUNS, [5, 8], [10, 60]);
+    const ids = await Promise.all(plans.map((plan) => startThroughApp(app!.url, plan)));
+    const planOf = new Map<string, RunPlan>(ids.map((id, i) => [id, plans[i]!]));
+
+    const results = await waitForRunsToEnd(() => started.url, CHAOS_TOKEN, ids, 120_000);
+    const executions = readExecutions(logFile);
+    const faults = tally(proxy.records);
+    const lateAccepted = proxy.records.filter((r) => r.kind === 'late' && r.appStatus !== undefined && r.appStatus < 400);
+    const problems = brokenInvariants(results, (id) => planOf.get(id)!.stepMs.length, executions);
+    for (const r of lateAccepted) problems.push(`${r.runId}: a drive delivered after the runner's timeout was answered ${r.appStatus} (key ${r.key}), not refused`);
+    expect(problems, `seed ${seed}; faults ${JSON.stringify(faults)}`).toEqual([]);
+    expect(Object.keys(faults).length, 'every kind of fault happened').toBe(6);
+    console.log(`chaos injected-faults: ${JSON.stringify({ seed, runs: RUNS, faults, reExecutions: reExecutions(executions) })}`);
+  }, 180_000);
+});
