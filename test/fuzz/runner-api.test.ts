@@ -82,7 +82,7 @@ describe(`fuzz: the runner API (seed ${seed}, WF_FUZZ_SEED to replay)`, () => {
     });
     console.log(`fuzz runner: ${JSON.stringify({ seed, sent: report.sent, crashes: report.crashes.length, tally: report.tally })}`);
     expect(report.crashes, `the runner crashed; the cases in flight each time are listed; what it printed as it died:\n${crashOutput.join('\n---\n')}`).toEqual([]);
-    expectAlive(current, `${report.sent} fuzz cases`);
+    await expectAlive(current, `${report.sent} fuzz cases`);
     expect(report.serverErrors).toEqual([]);
     expect(report.sent, 'thousands of cases were sent within the time bound').toBeGreaterThanOrEqual(1_000);
     memory.assertBounded(`${report.sent} fuzz cases`);
@@ -95,7 +95,7 @@ describe(`fuzz: the runner API (seed ${seed}, WF_FUZZ_SEED to replay)`, () => {
       expectSlowBodyAnswered(server, `POST /v1/events/slow HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}`, '{"data":[1,2,3]}'),
       expectSlowBodyAnswered(server, 'POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n', '{"unauthorized":1}'),
     ]);
-    expectAlive(server, 'slow bodies');
+    await expectAlive(server, 'slow bodies');
   });
 
   it('keeps memory bounded while bodies that never end are offered, and answers /healthz after', async () => {
@@ -107,7 +107,7 @@ describe(`fuzz: the runner API (seed ${seed}, WF_FUZZ_SEED to replay)`, () => {
     ]);
     console.log(`fuzz runner endless bodies: ${JSON.stringify(offered)}`);
     expect(offered.flatMap((o) => o.statuses).filter((s) => s >= 500)).toEqual([]);
-    expectAlive(server, 'endless bodies');
+    await expectAlive(server, 'endless bodies');
     memory.assertBounded('endless bodies');
     const health = await fetch(`http://127.0.0.1:${server.port}/healthz`);
     expect(health.status).toBe(200);

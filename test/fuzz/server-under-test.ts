@@ -37,8 +37,9 @@ export function watchMemory(server: ProcessUnderTest): { sampler: MemorySampler;
   };
 }
 
-/** The process is up; else the failure says what it printed (a crash's stack). */
-export function expectAlive(server: ProcessUnderTest, after: string): void {
+/** The process is up a moment later (a crash's exit takes that long to show); else the failure has its stack. */
+export async function expectAlive(server: ProcessUnderTest, after: string): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 150));
   expect(server.running(), `the process exited after ${after}; its output ends:\n${server.output().slice(-3000)}`).toBe(true);
 }
 
@@ -48,9 +49,7 @@ export async function expectNo5xx(server: ProcessUnderTest, raw: string | Buffer
   const answer = await sendRaw(server.port, bytes, { timeoutMs });
   const shown = JSON.stringify(bytes.subarray(0, 200).toString('latin1'));
   expect(answer.statuses.filter((s) => s >= 500), `${shown} was answered: ${JSON.stringify(answer.head)}`).toEqual([]);
-  // Give a crash (an uncaught exception after the answer) the moment it needs to show.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  expectAlive(server, shown);
+  await expectAlive(server, shown);
   return answer.statuses;
 }
 

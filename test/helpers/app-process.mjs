@@ -62,7 +62,8 @@ async function buildListener(publicUrl) {
   const { serve } = await import('../../dist/serve/adapters/node.js');
   const handle = serve(workflow, options);
   return (req, res) => {
-    if (new URL(req.url ?? '/', 'http://app').pathname === route) return void handle(req, res);
+    // Not `new URL(req.url, base)`: it throws on targets like `//[`, and this app must not crash for its own sake.
+    if ((req.url ?? '/').split('?')[0] === route) return void handle(req, res);
     res.writeHead(404).end('not found');
   };
 }
