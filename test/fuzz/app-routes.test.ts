@@ -17,7 +17,7 @@ import { expectAlive, expectNo5xx, expectSlowBodyAnswered, offerEndlessBodies, w
 
 const seed = seedFromEnv();
 const TOKEN = 'wf_fuzz_app_token_0123456789';
-const CASES = 1_500;
+const CASES = 2_000;
 let folder: ReturnType<typeof tempFolder>;
 let runner: WfStartProcess | undefined;
 const apps: AppProcess[] = [];
@@ -76,7 +76,7 @@ describe.each(['node', 'hono'] as const)(`fuzz: the workflow route on %s (seed $
       server: () => server,
       restart: async () => (server = await app()),
     });
-    console.log(`fuzz ${framework} app: ${JSON.stringify({ seed, sent: report.sent, crashes: report.crashes.length, tally: report.tally })}`);
+    console.log(`fuzz ${framework} app: ${JSON.stringify({ seed, sent: report.sent, crashes: report.crashes.length, tally: report.tally, memory: memory.summary() })}`);
     expect(report.crashes, `the app crashed; the cases in flight each time are listed; what it printed as it died:\n${crashOutput.join('\n---\n')}`).toEqual([]);
     await expectAlive(server, `${report.sent} fuzz cases`);
     expect(report.serverErrors).toEqual([]);
@@ -100,7 +100,7 @@ describe.each(['node', 'hono'] as const)(`fuzz: the workflow route on %s (seed $
       offerEndlessBodies(server, 'POST /workflow HTTP/1.1\r\nHost: 127.0.0.1\r\n', 3, 4_000),
       offerEndlessBodies(server, `POST /workflow HTTP/1.1\r\nHost: 127.0.0.1\r\n${signed}`, 3, 4_000),
     ]);
-    console.log(`fuzz ${framework} app endless bodies: ${JSON.stringify(offered)}`);
+    console.log(`fuzz ${framework} app endless bodies: ${JSON.stringify({ offered, memory: memory.summary() })}`);
     expect(offered.flatMap((o) => o.statuses).filter((s) => s >= 500)).toEqual([]);
     await expectAlive(server, 'endless bodies');
     memory.assertBounded('endless bodies');

@@ -14,7 +14,7 @@ import { expectAlive, expectNo5xx, expectSlowBodyAnswered, offerEndlessBodies, w
 
 const seed = seedFromEnv();
 const TOKEN = 'wf_fuzz_runner_token_0123456789';
-const CASES = 2_000;
+const CASES = 3_000;
 let folder: ReturnType<typeof tempFolder>;
 const started: WfStartProcess[] = [];
 
@@ -80,7 +80,7 @@ describe(`fuzz: the runner API (seed ${seed}, WF_FUZZ_SEED to replay)`, () => {
         current = await runner();
       },
     });
-    console.log(`fuzz runner: ${JSON.stringify({ seed, sent: report.sent, crashes: report.crashes.length, tally: report.tally })}`);
+    console.log(`fuzz runner: ${JSON.stringify({ seed, sent: report.sent, crashes: report.crashes.length, tally: report.tally, memory: memory.summary() })}`);
     expect(report.crashes, `the runner crashed; the cases in flight each time are listed; what it printed as it died:\n${crashOutput.join('\n---\n')}`).toEqual([]);
     await expectAlive(current, `${report.sent} fuzz cases`);
     expect(report.serverErrors).toEqual([]);
@@ -105,7 +105,7 @@ describe(`fuzz: the runner API (seed ${seed}, WF_FUZZ_SEED to replay)`, () => {
       offerEndlessBodies(server, `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}`, 3, 4_000),
       offerEndlessBodies(server, `POST /v1/events/endless HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}`, 3, 4_000),
     ]);
-    console.log(`fuzz runner endless bodies: ${JSON.stringify(offered)}`);
+    console.log(`fuzz runner endless bodies: ${JSON.stringify({ offered, memory: memory.summary() })}`);
     expect(offered.flatMap((o) => o.statuses).filter((s) => s >= 500)).toEqual([]);
     await expectAlive(server, 'endless bodies');
     memory.assertBounded('endless bodies');

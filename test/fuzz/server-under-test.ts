@@ -25,10 +25,11 @@ export interface ProcessUnderTest {
 }
 
 /** Samples the process's memory until `stop`, then asserts the bound. */
-export function watchMemory(server: ProcessUnderTest): { sampler: MemorySampler; assertBounded: (what: string) => void } {
+export function watchMemory(server: ProcessUnderTest): { sampler: MemorySampler; summary: () => string; assertBounded: (what: string) => void } {
   const sampler = sampleMemory(server.pid);
   return {
     sampler,
+    summary: () => `RSS ${mib(sampler.baseline)} → peak ${mib(sampler.peak())}`,
     assertBounded(what) {
       sampler.stop();
       const growth = sampler.peak() - sampler.baseline;
@@ -63,10 +64,15 @@ export async function expectSlowBodyAnswered(server: ProcessUnderTest, head: str
 
 /**
  * Bodies that never end, `connections` at once for `forMs`: each pushes 256 KiB chunks as fast as
- * the server reads them. The server must refuse them at its cap (413) or stop reading; buffering
+ * the server reads them, beside 20 that trickle a byte per 100 ms. The server must refuse them at its cap (413) or stop reading; buffering
  * them shows in its memory.
  */
 export async function offerEndlessBodies(server: ProcessUnderTest, head: string, connections: number, forMs: number): Promise<{ statuses: number[]; sentBytes: number }> {
-  const answers = await Promise.all(Array.from({ length: connections }, () => sendEndless(server.port, `${head}Transfer-Encoding: chunked\r\n\r\n`, 256 * 1024, 5, forMs)));
+  const fullHead = `${head}Transfer-Encoding: chunked\r\n\r\n`;
+  const answers = await Promise.all([
+    ...Array.from({ length: connections }, () => sendEndless(server.port, fullHead, 256 * 1024, 5, forMs)),
+    // And trickles: a byte every 100 ms on 20 more connections, never finishing within `forMs`.
+    ...Array.from({ length: 20 }, () => sendEndless(server.port, fullHead, 1, 100, forMs)),
+  ]);
   return { statuses: answers.flatMap((a) => a.statuses), sentBytes: answers.reduce((sum, a) => sum + a.sentBytes, 0) };
 }
