@@ -33,6 +33,11 @@ export interface FaultProxyOptions {
   lateMs: number;
   /** @default every kind */
   faults?: readonly FaultKind[];
+  /**
+   * Faults given for sure, whatever the draw: run `n` (its start payload's `n`) gets `forced[n]` on its
+   * first drive, so every kind happens at least once with any seed. @default []
+   */
+  forced?: readonly FaultKind[];
 }
 
 export interface FaultRecord {
@@ -53,11 +58,11 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-function keyOf(body: Buffer): { key: string; runId: string | undefined } {
+function keyOf(body: Buffer): { key: string; runId: string | undefined; n?: unknown; attempt?: unknown } {
   try {
     const drive = JSON.parse(body.toString('utf8')) as { runId?: string; body?: string; attempt?: number };
     const payload = JSON.parse(drive.body ?? 'null') as { n?: unknown } | null;
-    return { key: `${String(payload?.n)}:${String(drive.attempt)}`, runId: drive.runId };
+    return { key: `${String(payload?.n)}:${String(drive.attempt)}`, runId: drive.runId, n: payload?.n, attempt: drive.attempt };
   } catch {
     return { key: `unparsed:${createHash('sha256').update(body).digest('hex')}`, runId: undefined };
   }
@@ -116,9 +121,11 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const { key, runId } = keyOf(body);
+      const { key, runId, n, attempt } = keyOf(body);
       const random = randomFor(options.seed, key);
-      const kind: FaultKind | 'none' = random.chance(options.rate) ? random.pick(faults) : 'none';
+      const drawn: FaultKind | 'none' = random.chance(options.rate) ? random.pick(faults) : 'none';
+      const forced = attempt === 1 && typeof n === 'number' ? options.forced?.[n] : undefined;
+      const kind = forced ?? drawn;
       const record: FaultRecord = { kind, key, runId, at: Date.now() };
       records.push(record);
       const failed = (error: Error): void => {
