@@ -53,7 +53,7 @@ describe(`chaos: a stalled runner on PostgreSQL (seed ${seed}, WF_FUZZ_SEED to r
     app = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: survivor.url, logFile });
 
     // A run is leased to the runner it was started on, so a third of them belong to the one stalled.
-    const plans = planRuns(seededRandom(seed), RUNS, [5, 8], [100, 300]);
+    const plans = planRuns(seededRandom(seed), RUNS, [5, 8], [200, 600]);
     const ids = await Promise.all(plans.map((plan, i) => startOnRunner(runners[i % 3]!.url, app!.url, plan)));
     const planOf = new Map<string, RunPlan>(ids.map((id, i) => [id, plans[i]!]));
 
