@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '../helpers/app-process.js';
 import { FAULT_KINDS, startFaultProxy, type FaultProxy, type FaultRecord } from '../helpers/fault-proxy.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
-import { CHAOS_TOKEN, planRuns, startThroughApp, tempFolder, type RunPlan } from './harness.js';
+import { assertBuiltCli, CLI, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
+import { CHAOS_TOKEN, planRuns, RUNNER_ENV, startThroughApp, tempFolder, type RunPlan } from './harness.js';
 import { brokenInvariants, reExecutions, waitForRunsToEnd } from './invariants.js';
 
 /**
@@ -25,9 +26,25 @@ let folder: ReturnType<typeof tempFolder>;
 let proxy: FaultProxy | undefined;
 let app: AppProcess | undefined;
 let runner: ReturnType<typeof spawn> | undefined;
+let wfStart: WfStartProcess | undefined;
 
-/** The runner script as a child process; resolves with its URL and its output so far. */
-function startRunner(dbPath: string): Promise<{ url: string; output: () => string }> {
+/** True when this build's `wf start` has `--drive-timeout` (being added beside this suite). */
+function hasDriveTimeoutFlag(): boolean {
+  return spawnSync(process.execPath, [CLI, 'start', '--help'], { encoding: 'utf8' }).stdout.includes('--drive-timeout');
+}
+
+/**
+ * The runner with a short drive timeout: `wf start --drive-timeout` once it exists, until then the
+ * same runner built in a small script (runner-process.mjs). Resolves with its URL.
+ */
+async function startRunner(dbPath: string): Promise<{ url: string }> {
+  if (!hasDriveTimeoutFlag()) return startRunnerScript(dbPath);
+  wfStart = await spawnWfStart(['--database', dbPath, '--drive-timeout', String(DRIVE_TIMEOUT_MS), '--log-format', 'json'], RUNNER_ENV, folder.dir);
+  return wfStart;
+}
+
+/** runner-process.mjs as a child process; resolves with its URL. */
+function startRunnerScript(dbPath: string): Promise<{ url: string }> {
   const child = spawn(process.execPath, [SCRIPT], {
     env: { ...process.env, RUNNER_DB: dbPath, RUNNER_TOKEN: CHAOS_TOKEN, DRIVE_TIMEOUT_MS: String(DRIVE_TIMEOUT_MS) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,13 +60,14 @@ function startRunner(dbPath: string): Promise<{ url: string; output: () => strin
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
-        done({ url: match[1]!, output: () => output });
+        done({ url: match[1]! });
       }
     });
   });
 }
 
 beforeAll(() => {
+  assertBuiltCli();
   assertBuiltAdapter();
   folder = tempFolder('wfkit-chaos-faults-');
 });
@@ -60,6 +78,8 @@ afterAll(async () => {
     runner.kill('SIGKILL');
     await exited;
   }
+  if (wfStart?.running()) wfStart.child.kill('SIGKILL');
+  await wfStart?.exited;
   await app?.kill();
   await proxy?.close();
   folder?.remove();
