@@ -15,9 +15,11 @@ import { seededRandom, type SeededRandom } from './seeded-random.js';
  *   of the answer is relayed;
  * - `late`: held `lateMs` (longer than the runner waits), then forwarded; the answer goes nowhere.
  *
- * The choice is seeded by the run's number in its start payload (`n`) and the drive's attempt
- * number, not by arrival order, so a seed gives the same faults to the same drives however the
- * requests interleave.
+ * The choice is seeded by the run's number in its start payload (`n`) and how many drives of that
+ * run came before (a run's drives come one after another), not by arrival order across runs, so a
+ * seed gives the same faults to the same drives however the runs interleave. (Not by the drive's
+ * `attempt`: it counts failures, and a runner that does not count an unreachable app as one sends
+ * the same attempt again, which would draw the same fault forever.)
  */
 
 export const FAULT_KINDS = ['reset', 'error-500', 'cut-stream', 'drop-answer', 'late'] as const;
@@ -42,7 +44,7 @@ export interface FaultProxyOptions {
 
 export interface FaultRecord {
   kind: FaultKind | 'none';
-  /** `n` of the start payload and the drive's attempt: the key of the choice. */
+  /** `n` of the start payload and the drive's number within its run (`n#k`): the key of the choice. */
   key: string;
   runId: string | undefined;
   /** Epoch ms the request arrived. */
@@ -58,13 +60,14 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-function keyOf(body: Buffer): { key: string; runId: string | undefined; n?: unknown; attempt?: unknown } {
+/** The run's number from the drive body's start payload; undefined when the body is not a drive. */
+function runOf(body: Buffer): { n: number | undefined; runId: string | undefined } {
   try {
-    const drive = JSON.parse(body.toString('utf8')) as { runId?: string; body?: string; attempt?: number };
+    const drive = JSON.parse(body.toString('utf8')) as { runId?: string; body?: string };
     const payload = JSON.parse(drive.body ?? 'null') as { n?: unknown } | null;
-    return { key: `${String(payload?.n)}:${String(drive.attempt)}`, runId: drive.runId, n: payload?.n, attempt: drive.attempt };
+    return { n: typeof payload?.n === 'number' ? payload.n : undefined, runId: drive.runId };
   } catch {
-    return { key: `unparsed:${createHash('sha256').update(body).digest('hex')}`, runId: undefined };
+    return { n: undefined, runId: undefined };
   }
 }
 
@@ -76,6 +79,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const faults = options.faults ?? FAULT_KINDS;
   const records: FaultRecord[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  const drivesSeen = new Map<string, number>();
   let closing = false;
 
   function forward(req: IncomingMessage, body: Buffer, onAnswer: (answer: IncomingMessage) => void, onError: (error: Error) => void): void {
@@ -121,10 +125,14 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const { key, runId, n, attempt } = keyOf(body);
+      const { n, runId } = runOf(body);
+      const run = n === undefined ? `unparsed:${createHash('sha256').update(body).digest('hex')}` : String(n);
+      const k = (drivesSeen.get(run) ?? 0) + 1;
+      drivesSeen.set(run, k);
+      const key = `${run}#${k}`;
       const random = randomFor(options.seed, key);
       const drawn: FaultKind | 'none' = random.chance(options.rate) ? random.pick(faults) : 'none';
-      const forced = attempt === 1 && typeof n === 'number' ? options.forced?.[n] : undefined;
+      const forced = k === 1 && n !== undefined ? options.forced?.[n] : undefined;
       const kind = forced ?? drawn;
       const record: FaultRecord = { kind, key, runId, at: Date.now() };
       records.push(record);
