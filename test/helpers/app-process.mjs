@@ -47,7 +47,8 @@ async function workflow(context) {
 
 /** The request listener, built once the public URL is known (after the first listen). */
 async function buildListener(publicUrl) {
-  const options = { url: publicUrl, retryDelay: 200 };
+  // The default retry settings (3 retries from 1 s): the chaos scenarios are about those.
+  const options = { url: publicUrl };
   if (process.env.APP_TIME_BUDGET_MS) options.timeBudgetMs = Number(process.env.APP_TIME_BUDGET_MS);
   if (framework === 'hono') {
     const [{ Hono }, { getRequestListener }, { serve }] = await Promise.all([
