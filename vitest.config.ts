@@ -23,7 +23,7 @@ export default defineConfig({
         // Seeded fuzz (malformed requests) and chaos (kills, outages, injected faults) against real
         // processes: one file at a time, since each spawns runners and apps and some count on timing
         // (leases, drive timeouts); WF_FUZZ_SEED replays a printed seed.
-        test: { name: 'chaos', include: ['test/fuzz/**/*.test.ts', 'test/chaos/**/*.test.ts'], fileParallelism: false, testTimeout: 180_000, hookTimeout: 300_000 },
+        test: { name: 'fuzz-chaos', include: ['test/fuzz/**/*.test.ts', 'test/chaos/**/*.test.ts'], fileParallelism: false, testTimeout: 180_000, hookTimeout: 300_000 },
       },
     ],
   },
