@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '../helpers/app-process.js';
-import { FAULT_KINDS, startFaultProxy, type FaultProxy, type FaultRecord } from '../helpers/fault-proxy.js';
+import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy, type FaultRecord } from '../helpers/fault-proxy.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 import { assertBuiltCli, CLI, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
 import { CHAOS_TOKEN, planRuns, RUNNER_ENV, startThroughApp, tempFolder, type RunPlan } from './harness.js';
@@ -23,6 +23,12 @@ const RATE = 0.3;
 // Short, so late deliveries stay fast; long enough that a loaded CI machine still answers drives in time.
 const DRIVE_TIMEOUT_MS = 3_000;
 const SCRIPT = resolve(import.meta.dirname, 'runner-process.mjs');
+/**
+ * Besides the seeded draw: runs 0–4 each meet one kind on their first drive (every kind happens with
+ * any seed), and run 5's first five drives all fail without a step failing (the app is unreachable,
+ * not broken): more than the 3 default retries, which such faults must not spend.
+ */
+const FORCED: FaultKind[][] = [...FAULT_KINDS.map((kind) => [kind]), ['reset', 'cut-stream', 'drop-answer', 'late', 'reset']];
 let folder: ReturnType<typeof tempFolder>;
 let proxy: FaultProxy | undefined;
 let app: AppProcess | undefined;
@@ -98,7 +104,7 @@ describe(`chaos: 30 % injected HTTP faults (seed ${seed}, WF_FUZZ_SEED to replay
     const started = await startRunner(join(folder.dir, 'runner.db'));
     // The app listens first (the proxy needs its port), then learns its public URL: the proxy's.
     const probe = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: started.url, logFile });
-    proxy = await startFaultProxy({ target: `http://127.0.0.1:${probe.port}`, seed, rate: RATE, lateMs: DRIVE_TIMEOUT_MS + 1_000, forced: FAULT_KINDS });
+    proxy = await startFaultProxy({ target: `http://127.0.0.1:${probe.port}`, seed, rate: RATE, lateMs: DRIVE_TIMEOUT_MS + 1_000, forced: FORCED });
     await probe.kill();
     app = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: started.url, logFile, port: probe.port, publicUrl: `${proxy.url}/workflow`, timeBudgetMs: 100 });
 

@@ -36,10 +36,11 @@ export interface FaultProxyOptions {
   /** @default every kind */
   faults?: readonly FaultKind[];
   /**
-   * Faults given for sure, whatever the draw: run `n` (its start payload's `n`) gets `forced[n]` on its
-   * first drive, so every kind happens at least once with any seed. @default []
+   * Faults given for sure, whatever the draw: run `n` (its start payload's `n`) gets `forced[n][k]`
+   * on its drive number k + 1, e.g. every kind once with any seed, or a run whose first drives all
+   * fail. @default []
    */
-  forced?: readonly FaultKind[];
+  forced?: readonly (readonly FaultKind[])[];
 }
 
 export interface FaultRecord {
@@ -132,7 +133,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       const key = `${run}#${k}`;
       const random = randomFor(options.seed, key);
       const drawn: FaultKind | 'none' = random.chance(options.rate) ? random.pick(faults) : 'none';
-      const forced = k === 1 && n !== undefined ? options.forced?.[n] : undefined;
+      const forced = n === undefined ? undefined : options.forced?.[n]?.[k - 1];
       const kind = forced ?? drawn;
       const record: FaultRecord = { kind, key, runId, at: Date.now() };
       records.push(record);
