@@ -13,12 +13,19 @@ export default defineConfig({
     globalSetup: ['test/setup/global-setup.ts'],
     projects: [
       // Projects inherit the root config by merging arrays, so each names its own files.
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...configDefaults.exclude, 'test/frameworks/**'] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...configDefaults.exclude, 'test/frameworks/**', 'test/fuzz/**', 'test/chaos/**'] } },
       {
         extends: true,
         // The proof on the real frameworks: installs and dev servers on fixed ports, so one host
         // at a time (no file parallelism here); the unit project keeps the other worker busy.
         test: { name: 'frameworks', include: ['test/frameworks/**/*.e2e.test.ts'], fileParallelism: false, testTimeout: 180_000, hookTimeout: 900_000 },
+      },
+      {
+        extends: true,
+        // Seeded fuzz (malformed requests) and chaos (kills, outages, injected faults) against real
+        // processes: one file at a time, since each spawns runners and apps and some count on timing
+        // (leases, drive timeouts); WF_FUZZ_SEED replays a printed seed.
+        test: { name: 'fuzz-chaos', include: ['test/fuzz/**/*.test.ts', 'test/chaos/**/*.test.ts'], fileParallelism: false, testTimeout: 180_000, hookTimeout: 300_000 },
       },
     ],
   },
