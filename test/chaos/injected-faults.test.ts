@@ -1,10 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '../helpers/app-process.js';
 import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy, type FaultRecord } from '../helpers/fault-proxy.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
-import { assertBuiltCli, CLI, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
+import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
 import { CHAOS_TOKEN, planRuns, RUNNER_ENV, startThroughApp, tempFolder, type RunPlan } from './harness.js';
 import { brokenInvariants, reExecutions, waitForRunsToEnd } from './invariants.js';
 
@@ -22,7 +21,6 @@ const RUNS = 40;
 const RATE = 0.3;
 // Short, so late deliveries stay fast; long enough that a loaded CI machine still answers drives in time.
 const DRIVE_TIMEOUT_MS = 3_000;
-const SCRIPT = resolve(import.meta.dirname, 'runner-process.mjs');
 /**
  * Besides the seeded draw: runs 0–4 each meet one kind on their first drive (every kind happens with
  * any seed), and run 5's first five drives all fail without a step failing (the app is unreachable,
@@ -32,45 +30,12 @@ const FORCED: FaultKind[][] = [...FAULT_KINDS.map((kind) => [kind]), ['reset', '
 let folder: ReturnType<typeof tempFolder>;
 let proxy: FaultProxy | undefined;
 let app: AppProcess | undefined;
-let runner: ReturnType<typeof spawn> | undefined;
 let wfStart: WfStartProcess | undefined;
 
-/** True when this build's `wf start` has `--drive-timeout` (being added beside this suite). */
-function hasDriveTimeoutFlag(): boolean {
-  return spawnSync(process.execPath, [CLI, 'start', '--help'], { encoding: 'utf8' }).stdout.includes('--drive-timeout');
-}
-
-/**
- * The runner with a short drive timeout: `wf start --drive-timeout` once it exists, until then the
- * same runner built in a small script (runner-process.mjs). Resolves with its URL.
- */
+/** `wf start` with a short drive timeout; resolves with its URL. */
 async function startRunner(dbPath: string): Promise<{ url: string }> {
-  if (!hasDriveTimeoutFlag()) return startRunnerScript(dbPath);
   wfStart = await spawnWfStart(['--database', dbPath, '--drive-timeout', String(DRIVE_TIMEOUT_MS), '--log-format', 'json'], RUNNER_ENV, folder.dir);
   return wfStart;
-}
-
-/** runner-process.mjs as a child process; resolves with its URL. */
-function startRunnerScript(dbPath: string): Promise<{ url: string }> {
-  const child = spawn(process.execPath, [SCRIPT], {
-    env: { ...process.env, RUNNER_DB: dbPath, RUNNER_TOKEN: CHAOS_TOKEN, DRIVE_TIMEOUT_MS: String(DRIVE_TIMEOUT_MS) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  runner = child;
-  let output = '';
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`The runner did not listen within 20 s: ${output}`)), 20_000);
-    child.once('exit', (code) => fail(new Error(`The runner exited (${code}) before listening: ${output}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        done({ url: match[1]! });
-      }
-    });
-  });
 }
 
 beforeAll(() => {
@@ -80,11 +45,6 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  if (runner && runner.exitCode === null && runner.signalCode === null) {
-    const exited = new Promise((done) => runner!.once('exit', done));
-    runner.kill('SIGKILL');
-    await exited;
-  }
   if (wfStart?.running()) wfStart.child.kill('SIGKILL');
   await wfStart?.exited;
   await app?.kill();
