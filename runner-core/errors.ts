@@ -59,3 +59,25 @@ function originOf(url: string): string {
     return url;
   }
 }
+
+/** No run has this id. The API answers it 404 `NOT_FOUND`. */
+export class RunNotFoundError extends Error {
+  override name = 'RunNotFoundError';
+  readonly runId: string;
+  constructor(runId: string) {
+    super(`No run with id ${runId}.`);
+    this.runId = runId;
+  }
+}
+
+/** The action needs an unfinished run, and this one has ended. The API answers it 409 `FINISHED`. */
+export class RunFinishedError extends Error {
+  override name = 'RunFinishedError';
+  readonly runId: string;
+  readonly status: string;
+  constructor(runId: string, status: string) {
+    super(`Run ${runId} is already ${status}.`);
+    this.runId = runId;
+    this.status = status;
+  }
+}

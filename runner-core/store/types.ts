@@ -1,106 +1,11 @@
 import type { SerializedError } from '../../protocol/errors.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
 
-export type RunStatus = 'queued' | 'running' | 'sleeping' | 'waiting' | 'completed' | 'failed' | 'cancelled';
-export type StepStatus = 'running' | 'retrying' | 'succeeded' | 'failed' | 'cancelled';
-
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled'];
-export const FINISHED_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
-
-/**
- * Delivery of a failed run's `failureFunction` call: `pending` until the app takes it (the run stays
- * claimable meanwhile, though its status stays `failed`), then `delivered`, or `failed` once its
- * retries or the unreachable horizon ran out.
- */
-export type FailureCallState = 'pending' | 'delivered' | 'failed';
-
-/** One workflow run. Times are epoch milliseconds. */
-export interface Run {
-  id: string;
-  url: string;
-  status: RunStatus;
-  /** The start request's raw body and (redacted) headers. */
-  body: string;
-  headers: Record<string, string>;
-  createdAt: number;
-  updatedAt: number;
-  finishedAt: number | null;
-  /** When the run is next due for a drive request; null when nothing is scheduled. */
-  nextAt: number | null;
-  /**
-   * Consecutive failed attempts at the current position (0 after progress). Transport failures
-   * (the app unreachable) never count here. While a failed run's failureFunction call is
-   * pending, the consecutive failures of that call.
-   */
-  failures: number;
-  /** Retry policy: retries after the first attempt, and the backoff base. */
-  retries: number;
-  retryDelayMs: number;
-  /** Succeeded steps. */
-  stepsDone: number;
-  /** Total drive requests made. */
-  attempts: number;
-  output: string | null;
-  error: SerializedError | null;
-  idempotencyKey: string | null;
-  /**
-   * Since when the app has not answered (refused or reset connections, DNS errors, timeouts,
-   * 502/503/504, a stream cut before its last line); null while it answers. Any answered drive
-   * clears it; past the runner's unreachable horizon from this time, the run fails.
-   */
-  unreachableSince: number | null;
-  /** The failureFunction call of a failed run; null when there is none to deliver. */
-  failureCall: FailureCallState | null;
-  /** Deliveries of the failureFunction call so far (each is an attempt in the run's log). */
-  failureCallAttempts: number;
-}
-
-/** One step of a run, by position. */
-export interface Step {
-  runId: string;
-  index: number;
-  name: string;
-  kind: StepKind;
-  status: StepStatus;
-  output: string | null;
-  error: SerializedError | null;
-  startedAt: number;
-  finishedAt: number | null;
-  durationMs: number | null;
-  /**
-   * Executions of this step the runner saw start and committed (its `started` lines). A lower
-   * bound on real executions: an execution whose `started` line never reached the runner (the
-   * connection or the runner died first) is not counted. More than 1 means it re-executed.
-   */
-  reportedExecutions: number;
-  /** Failed executions so far. */
-  failures: number;
-  /** Steps started together (Promise.all) share a group number. */
-  group: number | null;
-  /** sleep: when it wakes; wait: when it times out. */
-  until: number | null;
-  /** wait: the event it waits for. */
-  eventId: string | null;
-  /** call: the request the runner sends (the answer is the output). */
-  request: CallRequest | null;
-}
-
-/** One drive request to the route and what came back: the log the dashboards show. */
-export interface Attempt {
-  runId: string;
-  seq: number;
-  startedAt: number;
-  durationMs: number;
-  requestUrl: string;
-  requestHeaders: Record<string, string>;
-  requestBody: string;
-  responseStatus: number | null;
-  responseHeaders: Record<string, string> | null;
-  responseBody: string | null;
-  /** How the attempt ended: done, failed, continue, or a transport problem (error is set). */
-  outcome: string;
-  error: SerializedError | null;
-}
+// The runner API's records (what the API, events and dashboards see) are the contract's, in api/;
+// the store maps its rows to them.
+export { FINISHED_RUN_STATUSES, RUN_STATUSES } from '../../api/dto.js';
+export type { Attempt, FailureCallState, Run, RunPage, RunStatus, Step, StepStatus } from '../../api/dto.js';
+import type { Attempt, Run, RunPage, RunStatus, Step } from '../../api/dto.js';
 
 export interface NewRun {
   id: string;
@@ -124,10 +29,6 @@ export interface RunQuery {
   limit?: number;
 }
 
-export interface RunPage {
-  runs: Run[];
-  nextCursor: string | null;
-}
 
 /** Fields of a run the runner changes as it drives it. */
 export type RunPatch = Partial<
