@@ -11,11 +11,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const runnerPort = process.env.WF_RUNNER_PORT ?? '7766';
 const appPort = process.env.PORT ?? '3000';
 
-// The starter imports `wfkit/hono` as an app would; inside this repo that name points at the repo itself.
+// The starter imports `wfkit/hono` as an app would; inside this repo that name is the SDK workspace
+// (packages/wfkit, filled by `npm run build`), which `npm install` links into node_modules.
 const link = join(root, 'node_modules', 'wfkit');
 if (!existsSync(link)) {
   mkdirSync(dirname(link), { recursive: true });
-  symlinkSync('..', link, 'dir');
+  symlinkSync('../packages/wfkit', link, 'dir');
 }
 
 // A smaller young generation keeps the runner's memory flat under bursts (see README, Benchmark).

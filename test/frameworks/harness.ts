@@ -1,21 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameworkNamed, type Framework } from '../../cli/lib/frameworks.js';
 import { startLocalRunner, type LocalRunner } from '../../cli/lib/local-runner.js';
 import { decodeValue } from '../../protocol/values.js';
+import { packBoth } from '../helpers/packages.js';
 import { waitForFinish } from '../helpers/runner.js';
 
 /**
- * The proof on the real frameworks: `wf init` into a temp folder, the packed wfkit tarball
- * installed, the framework's own dev server on 127.0.0.1, the real runner (SQLite) in this process,
- * one POST, and the finished run read back from the runner. Hosts run one after another
+ * The proof on the real frameworks: `wf init` (from the assembled wfkit-cli package) into a temp
+ * folder, both packed tarballs installed (`wfkit`, which the route imports, and `wfkit-cli`, the
+ * starter's devDependency), the framework's own dev server on 127.0.0.1, the real runner (SQLite)
+ * in this process, one POST, and the finished run read back from the runner. Hosts run one after another
  * (vitest project `frameworks`, `fileParallelism: false`).
  */
 
@@ -112,36 +113,6 @@ process.once('exit', () => {
   for (const child of running) if (child.process.pid) try { process.kill(-child.process.pid, 'SIGKILL'); } catch {}
 });
 
-function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
-  for (const name of readdirSync(dir).sort()) {
-    if (name === 'node_modules') continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) hashTree(hash, path);
-    else hash.update(relative(ROOT, path)).update(readFileSync(path));
-  }
-}
-
-/**
- * `npm pack` of this repo, once per content: cached in the temp folder under a hash of dist/,
- * templates/ and package.json, so the six hosts (and later runs) share one tarball.
- */
-export async function packOnce(): Promise<string> {
-  if (!existsSync(join(ROOT, 'dist', 'serve', 'adapters', 'cloudflare.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
-  const hash = createHash('sha256');
-  for (const folder of ['dist', 'templates']) hashTree(hash, join(ROOT, folder));
-  hash.update(readFileSync(join(ROOT, 'package.json')));
-  const dir = join(tmpdir(), 'wfkit-pack', hash.digest('hex').slice(0, 16));
-  const tarball = join(dir, 'wfkit.tgz');
-  if (existsSync(tarball)) return tarball;
-  const staging = mkdtempSync(join(tmpdir(), 'wfkit-pack-'));
-  await run('npm', ['pack', '--ignore-scripts', '--pack-destination', staging], ROOT);
-  const packed = readdirSync(staging).find((f) => f.endsWith('.tgz'))!;
-  mkdirSync(dir, { recursive: true });
-  renameSync(join(staging, packed), tarball);
-  rmSync(staging, { recursive: true, force: true });
-  return tarball;
-}
-
 async function assertPortFree(port: number): Promise<void> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -192,12 +163,13 @@ export function describeHost(spec: HostSpec): void {
     beforeAll(async () => {
       work = mkdtempSync(join(tmpdir(), `wfkit-${framework.name}-`));
       app = join(work, 'app');
-      const tarball = await timed('pack', packOnce);
-      const init = await timed('init', () => run(process.execPath, [join(ROOT, 'dist/cli/index.js'), 'init', 'app', '--framework', framework.name], work));
+      const tarballs = await timed('pack', async () => packBoth());
+      const init = await timed('init', () => run(process.execPath, [join(ROOT, 'packages/cli/dist/cli/index.js'), 'init', 'app', '--framework', framework.name], work));
       expect(init).toContain('Next:');
       const pkgPath = join(app, 'package.json');
       const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
-      pkg.dependencies.wfkit = `file:${tarball}`;
+      pkg.dependencies.wfkit = `file:${tarballs.sdk}`;
+      pkg.devDependencies['wfkit-cli'] = `file:${tarballs.cli}`;
       writeFileSync(pkgPath, JSON.stringify(pkg, null, 2));
       await timed('install', () => run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app, 600_000));
 
@@ -243,6 +215,10 @@ export function describeHost(spec: HostSpec): void {
       ]);
       // The second step logs inside the framework's server: the step really ran there.
       await expect.poll(() => dev!.output(), { timeout: 10_000 }).toContain('HELLO');
+    });
+
+    it('has `npx wfkit` from the starter\'s devDependency wfkit-cli', async () => {
+      expect(await run('npx', ['--no-install', 'wfkit', '--help'], app)).toMatch(/Usage: wf/);
     });
 
     it('type-checks', async () => {

@@ -1,20 +1,49 @@
-import { execFileSync } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FRAMEWORKS } from '../../cli/lib/frameworks.js';
+import { PACKAGE_DIRS, packedFiles } from '../helpers/packages.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ADAPTERS = ['hono', 'svelte', 'nextjs', 'h3', 'solidjs', 'cloudflare', 'node'];
+const manifest = (dir: string): Record<string, any> => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 
-/** The file list `npm pack` would publish (nothing is written). */
-function packedFiles(): string[] {
-  const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
-  const json = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  return (JSON.parse(json) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-}
+describe('npm pack: wfkit, the SDK apps install', () => {
+  const files = packedFiles('sdk').map((f) => f.path);
+  const pkg = manifest(PACKAGE_DIRS.sdk);
 
-describe('npm pack', () => {
-  const files = packedFiles();
+  it('keeps the name and every subpath apps import; the runner is not one of them', () => {
+    expect(pkg.name).toBe('wfkit');
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './package.json', './protocol', ...ADAPTERS.map((a) => `./${a}`)].sort());
+    for (const [subpath, target] of Object.entries(pkg.exports as Record<string, string | { types: string; default: string }>)) {
+      const paths = typeof target === 'string' ? [target] : [target.types, target.default];
+      for (const path of paths) expect(files, subpath).toContain(path.replace(/^\.\//, ''));
+    }
+  });
+
+  it('depends on devalue and ms only, and has no bin', () => {
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['devalue', 'ms']);
+    expect(pkg.bin).toBeUndefined();
+  });
+
+  it('ships only the edge-safe folders (protocol, api, serve), no sources, tests or starters', () => {
+    const folders = new Set(files.filter((f) => f.startsWith('dist/')).map((f) => f.split('/')[1]));
+    expect([...folders].sort()).toEqual(['api', 'protocol', 'serve']);
+    expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md'].includes(f))).toEqual([]);
+  });
+});
+
+describe('npm pack: wfkit-cli, the runner and `wf`', () => {
+  const files = packedFiles('cli').map((f) => f.path);
+  const pkg = manifest(PACKAGE_DIRS.cli);
+
+  it('owns the bins wf and wfkit and exports the runner as wfkit-cli/runner, at the SDK\'s version', () => {
+    expect(pkg.name).toBe('wfkit-cli');
+    expect(pkg.version).toBe(manifest(PACKAGE_DIRS.sdk).version);
+    expect(pkg.bin).toEqual({ wf: './dist/cli/index.js', wfkit: './dist/cli/index.js' });
+    expect(Object.keys(pkg.exports)).toEqual(['./runner', './package.json']);
+    expect(files).toContain('dist/cli/index.js');
+    expect(files).toContain('dist/runner-core/index.js');
+  });
 
   it('ships every starter with its route, package.json and _gitignore', () => {
     for (const f of FRAMEWORKS) {
@@ -29,9 +58,9 @@ describe('npm pack', () => {
     expect(files.filter((f) => f.startsWith('templates/') && local.test(f))).toEqual([]);
   });
 
-  it('ships the built adapters for every subpath', () => {
-    for (const a of ['hono', 'svelte', 'nextjs', 'h3', 'solidjs', 'cloudflare', 'node']) expect(files).toContain(`dist/serve/adapters/${a}.js`);
-    expect(files.some((f) => f.startsWith('test/') || f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('templates/'))).toBe(false);
-    expect(files).toContain('dist/cli/index.js');
+  it('ships its own compiled copy of what the runner imports from the SDK folders, and no sources or tests', () => {
+    for (const a of ADAPTERS) expect(files).toContain(`dist/serve/adapters/${a}.js`);
+    expect(files).toContain('dist/protocol/index.js');
+    expect(files.some((f) => f.startsWith('test/') || (f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('templates/')))).toBe(false);
   });
 });

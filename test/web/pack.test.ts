@@ -1,15 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+import { packedFiles } from '../helpers/packages.js';
 
 describe('npm pack: the web dashboard', () => {
-  it('ships the built dashboard (dist/web) and none of its sources', () => {
-    const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
-    const json = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const files = (JSON.parse(json) as { files: { path: string; size: number }[] }[])[0]!.files;
+  it('ships the built dashboard (dist/web) in wfkit-cli, none of its sources, and nothing of it in wfkit', () => {
+    const files = packedFiles('cli');
+    expect(packedFiles('sdk').filter((f) => f.path.startsWith('dist/web/'))).toEqual([]);
     const web = files.filter((f) => f.path.startsWith('dist/web/'));
     expect(web.map((f) => f.path).sort()).toEqual(['dist/web/app.js', 'dist/web/favicon.svg', 'dist/web/index.html', 'dist/web/styles.css']);
     expect(files.filter((f) => f.path.startsWith('web/'))).toEqual([]);
