@@ -156,7 +156,7 @@ export function report(result: ScaffoldResult, shownDir: string): string[] {
   }
   lines.push('', 'Next:');
   if (shownDir !== '.') lines.push(`  cd ${shellQuote(shownDir)}`);
-  lines.push(result.mode === 'new' ? '  npm install' : '  npm install wfkit');
+  lines.push(...(result.mode === 'new' ? ['  npm install'] : ['  npm install wfkit                # what the route imports', '  npm install --save-dev wfkit-cli # the runner and `wf`, for development']));
   lines.push(`  npx wfkit dev              # the runner and the app (${f.devCommand}), one command; --tunnel makes it public`);
   lines.push(`  curl -X POST ${url} -H 'content-type: application/json' -d '{"text":"hello"}'`);
   return lines;

@@ -46,7 +46,7 @@ describe('wf init: a new app from each starter', () => {
       expect(files).toContain('.gitignore');
       expect(files.some((f) => f.includes('_gitignore') || f.includes('{{'))).toBe(false);
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      expect(pkg).toMatchObject({ name: 'my-app', scripts: { dev: expect.any(String) }, dependencies: { wfkit: '^0.1.0' } });
+      expect(pkg).toMatchObject({ name: 'my-app', scripts: { dev: expect.any(String) }, dependencies: { wfkit: '^0.1.0' }, devDependencies: { 'wfkit-cli': '^0.1.0' } });
       expect(detectFramework(pkg)).toBe(framework);
       // What a bare `wf dev` in the app starts and checks.
       expect(pkg.wfkit).toEqual({ dev: framework.devCommand, port: framework.devPort, route: framework.routePath });
@@ -126,7 +126,8 @@ describe('wf init: an existing app', () => {
     expect(out).toContain('  left alone app/api/workflow/route.ts (exists; --force overwrites it)');
     expect(out).toContain('  kept WF_TOKEN in .env.local (--force replaces)');
     expect(out).toContain('  wrote WF_RUNNER_URL to .env.local');
-    expect(out).toContain('  npm install wfkit');
+    expect(out).toContain('  npm install wfkit                # what the route imports');
+    expect(out).toContain('  npm install --save-dev wfkit-cli # the runner and `wf`, for development');
 
     const forced = scaffold({ dir, force: true });
     expect(forced.written).toEqual(['app/api/workflow/route.ts']);
