@@ -53,6 +53,14 @@ describe('npm pack: wfkit-cli, the runner and `wf`', () => {
     }
   });
 
+  it('ships the starters as they are in templates/ (a stale assembly means: run `npm run build`)', () => {
+    for (const f of FRAMEWORKS) {
+      const shipped = readFileSync(join(PACKAGE_DIRS.cli, 'templates', f.template, 'package.json'), 'utf8');
+      expect(shipped, f.template).toBe(readFileSync(join(PACKAGE_DIRS.cli, '..', '..', 'templates', f.template, 'package.json'), 'utf8'));
+      expect(JSON.parse(shipped).devDependencies['wfkit-cli'], f.template).toBe(`^${manifest(PACKAGE_DIRS.cli).version}`);
+    }
+  });
+
   it('ships no installs, build output or secrets from a starter that was run in place', () => {
     const local = /(^|\/)(node_modules|\.next|\.svelte-kit|\.nuxt|\.output|\.wrangler|\.wf)\/|(^|\/)(\.env|\.env\.local|\.dev\.vars|package-lock\.json)$/;
     expect(files.filter((f) => f.startsWith('templates/') && local.test(f))).toEqual([]);
