@@ -28,6 +28,9 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
   const app = createApiApp(runner, options);
   const listener = getRequestListener(app.fetch, {
     hostname: DEFAULT_HOSTNAME,
+    // The adapter would swap the process's global Request and Response for its own (a little
+    // faster); the runner is also a library (`wfkit/runner`), and must not change its host's globals.
+    overrideGlobalObjects: false,
     // A request the adapter cannot turn into a fetch Request (a bad Host, a backslash in the path)
     // is the client's input: 400, not the adapter's plain-text 500.
     errorHandler: (error) =>
