@@ -1,4 +1,5 @@
 export { Runner, type RunnerOptions } from './runner.js';
+export { createApiApp, type ApiAppOptions, type ApiEnv } from './api/app.js';
 export { createApiServer, type ApiOptions } from './api/server.js';
 export { isLoopbackHost } from './api/http-io.js';
 export { EventBus, type RunnerEvent, type RunnerEventListener } from './events.js';

@@ -1,5 +1,9 @@
-import type { IncomingMessage } from 'node:http';
 import { isLoopbackHost } from './http-io.js';
+
+/** The request headers access looks at (a fetch `Headers`). */
+export interface RequestHeaders {
+  get(name: string): string | null;
+}
 
 /** What a route needs from the caller. */
 export interface RouteAccess {
@@ -23,12 +27,12 @@ export interface AccessOptions {
 
 export interface Access {
   /** Whether reads need no token for this request: what `GET /v1/session` tells the page. */
-  openReads(req: IncomingMessage): boolean;
+  openReads(headers: RequestHeaders): boolean;
   /** Whether the route may run without checking the token. */
-  open(route: RouteAccess, req: IncomingMessage): boolean;
+  open(route: RouteAccess, headers: RequestHeaders): boolean;
 }
 
-function hostnameOf(host: string | undefined): string {
+function hostnameOf(host: string | null): string {
   if (!host) return '';
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
 }
@@ -38,8 +42,9 @@ function hostnameOf(host: string | undefined): string {
  * every POST, so another site (or another local dev server on another port) cannot pass as it,
  * and a rebinding site fails the loopback Host check before this.
  */
-function fromDashboard(req: IncomingMessage): boolean {
-  return req.headers.origin !== undefined && req.headers.origin === `http://${req.headers.host ?? ''}`;
+function fromDashboard(headers: RequestHeaders): boolean {
+  const origin = headers.get('origin');
+  return origin !== null && origin === `http://${headers.get('host') ?? ''}`;
 }
 
 /**
@@ -52,9 +57,9 @@ function fromDashboard(req: IncomingMessage): boolean {
  */
 export function createAccess(options: AccessOptions): Access {
   const loopbackBind = options.openOnLoopback && isLoopbackHost(options.host);
-  const openReads = (req: IncomingMessage): boolean => loopbackBind && isLoopbackHost(hostnameOf(req.headers.host));
+  const openReads = (headers: RequestHeaders): boolean => loopbackBind && isLoopbackHost(hostnameOf(headers.get('host')));
   return {
     openReads,
-    open: (route, req) => route.public === true || (openReads(req) && (!route.write || (route.dashboard === true && fromDashboard(req)))),
+    open: (route, headers) => route.public === true || (openReads(headers) && (!route.write || (route.dashboard === true && fromDashboard(headers)))),
   };
 }

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,13 +44,14 @@ function fileFor(pathname: string): string | undefined {
   return ASSETS.has(pathname) ? pathname.slice(1) : undefined;
 }
 
-export type DashboardHandler = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+export type DashboardHandler = (request: Request, pathname: string) => Response | undefined;
 
 /**
  * Serves the web dashboard (`GET`/`HEAD` of `/`, `/runs/…` and the assets) from `dir` (default:
- * {@link findDashboardDir}), each file read once and kept in memory. Answers `false` for any other path, so the API's own 404 applies. The page
- * needs no token: it asks `GET /v1/session` whether to show its login form.
- * @example if (dashboard(req, res, url.pathname)) return;
+ * {@link findDashboardDir}), each file read once and kept in memory. Answers undefined for any
+ * other path, so the API's own 404 applies. The page needs no token: it asks `GET /v1/session`
+ * whether to show its login form.
+ * @example const response = dashboard(request, '/runs/wfr_…') ?? notFound();
  */
 export function createDashboard(dir?: string): DashboardHandler {
   const cache = new Map<string, Asset>();
@@ -66,10 +66,11 @@ export function createDashboard(dir?: string): DashboardHandler {
     return asset;
   };
 
-  return (req, res, pathname) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  return (request, pathname) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const file = fileFor(pathname);
-    if (!file) return false;
+    if (!file) return undefined;
+    const head = request.method === 'HEAD';
     const headers: Record<string, string> = {
       'content-security-policy': DASHBOARD_CSP,
       'x-content-type-options': 'nosniff',
@@ -79,19 +80,12 @@ export function createDashboard(dir?: string): DashboardHandler {
     const asset = load(file);
     if (!asset) {
       const text = 'The web dashboard is not built: run `npm run build` (it writes dist/web).\n';
-      res.writeHead(503, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
-      res.end(req.method === 'HEAD' ? undefined : text);
-      return true;
+      const length = String(Buffer.byteLength(text));
+      return new Response(head ? null : text, { status: 503, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'content-length': length } });
     }
     // The names carry no content hash, so browsers revalidate each time; the ETag makes that a 304.
     Object.assign(headers, { 'content-type': asset.type, 'cache-control': 'no-cache', etag: asset.etag });
-    if (req.headers['if-none-match'] === asset.etag) {
-      res.writeHead(304, headers);
-      res.end();
-      return true;
-    }
-    res.writeHead(200, { ...headers, 'content-length': asset.body.length });
-    res.end(req.method === 'HEAD' ? undefined : asset.body);
-    return true;
+    if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
+    return new Response(head ? null : new Uint8Array(asset.body), { status: 200, headers: { ...headers, 'content-length': String(asset.body.length) } });
   };
 }

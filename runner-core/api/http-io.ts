@@ -1,42 +1,57 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 
-/** Reads a request body up to `limit` bytes; more is a 413 without buffering the rest. */
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      reject(new ApiError(413, 'TOO_LARGE', `Request body of ${declared} bytes is over the limit of ${limit} bytes.`));
-      req.resume();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      if (size > limit) return; // already refused: the rest is read and dropped
-      size += chunk.length;
+/**
+ * Reads a request body up to `limit` bytes; more is a 413. The rest is read and dropped, never
+ * cancelled: cancelling would reset the connection and the client would not see the 413.
+ */
+export async function readBody(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    discard(request.body?.getReader());
+    throw new ApiError(413, 'TOO_LARGE', `Request body of ${declared} bytes is over the limit of ${limit} bytes.`);
+  }
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
       if (size > limit) {
-        // Not req.destroy(): that drops the socket, so the client sees a reset instead of the 413.
-        chunks.length = 0;
-        reject(new ApiError(413, 'TOO_LARGE', `Request body is over the limit of ${limit} bytes.`));
-        return;
+        discard(reader);
+        throw new ApiError(413, 'TOO_LARGE', `Request body is over the limit of ${limit} bytes.`);
       }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
     // The client went away or broke the body off: its input, not the runner's failure.
-    req.on('error', (error) => reject(new ApiError(400, 'BAD_REQUEST', `The request body did not arrive whole: ${error.message}.`, { cause: error })));
-  });
+    throw new ApiError(400, 'BAD_REQUEST', `The request body did not arrive whole: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
-  res.end(body);
+/** Reads what is left of a refused body and drops it, in the background. */
+function discard(reader: ReadableStreamDefaultReader<Uint8Array> | undefined): void {
+  if (!reader) return;
+  const next = (): void =>
+    void reader.read().then(
+      ({ done }) => (done ? undefined : next()),
+      () => undefined, // the client went away: nothing left to drop
+    );
+  next();
 }
 
-export function sendError(res: ServerResponse, error: ApiError): void {
-  sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/** `{ error: { code, message } }` with the error's status (and `WWW-Authenticate` on a 401). */
+export function errorResponse(error: ApiError, headers: Record<string, string> = {}): Response {
+  const extra = error.status === 401 ? { 'www-authenticate': 'Bearer', ...headers } : headers;
+  return jsonResponse(error.status, { error: { code: error.code, message: error.message } }, extra);
 }
 
 /** True for 127.0.0.0/8, ::1 and localhost: where the runner may answer without a token. */

@@ -1,6 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { EventBus, RunnerEvent } from '../events.js';
 import { ApiError } from '../errors.js';
+import { ApiErrorWithHeaders } from './error-response.js';
 import { eventRunId, slimEvent } from '../stream-events.js';
 
 /**
@@ -31,8 +32,11 @@ export interface StreamRequest {
 }
 
 export interface EventStreams {
-  /** `GET /v1/events`: every runner event, live, as a server-sent event with an `id:`. */
-  open(req: IncomingMessage, res: ServerResponse, request: StreamRequest): void;
+  /**
+   * `GET /v1/events`: every runner event, live, as a server-sent event with an `id:`, written
+   * straight to the node response, so that its unread bytes (`writableLength`) can be counted.
+   */
+  open(res: ServerResponse, request: StreamRequest): void;
   /** Subscribers connected now. */
   readonly size: number;
 }
@@ -64,10 +68,10 @@ export function createEventStreams(bus: EventBus, options: EventStreamsOptions =
     get size() {
       return size;
     },
-    open(req, res, { runId, bodies }) {
+    open(res, { runId, bodies }) {
       if (size >= maxSubscribers) {
-        res.setHeader('retry-after', '5');
-        throw new ApiError(429, 'TOO_MANY_SUBSCRIBERS', `Expected at most ${maxSubscribers} event streams at once; close one, or try again later.`);
+        const message = `Expected at most ${maxSubscribers} event streams at once; close one, or try again later.`;
+        throw new ApiErrorWithHeaders(429, 'TOO_MANY_SUBSCRIBERS', message, { 'retry-after': '5' });
       }
       size++;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
@@ -94,7 +98,6 @@ export function createEventStreams(bus: EventBus, options: EventStreamsOptions =
       });
       const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
       heartbeat.unref();
-      req.on('close', close);
       res.on('close', close);
       res.on('error', close);
     },

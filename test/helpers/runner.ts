@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vi } from 'vitest';
+import type { Hono } from 'hono';
+import { createApiApp, type ApiEnv } from '../../runner-core/api/app.js';
 import { createApiServer, type ApiOptions } from '../../runner-core/api/server.js';
 import { Runner, type RunnerOptions } from '../../runner-core/runner.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
@@ -57,6 +59,8 @@ export interface TestRunner {
   requests: string[];
   /** The API's HTTP server, for tests that watch its responses. */
   server: Server;
+  /** The same API as a Hono app on the same runner, for tests that need no socket (`requestApp`). */
+  app: Hono<ApiEnv>;
   close(): Promise<void>;
 }
 
@@ -68,7 +72,9 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
   const store = openSqliteStore(dbPath);
   const runner = new Runner({ store, tokens, exclusive: true, ...options.runner });
   // Open reads on loopback, as `wf dev`'s runner: the tests that need the closed default say so.
-  const server = createApiServer(runner, { host: '127.0.0.1', openOnLoopback: true, ...options.api });
+  const apiOptions: ApiOptions = { host: '127.0.0.1', openOnLoopback: true, ...options.api };
+  const server = createApiServer(runner, apiOptions);
+  const app = createApiApp(runner, apiOptions);
   const requests: string[] = [];
   server.on('request', (req: IncomingMessage) => requests.push(`${req.method} ${req.url}`));
   const port = await listen(server);
@@ -82,6 +88,7 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     token: tokens[0] ?? '',
     requests,
     server,
+    app,
     async close() {
       if (closed) return;
       closed = true;

@@ -71,6 +71,8 @@ describe('runner API: malformed requests on the wire', () => {
     ['a target new URL refuses', 400, 'GET //[ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
     ['an absolute target new URL refuses', 400, 'GET http://[ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
     ['an absolute target with a bad port', 400, 'GET http://runner:99999999/v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+    ['a backslash in the path (the adapter refuses to build a URL of it)', 400, 'GET /v1\\runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+    ['a Host header that is no host', 400, 'GET /healthz HTTP/1.1\r\nHost: [::1\r\n\r\n'],
     ['a bad %-escape in an event id', 400, `POST /v1/events/%ZZ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Length: 0\r\n\r\n`],
     ['a bad %-escape in a run id', 404, 'GET /v1/runs/%ZZ%E0%A4%A HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
     ['a NUL byte in the target', 400, 'GET /v1/runs\0x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
@@ -87,6 +89,13 @@ describe('runner API: malformed requests on the wire', () => {
     expect(error.code).toMatch(/^[A-Z_]+$/);
     expect(error.message.length).toBeGreaterThan(10);
     await expectAlive();
+  });
+
+  it('serves an HTTP/1.0 request that sends no Host', async () => {
+    runner = await startTestRunner();
+    const answer = await sendRaw('GET /healthz HTTP/1.0\r\n\r\n');
+    expect(answer.status, answer.head).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ ok: true });
   });
 
   it('names the unparseable target in its message', async () => {

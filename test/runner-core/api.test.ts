@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import {
   type TestApp,
   type TestRunner,
 } from '../helpers/runner.js';
+import { requestApp } from '../helpers/api-app.js';
 
 let runner: TestRunner | undefined;
 let app: TestApp | undefined;
@@ -34,14 +34,27 @@ afterEach(async () => {
 
 const auth = (token = TEST_TOKEN): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
-async function call(path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const response = await fetch(runner!.url + path, init);
+async function answer(response: Response): Promise<{ status: number; headers: Headers; body: any }> {
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
 }
 
+/** Calls the API app without a socket (routes, statuses, auth rules need none). */
+async function call(path: string, init: RequestInit = {}): ReturnType<typeof answer> {
+  return answer(await requestApp(runner!.app, path, init));
+}
+
+/** Calls the API over its socket: for what happens on the wire (declared lengths, streamed bodies). */
+async function callSocket(path: string, init: RequestInit = {}): ReturnType<typeof answer> {
+  return answer(await fetch(runner!.url + path, init));
+}
+
+function postInit(body: unknown, headers: Record<string, string>): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) };
+}
+
 function post(path: string, body: unknown, headers: Record<string, string> = auth()): ReturnType<typeof call> {
-  return call(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return call(path, postInit(body, headers));
 }
 
 /**
@@ -92,7 +105,7 @@ describe('runner API: POST /v1/runs', () => {
   it('answers a body over the cap with 413, declared or streamed', async () => {
     runner = await startTestRunner({ api: { maxBodyBytes: 1024 } });
     const big = JSON.stringify({ ...(await failingStart()), body: 'x'.repeat(2048) });
-    const declared = await post('/v1/runs', big);
+    const declared = await callSocket('/v1/runs', postInit(big, auth()));
     expect(declared.status).toBe(413);
     expect(declared.body.error.code).toBe('TOO_LARGE');
     // Without content-length the limit is found while reading; the 413 must still reach the client.
@@ -103,7 +116,7 @@ describe('runner API: POST /v1/runs', () => {
         controller.close();
       },
     });
-    const streamed = await call('/v1/runs', { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: stream, duplex: 'half' } as RequestInit);
+    const streamed = await callSocket('/v1/runs', { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: stream, duplex: 'half' } as RequestInit);
     expect(streamed.status).toBe(413);
     expect((await runner.store.listRuns({})).runs).toEqual([]);
   });
@@ -201,14 +214,8 @@ describe('runner API: routing', () => {
 
   it('requires the token for reads whose Host header is not loopback (DNS rebinding)', async () => {
     runner = await startTestRunner();
-    const statusWithHost = (host: string, headers: Record<string, string> = {}): Promise<number> =>
-      new Promise((resolve, reject) => {
-        const url = new URL(runner!.url + '/v1/runs');
-        request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host, ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        }).on('error', reject).end();
-      });
+    const statusWithHost = async (host: string, headers: Record<string, string> = {}): Promise<number> =>
+      (await call('/v1/runs', { headers: { host, ...headers } })).status;
     expect(await statusWithHost('evil.example:7766')).toBe(401);
     expect(await statusWithHost('evil.example:7766', auth())).toBe(200);
     for (const host of ['127.0.0.1:7766', 'localhost:7766', '[::1]:7766', 'localhost']) expect(await statusWithHost(host), host).toBe(200);

@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP, findDashboardDir } from '../../runner-core/api/dashboard.js';
+import { requestApp } from '../helpers/api-app.js';
 import { startApp, startThroughApp, startTestRunner, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
 
 /**
@@ -38,18 +38,13 @@ interface Answer {
   body: string;
 }
 
-/** A raw request, so the test sets Host and Origin as a browser (or an attacker) would. */
-function send(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const url = new URL(runner!.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ method, host: url.hostname, port: url.port, path, headers }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+/**
+ * A request to the API app, without a socket; the test sets Host and Origin as a browser (or an
+ * attacker) would, and Host is the runner's own address unless it says otherwise.
+ */
+async function send(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await requestApp(runner!.app, path, { method, headers: { host: new URL(runner!.url).host, ...headers } });
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
 }
 
 /** A run that stays sleeping (one hour), so cancel has something to cancel. */

@@ -1,0 +1,200 @@
+import type { Context } from 'hono';
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { parseStartRequest } from '../../protocol/messages.js';
+import { expectObject, parseJson } from '../../protocol/validate.js';
+import { publicStep } from '../call-credentials.js';
+import { ApiError } from '../errors.js';
+import { RUN_ID_PATTERN } from '../ids.js';
+import type { Runner } from '../runner.js';
+import type { RunStatus } from '../store/types.js';
+import type { Access, RouteAccess } from './access.js';
+import { jsonResponse, readBody } from './http-io.js';
+import { decodeSegment } from './request-target.js';
+import { parseBodiesParam, type EventStreams } from './sse.js';
+
+/** What the app's handlers see: on the node server, the node request and response (`c.env`). */
+export interface ApiEnv {
+  Bindings: Partial<HttpBindings>;
+}
+
+export interface ApiRoute extends RouteAccess {
+  method: 'GET' | 'POST';
+  /** A Hono path (`/v1/runs/:id`). */
+  path: string;
+  handle(c: Context<ApiEnv>): Promise<Response> | Response;
+}
+
+export interface RouteDeps {
+  runner: Runner;
+  access: Access;
+  streams: EventStreams;
+  maxBodyBytes: number;
+  healthTimeoutMs: number;
+  metrics?: () => Promise<string>;
+}
+
+const STATUSES: ReadonlySet<string> = new Set<RunStatus>(['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled']);
+const NO_STORE = { 'cache-control': 'no-store' };
+
+/**
+ * Path segment `index` as the client sent it, still %-encoded: Hono's params are decoded
+ * leniently (a malformed `%ZZ` passes as is), and these routes name a malformed escape.
+ */
+function rawSegment(c: Context<ApiEnv>, index: number): string {
+  return new URL(c.req.url).pathname.split('/')[index] ?? '';
+}
+
+/** The run id of `/v1/runs/:id…`; anything that is not one (malformed escapes too) is a 404. */
+function runIdParam(c: Context<ApiEnv>): string {
+  let id = rawSegment(c, 3);
+  try {
+    id = decodeURIComponent(id);
+  } catch {} // malformed %-escapes (`%ZZ`) are not a run id either: 404 below, not a 500
+  if (!RUN_ID_PATTERN.test(id)) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}: run ids look like wfr_ followed by 26 characters.`);
+  return id;
+}
+
+/** Undefined when the store answers a cheap query within `timeoutMs`, else what went wrong. */
+async function storeProblem(runner: Runner, timeoutMs: number): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs)));
+  const check = runner.store.nextDueAt().then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  try {
+    return await Promise.race([check, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The API's routes, in the order a 405's `Allow` lists them. Each says who may call it
+ * (`access.ts`); the app puts the token check in front and turns what they throw into statuses.
+ */
+export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeoutMs, metrics }: RouteDeps): ApiRoute[] {
+  const routes: ApiRoute[] = [
+    {
+      method: 'POST',
+      path: '/v1/runs',
+      write: true,
+      handle: async (c) => {
+        const start = parseStartRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body'));
+        const { run, created } = await runner.startRun(start);
+        return jsonResponse(created ? 201 : 200, { workflowRunId: run.id });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/runs',
+      write: false,
+      handle: async (c) => {
+        const status = c.req.query('status');
+        if (status !== undefined && !STATUSES.has(status)) {
+          throw new ApiError(400, 'BAD_REQUEST', `Expected \`status\` to be one of ${[...STATUSES].join(', ')}, got "${status}".`);
+        }
+        const limitText = c.req.query('limit');
+        const limit = limitText === undefined ? undefined : Number(limitText);
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) {
+          throw new ApiError(400, 'BAD_REQUEST', `Expected \`limit\` to be an integer from 1 to 500, got "${limitText}".`);
+        }
+        const cursor = c.req.query('cursor');
+        return jsonResponse(200, await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit }));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/runs/:id',
+      write: false,
+      handle: async (c) => {
+        const id = runIdParam(c);
+        const run = await runner.store.getRun(id);
+        if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
+        const [steps, attempts] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id)]);
+        return jsonResponse(200, { run, steps: steps.map(publicStep), attempts });
+      },
+    },
+    {
+      // The route fetches committed steps here when they were too large to inline: always authenticated.
+      method: 'GET',
+      path: '/v1/runs/:id/steps',
+      write: true,
+      handle: async (c) => {
+        const id = runIdParam(c);
+        if (!(await runner.store.getRun(id))) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
+        return jsonResponse(200, { steps: await runner.committedSteps(id) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/runs/:id/cancel',
+      write: true,
+      dashboard: true,
+      handle: async (c) => jsonResponse(200, { run: await runner.cancelRun(runIdParam(c)) }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/runs/:id/rerun',
+      write: true,
+      dashboard: true,
+      handle: async (c) => jsonResponse(201, { run: await runner.rerun(runIdParam(c)) }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/events',
+      write: false,
+      handle: (c) => {
+        const request = { runId: c.req.query('runId') ?? null, bodies: parseBodiesParam(c.req.query('bodies') ?? null) };
+        const outgoing = c.env?.outgoing;
+        // Written to the node response itself, where its unread bytes can be counted (sse.ts).
+        if (!outgoing) throw new Error('GET /v1/events needs the node server (createApiServer): the app was called without a node response in c.env.');
+        streams.open(outgoing, request);
+        return RESPONSE_ALREADY_SENT;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/events/:eventId',
+      write: true,
+      handle: async (c) => {
+        const eventId = decodeSegment(rawSegment(c, 3), 'the event id');
+        const text = await readBody(c.req.raw, maxBodyBytes);
+        const body = text.trim() === '' ? {} : expectObject(parseJson(text, 'the request body'), 'the notify body');
+        return jsonResponse(200, await runner.notify(eventId, body.data));
+      },
+    },
+    {
+      // The dashboard asks whether to show its login form; the answer follows the rule for reads.
+      method: 'GET',
+      path: '/v1/session',
+      write: false,
+      public: true,
+      handle: (c) => jsonResponse(200, { needsToken: !access.openReads(c.req.raw.headers) }, NO_STORE),
+    },
+    {
+      // Public, like /v1/session: load balancers probe it without credentials, and it tells only
+      // whether the store answers (a cheap query), 503 when it does not within the timeout.
+      method: 'GET',
+      path: '/healthz',
+      write: false,
+      public: true,
+      handle: async () => {
+        const error = await storeProblem(runner, healthTimeoutMs);
+        if (error === undefined) return jsonResponse(200, { ok: true }, NO_STORE);
+        return jsonResponse(503, { ok: false, error: { code: 'STORE_UNAVAILABLE', message: `The store did not answer: ${error}` } }, NO_STORE);
+      },
+    },
+  ];
+  if (metrics) {
+    // A read: open where reads are open, the token elsewhere (it shows run counts).
+    routes.push({
+      method: 'GET',
+      path: '/metrics',
+      write: false,
+      handle: async () => new Response(await metrics(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', ...NO_STORE } }),
+    });
+  }
+  return routes;
+}
