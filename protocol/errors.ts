@@ -8,6 +8,8 @@ export type WorkflowErrorCode =
   | 'DETERMINISM'
   | 'CONFIG'
   | 'SIGNATURE'
+  /** A signed request arrived after its deadline: the runner gave up on it and retries on its own. */
+  | 'LATE'
   | 'RUNNER'
   | 'SERIALIZATION'
   | 'STEP_FAILED'

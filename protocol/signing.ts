@@ -148,7 +148,10 @@ export function checkSignatureClaim(headers: Headers, options: ClaimOptions = {}
   if (!Number.isSafeInteger(deadline)) throw shapeError(`Expected ${Header.Deadline} to be epoch milliseconds, got ${JSON.stringify(deadlineText.slice(0, 20))}.`);
   const nowMs = options.nowMs ?? (options.now === undefined ? Date.now() : options.now * 1000);
   if (nowMs > deadline) {
-    throw shapeError(
+    // Not a bad signature: the request was slow to arrive. Its own code, so the route answers 408
+    // and the runner takes it for a transport delay, not for a broken app.
+    throw new WorkflowError(
+      'LATE',
       `Late request: its deadline passed ${nowMs - deadline} ms ago, so the runner no longer waits for it (it retries on its own; if every request is late, check that this host's clock agrees with the runner's).`,
     );
   }

@@ -10,8 +10,12 @@ const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
 ]);
 
-/** 502/503/504: a proxy or platform in front of the app says the app is down, overloaded or slow. */
-export const UNREACHABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+/**
+ * 502/503/504: a proxy or platform in front of the app says the app is down, overloaded or slow.
+ * 408: the route got the drive after its signed deadline (it was slow to arrive, or the clocks
+ * disagree): a delay on the way, not the step's failure.
+ */
+export const UNREACHABLE_STATUSES: ReadonlySet<number> = new Set([408, 502, 503, 504]);
 
 /**
  * True when `error` (thrown while sending a drive request or reading its answer) means the app could

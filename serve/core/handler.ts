@@ -37,6 +37,8 @@ function statusOf(error: unknown): number {
       return 400;
     case 'SIGNATURE':
       return 401;
+    case 'LATE':
+      return 408;
     case 'RUNNER':
       return 502;
     default:

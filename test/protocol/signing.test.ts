@@ -18,7 +18,7 @@ function verify(options: Partial<VerifyOptions> & { headers: Headers }): Promise
   return verifyRequest({ body: BODY, urls: [URL_A], token: 'token-a', now: NOW, ...options });
 }
 
-async function signatureError(promise: Promise<unknown>): Promise<WorkflowError> {
+async function signatureError(promise: Promise<unknown>, code = 'SIGNATURE'): Promise<WorkflowError> {
   const error: unknown = await promise.then(
     () => {
       throw new Error('Expected verification to fail, it passed.');
@@ -26,7 +26,7 @@ async function signatureError(promise: Promise<unknown>): Promise<WorkflowError>
     (e: unknown) => e,
   );
   expect(WorkflowError.is(error)).toBe(true);
-  expect((error as WorkflowError).code).toBe('SIGNATURE');
+  expect((error as WorkflowError).code).toBe(code);
   return error as WorkflowError;
 }
 
@@ -126,7 +126,7 @@ describe('verifyRequest', () => {
     const headers = await signed(['token-a'], { deadline: NOW * 1000 + 5_000 });
     await expect(verify({ headers })).resolves.toEqual({ deadline: NOW * 1000 + 5_000 });
     await expect(verify({ headers, nowMs: NOW * 1000 + 5_000 })).resolves.toEqual({ deadline: NOW * 1000 + 5_000 });
-    expect((await signatureError(verify({ headers, nowMs: NOW * 1000 + 5_001 }))).message).toMatch(/^Late request: its deadline passed 1 ms ago/);
+    expect((await signatureError(verify({ headers, nowMs: NOW * 1000 + 5_001 }), 'LATE')).message).toMatch(/^Late request: its deadline passed 1 ms ago/);
   });
 
   it('rejects a tampered or malformed deadline', async () => {
@@ -146,11 +146,11 @@ describe('verifyRequest', () => {
 
 describe('checkSignatureClaim: what is refused before the body is read', () => {
   const claim = (headers: Headers): unknown => checkSignatureClaim(headers, { now: NOW });
-  const refusal = (headers: Headers): string => {
+  const refusal = (headers: Headers, code = 'SIGNATURE'): string => {
     try {
       claim(headers);
     } catch (error) {
-      expect(WorkflowError.is(error) && error.code).toBe('SIGNATURE');
+      expect(WorkflowError.is(error) && error.code).toBe(code);
       return (error as Error).message;
     }
     throw new Error('Expected the claim to be refused, it passed.');
@@ -187,7 +187,7 @@ describe('checkSignatureClaim: what is refused before the body is read', () => {
   });
 
   it('refuses a deadline already past, before any HMAC', async () => {
-    expect(refusal(await signed(['token-a'], { deadline: NOW * 1000 - 1 }))).toMatch(/^Late request: its deadline passed 1 ms ago/);
+    expect(refusal(await signed(['token-a'], { deadline: NOW * 1000 - 1 }), 'LATE')).toMatch(/^Late request: its deadline passed 1 ms ago/);
   });
 
   it.each([

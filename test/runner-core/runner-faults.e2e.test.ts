@@ -83,6 +83,31 @@ describe('runner e2e: an unavailable route', () => {
     expect(calls.of('work')).toBe(1);
   });
 
+  it('takes a drive the route got after its signed deadline (408) for a delay on the way: no retry spent, then completes', async () => {
+    const calls = new Counter();
+    let held = 0;
+    const { runner, app } = await setup(
+      async (context) => context.run('work', () => calls.hit('work')),
+      {
+        retries: 0,
+        // The first drive reaches the route 500 ms late, past its deadline but while the runner still waits.
+        wrap: (handler) => (req, res) => {
+          if (isDrive(req.headers) && held++ === 0) setTimeout(() => handler(req, res), 500);
+          else handler(req, res);
+        },
+      },
+      // The signed deadline is send time + min(drive timeout, lease): a 300 ms lease makes it 300 ms.
+      { runner: { leaseMs: 300 } },
+    );
+    const id = await startThroughApp(app.url);
+    const { run, attempts } = await waitForFinish(runner.runner, id);
+    expect(run).toMatchObject({ status: 'completed', failures: 0, unreachableSince: null });
+    expect(attempts[0]).toMatchObject({ responseStatus: 408, outcome: 'error' });
+    expect(attempts[0]!.responseBody).toContain('Late request');
+    expect(attempts.at(-1)).toMatchObject({ responseStatus: 200, outcome: 'done' });
+    expect(calls.of('work')).toBe(1);
+  });
+
   it('retries while the route refuses connections, and completes once it is up', async () => {
     runner = await startTestRunner();
     const port = await unusedPort();

@@ -36,16 +36,17 @@ describe('a claimed signature is checked before the body is read', () => {
   const valid = async (): Promise<Record<string, string>> => signRequest({ url: URL_, body: 'x', tokens: [TOKEN] });
 
   it.each([
-    ['one header only', async () => ({ [Header.Signature]: 'v1,whatever' })],
-    ['a malformed signature list', async () => ({ ...(await valid()), [Header.Signature]: 'v1,' + 'A'.repeat(5000) })],
-    ['a deadline already past', async () => signRequest({ url: URL_, body: 'x', tokens: [TOKEN], deadline: Date.now() - 1 })],
-    ['a timestamp outside the window', async () => signRequest({ url: URL_, body: 'x', tokens: [TOKEN], timestamp: Math.floor(Date.now() / 1000) - 3600, deadline: Date.now() + 30_000 })],
-    ['a probe without a signature', async () => ({ [Header.Probe]: '1' })],
-  ])('401 for %s, with no byte of the body pulled', async (_label, headers) => {
+    ['one header only', 401, 'SIGNATURE', async () => ({ [Header.Signature]: 'v1,whatever' })],
+    ['a malformed signature list', 401, 'SIGNATURE', async () => ({ ...(await valid()), [Header.Signature]: 'v1,' + 'A'.repeat(5000) })],
+    // Late is not forged: 408, which the runner retries as a delay on the way.
+    ['a deadline already past', 408, 'LATE', async () => signRequest({ url: URL_, body: 'x', tokens: [TOKEN], deadline: Date.now() - 1 })],
+    ['a timestamp outside the window', 401, 'SIGNATURE', async () => signRequest({ url: URL_, body: 'x', tokens: [TOKEN], timestamp: Math.floor(Date.now() / 1000) - 3600, deadline: Date.now() + 30_000 })],
+    ['a probe without a signature', 401, 'SIGNATURE', async () => ({ [Header.Probe]: '1' })],
+  ] as const)('%s: %i, with no byte of the body pulled', async (_label, status, code, headers) => {
     const { body, pulled } = countingBody(8 * MAX_DRIVE_BODY_BYTES);
     const response = await post(await headers(), body);
-    expect(response.status).toBe(401);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('SIGNATURE');
+    expect(response.status).toBe(status);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
     expect(pulled()).toBe(0);
   });
 

@@ -98,14 +98,14 @@ export function describeTrust(mount: Mount): void {
       expect(calls.workflow).toBe(0);
     });
 
-    it('answers 401 to a late drive, and never runs the workflow', async () => {
+    it('answers 408 to a late drive, and never runs the workflow', async () => {
       const { workflow, calls } = counted();
       const url = await mounted(workflow, (origin) => ({ baseUrl: origin }));
       const body = driveBody({ runId: RUN_ID, body: '', steps: [] });
       const headers = await signRequest({ url, body, tokens: [runner.token], deadline: Date.now() - 1000 });
       const response = await fetch(url, { method: 'POST', headers, body });
-      expect(response.status).toBe(401);
-      expect((await response.json()) as unknown).toMatchObject({ error: { code: 'SIGNATURE', message: expect.stringMatching(/^Late request/) } });
+      expect(response.status).toBe(408);
+      expect((await response.json()) as unknown).toMatchObject({ error: { code: 'LATE', message: expect.stringMatching(/^Late request/) } });
       expect(calls.workflow).toBe(0);
     });
 
