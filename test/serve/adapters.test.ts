@@ -14,10 +14,11 @@ import { serve as nextServe } from '../../serve/adapters/nextjs.js';
 import { serve as nodeServe } from '../../serve/adapters/node.js';
 import { serve as solidServe } from '../../serve/adapters/solidjs.js';
 import { serve as svelteServe } from '../../serve/adapters/svelte.js';
-import { createHandler, type Workflow } from '../../serve/core/handler.js';
+import { createHandler, type ServeOptions, type Workflow } from '../../serve/core/handler.js';
+import { serve as plainServe } from '../../serve/index.js';
 import { driveRequest } from '../helpers/drive.js';
 import { startServer, startServerFor, toNodeListener, writeResponse, type Endpoint } from '../helpers/endpoint.js';
-import { describeAdapter } from './conformance.js';
+import { describeAdapter, type Mount } from './conformance.js';
 
 const ROUTE = '/api/workflow';
 
@@ -99,6 +100,68 @@ describeAdapter('h3 v2 (a real H3 app on its own node server)', async (workflow,
   route = h3Serve(workflow, options(new URL(server.url!).origin));
   return { url: new URL(ROUTE, server.url).href, close: () => server.close(true) };
 });
+
+// The same suite with no socket at all, the way hono and h3 test: `new Request` → the host's
+// exported shape → `Response`. What a port adds (the node bridge, Host headers) is tested above.
+let socketlessHosts = 0;
+function socketless(build: (workflow: Workflow<any, any>, options: ServeOptions) => (request: Request) => Promise<Response>): Mount {
+  return async (workflow, options) => {
+    // A name no socket answers: a request the suite sent over the network instead would fail.
+    const origin = `http://app-${++socketlessHosts}.socketless.invalid`;
+    return { url: origin + ROUTE, close: async () => {}, handle: build(workflow, options(origin)) };
+  };
+}
+
+describeAdapter(
+  'hono app.request (socketless)',
+  socketless((workflow, options) => {
+    const app = new Hono().all(ROUTE, honoServe(workflow, options));
+    return (request) => Promise.resolve(app.request(request));
+  }),
+  true,
+);
+describeAdapter(
+  'hono app.fetch (socketless)',
+  socketless((workflow, options) => {
+    const app = new Hono().all(ROUTE, honoServe(workflow, options));
+    return (request) => Promise.resolve(app.fetch(request));
+  }),
+  true,
+);
+describeAdapter('nextjs POST (socketless)', socketless((workflow, options) => nextServe(workflow, options).POST), true);
+describeAdapter(
+  'svelte POST (socketless)',
+  socketless((workflow, options) => {
+    const POST = svelteServe(workflow, options);
+    return (request) => POST({ request, platform: undefined });
+  }),
+  true,
+);
+describeAdapter(
+  'solidjs POST (socketless)',
+  socketless((workflow, options) => {
+    const POST = solidServe(workflow, options);
+    return (request) => POST({ request });
+  }),
+  true,
+);
+describeAdapter(
+  'cloudflare fetch (socketless)',
+  socketless((workflow, options) => {
+    const worker = { fetch: cloudflareServe(workflow, options) };
+    return (request) => worker.fetch(request, {}, { waitUntil: () => {} });
+  }),
+  true,
+);
+describeAdapter(
+  'h3 v2 app.fetch (socketless)',
+  socketless((workflow, options) => {
+    const app = new H3().all(ROUTE, h3Serve(workflow, options));
+    return (request) => Promise.resolve(app.fetch(request));
+  }),
+  true,
+);
+describeAdapter('plain serve (socketless)', socketless((workflow, options) => plainServe(workflow, options)), true);
 
 describeAdapter('h3 v1 (event.node.req)', async (workflow, options) => {
   const endpoint = await startServerFor((origin) => {
