@@ -51,43 +51,65 @@ describeAdapter('fetch (createHandler)', async (workflow, options) => {
   return { url: endpoint.url + ROUTE, close: endpoint.close };
 });
 
-// The hosts below hand the adapter an event, not a socket: each is mounted the way its framework
-// calls the exported shape, behind the node:http -> fetch bridge, on a real port. The real
-// frameworks run the same files in test/frameworks/*.e2e.test.ts.
-async function mountFetch(build: (origin: string) => (request: Request) => Promise<Response>): Promise<Endpoint> {
-  const endpoint = await startServerFor((origin) => toNodeListener(build(origin)));
-  return { url: endpoint.url + ROUTE, close: endpoint.close };
+/** A fetch-style host: builds the route as its framework would and calls its exported shape. */
+type FetchHost = (workflow: Workflow<any, any>, options: ServeOptions) => (request: Request) => Promise<Response>;
+
+// The hosts below hand the adapter an event, not a socket: each is called the way its framework
+// calls the exported shape. The real frameworks run the same files in test/frameworks/*.e2e.test.ts.
+const FETCH_HOSTS: Record<string, FetchHost> = {
+  svelte: (workflow, options) => {
+    const POST = svelteServe(workflow, options);
+    return (request) => POST({ request, platform: undefined });
+  },
+  nextjs: (workflow, options) => nextServe(workflow, options).POST,
+  solidjs: (workflow, options) => {
+    const POST = solidServe(workflow, options);
+    return (request) => POST({ request });
+  },
+  cloudflare: (workflow, options) => {
+    const worker = { fetch: cloudflareServe(workflow, options) };
+    return (request) => worker.fetch(request, {}, { waitUntil: () => {} });
+  },
+  'h3 v2 (event.req)': (workflow, options) => {
+    const handler = h3Serve(workflow, options);
+    return (request) => handler({ req: request, context: {} });
+  },
+  'hono app.request': (workflow, options) => {
+    const app = new Hono().all(ROUTE, honoServe(workflow, options));
+    return (request) => Promise.resolve(app.request(request));
+  },
+  'hono app.fetch': (workflow, options) => {
+    const app = new Hono().all(ROUTE, honoServe(workflow, options));
+    return (request) => Promise.resolve(app.fetch(request));
+  },
+  'h3 v2 app.fetch': (workflow, options) => {
+    const app = new H3().all(ROUTE, h3Serve(workflow, options));
+    return (request) => Promise.resolve(app.fetch(request));
+  },
+  'plain serve': (workflow, options) => plainServe(workflow, options),
+};
+
+// The adapters' own shapes also behind the node:http -> fetch bridge on a real port (what a port
+// adds: the bridge, Host headers, raw request lines, slow bodies; hono, h3 apps and plain serve
+// meet those in the real-server mounts above and below)...
+const BRIDGED = ['svelte', 'nextjs', 'solidjs', 'cloudflare', 'h3 v2 (event.req)'];
+for (const [name, host] of Object.entries(FETCH_HOSTS).filter(([name]) => BRIDGED.includes(name))) {
+  describeAdapter(name, async (workflow, options) => {
+    const endpoint = await startServerFor((origin) => toNodeListener(host(workflow, options(origin))));
+    return { url: endpoint.url + ROUTE, close: endpoint.close };
+  });
 }
 
-describeAdapter('svelte', (workflow, options) =>
-  mountFetch((origin) => {
-    const POST = svelteServe(workflow, options(origin));
-    return (request) => POST({ request, platform: undefined });
-  }),
-);
-
-describeAdapter('nextjs', (workflow, options) => mountFetch((origin) => nextServe(workflow, options(origin)).POST));
-
-describeAdapter('solidjs', (workflow, options) =>
-  mountFetch((origin) => {
-    const POST = solidServe(workflow, options(origin));
-    return (request) => POST({ request });
-  }),
-);
-
-describeAdapter('cloudflare', (workflow, options) =>
-  mountFetch((origin) => {
-    const worker = { fetch: cloudflareServe(workflow, options(origin)) };
-    return (request) => worker.fetch(request, {}, { waitUntil: () => {} });
-  }),
-);
-
-describeAdapter('h3 v2 (event.req)', (workflow, options) =>
-  mountFetch((origin) => {
-    const handler = h3Serve(workflow, options(origin));
-    return (request) => handler({ req: request, context: {} });
-  }),
-);
+// ...and with no socket at all, the way hono and h3 test: `new Request` -> handler -> `Response`.
+let socketlessHosts = 0;
+for (const [name, host] of Object.entries(FETCH_HOSTS)) {
+  const mount: Mount = async (workflow, options) => {
+    // A name no socket answers: a request the suite sent over the network instead would fail.
+    const origin = `http://app-${++socketlessHosts}.socketless.invalid`;
+    return { url: origin + ROUTE, close: async () => {}, handle: host(workflow, options(origin)) };
+  };
+  describeAdapter(`${name} (socketless)`, mount, true);
+}
 
 describeAdapter('h3 v2 (a real H3 app on its own node server)', async (workflow, options) => {
   const app = new H3();
@@ -100,68 +122,6 @@ describeAdapter('h3 v2 (a real H3 app on its own node server)', async (workflow,
   route = h3Serve(workflow, options(new URL(server.url!).origin));
   return { url: new URL(ROUTE, server.url).href, close: () => server.close(true) };
 });
-
-// The same suite with no socket at all, the way hono and h3 test: `new Request` → the host's
-// exported shape → `Response`. What a port adds (the node bridge, Host headers) is tested above.
-let socketlessHosts = 0;
-function socketless(build: (workflow: Workflow<any, any>, options: ServeOptions) => (request: Request) => Promise<Response>): Mount {
-  return async (workflow, options) => {
-    // A name no socket answers: a request the suite sent over the network instead would fail.
-    const origin = `http://app-${++socketlessHosts}.socketless.invalid`;
-    return { url: origin + ROUTE, close: async () => {}, handle: build(workflow, options(origin)) };
-  };
-}
-
-describeAdapter(
-  'hono app.request (socketless)',
-  socketless((workflow, options) => {
-    const app = new Hono().all(ROUTE, honoServe(workflow, options));
-    return (request) => Promise.resolve(app.request(request));
-  }),
-  true,
-);
-describeAdapter(
-  'hono app.fetch (socketless)',
-  socketless((workflow, options) => {
-    const app = new Hono().all(ROUTE, honoServe(workflow, options));
-    return (request) => Promise.resolve(app.fetch(request));
-  }),
-  true,
-);
-describeAdapter('nextjs POST (socketless)', socketless((workflow, options) => nextServe(workflow, options).POST), true);
-describeAdapter(
-  'svelte POST (socketless)',
-  socketless((workflow, options) => {
-    const POST = svelteServe(workflow, options);
-    return (request) => POST({ request, platform: undefined });
-  }),
-  true,
-);
-describeAdapter(
-  'solidjs POST (socketless)',
-  socketless((workflow, options) => {
-    const POST = solidServe(workflow, options);
-    return (request) => POST({ request });
-  }),
-  true,
-);
-describeAdapter(
-  'cloudflare fetch (socketless)',
-  socketless((workflow, options) => {
-    const worker = { fetch: cloudflareServe(workflow, options) };
-    return (request) => worker.fetch(request, {}, { waitUntil: () => {} });
-  }),
-  true,
-);
-describeAdapter(
-  'h3 v2 app.fetch (socketless)',
-  socketless((workflow, options) => {
-    const app = new H3().all(ROUTE, h3Serve(workflow, options));
-    return (request) => Promise.resolve(app.fetch(request));
-  }),
-  true,
-);
-describeAdapter('plain serve (socketless)', socketless((workflow, options) => plainServe(workflow, options)), true);
 
 describeAdapter('h3 v1 (event.node.req)', async (workflow, options) => {
   const endpoint = await startServerFor((origin) => {
