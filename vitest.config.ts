@@ -1,5 +1,9 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/** Suites with a project of their own below; the others leave them out. */
+const OWN_PROJECTS = ['test/frameworks/**', 'test/fuzz/**', 'test/chaos/**'];
+const E2E = ['test/**/*.e2e.test.ts', 'test/**/*.e2e.test.tsx'];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -13,7 +17,10 @@ export default defineConfig({
     globalSetup: ['test/setup/global-setup.ts'],
     projects: [
       // Projects inherit the root config by merging arrays, so each names its own files.
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...configDefaults.exclude, 'test/frameworks/**', 'test/fuzz/**', 'test/chaos/**'] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...configDefaults.exclude, ...OWN_PROJECTS, ...E2E] } },
+      // Real ports, processes, tmux and Chromium against a built dist/ (`npm run build` first):
+      // `vitest run --project unit` stays a quick loop; both share the two workers in `npm test`.
+      { extends: true, test: { name: 'e2e', include: E2E, exclude: [...configDefaults.exclude, ...OWN_PROJECTS] } },
       {
         extends: true,
         // The proof on the real frameworks: installs and dev servers on fixed ports, so one host

@@ -1,43 +1,10 @@
-import type { RunStatus, StepStatus } from '../runner-core/store/types.js';
+import type { Color } from '../view/status.js';
 
 /**
- * Text helpers of the dashboard, also used by `wf logs` (cli/lib/format.ts imports them, as cli/
- * depends on tui/). The glyphs carry the meaning, so everything reads the same with NO_COLOR;
- * colour only decorates.
+ * Text helpers of the terminal dashboard. Status glyphs, colours and durations are the shared
+ * view model's (view/status.ts, view/duration.ts).
  */
-const GLYPH: Record<RunStatus | StepStatus, string> = {
-  queued: '○',
-  running: '▶',
-  sleeping: '◔',
-  waiting: '◌',
-  completed: '✓',
-  succeeded: '✓',
-  retrying: '↻',
-  failed: '✗',
-  cancelled: '⊘',
-};
-
-export type Color = 'green' | 'red' | 'yellow' | 'cyan' | 'blue' | 'magenta' | 'gray';
-
-const COLOR: Record<RunStatus | StepStatus, Color> = {
-  queued: 'gray',
-  running: 'cyan',
-  sleeping: 'blue',
-  waiting: 'magenta',
-  completed: 'green',
-  succeeded: 'green',
-  retrying: 'yellow',
-  failed: 'red',
-  cancelled: 'gray',
-};
-
-export function glyph(status: RunStatus | StepStatus): string {
-  return GLYPH[status] ?? '?';
-}
-
-export function statusColor(status: RunStatus | StepStatus): Color {
-  return COLOR[status] ?? 'gray';
-}
+export type { Color } from '../view/status.js';
 
 /**
  * Whether to colour at all. NO_COLOR (https://no-color.org: set and not empty) turns colour off.
@@ -51,17 +18,6 @@ export function colorEnabled(env: Record<string, string | undefined>): boolean {
 /** `color` when colour is on, else undefined (ink then writes no colour codes). */
 export function paint(enabled: boolean, color: Color): Color | undefined {
   return enabled ? color : undefined;
-}
-
-/** 1.5ms, 12ms, 3.20s, 4m05s, 2h03m: short and stable in width. */
-export function duration(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return '';
-  if (ms < 9.95) return `${Math.max(0, ms).toFixed(1)}ms`;
-  if (ms < 999.5) return `${Math.round(ms)}ms`;
-  if (ms < 59_995) return `${(ms / 1000).toFixed(2)}s`;
-  const s = Math.round(ms / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 /** Local wall-clock time; the date too when it is not the day of `now`. */

@@ -1,4 +1,5 @@
 import type { Run, RunStatus } from '../runner-core/store/types.js';
+import { zeroCounts } from '../view/status.js';
 
 const SHARDS = 256;
 
@@ -11,7 +12,7 @@ function shardOf(id: string): number {
 
 export type StatusCounts = Readonly<Record<RunStatus, number>>;
 
-const NO_COUNTS: StatusCounts = { queued: 0, running: 0, sleeping: 0, waiting: 0, completed: 0, failed: 0, cancelled: 0 };
+const NO_COUNTS: StatusCounts = zeroCounts();
 
 /**
  * Runs by id, immutable. One `Map` per shard: an update copies only the shards it touches

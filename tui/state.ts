@@ -1,5 +1,6 @@
 import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../runner-core/stream-events.js';
 import type { Attempt, Run, Step } from '../runner-core/store/types.js';
+import { newerStep } from '../view/progress.js';
 import { detailRows, follow, runRows, stepRows, viewSize, type Size } from './layout.js';
 import type { LogEntry } from './log-feed.js';
 import { mergeIds, positionOf, RunTable } from './run-table.js';
@@ -138,8 +139,8 @@ function upsertBy<T>(list: readonly T[], item: T, key: (t: T) => number, keep?: 
   return keep?.(list[index]!, item) ? list : list.with(index, item);
 }
 
-/** How far a step has come; a snapshot never replaces a later event's step. */
-const progress = (s: Step): number => s.reportedExecutions * 4 + s.failures * 2 + (s.finishedAt === null ? 0 : 1);
+/** A snapshot or a late event never replaces a copy of the step that is further along (view/progress.ts). */
+const olderThanHeld = (held: Step, next: Step): boolean => newerStep(held, next) === held;
 const stepKey = (s: Step): number => s.index;
 const attemptKey = (a: Attempt): number => a.seq;
 
@@ -158,7 +159,7 @@ function applyEvents(state: DashboardState, events: readonly StreamEvent[]): Das
       if (run && event.step.status === 'succeeded' && run.stepsDone <= event.step.index) changed.set(run.id, { ...run, stepsDone: event.step.index + 1 });
       if (detail?.runId === event.step.runId) {
         const step = fillStep(detail.steps.find((s) => s.index === event.step.index), event.step);
-        detail = { ...detail, steps: upsertBy(detail.steps, step, stepKey) };
+        detail = { ...detail, steps: upsertBy(detail.steps, step, stepKey, olderThanHeld) };
       }
     } else if (detail?.runId === event.attempt.runId) {
       const attempt = fillAttempt(detail.attempts.find((a) => a.seq === event.attempt.seq), event.attempt);
@@ -236,7 +237,7 @@ export function reducer(state: DashboardState, action: Action): DashboardState {
       if (detail?.runId !== action.run.id) return upsertRuns(state, [action.run]);
       // Events that came in while loading may be newer than the snapshot: the later of each wins.
       let steps = detail.steps;
-      for (const step of action.steps) steps = upsertBy(steps, step, stepKey, (old, next) => progress(old) > progress(next));
+      for (const step of action.steps) steps = upsertBy(steps, step, stepKey, olderThanHeld);
       let attempts = detail.attempts;
       // An attempt never changes once logged, and the snapshot's copy has the bodies a slim event left out.
       for (const attempt of action.attempts) attempts = upsertBy(attempts, attempt, attemptKey);

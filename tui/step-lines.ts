@@ -1,8 +1,9 @@
 import type { Attempt, Step } from '../runner-core/store/types.js';
-import { displayValue } from '../protocol/display.js';
 import type { SerializedError } from '../protocol/errors.js';
-import { decodeValue } from '../protocol/values.js';
-import { clock, duration, prettyJson } from './format.js';
+import { attemptsForStep, isLineOf, outcomeLines } from '../view/attempts.js';
+import { formatDuration } from '../view/duration.js';
+import { callAnswer, displayOutput } from '../view/step-value.js';
+import { clock, prettyJson } from './format.js';
 
 /** How a line of the step view is drawn: `mark` is this step's own line in a response body. */
 export type Tone = 'heading' | 'label' | 'text' | 'dim' | 'mark' | 'error';
@@ -25,35 +26,9 @@ function errorLines(error: SerializedError, indent: string): Line[] {
   return [line(indent + (first ?? error.message), 'error'), ...rest.map((t) => line(`${indent}  ${t.trim()}`, 'dim'))];
 }
 
-/** The HTTP status a call step got back (its output is `{ status, headers, body }`). */
-export function callStatus(step: Step): number | undefined {
-  if (step.kind !== 'call' || step.output === null) return undefined;
-  try {
-    const status = (decodeValue(step.output) as { status?: unknown } | undefined)?.status;
-    return typeof status === 'number' ? status : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Does this outcome line (NDJSON, see protocol/outcome.ts) speak of step `index`? */
-function concerns(outcome: string, index: number): boolean {
-  try {
-    const o = JSON.parse(outcome) as { index?: number; step?: { index?: number }; steps?: { index?: number }[] };
-    return o.index === index || o.step?.index === index || (o.steps?.some((s) => s.index === index) ?? false);
-  } catch {
-    return false;
-  }
-}
-
-/** The attempts whose response streamed a line about this step. */
-export function attemptsOf(step: Step, attempts: readonly Attempt[]): Set<number> {
-  return new Set(attempts.filter((a) => (a.responseBody ?? '').split('\n').some((l) => concerns(l, step.index))).map((a) => a.seq));
-}
-
 function attemptSummary(a: Attempt): string {
   const status = a.responseStatus === null ? 'no response' : `HTTP ${a.responseStatus}`;
-  return `attempt ${a.seq} · ${clock(a.startedAt, a.startedAt, true)} · ${duration(a.durationMs)} · ${status} · ${a.outcome}${a.error ? `: ${a.error.message}` : ''}`;
+  return `attempt ${a.seq} · ${clock(a.startedAt, a.startedAt, true)} · ${formatDuration(a.durationMs)} · ${status} · ${a.outcome}${a.error ? `: ${a.error.message}` : ''}`;
 }
 
 function attemptLines(a: Attempt, step: Step): Line[] {
@@ -62,8 +37,8 @@ function attemptLines(a: Attempt, step: Step): Line[] {
   out.push(line(`    Response  ${a.responseStatus ?? 'none'}`, 'label'));
   if (a.responseHeaders) out.push(...headers(a.responseHeaders, '      '));
   if (a.responseBody) out.push(line('      body (one outcome per line):', 'dim'));
-  for (const outcome of (a.responseBody ?? '').split('\n').filter((l) => l.length > 0)) {
-    out.push(concerns(outcome, step.index) ? line(`    ▶ ${outcome}`, 'mark') : line(`      ${outcome}`));
+  for (const outcome of outcomeLines(a)) {
+    out.push(isLineOf(outcome, step.index) ? line(`    ▶ ${outcome.text}`, 'mark') : line(`      ${outcome.text}`));
   }
   if (a.error) out.push(line('    Error', 'label'), ...errorLines(a.error, '      '));
   return out;
@@ -91,11 +66,11 @@ function kindLines(step: Step): Line[] {
 export function stepDetailLines(step: Step, attempts: readonly Attempt[]): Line[] {
   const out: Line[] = [...kindLines(step)];
   if (step.status === 'succeeded' || step.output !== null) {
-    const label = step.kind === 'call' ? `Answer  ${callStatus(step) ?? ''}` : 'Output';
-    out.push(line(label.trimEnd(), 'label'), ...block(displayValue(step.output), '  '));
+    const label = step.kind === 'call' ? `Answer  ${callAnswer(step)?.status ?? ''}` : 'Output';
+    out.push(line(label.trimEnd(), 'label'), ...block(displayOutput(step), '  '));
   }
   if (step.error) out.push(line('Error', 'label'), ...errorLines(step.error, '  '));
-  const own = attemptsOf(step, attempts);
+  const own = new Set(attemptsForStep(attempts, step.index).map((a) => a.seq));
   out.push(line(''), line(`Attempts · ${own.size} of ${attempts.length} drive requests concern this step (◆, its lines ▶)`, 'label'));
   for (const a of attempts) out.push(...(own.has(a.seq) ? attemptLines(a, step) : [line(`  ${attemptSummary(a)}`, 'dim')]));
   return out;

@@ -1,19 +1,16 @@
 import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../runner-core/stream-events.js';
-import { decodeValue } from '../../protocol/values.js';
-import { runNotes } from '../../runner-core/run-notes.js';
 import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
-
-import { duration, glyph } from '../../tui/format.js';
-
-// One glyph table and one duration format for `wf logs`, `wf dev --no-tui` and the dashboard.
-export { duration, glyph };
+import { formatDuration } from '../../view/duration.js';
+import { runNotes } from '../../view/run-notes.js';
+import { glyph } from '../../view/status.js';
+import { callAnswer, waitTimedOut } from '../../view/step-value.js';
 
 export function time(ms: number): string {
   return new Date(ms).toISOString().slice(11, 23);
 }
 
 function runLine(run: Run): string {
-  const took = run.finishedAt ? ` in ${duration(run.finishedAt - run.createdAt)}` : '';
+  const took = run.finishedAt ? ` in ${formatDuration(run.finishedAt - run.createdAt)}` : '';
   const steps = `${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'}`;
   const detail =
     run.status === 'queued'
@@ -36,12 +33,11 @@ function kindDetail(step: Step): string {
     case 'sleep':
       return step.until === null ? '' : ` · until ${time(step.until)}`;
     case 'wait': {
-      const result = step.status === 'succeeded' ? (safeDecode(step.output) as { timeout?: boolean } | undefined) : undefined;
-      const ending = result?.timeout ? ' · timed out' : step.status === 'running' && step.until !== null ? ` · times out ${time(step.until)}` : '';
+      const ending = waitTimedOut(step) ? ' · timed out' : step.status === 'running' && step.until !== null ? ` · times out ${time(step.until)}` : '';
       return ` · event ${step.eventId ?? '?'}${ending}`;
     }
     case 'call': {
-      const answer = step.status === 'succeeded' ? (safeDecode(step.output) as { status?: number } | undefined) : undefined;
+      const answer = step.status === 'succeeded' ? callAnswer(step) : undefined;
       return step.request ? ` · ${step.request.method} ${step.request.url}${answer?.status ? ` → ${answer.status}` : ''}` : '';
     }
     default:
@@ -49,17 +45,9 @@ function kindDetail(step: Step): string {
   }
 }
 
-function safeDecode(text: string | null): unknown {
-  try {
-    return decodeValue(text ?? undefined);
-  } catch {
-    return undefined;
-  }
-}
-
 function stepLine(step: Step, parallel = false): string {
   const kind = step.kind === 'run' ? '' : `${step.kind} `;
-  const took = step.durationMs === null ? '' : ` (${duration(step.durationMs)})`;
+  const took = step.durationMs === null ? '' : ` (${formatDuration(step.durationMs)})`;
   const again = step.reportedExecutions > 1 ? ` · executed ${step.reportedExecutions}×` : '';
   const error = step.error && step.status !== 'succeeded' ? `: ${step.error.message}` : '';
   const group = parallel && step.group !== null ? ` · parallel group ${step.group}` : '';
@@ -68,7 +56,7 @@ function stepLine(step: Step, parallel = false): string {
 
 function attemptLine(attempt: Attempt): string {
   const status = attempt.responseStatus === null ? 'no response' : `HTTP ${attempt.responseStatus}`;
-  return `attempt ${attempt.seq} · ${status} · ${attempt.outcome} (${duration(attempt.durationMs)})${attempt.error ? `: ${attempt.error.message}` : ''}`;
+  return `attempt ${attempt.seq} · ${status} · ${attempt.outcome} (${formatDuration(attempt.durationMs)})${attempt.error ? `: ${attempt.error.message}` : ''}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { duration, eventLine, glyph, runStory } from '../../cli/lib/format.js';
-import type { Attempt, Run, RunStatus, Step } from '../../runner-core/store/types.js';
+import { eventLine, runStory } from '../../cli/lib/format.js';
+import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
 
 /** 03:04:05.000 UTC: `time()` prints UTC, so these lines do not depend on the machine's zone. */
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 0);
@@ -32,25 +32,6 @@ function attempt(patch: Partial<Attempt> = {}): Attempt {
 }
 
 const boom = { name: 'Error', message: 'boom' };
-
-describe('duration', () => {
-  it.each([
-    [null, ''],
-    [0, '0.0ms'],
-    [4.1234, '4.1ms'],
-    [9.94, '9.9ms'],
-    [9.96, '10ms'],
-    [10, '10ms'],
-    [53.4, '53ms'],
-    [999.4, '999ms'],
-    [999.6, '1.00s'],
-    [1000, '1.00s'],
-    [1500, '1.50s'],
-    [61_000, '1m01s'],
-  ] as const)('%s → %j', (ms, text) => {
-    expect(duration(ms)).toBe(text);
-  });
-});
 
 describe('eventLine for a run', () => {
   const cases: [string, Partial<Run>, string][] = [
@@ -84,12 +65,6 @@ describe('eventLine for a run', () => {
   ];
   it.each(cases)('%s', (_status, patch, line) => {
     expect(eventLine({ type: 'run', run: run(patch) })).toBe(line);
-  });
-
-  it('every status has its own glyph', () => {
-    const statuses: RunStatus[] = ['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled'];
-    expect(new Set(statuses.map(glyph)).size).toBe(statuses.length);
-    expect(glyph('retrying')).toBe('↻');
   });
 });
 

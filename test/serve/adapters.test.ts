@@ -14,10 +14,11 @@ import { serve as nextServe } from '../../serve/adapters/nextjs.js';
 import { serve as nodeServe } from '../../serve/adapters/node.js';
 import { serve as solidServe } from '../../serve/adapters/solidjs.js';
 import { serve as svelteServe } from '../../serve/adapters/svelte.js';
-import { createHandler, type Workflow } from '../../serve/core/handler.js';
+import { createHandler, type ServeOptions, type Workflow } from '../../serve/core/handler.js';
+import { serve as plainServe } from '../../serve/index.js';
 import { driveRequest } from '../helpers/drive.js';
 import { startServer, startServerFor, toNodeListener, writeResponse, type Endpoint } from '../helpers/endpoint.js';
-import { describeAdapter } from './conformance.js';
+import { describeAdapter, type Mount } from './conformance.js';
 
 const ROUTE = '/api/workflow';
 
@@ -50,43 +51,65 @@ describeAdapter('fetch (createHandler)', async (workflow, options) => {
   return { url: endpoint.url + ROUTE, close: endpoint.close };
 });
 
-// The hosts below hand the adapter an event, not a socket: each is mounted the way its framework
-// calls the exported shape, behind the node:http -> fetch bridge, on a real port. The real
-// frameworks run the same files in test/frameworks/*.e2e.test.ts.
-async function mountFetch(build: (origin: string) => (request: Request) => Promise<Response>): Promise<Endpoint> {
-  const endpoint = await startServerFor((origin) => toNodeListener(build(origin)));
-  return { url: endpoint.url + ROUTE, close: endpoint.close };
+/** A fetch-style host: builds the route as its framework would and calls its exported shape. */
+type FetchHost = (workflow: Workflow<any, any>, options: ServeOptions) => (request: Request) => Promise<Response>;
+
+// The hosts below hand the adapter an event, not a socket: each is called the way its framework
+// calls the exported shape. The real frameworks run the same files in test/frameworks/*.e2e.test.ts.
+const FETCH_HOSTS: Record<string, FetchHost> = {
+  svelte: (workflow, options) => {
+    const POST = svelteServe(workflow, options);
+    return (request) => POST({ request, platform: undefined });
+  },
+  nextjs: (workflow, options) => nextServe(workflow, options).POST,
+  solidjs: (workflow, options) => {
+    const POST = solidServe(workflow, options);
+    return (request) => POST({ request });
+  },
+  cloudflare: (workflow, options) => {
+    const worker = { fetch: cloudflareServe(workflow, options) };
+    return (request) => worker.fetch(request, {}, { waitUntil: () => {} });
+  },
+  'h3 v2 (event.req)': (workflow, options) => {
+    const handler = h3Serve(workflow, options);
+    return (request) => handler({ req: request, context: {} });
+  },
+  'hono app.request': (workflow, options) => {
+    const app = new Hono().all(ROUTE, honoServe(workflow, options));
+    return (request) => Promise.resolve(app.request(request));
+  },
+  'hono app.fetch': (workflow, options) => {
+    const app = new Hono().all(ROUTE, honoServe(workflow, options));
+    return (request) => Promise.resolve(app.fetch(request));
+  },
+  'h3 v2 app.fetch': (workflow, options) => {
+    const app = new H3().all(ROUTE, h3Serve(workflow, options));
+    return (request) => Promise.resolve(app.fetch(request));
+  },
+  'plain serve': (workflow, options) => plainServe(workflow, options),
+};
+
+// The adapters' own shapes also behind the node:http -> fetch bridge on a real port (what a port
+// adds: the bridge, Host headers, raw request lines, slow bodies; hono, h3 apps and plain serve
+// meet those in the real-server mounts above and below)...
+const BRIDGED = ['svelte', 'nextjs', 'solidjs', 'cloudflare', 'h3 v2 (event.req)'];
+for (const [name, host] of Object.entries(FETCH_HOSTS).filter(([name]) => BRIDGED.includes(name))) {
+  describeAdapter(name, async (workflow, options) => {
+    const endpoint = await startServerFor((origin) => toNodeListener(host(workflow, options(origin))));
+    return { url: endpoint.url + ROUTE, close: endpoint.close };
+  });
 }
 
-describeAdapter('svelte', (workflow, options) =>
-  mountFetch((origin) => {
-    const POST = svelteServe(workflow, options(origin));
-    return (request) => POST({ request, platform: undefined });
-  }),
-);
-
-describeAdapter('nextjs', (workflow, options) => mountFetch((origin) => nextServe(workflow, options(origin)).POST));
-
-describeAdapter('solidjs', (workflow, options) =>
-  mountFetch((origin) => {
-    const POST = solidServe(workflow, options(origin));
-    return (request) => POST({ request });
-  }),
-);
-
-describeAdapter('cloudflare', (workflow, options) =>
-  mountFetch((origin) => {
-    const worker = { fetch: cloudflareServe(workflow, options(origin)) };
-    return (request) => worker.fetch(request, {}, { waitUntil: () => {} });
-  }),
-);
-
-describeAdapter('h3 v2 (event.req)', (workflow, options) =>
-  mountFetch((origin) => {
-    const handler = h3Serve(workflow, options(origin));
-    return (request) => handler({ req: request, context: {} });
-  }),
-);
+// ...and with no socket at all, the way hono and h3 test: `new Request` -> handler -> `Response`.
+let socketlessHosts = 0;
+for (const [name, host] of Object.entries(FETCH_HOSTS)) {
+  const mount: Mount = async (workflow, options) => {
+    // A name no socket answers: a request the suite sent over the network instead would fail.
+    const origin = `http://app-${++socketlessHosts}.socketless.invalid`;
+    return { url: origin + ROUTE, close: async () => {}, handle: host(workflow, options(origin)) };
+  };
+  describeAdapter(`${name} (socketless)`, mount, true);
+}
 
 describeAdapter('h3 v2 (a real H3 app on its own node server)', async (workflow, options) => {
   const app = new H3();

@@ -80,7 +80,7 @@ describe('vitest global setup on a machine without the packages', () => {
     // Three suites that drive Chromium, tmux and PostgreSQL: none of their tests may start.
     const files = ['test/web/dashboard.e2e.test.ts', 'test/tui/dashboard-app.e2e.test.ts', 'test/runner-core/store-postgres.test.ts'];
     const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-    const child = spawn(process.execPath, [vitest, 'run', '--project', 'unit', ...files], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [vitest, 'run', '--project', 'unit', '--project', 'e2e', ...files], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

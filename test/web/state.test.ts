@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeValue } from '../../protocol/values.js';
 import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
-import { attemptsForStep, callAnswer, formatDuration, formatRelative, prettyBody, stepValue } from '../../web/src/format.js';
+import { prettyBody } from '../../web/src/format.js';
 import { parseRoute, paths } from '../../web/src/router.js';
 import { applyEvent, applyRunDetail, applyRunPage, blocksOf, initialState, openRun, stepsOf, type DashboardState } from '../../web/src/state.js';
 
@@ -99,45 +98,12 @@ describe('web state: an opened run', () => {
 });
 
 describe('web format', () => {
-  it.each([
-    [12, '12 ms'],
-    [1500, '1.5 s'],
-    [42_000, '42 s'],
-    [184_000, '3m 04s'],
-    [7_500_000, '2h 05m'],
-    [null, '–'],
-  ])('formats %s ms as %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
-
-  it('says when, relative to now', () => {
-    expect(formatRelative(T + 4000, T)).toBe('in 4.0 s');
-    expect(formatRelative(T - 90_000, T)).toBe('1m 30s ago');
-    expect(formatRelative(T - 10, T)).toBe('just now');
-  });
-
   it('pretty-prints JSON bodies and leaves anything else as it is', () => {
     expect(prettyBody('{"a":[1]}')).toBe('{\n  "a": [\n    1\n  ]\n}');
     expect(prettyBody('<b>not json</b>')).toBe('<b>not json</b>');
     expect(prettyBody('{broken')).toBe('{broken');
-    expect(stepValue(encodeValue(new Map([['k', 1n]]), 'test')!)).toBe('Map {\n  "k" => 1n\n}');
   });
 
-  it("decodes a call's answer: status, headers and body", () => {
-    const output = encodeValue({ status: 201, headers: { 'x-a': '1' }, body: { ok: true } }, 'test')!;
-    expect(callAnswer(step(0, { kind: 'call', output }))).toEqual({ status: 201, headers: { 'x-a': '1' }, body: '{\n  "ok": true\n}' });
-    expect(callAnswer(step(0, { kind: 'call', output: encodeValue({ status: 204, headers: {}, body: 'plain' }, 'test')! }))!.body).toBe('plain');
-    expect(callAnswer(step(0, { kind: 'run', output }))).toBeUndefined();
-  });
-
-  it('finds the attempts whose answers speak of a step', () => {
-    const attempts = [
-      attempt(1, [{ t: 'started', index: 0 }, { t: 'step', index: 0 }, { t: 'suspend', steps: [{ kind: 'sleep', index: 1 }] }]),
-      attempt(2, [{ t: 'failed', step: { index: 2 } }]),
-      { ...attempt(3, []), responseBody: 'not ndjson' },
-    ];
-    expect(attemptsForStep(attempts, 0).map((a) => a.seq)).toEqual([1]);
-    expect(attemptsForStep(attempts, 1).map((a) => a.seq)).toEqual([1]);
-    expect(attemptsForStep(attempts, 2).map((a) => a.seq)).toEqual([2]);
-  });
 });
 
 describe('web routes', () => {

@@ -1,7 +1,9 @@
 import { Box, Text } from 'ink';
-import { runNotes } from '../../runner-core/run-notes.js';
+import { runNotes } from '../../view/run-notes.js';
 import type { Run } from '../../runner-core/store/types.js';
-import { clock, duration, fit, glyph, paint, statusColor, workflowPath } from '../format.js';
+import { clock, fit, paint, workflowPath } from '../format.js';
+import { glyph, statusColor } from '../../view/status.js';
+import { formatDuration } from '../../view/duration.js';
 
 export interface RunListProps {
   /** Only the rows on screen: the caller slices the (possibly 10,000-long) list. */
@@ -46,7 +48,7 @@ function workflowName(url: string, width: number): string {
 }
 
 function runCells(run: Run, now: number, c: Columns): { status: string; rest: string; note: string } {
-  const took = duration((run.finishedAt ?? now) - run.createdAt);
+  const took = formatDuration((run.finishedAt ?? now) - run.createdAt);
   // An outage or a failureFunction call still owed takes the workflow's column: it is what matters now.
   const note = runNotes(run, (ms) => clock(ms, now)).filter((n) => n.tone !== 'ok').map((n) => n.text).join(' · ');
   const cells = [

@@ -1,11 +1,12 @@
 import { Box, Text } from 'ink';
-import { displayValue } from '../../protocol/display.js';
-import { runNotes } from '../../runner-core/run-notes.js';
+import { runNotes } from '../../view/run-notes.js';
 import type { Run, Step } from '../../runner-core/store/types.js';
-import { clock, duration, fit, glyph, paint, statusColor, truncate, workflowPath } from '../format.js';
+import { clock, fit, paint, truncate, workflowPath } from '../format.js';
+import { glyph, statusColor } from '../../view/status.js';
+import { formatDuration } from '../../view/duration.js';
 import { RUN_HEADER_ROWS } from '../layout.js';
 import type { Detail } from '../state.js';
-import { callStatus } from '../step-lines.js';
+import { callAnswer, displayOutput } from '../../view/step-value.js';
 
 export interface RunViewProps {
   run: Run | undefined;
@@ -27,7 +28,7 @@ export function stepDetail(step: Step, now: number): string {
     case 'wait':
       return `event ${step.eventId ?? '?'}${step.status === 'running' && step.until !== null ? ` · times out ${clock(step.until, now)}` : ''}`;
     case 'call': {
-      const status = callStatus(step);
+      const status = callAnswer(step)?.status;
       return step.request ? `${step.request.method} ${step.request.url}${status === undefined ? '' : ` → ${status}`}` : 'call';
     }
     default:
@@ -54,13 +55,13 @@ export function stepColumns(width: number): { name: number; kind: number; status
 }
 
 function runSummary(run: Run, now: number): [string, string, string] {
-  const took = duration((run.finishedAt ?? now) - run.createdAt);
+  const took = formatDuration((run.finishedAt ?? now) - run.createdAt);
   // An outage or a failureFunction call leads the result line (it says when the next try is).
   const notes = runNotes(run, (ms) => clock(ms, now)).map((n) => n.text).join(' · ');
   const next = notes === '' && run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
   const retry = run.failures > 0 ? ` · ${run.failures} failure${run.failures === 1 ? '' : 's'} (retries ${run.retries})` : '';
   const headers = Object.keys(run.headers).length;
-  const outcome = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.output)}` : '';
+  const outcome = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayOutput(run)}` : '';
   const result = notes === '' ? outcome : outcome === '' ? notes : `${notes} · ${outcome}`;
   return [
     `started ${clock(run.createdAt, now)} · ${run.finishedAt === null ? 'running for' : 'took'} ${took} · ${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'} done · ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${retry}${next}`,
@@ -106,7 +107,7 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
             {marks[index]}
             {fit(String(step.index), 3, 'right')} {fit(step.name, c.name)} {kind}
             <Text color={paint(color, statusColor(step.status))}>{fit(`${glyph(step.status)} ${c.status > 2 ? step.status : ''}`, c.status)}</Text>{' '}
-            {fit(attempts, c.tries)} {fit(duration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null)), c.took, 'right')}{'  '}
+            {fit(attempts, c.tries)} {fit(formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null)), c.took, 'right')}{'  '}
             {stepDetail(step, now)}
           </Text>
         );

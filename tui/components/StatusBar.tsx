@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { RunStatus } from '../../runner-core/store/types.js';
-import { glyph, paint, statusColor, truncate } from '../format.js';
+import { paint, truncate } from '../format.js';
+import { glyph, statusColor } from '../../view/status.js';
 import type { StatusCounts } from '../run-table.js';
 import type { Connection } from '../state.js';
 

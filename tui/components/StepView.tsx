@@ -1,6 +1,8 @@
 import { Box, Text } from 'ink';
 import type { Step } from '../../runner-core/store/types.js';
-import { duration, fit, glyph, paint, statusColor, type Color } from '../format.js';
+import { fit, paint } from '../format.js';
+import { glyph, statusColor, type Color } from '../../view/status.js';
+import { formatDuration } from '../../view/duration.js';
 import { STEP_HEADER_ROWS } from '../layout.js';
 import type { Line, Tone } from '../step-lines.js';
 
@@ -31,7 +33,7 @@ export function StepView({ step, lines, scroll, width, height, color }: StepView
   const position = lines.length > rows ? ` lines ${scroll + 1}–${scroll + shown.length} of ${lines.length}` : '';
   const runs = step.reportedExecutions === 1 ? '' : ` · executed ${step.reportedExecutions}×`;
   const failures = step.failures > 0 ? ` · ${step.failures} failed` : '';
-  const took = step.durationMs !== null ? duration(step.durationMs) : step.finishedAt === null ? 'running' : '';
+  const took = step.durationMs !== null ? formatDuration(step.durationMs) : step.finishedAt === null ? 'running' : '';
   const title = ` · ${step.kind}${took ? ` · ${took}` : ''}${runs}${failures}`;
   const name = `step ${step.index} ${step.name}`;
   const state = `${glyph(step.status)} ${step.status}`;

@@ -1,7 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { RunStatus } from '../../runner-core/store/types.js';
-
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled'];
+import { isRunStatus, type RunStatus } from '../../view/status.js';
 
 /** The page's routes; every one is a real path, so a copied address opens the same view. */
 export type Route =
@@ -13,7 +11,7 @@ export type Route =
 export function parseRoute(pathname: string, search: string): Route {
   if (pathname === '/' || pathname === '/runs' || pathname === '/runs/' || pathname === '/index.html') {
     const status = new URLSearchParams(search).get('status');
-    return { page: 'runs', status: (RUN_STATUSES as readonly string[]).includes(status ?? '') ? (status as RunStatus) : null };
+    return { page: 'runs', status: isRunStatus(status) ? status : null };
   }
   const match = /^\/runs\/([^/]+)(?:\/(steps|attempts)\/(\d+))?\/?$/.exec(pathname);
   if (!match) return { page: 'not-found', path: pathname };

@@ -1,5 +1,6 @@
 import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../runner-core/stream-events.js';
 import type { Attempt, Run, RunPage, RunStatus, Step } from '../../runner-core/store/types.js';
+import { newerStep } from '../../view/progress.js';
 
 /** A run opened in the dashboard: its steps by index and its attempts by seq, kept live by events. */
 export interface RunDetail {
@@ -26,22 +27,8 @@ export interface DashboardState {
 
 export const initialState: DashboardState = { runs: {}, list: { status: null, ids: [], nextCursor: null, loaded: false }, details: {} };
 
-/**
- * How far a step has come. Snapshots and events travel on different connections, so an older
- * copy can arrive after a newer one. Every execution starts (`reportedExecutions` + 1, unfinished) and
- * ends (`finishedAt` set: retrying, succeeded, failed, cancelled), so this number rises with each
- * transition, and the copy with the higher one wins.
- */
-function progress(step: Step): number {
-  return step.reportedExecutions * 2 + (step.finishedAt === null ? 0 : 1);
-}
-
 function newerRun(current: Run | undefined, incoming: Run): Run {
   return current && current.updatedAt > incoming.updatedAt ? current : incoming;
-}
-
-function newerStep(current: Step | undefined, incoming: Step): Step {
-  return current && progress(current) > progress(incoming) ? current : incoming;
 }
 
 /** Run ids are time-sortable (ULID), so newest first is descending id order. */

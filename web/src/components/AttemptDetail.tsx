@@ -2,7 +2,9 @@
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import type { Attempt, Run, Step } from '../../../runner-core/store/types.js';
-import { formatDuration, formatTime, prettyBody, stepIndexesOf } from '../format.js';
+import { formatTime, prettyBody } from '../format.js';
+import { stepIndexesOf } from '../../../view/attempts.js';
+import { formatDuration } from '../../../view/duration.js';
 import { paths } from '../router.js';
 import { Body, ErrorBlock, Facts, HeadersTable, Link, Section } from './Common.js';
 

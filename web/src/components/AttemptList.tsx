@@ -1,7 +1,8 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import type { Attempt } from '../../../runner-core/store/types.js';
-import { formatDuration, formatTime } from '../format.js';
+import { formatTime } from '../format.js';
+import { formatDuration } from '../../../view/duration.js';
 import { paths } from '../router.js';
 import { Link } from './Common.js';
 

@@ -1,12 +1,12 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
-import { runNotes } from '../../../runner-core/run-notes.js';
+import { runNotes } from '../../../view/run-notes.js';
 import type { Run } from '../../../runner-core/store/types.js';
 import { formatTime } from '../format.js';
 
 /**
  * A run's outage ("app unreachable since …, next try at …") and its failureFunction call, in the
- * words `wf logs` and the TUI use (runner-core/run-notes.ts). `compact`: the runs list, where a
+ * words `wf logs` and the TUI use (view/run-notes.ts). `compact`: the runs list, where a
  * delivered call is not worth a line.
  */
 export function RunNotes(props: { run: Run; now: number; compact?: boolean; testId?: string }): JSX.Element | null {

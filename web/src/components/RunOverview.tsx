@@ -2,7 +2,8 @@
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import type { Attempt, Run } from '../../../runner-core/store/types.js';
-import { formatTime, prettyBody, stepValue } from '../format.js';
+import { formatTime, prettyBody } from '../format.js';
+import { displayOutput } from '../../../view/step-value.js';
 import { AttemptList } from './AttemptList.js';
 import { Body, ErrorBlock, HeadersTable, Section } from './Common.js';
 
@@ -10,7 +11,7 @@ import { Body, ErrorBlock, HeadersTable, Section } from './Common.js';
 export function RunOverview(props: { run: Run; attempts: Attempt[]; now: number }): JSX.Element {
   const { run, attempts, now } = props;
   // The page re-renders each second (times): decode the bodies only when they change.
-  const output = useMemo(() => stepValue(run.output), [run.output]);
+  const output = useMemo(() => displayOutput(run), [run.output]);
   const body = useMemo(() => prettyBody(run.body), [run.body]);
   return (
     <div class="detail">

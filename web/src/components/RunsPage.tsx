@@ -2,8 +2,10 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Run, RunStatus } from '../../../runner-core/store/types.js';
-import { formatDuration, formatRelative, formatTime } from '../format.js';
-import { paths, RUN_STATUSES } from '../router.js';
+import { formatTime } from '../format.js';
+import { formatDuration, formatRelative } from '../../../view/duration.js';
+import { paths } from '../router.js';
+import { RUN_STATUSES } from '../../../view/status.js';
 import { useDashboard } from '../use-dashboard.js';
 import { CopyButton, Link, StatusBadge, useNow } from './Common.js';
 import { RunNotes } from './RunNotes.js';

@@ -2,7 +2,10 @@
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import type { Attempt, Run, Step } from '../../../runner-core/store/types.js';
-import { attemptsForStep, callAnswer, formatDuration, formatRelative, formatTime, prettyBody, stepValue } from '../format.js';
+import { formatTime, prettyBody } from '../format.js';
+import { attemptsForStep } from '../../../view/attempts.js';
+import { formatDuration, formatRelative } from '../../../view/duration.js';
+import { callAnswer, displayOutput } from '../../../view/step-value.js';
 import { AttemptList } from './AttemptList.js';
 import { Body, CopyButton, ErrorBlock, Facts, HeadersTable, KindBadge, Section, StatusBadge } from './Common.js';
 
@@ -16,7 +19,7 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
     ['Status', <StatusBadge status={step.status} testId="step-status" />],
     ['Started', formatTime(step.startedAt, now)],
     ['Finished', formatTime(step.finishedAt, now)],
-    ['Duration', formatDuration(step.durationMs)],
+    ['Duration', formatDuration(step.durationMs, '–')],
     // A lower bound: an execution whose start never reached the runner is not counted.
     ['Executions (reported)', <span title="Starts the runner saw and committed: at least this many">{step.reportedExecutions}</span>],
     ['Failures', String(step.failures)],
@@ -55,7 +58,7 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
 
 function StepOutput(props: { step: Step }): JSX.Element | null {
   const { step } = props;
-  const output = useMemo(() => stepValue(step.output), [step.output]);
+  const output = useMemo(() => displayOutput(step), [step.output]);
   if (step.kind === 'sleep' || (step.error && step.status !== 'succeeded')) return null;
   return (
     <Section title="Output">

@@ -1,7 +1,8 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import type { Step } from '../../../runner-core/store/types.js';
-import { formatDuration, formatRelative, formatTime } from '../format.js';
+import { formatTime } from '../format.js';
+import { formatDuration, formatRelative } from '../../../view/duration.js';
 import { paths } from '../router.js';
 import { blocksOf } from '../state.js';
 import { KindBadge, Link, StatusBadge } from './Common.js';
@@ -35,7 +36,7 @@ export function StepList(props: { runId: string; steps: Step[]; selected?: numbe
           </span>
           <KindBadge kind={step.kind} />
           <StatusBadge status={step.status} />
-          <span class="step-duration">{formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null))}</span>
+          <span class="step-duration">{formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null), '–')}</span>
         </span>
         {summary ? (
           <span class="step-line step-sub">

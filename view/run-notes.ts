@@ -1,4 +1,4 @@
-import type { Run } from './store/types.js';
+import type { Run } from '../api/dto.js';
 
 /** One fact about a run's delivery worth a line of its own in a dashboard or `wf logs`. */
 export interface RunNote {

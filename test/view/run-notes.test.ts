@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runNotes } from '../../runner-core/run-notes.js';
+import { runNotes } from '../../view/run-notes.js';
 import type { Run } from '../../runner-core/store/types.js';
 
 const T0 = 1_700_000_000_000;
