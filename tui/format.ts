@@ -1,4 +1,4 @@
-import type { RunStatus, StepStatus } from '../runner-core/store/types.js';
+import type { RunStatus, StepStatus } from '../api/dto.js';
 
 /**
  * Text helpers of the dashboard, also used by `wf logs` (cli/lib/format.ts imports them, as cli/

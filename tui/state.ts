@@ -1,5 +1,5 @@
-import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../runner-core/stream-events.js';
-import type { Attempt, Run, Step } from '../runner-core/store/types.js';
+import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../api/events.js';
+import type { Attempt, Run, Step } from '../api/dto.js';
 import { detailRows, follow, runRows, stepRows, viewSize, type Size } from './layout.js';
 import type { LogEntry } from './log-feed.js';
 import { mergeIds, positionOf, RunTable } from './run-table.js';

@@ -1,4 +1,4 @@
-import type { Attempt, Step } from '../runner-core/store/types.js';
+import type { Attempt, Step } from '../api/dto.js';
 import { displayValue } from '../protocol/display.js';
 import type { SerializedError } from '../protocol/errors.js';
 import { decodeValue } from '../protocol/values.js';
@@ -27,9 +27,9 @@ function errorLines(error: SerializedError, indent: string): Line[] {
 
 /** The HTTP status a call step got back (its output is `{ status, headers, body }`). */
 export function callStatus(step: Step): number | undefined {
-  if (step.kind !== 'call' || step.output === null) return undefined;
+  if (step.kind !== 'call' || step.outputEncoded === null) return undefined;
   try {
-    const status = (decodeValue(step.output) as { status?: unknown } | undefined)?.status;
+    const status = (decodeValue(step.outputEncoded) as { status?: unknown } | undefined)?.status;
     return typeof status === 'number' ? status : undefined;
   } catch {
     return undefined;
@@ -90,9 +90,9 @@ function kindLines(step: Step): Line[] {
 /** Everything the step view shows about one step, unwrapped. */
 export function stepDetailLines(step: Step, attempts: readonly Attempt[]): Line[] {
   const out: Line[] = [...kindLines(step)];
-  if (step.status === 'succeeded' || step.output !== null) {
+  if (step.status === 'succeeded' || step.outputEncoded !== null) {
     const label = step.kind === 'call' ? `Answer  ${callStatus(step) ?? ''}` : 'Output';
-    out.push(line(label.trimEnd(), 'label'), ...block(displayValue(step.output), '  '));
+    out.push(line(label.trimEnd(), 'label'), ...block(displayValue(step.outputEncoded), '  '));
   }
   if (step.error) out.push(line('Error', 'label'), ...errorLines(step.error, '  '));
   const own = attemptsOf(step, attempts);

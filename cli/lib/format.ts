@@ -1,7 +1,7 @@
-import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../runner-core/stream-events.js';
+import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../api/events.js';
 import { decodeValue } from '../../protocol/values.js';
 import { runNotes } from '../../runner-core/run-notes.js';
-import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
+import type { Attempt, Run, Step } from '../../api/dto.js';
 
 import { duration, glyph } from '../../tui/format.js';
 
@@ -36,12 +36,12 @@ function kindDetail(step: Step): string {
     case 'sleep':
       return step.until === null ? '' : ` · until ${time(step.until)}`;
     case 'wait': {
-      const result = step.status === 'succeeded' ? (safeDecode(step.output) as { timeout?: boolean } | undefined) : undefined;
+      const result = step.status === 'succeeded' ? (safeDecode(step.outputEncoded) as { timeout?: boolean } | undefined) : undefined;
       const ending = result?.timeout ? ' · timed out' : step.status === 'running' && step.until !== null ? ` · times out ${time(step.until)}` : '';
       return ` · event ${step.eventId ?? '?'}${ending}`;
     }
     case 'call': {
-      const answer = step.status === 'succeeded' ? (safeDecode(step.output) as { status?: number } | undefined) : undefined;
+      const answer = step.status === 'succeeded' ? (safeDecode(step.outputEncoded) as { status?: number } | undefined) : undefined;
       return step.request ? ` · ${step.request.method} ${step.request.url}${answer?.status ? ` → ${answer.status}` : ''}` : '';
     }
     default:

@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { WorkflowError } from '../../protocol/errors.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
-import { publicStep } from '../call-credentials.js';
 import { ApiError, OriginNotAllowedError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
@@ -10,6 +9,7 @@ import type { RunStatus } from '../store/types.js';
 import { createAccess, type RouteAccess } from './access.js';
 import { limitConnections, timeoutOptions, type ConnectionLimits } from './connection-limits.js';
 import { createDashboard } from './dashboard.js';
+import { runDto, runPageDto, stepDto } from './dto-map.js';
 import { readBody, sendError, sendJson } from './http-io.js';
 import { decodeSegment, parseTarget } from './request-target.js';
 import { createEventStreams, parseBodiesParam, type EventStreamsOptions } from './sse.js';
@@ -119,7 +119,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
           throw new ApiError(400, 'BAD_REQUEST', `Expected \`limit\` to be an integer from 1 to 500, got "${limitText}".`);
         }
         const cursor = url.searchParams.get('cursor') ?? undefined;
-        sendJson(res, 200, await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit }));
+        sendJson(res, 200, runPageDto(await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit })));
       },
     },
     {
@@ -131,7 +131,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
         const run = await runner.store.getRun(id);
         if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
         const [steps, attempts] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id)]);
-        sendJson(res, 200, { run, steps: steps.map(publicStep), attempts });
+        sendJson(res, 200, { run: runDto(run), steps: steps.map(stepDto), attempts });
       },
     },
     {
@@ -150,20 +150,21 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
       pattern: /^\/v1\/runs\/([^/]+)\/cancel$/,
       write: true,
       dashboard: true,
-      handler: async (_req, res, _url, params) => sendJson(res, 200, { run: await runner.cancelRun(runIdParam(params)) }),
+      handler: async (_req, res, _url, params) => sendJson(res, 200, { run: runDto(await runner.cancelRun(runIdParam(params))) }),
     },
     {
       method: 'POST',
       pattern: /^\/v1\/runs\/([^/]+)\/rerun$/,
       write: true,
       dashboard: true,
-      handler: async (_req, res, _url, params) => sendJson(res, 201, { run: await runner.rerun(runIdParam(params)) }),
+      handler: async (_req, res, _url, params) => sendJson(res, 201, { run: runDto(await runner.rerun(runIdParam(params))) }),
     },
     {
       method: 'GET',
       pattern: /^\/v1\/events$/,
       write: false,
-      handler: (req, res, url) => streams.open(req, res, { runId: url.searchParams.get('runId'), bodies: parseBodiesParam(url.searchParams.get('bodies')) }),
+      handler: (req, res, url) =>
+        streams.open(req, res, { runId: url.searchParams.get('runId'), bodies: parseBodiesParam(url.searchParams.get('bodies')), lastEventId: [req.headers['last-event-id']].flat()[0] }),
     },
     {
       method: 'POST',

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { runNotes } from '../../runner-core/run-notes.js';
-import type { Run } from '../../runner-core/store/types.js';
+import type { Run } from '../../api/dto.js';
 import { clock, duration, fit, glyph, paint, statusColor, workflowPath } from '../format.js';
 
 export interface RunListProps {

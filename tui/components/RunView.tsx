@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { displayValue } from '../../protocol/display.js';
 import { runNotes } from '../../runner-core/run-notes.js';
-import type { Run, Step } from '../../runner-core/store/types.js';
+import type { Run, Step } from '../../api/dto.js';
 import { clock, duration, fit, glyph, paint, statusColor, truncate, workflowPath } from '../format.js';
 import { RUN_HEADER_ROWS } from '../layout.js';
 import type { Detail } from '../state.js';
@@ -60,7 +60,7 @@ function runSummary(run: Run, now: number): [string, string, string] {
   const next = notes === '' && run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
   const retry = run.failures > 0 ? ` · ${run.failures} failure${run.failures === 1 ? '' : 's'} (retries ${run.retries})` : '';
   const headers = Object.keys(run.headers).length;
-  const outcome = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.output)}` : '';
+  const outcome = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayValue(run.outputEncoded)}` : '';
   const result = notes === '' ? outcome : outcome === '' ? notes : `${notes} · ${outcome}`;
   return [
     `started ${clock(run.createdAt, now)} · ${run.finishedAt === null ? 'running for' : 'took'} ${took} · ${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'} done · ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${retry}${next}`,

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { RunStatus } from '../../runner-core/store/types.js';
+import type { RunStatus } from '../../api/dto.js';
 import { glyph, paint, statusColor, truncate } from '../format.js';
 import type { StatusCounts } from '../run-table.js';
 import type { Connection } from '../state.js';

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { Step } from '../../runner-core/store/types.js';
+import type { Step } from '../../api/dto.js';
 import { duration, fit, glyph, paint, statusColor, type Color } from '../format.js';
 import { STEP_HEADER_ROWS } from '../layout.js';
 import type { Line, Tone } from '../step-lines.js';

@@ -1,6 +1,6 @@
 import { displayValue } from '../../protocol/display.js';
 import { decodeValue } from '../../protocol/values.js';
-import type { Attempt, Step } from '../../runner-core/store/types.js';
+import type { Attempt, Step } from '../../api/dto.js';
 
 /** `12 ms`, `1.5 s`, `3m 04s`, `2h 05m`, `3d 4h`. */
 export function formatDuration(ms: number | null | undefined): string {
@@ -57,10 +57,10 @@ export interface CallAnswer {
 
 /** Decodes a `call` step's output; undefined when the step has no answer (yet) or it is not one. */
 export function callAnswer(step: Step): CallAnswer | undefined {
-  if (step.kind !== 'call' || step.output === null) return undefined;
+  if (step.kind !== 'call' || step.outputEncoded === null) return undefined;
   let value: unknown;
   try {
-    value = decodeValue(step.output);
+    value = decodeValue(step.outputEncoded);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { RunStatus } from '../../runner-core/store/types.js';
+import type { RunStatus } from '../../api/dto.js';
 
 export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled'];
 

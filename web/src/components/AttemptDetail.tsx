@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
-import type { Attempt, Run, Step } from '../../../runner-core/store/types.js';
+import type { Attempt, Run, Step } from '../../../api/dto.js';
 import { formatDuration, formatTime, prettyBody, stepIndexesOf } from '../format.js';
 import { paths } from '../router.js';
 import { Body, ErrorBlock, Facts, HeadersTable, Link, Section } from './Common.js';

@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { Run, RunStatus } from '../../../runner-core/store/types.js';
+import type { Run, RunStatus } from '../../../api/dto.js';
 import { formatDuration, formatRelative, formatTime } from '../format.js';
 import { paths, RUN_STATUSES } from '../router.js';
 import { useDashboard } from '../use-dashboard.js';

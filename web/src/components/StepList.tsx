@@ -1,6 +1,6 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
-import type { Step } from '../../../runner-core/store/types.js';
+import type { Step } from '../../../api/dto.js';
 import { formatDuration, formatRelative, formatTime } from '../format.js';
 import { paths } from '../router.js';
 import { blocksOf } from '../state.js';
