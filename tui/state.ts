@@ -143,7 +143,7 @@ const progress = (s: Step): number => s.reportedExecutions * 4 + s.failures * 2 
 const stepKey = (s: Step): number => s.index;
 const attemptKey = (a: Attempt): number => a.seq;
 
-/** Slim events (see stream-events.ts) keep the bodies already held; the open run is read again for new ones. */
+/** Slim events (see api/events.ts) keep the bodies already held; the open run is read again for new ones. */
 function applyEvents(state: DashboardState, events: readonly StreamEvent[]): DashboardState {
   const changed = new Map<string, Run>();
   let detail = state.detail;

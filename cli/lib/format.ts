@@ -73,7 +73,7 @@ function attemptLine(attempt: Attempt): string {
 
 /**
  * One plain line per runner event: what `wf dev --no-tui` and `wf logs` print. A slim event
- * (see stream-events.ts) prints without what its bodies would add (a call's answer status).
+ * (see api/events.ts) prints without what its bodies would add (a call's answer status).
  */
 export function eventLine(event: StreamEvent): string {
   switch (event.type) {
