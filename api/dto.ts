@@ -20,6 +20,13 @@ export const FINISHED_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['completed
  */
 export type FailureCallState = 'pending' | 'delivered' | 'failed';
 
+/*
+ * Values: `output` is the plain JSON value, for readers like `curl` and `jq`; it is absent when
+ * the value would not come back from JSON exactly as it was (a Date, Map, Set, BigInt,
+ * undefined, NaN…). `outputEncoded` always carries it faithfully (devalue, see
+ * `protocol/values.ts`; show it with `protocol/display.ts`).
+ */
+
 /** One workflow run. Times are epoch milliseconds. */
 export interface Run {
   id: string;
@@ -46,7 +53,10 @@ export interface Run {
   stepsDone: number;
   /** Total drive requests made. */
   attempts: number;
-  output: string | null;
+  /** The workflow's return value as JSON, when it survives JSON unchanged (see above). */
+  output?: unknown;
+  /** The return value, devalue-encoded (faithful for Date, Map, BigInt…); null when there is none. */
+  outputEncoded: string | null;
   error: SerializedError | null;
   idempotencyKey: string | null;
   /**
@@ -68,7 +78,10 @@ export interface Step {
   name: string;
   kind: StepKind;
   status: StepStatus;
-  output: string | null;
+  /** The step's result (a call's answer) as JSON, when it survives JSON unchanged. */
+  output?: unknown;
+  /** The result, devalue-encoded (faithful for Date, Map, BigInt…); null when there is none. */
+  outputEncoded: string | null;
   error: SerializedError | null;
   startedAt: number;
   finishedAt: number | null;

@@ -1,7 +1,10 @@
 import { publicStep } from './call-credentials.js';
 import type { Attempt, Run, Step } from './store/types.js';
 
-/** What dashboards and `wf logs` follow: every change, after it is committed. */
+/**
+ * Every change, after it is committed, as the runner's records: the API edge maps them to the
+ * contract's events (`api/events.ts`) before they leave the process.
+ */
 export type RunnerEvent =
   | { type: 'run'; run: Run }
   | { type: 'step'; step: Step }

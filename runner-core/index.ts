@@ -3,7 +3,7 @@ export { createApiApp, type ApiAppOptions, type ApiEnv } from './api/app.js';
 export { createApiServer, type ApiOptions } from './api/server.js';
 export { isLoopbackHost } from './api/http-io.js';
 export { EventBus, type RunnerEvent, type RunnerEventListener } from './events.js';
-export { OMITTED_WHEN_SLIM, eventRunId, fillAttempt, fillRun, fillStep, isSlim, slimEvent, type SlimRunnerEvent, type StreamEvent } from './stream-events.js';
+export { OMITTED_WHEN_SLIM, eventRunId, fillAttempt, fillRun, fillStep, isSlim, slimEvent, type SlimRunnerEvent, type StreamEvent } from '../api/events.js';
 export { SSE_MAX_BUFFERED_BYTES, SSE_MAX_SUBSCRIBERS } from './api/sse.js';
 export { newRunId, RUN_ID_PATTERN } from './ids.js';
 export { nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';

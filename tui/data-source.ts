@@ -1,12 +1,13 @@
-import { createParser } from 'eventsource-parser';
-import type { StreamEvent } from '../runner-core/stream-events.js';
-import type { Run, RunPage } from '../runner-core/store/types.js';
-import { Client, ClientError, type RunDetail } from '../serve/client.js';
+import { Client } from '../api/client.js';
+import type { Run, RunPage } from '../api/dto.js';
+import { ClientError } from '../api/errors.js';
+import type { StreamEvent } from '../api/events.js';
+import type { RunDetail } from '../api/parse.js';
 
-export type { RunDetail } from '../serve/client.js';
+export type { RunDetail } from '../api/parse.js';
 
 export interface EventHandlers {
-  /** A live event; slim (bodies left out, see stream-events.ts) unless the source says otherwise. */
+  /** A live event; slim (bodies left out, see api/events.ts) unless the source says otherwise. */
   event(event: StreamEvent): void;
   /** The stream is open: from here on no change is missed (read the history now). */
   open(): void;
@@ -25,8 +26,9 @@ export interface DataSource {
   getRun(id: string): Promise<RunDetail>;
   /**
    * Follows every runner event until the returned function is called. A stream the runner ends
-   * (a restart, or this reader fell a buffer behind) is opened again and `open` says so: read
-   * the snapshot then.
+   * (a restart, or this reader fell a buffer behind) is opened again, resuming where it stopped;
+   * `open` says so, and comes again when the runner could not replay what was missed: read the
+   * snapshot then.
    */
   subscribe(handlers: EventHandlers): () => void;
   cancel(id: string): Promise<Run>;
@@ -45,29 +47,14 @@ export interface HttpDataSourceOptions {
 
 /** The runner's message without the client's "The runner answered … with 409:" preamble. */
 export function errorMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return error instanceof ClientError ? message.replace(/^The runner answered .*? with \d+: /, '') : message;
+  if (error instanceof ClientError) return error.runnerMessage;
+  return error instanceof Error ? error.message : String(error);
 }
 
-/** A data source over the runner API: `Client` for requests, `GET /v1/events` (SSE) for live events. */
+/** A data source over the runner API: the one `Client`, for requests and for live events. */
 export function httpDataSource(options: HttpDataSourceOptions): DataSource {
   const url = options.url.replace(/\/+$/, '');
-  const fetcher = options.fetch ?? ((input, init) => fetch(input, init));
-  const client = new Client({ runnerUrl: url, token: options.token ?? '', fetch: fetcher });
-  const retryMs = options.retryMs ?? 1000;
-
-  async function stream(handlers: EventHandlers, signal: AbortSignal): Promise<void> {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const response = await fetcher(`${url}/v1/events${options.bodies ? '?bodies=1' : ''}`, { headers, signal });
-    if (!response.ok || !response.body) throw new Error(`The runner answered ${response.status} to GET /v1/events.`);
-    handlers.open();
-    const parser = createParser({ onEvent: (message) => handlers.event(JSON.parse(message.data) as StreamEvent) });
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    throw new Error('The runner closed the event stream.');
-  }
-
+  const client = new Client({ runnerUrl: url, token: options.token ?? '', fetch: options.fetch });
   return {
     label: url,
     listRuns: (query) => client.list(query),
@@ -76,26 +63,20 @@ export function httpDataSource(options: HttpDataSourceOptions): DataSource {
     rerun: (id) => client.rerun(id),
     subscribe(handlers) {
       const controller = new AbortController();
-      void (async () => {
-        let failures = 0;
-        const open = (): void => {
-          failures = 0;
-          handlers.open();
-        };
-        while (!controller.signal.aborted) {
-          try {
-            await stream({ ...handlers, open }, controller.signal);
-          } catch (error) {
-            if (controller.signal.aborted) return;
-            handlers.closed(error instanceof Error ? error : new Error(String(error)));
-          }
-          const wait = retryMs * 2 ** Math.min(failures++, 3);
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, wait);
-            controller.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-          });
-        }
-      })();
+      void client
+        .events({
+          bodies: options.bodies,
+          signal: controller.signal,
+          retryMs: options.retryMs ?? 1000,
+          maxRetryMs: (options.retryMs ?? 1000) * 8,
+          onEvent: handlers.event,
+          // A resumed stream misses nothing, but the dashboards read their snapshot on every
+          // open anyway (cheap, and right after a runner restart); a reset asks for the same.
+          onOpen: () => handlers.open(),
+          onReset: () => handlers.open(),
+          onClosed: handlers.closed,
+        })
+        .catch((error: unknown) => handlers.closed(error instanceof Error ? error : new Error(String(error))));
       return () => controller.abort();
     },
   };

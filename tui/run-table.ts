@@ -1,4 +1,4 @@
-import type { Run, RunStatus } from '../runner-core/store/types.js';
+import type { Run, RunStatus } from '../api/dto.js';
 import { zeroCounts } from '../view/status.js';
 
 const SHARDS = 256;

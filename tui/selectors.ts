@@ -1,4 +1,4 @@
-import type { Run, Step } from '../runner-core/store/types.js';
+import type { Run, Step } from '../api/dto.js';
 import type { DashboardState } from './state.js';
 import { stepViewLines, type Line } from './step-lines.js';
 

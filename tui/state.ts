@@ -1,5 +1,5 @@
-import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../runner-core/stream-events.js';
-import type { Attempt, Run, Step } from '../runner-core/store/types.js';
+import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../api/events.js';
+import type { Attempt, Run, Step } from '../api/dto.js';
 import { newerStep } from '../view/progress.js';
 import { detailRows, follow, runRows, stepRows, viewSize, type Size } from './layout.js';
 import type { LogEntry } from './log-feed.js';
@@ -144,7 +144,7 @@ const olderThanHeld = (held: Step, next: Step): boolean => newerStep(held, next)
 const stepKey = (s: Step): number => s.index;
 const attemptKey = (a: Attempt): number => a.seq;
 
-/** Slim events (see stream-events.ts) keep the bodies already held; the open run is read again for new ones. */
+/** Slim events (see api/events.ts) keep the bodies already held; the open run is read again for new ones. */
 function applyEvents(state: DashboardState, events: readonly StreamEvent[]): DashboardState {
   const changed = new Map<string, Run>();
   let detail = state.detail;

@@ -1,8 +1,8 @@
-import type { Attempt, Step } from '../runner-core/store/types.js';
+import type { Attempt, Step } from '../api/dto.js';
 import type { SerializedError } from '../protocol/errors.js';
 import { attemptsForStep, isLineOf, outcomeLines } from '../view/attempts.js';
 import { formatDuration } from '../view/duration.js';
-import { callAnswer, displayOutput } from '../view/step-value.js';
+import { callAnswer, displayOutput, encodedOutput } from '../view/step-value.js';
 import { clock, prettyJson } from './format.js';
 
 /** How a line of the step view is drawn: `mark` is this step's own line in a response body. */
@@ -65,7 +65,7 @@ function kindLines(step: Step): Line[] {
 /** Everything the step view shows about one step, unwrapped. */
 export function stepDetailLines(step: Step, attempts: readonly Attempt[]): Line[] {
   const out: Line[] = [...kindLines(step)];
-  if (step.status === 'succeeded' || step.output !== null) {
+  if (step.status === 'succeeded' || encodedOutput(step) !== null) {
     const label = step.kind === 'call' ? `Answer  ${callAnswer(step)?.status ?? ''}` : 'Output';
     out.push(line(label.trimEnd(), 'label'), ...block(displayOutput(step), '  '));
   }

@@ -1,5 +1,8 @@
 import type { Run } from '../api/dto.js';
 
+/** The fields the notes read: a stored run and an API run both have them. */
+type NotedRun = Pick<Run, 'finishedAt' | 'failureCall' | 'nextAt' | 'unreachableSince' | 'failureCallAttempts' | 'status'>;
+
 /** One fact about a run's delivery worth a line of its own in a dashboard or `wf logs`. */
 export interface RunNote {
   kind: 'unreachable' | 'failure-call';
@@ -16,7 +19,7 @@ const attempts = (n: number): string => `${n} attempt${n === 1 ? '' : 's'}`;
  * view passes its own clock format.
  * @example runNotes(run, (ms) => new Date(ms).toISOString()) // [{ kind: 'unreachable', tone: 'warn', text: 'app unreachable since …, next try at …' }]
  */
-export function runNotes(run: Run, time: (ms: number) => string): RunNote[] {
+export function runNotes(run: NotedRun, time: (ms: number) => string): RunNote[] {
   const notes: RunNote[] = [];
   const waiting = run.finishedAt === null || run.failureCall === 'pending';
   const next = run.nextAt === null ? '' : `, next try at ${time(run.nextAt)}`;

@@ -2,17 +2,23 @@ import type { Step } from '../api/dto.js';
 import { decodeValue } from '../protocol/values.js';
 import { displayValue } from '../protocol/display.js';
 
+/** What holds a value in the API's records: a run's or a step's `outputEncoded` (api/dto.ts). */
+export interface Valued {
+  outputEncoded: string | null;
+}
+
 /**
- * The faithful (devalue-encoded) value of a step or run: the one place views read it, so the
- * API's switch to a JSON `output` plus `outputEncoded` is a one-line change here.
+ * The faithful (devalue-encoded) value of a step or run: the one place views read it. The API's
+ * `output` is JSON and absent when the value would not survive JSON (a Date, Map, BigInt…);
+ * `outputEncoded` always carries it.
  * @example decodeValue(encodedOutput(step) ?? undefined)
  */
-export function encodedOutput(record: { output: string | null }): string | null {
-  return record.output;
+export function encodedOutput(record: Valued): string | null {
+  return record.outputEncoded;
 }
 
 /** A step's value decoded; undefined when it has none or it does not decode. */
-export function stepValue(record: { output: string | null }): unknown {
+export function stepValue(record: Valued): unknown {
   const text = encodedOutput(record);
   if (text === null) return undefined;
   try {
@@ -49,6 +55,6 @@ export function waitTimedOut(step: Step): boolean {
 }
 
 /** A step's or run's value as people read it (protocol/display.ts): Date, Map, Set, BigInt kept. */
-export function displayOutput(record: { output: string | null }): string {
+export function displayOutput(record: Valued): string {
   return displayValue(encodedOutput(record));
 }

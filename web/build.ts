@@ -10,8 +10,9 @@ const STATIC_FILES = ['index.html', 'styles.css', 'favicon.svg'];
 
 /**
  * Builds the web dashboard into `outDir` (default `dist/web`, which the package ships and
- * runner-core/api/dashboard.ts serves): one ES module bundle (`app.js`, Preact and the shared view
- * model `view/` with the `protocol/` it reads included, nothing loaded from a CDN) plus the static files.
+ * runner-core/api/dashboard.ts serves): one ES module bundle (`app.js`, Preact, the runner API
+ * contract `api/` (its one Client) and the shared view model `view/`, with the `protocol/` they
+ * read, included; nothing loaded from a CDN) plus the static files.
  * Run by `npm run build` (`node web/build.ts`: Node 24 strips the types).
  * @example await buildWeb(); // dist/web/{index.html, app.js, styles.css, favicon.svg}
  */

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { RunnerEvent } from '../../runner-core/events.js';
-import { FINISHED_RUN_STATUSES, type Run } from '../../runner-core/store/types.js';
+import type { RunnerEvent } from '../../api/events.js';
+import { FINISHED_RUN_STATUSES, type Run } from '../../api/dto.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import { eventLine, runStory } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';

@@ -1,9 +1,10 @@
+import { DEFAULT_RUNNER_URL } from '../../api/runner-url.js';
 import { Option, type Command } from 'commander';
 import { findClientToken } from './token.js';
 import type { CliIO } from './io.js';
 import { RunnerClient } from './runner-client.js';
 
-export const DEFAULT_RUNNER_URL = 'http://127.0.0.1:7766';
+export { DEFAULT_RUNNER_URL };
 
 /** Adds --runner and --token to a command that talks to a runner. */
 export function withRunnerOptions(command: Command): Command {

@@ -1,3 +1,4 @@
+import { eventDto } from '../../runner-core/api/dto-map.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogFeed, type LogFeed } from '../../tui/log-feed.js';
@@ -130,7 +131,7 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
       : `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${runner.url} · SQLite ${options.db}`;
     dashboard = startDashboard({ runnerUrl: runner.url, token, title: 'wf dev', subtitle, env: io.env, log: managesApp ? feed : undefined });
   } else if (runner.local) {
-    stopFollowing = runner.local.runner.events.subscribe((event) => io.out(eventLine(event)));
+    stopFollowing = runner.local.runner.events.subscribe((event) => io.out(eventLine(eventDto(event))));
   } else {
     let live = true;
     stopFollowing = httpDataSource({ url: runner.url, token, bodies: true }).subscribe({

@@ -1,5 +1,5 @@
-import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../runner-core/stream-events.js';
-import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
+import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../api/events.js';
+import type { Attempt, Run, Step } from '../../api/dto.js';
 import { formatDuration } from '../../view/duration.js';
 import { runNotes } from '../../view/run-notes.js';
 import { glyph } from '../../view/status.js';
@@ -61,7 +61,7 @@ function attemptLine(attempt: Attempt): string {
 
 /**
  * One plain line per runner event: what `wf dev --no-tui` and `wf logs` print. A slim event
- * (see stream-events.ts) prints without what its bodies would add (a call's answer status).
+ * (see api/events.ts) prints without what its bodies would add (a call's answer status).
  */
 export function eventLine(event: StreamEvent): string {
   switch (event.type) {

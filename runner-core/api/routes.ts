@@ -3,12 +3,12 @@ import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
-import { publicStep } from '../call-credentials.js';
 import { ApiError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
 import type { RunStatus } from '../store/types.js';
 import type { Access, RouteAccess } from './access.js';
+import { runDto, runPageDto, stepDto } from './dto-map.js';
 import { jsonResponse, readBody } from './http-io.js';
 import { decodeSegment } from './request-target.js';
 import { parseBodiesParam, type EventStreams } from './sse.js';
@@ -101,7 +101,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
           throw new ApiError(400, 'BAD_REQUEST', `Expected \`limit\` to be an integer from 1 to 500, got "${limitText}".`);
         }
         const cursor = c.req.query('cursor');
-        return jsonResponse(200, await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit }));
+        return jsonResponse(200, runPageDto(await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit })));
       },
     },
     {
@@ -113,7 +113,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const run = await runner.store.getRun(id);
         if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
         const [steps, attempts] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id)]);
-        return jsonResponse(200, { run, steps: steps.map(publicStep), attempts });
+        return jsonResponse(200, { run: runDto(run), steps: steps.map(stepDto), attempts });
       },
     },
     {
@@ -132,21 +132,21 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       path: '/v1/runs/:id/cancel',
       write: true,
       dashboard: true,
-      handle: async (c) => jsonResponse(200, { run: await runner.cancelRun(runIdParam(c)) }),
+      handle: async (c) => jsonResponse(200, { run: runDto(await runner.cancelRun(runIdParam(c))) }),
     },
     {
       method: 'POST',
       path: '/v1/runs/:id/rerun',
       write: true,
       dashboard: true,
-      handle: async (c) => jsonResponse(201, { run: await runner.rerun(runIdParam(c)) }),
+      handle: async (c) => jsonResponse(201, { run: runDto(await runner.rerun(runIdParam(c))) }),
     },
     {
       method: 'GET',
       path: '/v1/events',
       write: false,
       handle: (c) => {
-        const request = { runId: c.req.query('runId') ?? null, bodies: parseBodiesParam(c.req.query('bodies') ?? null) };
+        const request = { runId: c.req.query('runId') ?? null, bodies: parseBodiesParam(c.req.query('bodies') ?? null), lastEventId: c.req.header('last-event-id') };
         const outgoing = c.env?.outgoing;
         // Written to the node response itself, where its unread bytes can be counted (sse.ts).
         if (!outgoing) throw new Error('GET /v1/events needs the node server (createApiServer): the app was called without a node response in c.env.');

@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import { slimEvent } from '../../api/events.js';
 import type { EventBus, RunnerEvent } from '../events.js';
 import { ApiError } from '../errors.js';
+import { eventDto } from './dto-map.js';
 import { ApiErrorWithHeaders } from './error-response.js';
-import { eventRunId, slimEvent } from '../stream-events.js';
+import { createReplayRing, type ReplayEntry } from './sse-replay.js';
 
 /**
  * Bytes a subscriber may leave unread (buffered in the runner for it) before it is disconnected.
@@ -22,13 +24,19 @@ export interface EventStreamsOptions {
   maxBufferedBytes?: number;
   /** @default SSE_MAX_SUBSCRIBERS */
   maxSubscribers?: number;
+  /** Recent events kept to replay after a reconnect. @default SSE_REPLAY_EVENTS */
+  replayEvents?: number;
+  /** Bytes of serialized events kept to replay, at most. @default SSE_REPLAY_MAX_BYTES */
+  replayMaxBytes?: number;
 }
 
 export interface StreamRequest {
   /** Only this run's events; null for all. */
   runId: string | null;
-  /** Whole events (`?bodies=1`), else slim ones (see stream-events.ts). */
+  /** Whole events (`?bodies=1`), else slim ones (see api/events.ts). */
   bodies: boolean;
+  /** The `Last-Event-ID` header: resume after it (replayed from the ring, or a `reset`). */
+  lastEventId?: string | undefined;
 }
 
 export interface EventStreams {
@@ -50,25 +58,33 @@ export function parseBodiesParam(value: string | null): boolean {
 
 /**
  * The SSE side of the API. Each event is serialized once per form (slim, whole) however many
- * subscribers read it; a subscriber whose unread bytes pass `maxBufferedBytes` is disconnected.
+ * subscribers read it, as the contract's DTOs (`dto-map.ts`); a subscriber whose unread bytes
+ * pass `maxBufferedBytes` is disconnected. Recent events stay in a ring (`sse-replay.ts`), so a
+ * client that reconnects with `Last-Event-ID` gets what it missed, or a `reset` event when the
+ * ring no longer holds it.
  */
 export function createEventStreams(bus: EventBus, options: EventStreamsOptions = {}): EventStreams {
   const maxBuffered = options.maxBufferedBytes ?? SSE_MAX_BUFFERED_BYTES;
   const maxSubscribers = options.maxSubscribers ?? SSE_MAX_SUBSCRIBERS;
   let size = 0;
-  // Listeners run one after the other for one event: a one-entry cache serves them all.
-  let cached: { id: number; slim?: string; whole?: string } = { id: 0 };
-  const frame = (event: RunnerEvent, id: number, bodies: boolean): string => {
-    if (cached.id !== id) cached = { id };
+  const frame = (entry: ReplayEntry, bodies: boolean): string => {
     const key = bodies ? 'whole' : 'slim';
-    return (cached[key] ??= `id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(bodies ? event : slimEvent(event))}\n\n`);
+    const cached = entry[key];
+    if (cached !== undefined) return cached;
+    const dto = eventDto(entry.event);
+    const text = `id: ${entry.id}\nevent: ${dto.type}\ndata: ${JSON.stringify(bodies ? dto : slimEvent(dto))}\n\n`;
+    ring.remember(entry, key, text);
+    return text;
   };
+  const ring = createReplayRing(bus, options);
+  const wanted = (event: RunnerEvent, runId: string | null): boolean =>
+    runId === null || (event.type === 'run' ? event.run.id : event.type === 'step' ? event.step.runId : event.attempt.runId) === runId;
 
   return {
     get size() {
       return size;
     },
-    open(res, { runId, bodies }) {
+    open(res, { runId, bodies, lastEventId }) {
       if (size >= maxSubscribers) {
         const message = `Expected at most ${maxSubscribers} event streams at once; close one, or try again later.`;
         throw new ApiErrorWithHeaders(429, 'TOO_MANY_SUBSCRIBERS', message, { 'retry-after': '5' });
@@ -93,11 +109,17 @@ export function createEventStreams(bus: EventBus, options: EventStreamsOptions =
           res.destroy();
         }
       };
-      const unsubscribe = bus.subscribe((event, id) => {
-        if (runId === null || eventRunId(event) === runId) send(frame(event, id, bodies));
+      // What the client missed, read before anything new can arrive: all of open() runs in one
+      // tick, so no event falls between the replay and the subscription, and none comes twice.
+      const missed = lastEventId === undefined ? [] : ring.after(lastEventId);
+      const latest = ring.latestId();
+      const unsubscribe = ring.subscribe((entry) => {
+        if (wanted(entry.event, runId)) send(frame(entry, bodies));
       });
       const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
       heartbeat.unref();
+      if (missed === undefined) send(`${latest === undefined ? '' : `id: ${latest}\n`}event: reset\ndata: {"type":"reset"}\n\n`);
+      else for (const entry of missed) if (wanted(entry.event, runId)) send(frame(entry, bodies));
       res.on('close', close);
       res.on('error', close);
     },

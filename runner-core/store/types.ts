@@ -1,11 +1,29 @@
 import type { SerializedError } from '../../protocol/errors.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
 
-// The runner API's records (what the API, events and dashboards see) are the contract's, in api/;
-// the store maps its rows to them.
+import type { Run as RunDto, Step as StepDto } from '../../api/dto.js';
+import type { Attempt, RunStatus } from '../../api/dto.js';
+
+// The fields of runs, steps and attempts are the API contract's (api/dto.ts, the one authority);
+// the store's records differ only in how they hold a value: `output` is the devalue text the
+// route replays from. The API edge maps records to DTOs (runner-core/api/dto-map.ts).
 export { FINISHED_RUN_STATUSES, RUN_STATUSES } from '../../api/dto.js';
-export type { Attempt, FailureCallState, Run, RunPage, RunStatus, Step, StepStatus } from '../../api/dto.js';
-import type { Attempt, Run, RunPage, RunStatus, Step } from '../../api/dto.js';
+export type { Attempt, FailureCallState, RunStatus, StepStatus } from '../../api/dto.js';
+
+/** A run as stored; `output` is its devalue text (null when none). */
+export interface Run extends Omit<RunDto, 'output' | 'outputEncoded'> {
+  output: string | null;
+}
+
+/** A step as stored; `output` is its devalue text (a call's answer; null when none). */
+export interface Step extends Omit<StepDto, 'output' | 'outputEncoded'> {
+  output: string | null;
+}
+
+export interface RunPage {
+  runs: Run[];
+  nextCursor: string | null;
+}
 
 export interface NewRun {
   id: string;

@@ -1,3 +1,4 @@
+import { DEFAULT_RUNNER_URL } from '../../api/runner-url.js';
 import { WorkflowError } from '../../protocol/errors.js';
 import type { StepKind } from '../../protocol/messages.js';
 import type { WorkflowContext } from './context.js';
@@ -62,7 +63,7 @@ export interface ServeOptions<Payload = any, Env = any> {
   framework?: string;
 }
 
-export const DEFAULT_RUNNER_URL = 'http://127.0.0.1:7766';
+export { DEFAULT_RUNNER_URL };
 export const DEFAULT_TIME_BUDGET_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Drive bodies carry committed steps; the runner stops inlining them past 1 MiB, so allow headroom. */

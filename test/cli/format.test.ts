@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventLine, runStory } from '../../cli/lib/format.js';
-import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
+import type { Attempt, Run, Step } from '../../api/dto.js';
 
 /** 03:04:05.000 UTC: `time()` prints UTC, so these lines do not depend on the machine's zone. */
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 0);
@@ -10,14 +10,14 @@ const APP_URL = 'http://127.0.0.1:3000/workflow';
 function run(patch: Partial<Run> = {}): Run {
   return {
     id: ID, url: APP_URL, status: 'queued', body: '{}', headers: {}, createdAt: T0, updatedAt: T0, finishedAt: null, nextAt: null,
-    failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
+    failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, outputEncoded: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
     ...patch,
   };
 }
 
 function step(patch: Partial<Step> = {}): Step {
   return {
-    runId: ID, index: 0, name: 'initial-step', kind: 'run', status: 'succeeded', output: '"HELLO"', error: null,
+    runId: ID, index: 0, name: 'initial-step', kind: 'run', status: 'succeeded', outputEncoded: '"HELLO"', error: null,
     startedAt: T0 + 10, finishedAt: T0 + 15, durationMs: 4.1234, reportedExecutions: 1, failures: 0, group: 1, until: null, eventId: null, request: null,
     ...patch,
   };
@@ -73,7 +73,7 @@ describe('eventLine for a step', () => {
     ['succeeded', {}, `03:04:05.015 ${ID} ✓   step 0 initial-step succeeded (4.1ms)`],
     [
       'running (no end yet: the start time, no duration)',
-      { index: 1, name: 'second-step', status: 'running', finishedAt: null, durationMs: null, output: null },
+      { index: 1, name: 'second-step', status: 'running', finishedAt: null, durationMs: null, outputEncoded: null },
       `03:04:05.010 ${ID} ▶   step 1 second-step running`,
     ],
     [

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -7,7 +7,7 @@ import type { CliIO } from '../../cli/lib/io.js';
 import { startLocalRunner } from '../../cli/lib/local-runner.js';
 import { createProgram } from '../../cli/program.js';
 import { serve } from '../../serve/adapters/node.js';
-import { startServer, type Endpoint } from '../helpers/endpoint.js';
+import { cuttingProxy } from '../helpers/cutting-proxy.js';
 
 /**
  * `wf logs --follow` when the runner drops its event stream (it restarted, or the reader fell a
@@ -24,26 +24,6 @@ function captureIO(cwd: string): { io: CliIO; out: string[]; interrupt: () => vo
   let interrupt!: () => void;
   const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
   return { io: { out: (line) => void out.push(line), err: () => {}, env: {}, cwd, interrupted: () => interrupted }, out, interrupt };
-}
-
-/** A proxy in front of the runner whose `cut()` drops the event streams open through it. */
-async function cuttingProxy(target: string): Promise<Endpoint & { cut: () => void; eventRequests: () => string[] }> {
-  const streams = new Set<ServerResponse>();
-  const eventRequests: string[] = [];
-  const endpoint = await startServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.url?.startsWith('/v1/events')) {
-      eventRequests.push(req.url);
-      streams.add(res);
-    }
-    const upstream = httpRequest(target + req.url, { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    res.on('close', () => (upstream.destroy(), streams.delete(res)));
-    req.pipe(upstream);
-  });
-  return { ...endpoint, eventRequests: () => eventRequests, cut: () => [...streams].forEach((res) => res.destroy()) };
 }
 
 describe('wf logs --follow across a dropped event stream', () => {
@@ -79,7 +59,7 @@ describe('wf logs --follow across a dropped event stream', () => {
       .parseAsync(['logs', id, '--follow', '--runner', proxy.url, '--token', 'T'], { from: 'user' })
       .finally(() => (settled = true));
     await vi.waitFor(() => expect(out.join('\n')).toContain('step 0 initial-step succeeded'));
-    expect(proxy.eventRequests()).toEqual([`/v1/events?bodies=1&runId=${id}`]);
+    expect(proxy.eventRequests.map((r) => r.url)).toEqual([`/v1/events?bodies=1&runId=${id}`]);
 
     // The stream drops; the run finishes while the follower is away.
     proxy.cut();
@@ -87,7 +67,7 @@ describe('wf logs --follow across a dropped event stream', () => {
     await vi.waitFor(async () => expect((await local.runner.store.getRun(id))?.status).toBe('completed'));
     await vi.waitFor(() => expect(settled).toBe(true), { timeout: 10_000 });
     await following;
-    expect(proxy.eventRequests()).toHaveLength(2);
+    expect(proxy.eventRequests).toHaveLength(2);
     const text = out.join('\n');
     expect(text.match(/step 1 second-step succeeded/g)).toHaveLength(1);
     expect(text.match(/step 0 initial-step succeeded/g)).toHaveLength(1);

@@ -85,21 +85,29 @@ function describeViolations(edges: ImportEdge[]): string[] {
   });
 }
 
+/** Every source file under a top-level folder (tests and builds aside). */
+const sourceFiles = (folder: string): string[] =>
+  (readdirSync(join(ROOT, folder), { recursive: true }) as string[])
+    .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts') && !f.split('/').some((part) => part === 'node_modules' || part === 'dist'))
+    .map((f) => join(ROOT, folder, f));
+
 const ENTRIES = [
   join(ROOT, 'serve/index.ts'),
   join(ROOT, 'protocol/index.ts'),
+  // The runner API contract: apps (through serve/), the CLI and both dashboards import it.
+  ...sourceFiles('api'),
   ...readdirSync(join(ROOT, 'serve/adapters'))
     .filter((f) => f.endsWith('.ts'))
     .map((f) => join(ROOT, 'serve/adapters', f)),
 ];
 
-describe('edge-safe import graph of serve/ and protocol/', () => {
+describe('edge-safe import graph of serve/, protocol/ and api/', () => {
   const edges = walk(ENTRIES, (file) => readFileSync(file, 'utf8'));
 
   it('walks the whole graph', () => {
     const files = new Set(edges.map((e) => relative(ROOT, e.from)));
     const adapters = ['hono', 'node', 'svelte', 'nextjs', 'h3', 'solidjs', 'cloudflare'].map((name) => `serve/adapters/${name}.ts`);
-    for (const file of ['serve/index.ts', ...adapters, 'serve/adapters/shared/node-request.ts', 'serve/core/handler.ts', 'serve/core/session.ts', 'protocol/signing.ts', 'protocol/validate.ts']) {
+    for (const file of ['serve/index.ts', ...adapters, 'serve/adapters/shared/node-request.ts', 'serve/core/handler.ts', 'serve/core/session.ts', 'protocol/signing.ts', 'protocol/validate.ts', 'serve/client.ts', 'api/client.ts', 'api/events.ts', 'api/parse.ts']) {
       expect(files).toContain(file);
     }
   });
@@ -125,6 +133,39 @@ describe('edge-safe import graph of serve/ and protocol/', () => {
   it('uses .js extensions on every relative import', () => {
     const bad = edges.filter((e) => e.specifier.startsWith('.') && !e.specifier.endsWith('.js'));
     expect(bad).toEqual([]);
+  });
+});
+
+/**
+ * The layers of the runner API (runner-core/ARCHITECTURE.md): `serve/` imports only itself,
+ * `protocol/` and the contract (`api/`); the contract imports only `protocol/`; `cli/`, `tui/` and
+ * `web/` read runs through the contract, never the store's records. Type-only imports count here:
+ * a type is a dependency on who owns the fact.
+ */
+describe('the runner API contract is the only way to the runner', () => {
+  const edgesOf = (folders: string[]): ImportEdge[] =>
+    folders.flatMap(sourceFiles).flatMap((file) => importsOf(readFileSync(file, 'utf8'), file));
+  const target = (edge: ImportEdge): string => relative(ROOT, resolve(dirname(edge.from), edge.specifier));
+  const relativeEdges = (folders: string[]): ImportEdge[] => edgesOf(folders).filter((e) => e.specifier.startsWith('.'));
+  const show = (e: ImportEdge): string => `${relative(ROOT, e.from)} imports '${e.specifier}'`;
+
+  // `wf start` opens the store to compose its runner; it goes once `createRunner` takes the
+  // database URL itself. Nothing else outside runner-core may name the store.
+  const COMPOSITION = new Set(['cli/lib/production-runner.ts']);
+
+  it('keeps cli/, tui/, web/, view/ and serve/ away from runner-core/store (type-only imports included)', () => {
+    const bad = relativeEdges(['serve', 'cli', 'tui', 'web', 'view']).filter((e) => target(e).startsWith('runner-core/store') && !COMPOSITION.has(relative(ROOT, e.from)));
+    expect(bad.map(show)).toEqual([]);
+  });
+
+  it('lets serve/ import only serve/, protocol/ and api/', () => {
+    const bad = relativeEdges(['serve']).filter((e) => !/^(serve|protocol|api)\//.test(target(e)));
+    expect(bad.map(show)).toEqual([]);
+  });
+
+  it('lets api/ import only api/ and protocol/', () => {
+    const bad = relativeEdges(['api']).filter((e) => !/^(protocol|api)\//.test(target(e)));
+    expect(bad.map(show)).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newRunId } from '../../runner-core/ids.js';
 import type { Attempt, Run } from '../../runner-core/store/types.js';
-import { OMITTED_WHEN_SLIM } from '../../runner-core/stream-events.js';
+import { OMITTED_WHEN_SLIM } from '../../api/events.js';
 import { TEST_TOKEN, startTestRunner, type TestRunner } from '../helpers/runner.js';
 
 /**
@@ -98,18 +98,17 @@ async function readFrames(response: Response, count: number): Promise<Frame[]> {
   }
 }
 
-/** Subscribes, and resolves once the runner has registered the subscriber on its bus. */
-async function subscribe(query: string, listeners: number): Promise<Response> {
+/** Subscribes: the runner registers a stream before it answers 200, so once the headers are here it is live. */
+async function subscribe(query: string): Promise<Response> {
   const response = await fetch(`${runner!.url}/v1/events${query}`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
   expect(response.status).toBe(200);
-  await vi.waitFor(() => expect(runner!.runner.events.size).toBe(listeners));
   return response;
 }
 
 describe('GET /v1/events: slim and whole events', () => {
   it('leaves the bodies out by default, marks the event slim, and numbers the events', async () => {
     runner = await startTestRunner();
-    const response = await subscribe('', 1);
+    const response = await subscribe('');
     const r = run();
     runner.runner.events.emit({ type: 'run', run: r });
     runner.runner.events.emit({ type: 'step', step: { runId: r.id, index: 0, name: 'a', kind: 'run', status: 'succeeded', output: '[2]', error: null, startedAt: 1, finishedAt: 2, durationMs: 1, reportedExecutions: 1, failures: 0, group: null, until: null, eventId: null, request: null } });
@@ -131,13 +130,16 @@ describe('GET /v1/events: slim and whole events', () => {
 
   it('sends whole events with ?bodies=1, without the slim mark', async () => {
     runner = await startTestRunner();
-    const response = await subscribe('?bodies=1', 1);
+    const response = await subscribe('?bodies=1');
     const r = run();
     const a = attempt(r.id, 1, 'y'.repeat(KIB));
     runner.runner.events.emit({ type: 'run', run: r });
     runner.runner.events.emit({ type: 'attempt', attempt: a });
     const frames = await readFrames(response, 2);
-    expect(frames[0]!.data).toEqual({ type: 'run', run: r });
+    // The API's run: the stored devalue text as `outputEncoded`, and the plain value beside it.
+    const { output, ...stored } = r;
+    expect(output).toBe('[1]');
+    expect(frames[0]!.data).toEqual({ type: 'run', run: { ...stored, output: 1, outputEncoded: '[1]' } });
     expect(frames[1]!.data).toEqual({ type: 'attempt', attempt: a });
   });
 
@@ -150,14 +152,16 @@ describe('GET /v1/events: slim and whole events', () => {
 
   it('refuses streams over the subscriber limit with 429, and takes one again after a close', async () => {
     runner = await startTestRunner({ api: { events: { maxSubscribers: 2 } } });
-    const first = await subscribe('', 1);
-    await subscribe('', 2);
+    const streams: ServerResponse[] = [];
+    runner.server.on('request', (req, res: ServerResponse) => void (req.url?.startsWith('/v1/events') && streams.push(res)));
+    const first = await subscribe('');
+    await subscribe('');
     const third = await fetch(`${runner.url}/v1/events`);
     expect(third.status).toBe(429);
     expect(third.headers.get('retry-after')).toBe('5');
     expect((await third.json()).error.code).toBe('TOO_MANY_SUBSCRIBERS');
     await first.body!.cancel();
-    await vi.waitFor(() => expect(runner!.runner.events.size).toBe(1));
+    await vi.waitFor(() => expect(streams[0]!.closed).toBe(true));
     const again = await fetch(`${runner.url}/v1/events`);
     expect(again.status).toBe(200);
     await again.body!.cancel();
@@ -178,8 +182,8 @@ describe('GET /v1/events: a subscriber that stops reading', () => {
     sockets.push(stalled);
     stalled.pause();
     stalled.write(`GET /v1/events?bodies=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`);
-    await vi.waitFor(() => expect(runner!.runner.events.size).toBe(1));
-    const reading = await subscribe('', 2);
+    await vi.waitFor(() => expect(responses[0]?.headersSent).toBe(true));
+    const reading = await subscribe('');
     const readingRes = responses[1]!;
     const stalledRes = responses[0]!;
 
@@ -202,7 +206,6 @@ describe('GET /v1/events: a subscriber that stops reading', () => {
     stalled.resume();
     await vi.waitFor(() => expect(stalled.closed).toBe(true), { timeout: 10_000 });
     // The reader is still subscribed and gets what comes next.
-    expect(runner.runner.events.size).toBe(1);
     expect(readingRes.destroyed).toBe(false);
     runner.runner.events.emit({ type: 'run', run: run(r.id) });
     const frames = await readFrames(reading, 1);

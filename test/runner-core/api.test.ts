@@ -272,8 +272,8 @@ describe('runner API: reads', () => {
     await waitForFinish(runner.runner, id);
     const { status, body } = await call(`/v1/runs/${id}`);
     expect(status).toBe(200);
-    expect(body.run).toMatchObject({ id, status: 'completed', output: encodeValue('value', 'only'), stepsDone: 1, body: '{"n":1}', url: app.url });
-    expect(body.steps).toMatchObject([{ index: 0, name: 'only', status: 'succeeded', output: encodeValue('value', 'only'), group: 1 }]);
+    expect(body.run).toMatchObject({ id, status: 'completed', output: 'value', outputEncoded: encodeValue('value', 'only'), stepsDone: 1, body: '{"n":1}', url: app.url });
+    expect(body.steps).toMatchObject([{ index: 0, name: 'only', status: 'succeeded', output: 'value', outputEncoded: encodeValue('value', 'only'), group: 1 }]);
     expect(body.attempts).toMatchObject([{ seq: 1, responseStatus: 200, outcome: 'done' }]);
     expect(body.attempts[0].requestHeaders['wf-signature']).toBe('[redacted]');
   });
@@ -360,7 +360,7 @@ describe('runner API: GET /v1/events', () => {
       const steps = events.filter((e) => e.event === 'step' && e.data.step.status === 'succeeded').map((e) => e.data.step.name);
       expect(steps).toEqual(['a', 'b']);
       expect(events.some((e) => e.event === 'attempt' && e.data.attempt.outcome === 'done')).toBe(true);
-      expect(events.at(-1)!.data.run).toMatchObject({ id, status: 'completed', output: encodeValue(2, 'the workflow'), stepsDone: 2 });
+      expect(events.at(-1)!.data.run).toMatchObject({ id, status: 'completed', output: 2, outputEncoded: encodeValue(2, 'the workflow'), stepsDone: 2 });
     } finally {
       controller.abort();
     }

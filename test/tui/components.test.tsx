@@ -70,9 +70,9 @@ describe('RunView', () => {
     makeStep(1, 0),
     makeStep(1, 1, { name: 'email', group: 2 }),
     makeStep(1, 2, { name: 'sms', group: 2 }),
-    makeStep(1, 3, { name: 'nap', kind: 'sleep', until: T0 + 60_000, output: null }),
-    makeStep(1, 4, { name: 'approval', kind: 'wait', eventId: 'order-42', status: 'succeeded', output: '[{"eventData":1,"timeout":2},null,false]' }),
-    makeStep(1, 5, { name: 'fetch', kind: 'call', request: { method: 'POST', url: 'https://api.test/x', headers: {} }, output: '[{"status":1,"headers":2,"body":3},201,{},"ok"]' }),
+    makeStep(1, 3, { name: 'nap', kind: 'sleep', until: T0 + 60_000, outputEncoded: null }),
+    makeStep(1, 4, { name: 'approval', kind: 'wait', eventId: 'order-42', status: 'succeeded', outputEncoded: '[{"eventData":1,"timeout":2},null,false]' }),
+    makeStep(1, 5, { name: 'fetch', kind: 'call', request: { method: 'POST', url: 'https://api.test/x', headers: {} }, outputEncoded: '[{"status":1,"headers":2,"body":3},201,{},"ok"]' }),
     makeStep(1, 6, { name: 'explode', status: 'failed', reportedExecutions: 3, failures: 3, error: { name: 'Error', message: 'db down' } }),
   ];
   const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [] };
@@ -105,7 +105,7 @@ describe('RunView', () => {
 });
 
 describe('StepView', () => {
-  const step = makeStep(1, 1, { name: 'charge', status: 'failed', failures: 1, error: { name: 'Error', message: 'card declined', stack: 'Error: card declined\n    at charge (app.ts:3:9)' }, output: null });
+  const step = makeStep(1, 1, { name: 'charge', status: 'failed', failures: 1, error: { name: 'Error', message: 'card declined', stack: 'Error: card declined\n    at charge (app.ts:3:9)' }, outputEncoded: null });
   const attempts = [
     makeAttempt(1, 1),
     makeAttempt(1, 2, {
@@ -142,7 +142,7 @@ describe('StepView', () => {
   });
 
   it('shows a call step its HTTP request and answer', () => {
-    const call = makeStep(1, 0, { kind: 'call', request: { method: 'GET', url: 'https://api.test/y', headers: { accept: 'json' } }, output: '[{"status":1,"headers":2,"body":3},404,{},{"missing":4},true]' });
+    const call = makeStep(1, 0, { kind: 'call', request: { method: 'GET', url: 'https://api.test/y', headers: { accept: 'json' } }, outputEncoded: '[{"status":1,"headers":2,"body":3},404,{},{"missing":4},true]' });
     const frame = frameOf(mount(<StepView step={call} lines={stepViewLines(call, [], 100)} scroll={0} width={100} height={30} color={false} />));
     expect(frame).toContain('HTTP call  GET https://api.test/y');
     expect(frame).toContain('accept: json');
@@ -188,7 +188,7 @@ describe('Dashboard against a data source', () => {
   it('navigates run → step → back, filters, and sends cancel and rerun for the selected run', async () => {
     const source = new FakeSource();
     source.runs = [makeRun(1), makeRun(2, { status: 'running', finishedAt: null })];
-    source.details.set(runId(1), { run: makeRun(1), steps: [makeStep(1, 0, { name: 'first' }), makeStep(1, 1, { name: 'second', output: '[{"n":1},42]' })], attempts: [makeAttempt(1, 1)] });
+    source.details.set(runId(1), { run: makeRun(1), steps: [makeStep(1, 0, { name: 'first' }), makeStep(1, 1, { name: 'second', outputEncoded: '[{"n":1},42]' })], attempts: [makeAttempt(1, 1)] });
     const ui = mount(<Dashboard source={source} size={size} now={() => T0 + 5000} events={{ batchMs: 1 }} />);
     const see = (text: string | RegExp) => vi.waitFor(() => expect(frameOf(ui)).toMatch(text));
     await see(`› ▶ running    ${runId(2)}`);

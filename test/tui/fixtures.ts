@@ -1,6 +1,7 @@
-import type { RunnerEvent } from '../../runner-core/events.js';
-import type { StreamEvent } from '../../runner-core/stream-events.js';
-import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
+import type { Run as StoredRun } from '../../runner-core/store/types.js';
+import type { RunnerEvent } from '../../api/events.js';
+import type { StreamEvent } from '../../api/events.js';
+import type { Attempt, Run, Step } from '../../api/dto.js';
 import type { DataSource, EventHandlers } from '../../tui/data-source.js';
 
 /** Run ids that sort like real ones: a larger `n` is a newer run. */
@@ -24,7 +25,7 @@ export function makeRun(n: number, patch: Partial<Run> = {}): Run {
     retryDelayMs: 1000,
     stepsDone: 2,
     attempts: 1,
-    output: null,
+    outputEncoded: null,
     error: null,
     idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
     ...patch,
@@ -38,7 +39,7 @@ export function makeStep(run: number, index: number, patch: Partial<Step> = {}):
     name: `step-${index}`,
     kind: 'run',
     status: 'succeeded',
-    output: '[5]',
+    outputEncoded: '[5]',
     error: null,
     startedAt: T0 + index * 10,
     finishedAt: T0 + index * 10 + 2,
@@ -112,4 +113,10 @@ export class FakeSource implements DataSource {
   get subscribers(): number {
     return this.handlers.size;
   }
+}
+
+/** The runner's stored record of a fixture run (what its event bus carries): `output` is the devalue text. */
+export function storedRun(run: Run): StoredRun {
+  const { output: _output, outputEncoded, ...rest } = run;
+  return { ...rest, output: outputEncoded };
 }

@@ -106,7 +106,7 @@ describe('filter', () => {
 });
 
 describe('run and step views', () => {
-  const steps = [makeStep(1, 0), makeStep(1, 1, { status: 'running', finishedAt: null, durationMs: null, output: null })];
+  const steps = [makeStep(1, 0), makeStep(1, 1, { status: 'running', finishedAt: null, durationMs: null, outputEncoded: null })];
   const opened = (): DashboardState => apply(withRuns(1, 2), key('down'), key('enter'));
 
   it('enter opens the selected run (loading), and its detail arrives', () => {
@@ -119,7 +119,7 @@ describe('run and step views', () => {
   });
 
   it('keeps a step event that came while loading when the snapshot is older', () => {
-    const done = { ...steps[1]!, status: 'succeeded' as const, finishedAt: T0 + 30, durationMs: 2, output: '[1]' };
+    const done = { ...steps[1]!, status: 'succeeded' as const, finishedAt: T0 + 30, durationMs: 2, outputEncoded: '[1]' };
     let state = apply(opened(), { type: 'step', step: done }, { type: 'attempt', attempt: makeAttempt(1, 2) });
     state = apply(state, { type: 'detail-loaded', run: makeRun(1), steps, attempts: [makeAttempt(1, 1)] });
     expect(state.detail?.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);

@@ -28,7 +28,7 @@ describe('newerStep', () => {
     // reportedExecutions is a lower bound: a retry whose `started` line was lost still fails once more.
     ['a failure whose started line was lost', { status: 'retrying', failures: 2, finishedAt: 3 }, { status: 'retrying', failures: 1, finishedAt: 2 }, 'held'],
     ['a cancel while waiting to retry (only the status differs)', { status: 'cancelled', failures: 1, finishedAt: 2 }, { status: 'retrying', failures: 1, finishedAt: 2 }, 'held'],
-    ['an equal copy with new bodies', { status: 'succeeded', finishedAt: 2 }, { status: 'succeeded', finishedAt: 2, output: '[1]' }, 'incoming'],
+    ['an equal copy with new bodies', { status: 'succeeded', finishedAt: 2 }, { status: 'succeeded', finishedAt: 2, outputEncoded: '[1]' }, 'incoming'],
   ])('%s: keeps the %s', (_name, a, b, winner) => {
     const held = step(a);
     const incoming = step(b);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runNotes } from '../../view/run-notes.js';
-import type { Run } from '../../runner-core/store/types.js';
+import type { Run } from '../../api/dto.js';
 
 const T0 = 1_700_000_000_000;
 const time = (ms: number): string => `t+${(ms - T0) / 1000}s`;
@@ -8,7 +8,7 @@ function run(overrides: Partial<Run>): Run {
   return {
     id: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', url: 'http://127.0.0.1:3000/workflow', status: 'running', body: '{}', headers: {},
     createdAt: T0, updatedAt: T0, finishedAt: null, nextAt: null, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0,
-    attempts: 1, output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0, ...overrides,
+    attempts: 1, outputEncoded: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0, ...overrides,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Attempt, Run, Step } from '../../runner-core/store/types.js';
+import type { Attempt, Run, Step } from '../../api/dto.js';
 import { prettyBody } from '../../web/src/format.js';
 import { parseRoute, paths } from '../../web/src/router.js';
 import { applyEvent, applyRunDetail, applyRunPage, blocksOf, initialState, openRun, stepsOf, type DashboardState } from '../../web/src/state.js';
@@ -12,14 +12,14 @@ const id = (n: number): string => `wfr_01JD3W6J8Q7ZC0M5V4XK2N9T${String(n).padSt
 function run(n: number, patch: Partial<Run> = {}): Run {
   return {
     id: id(n), url: 'http://127.0.0.1:3000/workflow', status: 'running', body: '{}', headers: {}, createdAt: T + n, updatedAt: T + n,
-    finishedAt: null, nextAt: null, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, output: null, error: null,
+    finishedAt: null, nextAt: null, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, outputEncoded: null, error: null,
     idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0, ...patch,
   };
 }
 
 function step(index: number, patch: Partial<Step> = {}): Step {
   return {
-    runId: id(1), index, name: `step-${index}`, kind: 'run', status: 'running', output: null, error: null, startedAt: T, finishedAt: null,
+    runId: id(1), index, name: `step-${index}`, kind: 'run', status: 'running', outputEncoded: null, error: null, startedAt: T, finishedAt: null,
     durationMs: null, reportedExecutions: 1, failures: 0, group: index + 1, until: null, eventId: null, request: null, ...patch,
   };
 }
@@ -75,7 +75,7 @@ describe('web state: an opened run', () => {
   });
 
   it('merges the snapshot with events either side of it, the furthest step state winning', () => {
-    const succeeded = step(0, { status: 'succeeded', finishedAt: T + 5, durationMs: 5, output: '["x"]' });
+    const succeeded = step(0, { status: 'succeeded', finishedAt: T + 5, durationMs: 5, outputEncoded: '["x"]' });
     let state = openRun(initialState, id(1));
     state = applyEvent(state, { type: 'step', step: succeeded });
     // The snapshot was read before the step finished: it must not take the step back.

@@ -150,6 +150,8 @@ describe('notify through the API, checked against the run record', () => {
     await waitForFinish(runner.runner, id);
     const { body } = await api(runner, 'GET', `/v1/runs/${id}`);
     expect(body.steps).toMatchObject([{ kind: 'wait', eventId: 'shown', status: 'succeeded' }]);
-    expect(value(body.steps[0].output)).toEqual({ eventData: [1, 2], timeout: false });
+    // Readable as JSON, and faithful in `outputEncoded`.
+    expect(body.steps[0].output).toEqual({ eventData: [1, 2], timeout: false });
+    expect(value(body.steps[0].outputEncoded)).toEqual({ eventData: [1, 2], timeout: false });
   });
 });

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { runNotes } from '../../view/run-notes.js';
-import type { Run, Step } from '../../runner-core/store/types.js';
+import type { Run, Step } from '../../api/dto.js';
 import { clock, fit, paint, truncate, workflowPath } from '../format.js';
 import { glyph, statusColor } from '../../view/status.js';
 import { formatDuration } from '../../view/duration.js';

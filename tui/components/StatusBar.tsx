@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { RunStatus } from '../../runner-core/store/types.js';
+import type { RunStatus } from '../../api/dto.js';
 import { paint, truncate } from '../format.js';
 import { glyph, statusColor } from '../../view/status.js';
 import type { StatusCounts } from '../run-table.js';

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { Step } from '../../runner-core/store/types.js';
+import type { Step } from '../../api/dto.js';
 import { fit, paint } from '../format.js';
 import { glyph, statusColor, type Color } from '../../view/status.js';
 import { formatDuration } from '../../view/duration.js';

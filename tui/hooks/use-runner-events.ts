@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type Dispatch } from 'react';
-import { coalesce } from '../../runner-core/coalesce.js';
-import { eventRunId, isSlim, type StreamEvent } from '../../runner-core/stream-events.js';
+import { coalesce } from '../../api/coalesce.js';
+import { eventRunId, isSlim, type StreamEvent } from '../../api/events.js';
 import { errorMessage, type DataSource } from '../data-source.js';
 import type { Action } from '../state.js';
 

@@ -1,5 +1,5 @@
-import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../runner-core/stream-events.js';
-import type { Attempt, Run, RunPage, RunStatus, Step } from '../../runner-core/store/types.js';
+import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../api/events.js';
+import type { Attempt, Run, RunPage, RunStatus, Step } from '../../api/dto.js';
 import { newerStep } from '../../view/progress.js';
 
 /** A run opened in the dashboard: its steps by index and its attempts by seq, kept live by events. */

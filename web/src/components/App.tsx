@@ -1,9 +1,10 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
-import { coalesce } from '../../../runner-core/coalesce.js';
-import { eventRunId, isSlim } from '../../../runner-core/stream-events.js';
-import { ApiFailure, createApi, tokenStore, type Api } from '../api.js';
+import { coalesce } from '../../../api/coalesce.js';
+import { eventRunId, isSlim } from '../../../api/events.js';
+import { ClientError } from '../../../api/errors.js';
+import { createApi, tokenStore, type Api } from '../api.js';
 import { followEvents, type StreamStatus } from '../events.js';
 import { useRoute } from '../router.js';
 import { initialState, reduce } from '../state.js';
@@ -119,7 +120,7 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
   useEffect(
     () =>
       followEvents({
-        token: () => tokenStore.get(),
+        client: props.api.client,
         onEvent: (event) => {
           dispatch({ type: 'event', event });
           if (isSlim(event) && eventRunId(event) === openRunId.current) refreshOpenRun();
@@ -141,8 +142,8 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
     reloads,
     stream,
     describe: (error) => {
-      if (error instanceof ApiFailure && error.status === 401) onUnauthorized();
-      return error instanceof Error ? error.message : String(error);
+      if (error instanceof ClientError && error.status === 401) onUnauthorized();
+      return error instanceof ClientError ? error.runnerMessage : error instanceof Error ? error.message : String(error);
     },
   };
 

@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
-import type { Attempt, Run, Step } from '../../../runner-core/store/types.js';
+import type { Attempt, Run, Step } from '../../../api/dto.js';
 import { formatTime, prettyBody } from '../format.js';
 import { stepIndexesOf } from '../../../view/attempts.js';
 import { formatDuration } from '../../../view/duration.js';

@@ -1,6 +1,6 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
-import type { Attempt } from '../../../runner-core/store/types.js';
+import type { Attempt } from '../../../api/dto.js';
 import { formatTime } from '../format.js';
 import { formatDuration } from '../../../view/duration.js';
 import { paths } from '../router.js';

@@ -1,7 +1,8 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiFailure, type Api } from '../api.js';
+import { ClientError } from '../../../api/errors.js';
+import type { Api } from '../api.js';
 
 /**
  * Asked for when the runner is bound to a non-loopback address: the token (`WF_TOKEN`), tried
@@ -22,7 +23,7 @@ export function Login(props: { api: Api; note: string | null; onToken: (token: s
       await props.api.check(token);
       props.onToken(token);
     } catch (failure) {
-      setError(failure instanceof ApiFailure && failure.status === 401 ? 'The runner refused this token.' : (failure as Error).message);
+      setError(failure instanceof ClientError && failure.status === 401 ? 'The runner refused this token.' : failure instanceof ClientError ? failure.runnerMessage : (failure as Error).message);
       setBusy(false);
     }
   };

@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { runNotes } from '../../../view/run-notes.js';
-import type { Run } from '../../../runner-core/store/types.js';
+import type { Run } from '../../../api/dto.js';
 import { formatTime } from '../format.js';
 
 /**

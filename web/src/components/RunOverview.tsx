@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
-import type { Attempt, Run } from '../../../runner-core/store/types.js';
+import type { Attempt, Run } from '../../../api/dto.js';
 import { formatTime, prettyBody } from '../format.js';
 import { displayOutput } from '../../../view/step-value.js';
 import { AttemptList } from './AttemptList.js';
@@ -11,12 +11,12 @@ import { Body, ErrorBlock, HeadersTable, Section } from './Common.js';
 export function RunOverview(props: { run: Run; attempts: Attempt[]; now: number }): JSX.Element {
   const { run, attempts, now } = props;
   // The page re-renders each second (times): decode the bodies only when they change.
-  const output = useMemo(() => displayOutput(run), [run.output]);
+  const output = useMemo(() => displayOutput(run), [run.outputEncoded]);
   const body = useMemo(() => prettyBody(run.body), [run.body]);
   return (
     <div class="detail">
       <Section title="Result" testId="run-result">
-        {run.status === 'completed' && run.output === null ? (
+        {run.status === 'completed' && run.outputEncoded === null ? (
           <p class="muted">Completed; the workflow returned nothing (undefined).</p>
         ) : run.status === 'completed' ? (
           <Body text={output} label="run output" testId="run-output" />

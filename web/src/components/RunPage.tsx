@@ -1,8 +1,8 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { Run } from '../../../runner-core/store/types.js';
-import { ApiFailure } from '../api.js';
+import type { Run } from '../../../api/dto.js';
+import { ClientError } from '../../../api/errors.js';
 import { formatTime } from '../format.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
 import { navigate, paths } from '../router.js';
@@ -30,7 +30,7 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
     dispatch({ type: 'open', runId });
     api.getRun(runId).then(
       (detail) => current && dispatch({ type: 'detail', detail }),
-      (failure: unknown) => current && setError({ missing: failure instanceof ApiFailure && failure.status === 404, message: describe(failure) }),
+      (failure: unknown) => current && setError({ missing: failure instanceof ClientError && failure.status === 404, message: describe(failure) }),
     );
     return () => void (current = false);
   }, [runId, reloads]);

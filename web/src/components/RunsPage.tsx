@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { Run, RunStatus } from '../../../runner-core/store/types.js';
+import type { Run, RunStatus } from '../../../api/dto.js';
 import { formatTime } from '../format.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
 import { paths } from '../router.js';

@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
-import type { Attempt, Run, Step } from '../../../runner-core/store/types.js';
+import type { Attempt, Run, Step } from '../../../api/dto.js';
 import { formatTime, prettyBody } from '../format.js';
 import { attemptsForStep } from '../../../view/attempts.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
@@ -58,7 +58,7 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
 
 function StepOutput(props: { step: Step }): JSX.Element | null {
   const { step } = props;
-  const output = useMemo(() => displayOutput(step), [step.output]);
+  const output = useMemo(() => displayOutput(step), [step.outputEncoded]);
   if (step.kind === 'sleep' || (step.error && step.status !== 'succeeded')) return null;
   return (
     <Section title="Output">
@@ -77,7 +77,7 @@ function StepOutput(props: { step: Step }): JSX.Element | null {
 function CallExchange(props: { step: Step }): JSX.Element {
   const { step } = props;
   const request = step.request;
-  const answer = useMemo(() => callAnswer(step), [step.output]);
+  const answer = useMemo(() => callAnswer(step), [step.outputEncoded]);
   const requestBody = useMemo(() => prettyBody(request?.body), [request?.body]);
   return (
     <>

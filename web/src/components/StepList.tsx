@@ -1,6 +1,6 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
-import type { Step } from '../../../runner-core/store/types.js';
+import type { Step } from '../../../api/dto.js';
 import { formatTime } from '../format.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
 import { paths } from '../router.js';

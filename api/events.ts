@@ -1,19 +1,33 @@
-import type { RunnerEvent } from './events.js';
-import type { Attempt, Run, Step } from './store/types.js';
+import type { Attempt, Run, Step } from './dto.js';
+
+/** What dashboards and `wf logs` follow: every change, after it is committed. */
+export type RunnerEvent =
+  | { type: 'run'; run: Run }
+  | { type: 'step'; step: Step }
+  | { type: 'attempt'; attempt: Attempt };
+
+/**
+ * Sent instead of the events a client missed when the runner no longer holds them (its
+ * `Last-Event-ID` is older than the runner's replay window, or from before a restart): the
+ * client reads its snapshot again. Carries no data of its own.
+ */
+export interface ResetEvent {
+  type: 'reset';
+}
 
 /**
  * What `GET /v1/events` sends, and how clients read it. Edge-safe (types and pure functions
  * only): the web dashboard bundles it.
  *
  * By default the stream is slim: a subscriber that stops reading must not make the runner hold
- * every body it would have sent (see `api/sse.ts`), and the dashboards need only the bodies of
+ * every body it would have sent (see `runner-core/api/sse.ts`), and the dashboards need only the bodies of
  * the run that is open, which they read with `GET /v1/runs/:id`. A slim event leaves out the
  * fields below (they are absent from the object, not null) and carries `slim: true`;
  * `GET /v1/events?bodies=1` sends whole events, without `slim`.
  */
 export const OMITTED_WHEN_SLIM = {
-  run: ['body', 'headers', 'output'],
-  step: ['output', 'request'],
+  run: ['body', 'headers', 'output', 'outputEncoded'],
+  step: ['output', 'outputEncoded', 'request'],
   attempt: ['requestHeaders', 'requestBody', 'responseHeaders', 'responseBody'],
 } as const;
 
@@ -60,15 +74,15 @@ export function isSlim(event: StreamEvent): event is SlimRunnerEvent {
 
 /**
  * A run from an event, whole: a slim run keeps the bodies of the copy the client already holds,
- * or gets empty ones (`body: ''`, `headers: {}`, `output: null`) until the run is read.
+ * or gets empty ones (`body: ''`, `headers: {}`, no output) until the run is read.
  */
 export function fillRun(known: Run | undefined, incoming: Run | SlimRun): Run {
-  return { body: '', headers: {}, output: null, ...known, ...incoming } as Run;
+  return { body: '', headers: {}, outputEncoded: null, ...known, ...incoming } as Run;
 }
 
-/** A step from an event, whole: a slim step keeps the known `output` and `request` (else null). */
+/** A step from an event, whole: a slim step keeps the known output and `request` (else none). */
 export function fillStep(known: Step | undefined, incoming: Step | SlimStep): Step {
-  return { output: null, request: null, ...known, ...incoming } as Step;
+  return { outputEncoded: null, request: null, ...known, ...incoming } as Step;
 }
 
 /** An attempt from an event, whole: a slim attempt keeps the known bodies and headers (else empty). */

@@ -1,0 +1,158 @@
+import { toMilliseconds, type Duration } from '../protocol/duration.js';
+import { parseJson } from '../protocol/validate.js';
+import type { Attempt, Run, RunPage, RunStatus } from './dto.js';
+import { ClientError } from './errors.js';
+import { followEvents, type EventsOptions } from './follow.js';
+import { DEFAULT_RUNNER_URL } from './runner-url.js';
+import { parseNotifyAnswer, parseRunAnswer, parseRunDetail, parseRunPage, parseSession, parseTriggerAnswer, type RunDetail } from './parse.js';
+
+export type { RunDetail } from './parse.js';
+export type { EventsOptions } from './follow.js';
+
+export { DEFAULT_RUNNER_URL } from './runner-url.js';
+
+export interface ClientOptions {
+  /** The runner's base URL; `''` for the page's own origin (the web dashboard). @default env WF_RUNNER_URL, else http://127.0.0.1:7766 */
+  runnerUrl?: string;
+  /** The bearer token, or a function read on every request (a page that signs in and out). @default env WF_TOKEN (or SERVICE_TOKEN) */
+  token?: string | (() => string | null | undefined);
+  /** A fetch to use instead of the global one (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+export interface TriggerOptions {
+  /** The workflow route's public URL. */
+  url: string;
+  /** The payload; a string is sent as is, anything else as JSON. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Retries of a failing step. @default 3 */
+  retries?: number;
+  /** Backoff base: milliseconds, or a string like "2s". @default 1000 */
+  retryDelay?: Duration;
+  /** Start later: seconds, or a string like "10m". */
+  delay?: Duration;
+  /** Repeated triggers with the same key start one run. */
+  idempotencyKey?: string;
+}
+
+function fromEnv(...names: string[]): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  for (const name of names) if (env[name]) return env[name];
+  return undefined;
+}
+
+/**
+ * The one client of the runner API, for Node, browsers and edge runtimes (fetch only): what apps,
+ * the CLI and both dashboards use. Every answer is checked against the contract (`parse.ts`);
+ * every failure is a `ClientError`.
+ * @example
+ * const client = new Client();
+ * const { workflowRunId } = await client.trigger({ url: "https://app.example/workflow", body: { text: "hi" } });
+ * await client.notify("order-42-paid", { amount: 10 });
+ */
+export class Client {
+  readonly runnerUrl: string;
+  private readonly token: () => string | null | undefined;
+  private readonly fetcher: typeof fetch;
+
+  constructor(options: ClientOptions = {}) {
+    this.runnerUrl = (options.runnerUrl ?? fromEnv('WF_RUNNER_URL') ?? DEFAULT_RUNNER_URL).replace(/\/+$/, '');
+    const token = options.token ?? fromEnv('WF_TOKEN', 'SERVICE_TOKEN');
+    this.token = typeof token === 'function' ? token : () => token;
+    this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  /** Starts a run of the workflow at `url` directly on the runner. */
+  async trigger(options: TriggerOptions): Promise<{ workflowRunId: string }> {
+    const body = options.body === undefined ? '' : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const start: Record<string, unknown> = { url: options.url, body, headers: options.headers ?? {} };
+    if (options.retries !== undefined) start.retries = options.retries;
+    if (options.retryDelay !== undefined) start.retryDelayMs = toMilliseconds(options.retryDelay, '`retryDelay`', 'milliseconds');
+    if (options.delay !== undefined) start.delayMs = toMilliseconds(options.delay, '`delay`');
+    if (options.idempotencyKey !== undefined) start.idempotencyKey = options.idempotencyKey;
+    return this.request('POST', '/v1/runs', parseTriggerAnswer, start);
+  }
+
+  /** One run with its steps and every attempt's log. */
+  get(runId: string): Promise<RunDetail> {
+    return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`, parseRunDetail);
+  }
+
+  /** Runs, newest first; pass `nextCursor` back as `cursor` for the next page. */
+  list(query: { status?: RunStatus; cursor?: string; limit?: number } = {}): Promise<RunPage> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(key, String(value));
+    return this.request('GET', `/v1/runs${params.size > 0 ? `?${params}` : ''}`, parseRunPage);
+  }
+
+  /** Cancels a run; answers it as it is now. */
+  cancel(runId: string): Promise<Run> {
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, parseRunAnswer);
+  }
+
+  /** Starts a new run with the same route, payload and headers; answers the new run. */
+  rerun(runId: string): Promise<Run> {
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/rerun`, parseRunAnswer);
+  }
+
+  /** Delivers `data` to every `waitForEvent(…, eventId)`; kept for a while if none waits yet. */
+  notify(eventId: string, data?: unknown): Promise<{ delivered: string[]; kept: boolean }> {
+    return this.request('POST', `/v1/events/${encodeURIComponent(eventId)}`, parseNotifyAnswer, { data });
+  }
+
+  /** Every drive attempt of a run: request and response headers and bodies, status, error. */
+  async logs(runId: string): Promise<Attempt[]> {
+    return (await this.get(runId)).attempts;
+  }
+
+  /** Whether reads need a token here (the runner's own rule; the web dashboard's login form asks). */
+  session(): Promise<{ needsToken: boolean }> {
+    return this.request('GET', '/v1/session', parseSession);
+  }
+
+  /**
+   * Follows `GET /v1/events` until `signal` aborts: reconnects with backoff when the stream ends
+   * or breaks, resuming after the last event it saw (`Last-Event-ID`), so nothing is missed or
+   * repeated; when the runner no longer holds what was missed, `onReset` says to read the
+   * snapshot again. Resolves when aborted; rejects with a `ClientError` when retrying cannot help
+   * (a 4xx such as 401), or when the first connection fails and `retryFirstConnection` is false.
+   * @example await client.events({ onEvent: (e) => console.log(e.type), signal });
+   */
+  events(options: EventsOptions): Promise<void> {
+    return followEvents(options, (path, init) => this.send('GET', path, init));
+  }
+
+  /** Sends a request with the token; a failed one (unreachable, non-2xx) is a `ClientError`. */
+  private async send(method: string, path: string, init: { body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...init.headers };
+    const token = this.token();
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await this.fetcher(this.runnerUrl + path, { method, headers, body: init.body, signal: init.signal });
+    } catch (error) {
+      throw new ClientError(0, 'UNREACHABLE', `Cannot reach the wfkit runner at ${this.runnerUrl || 'this origin'} (${method} ${path}): ${(error as Error).message}`, { cause: error });
+    }
+    if (response.ok) return response;
+    const text = await response.text().catch(() => '');
+    let code = `HTTP_${response.status}`;
+    let message = text.slice(0, 500);
+    try {
+      const error = (JSON.parse(text) as { error: { code: string; message: string } }).error;
+      if (typeof error.code === 'string' && typeof error.message === 'string') ({ code, message } = error);
+    } catch {}
+    throw new ClientError(response.status, code, `The runner answered ${method} ${path} with ${response.status}: ${message}`, { runnerMessage: message });
+  }
+
+  private async request<T>(method: string, path: string, parse: (u: unknown, where: string) => T, body?: unknown): Promise<T> {
+    const response = await this.send(method, path, body === undefined ? {} : { body: JSON.stringify(body) });
+    const where = `the answer to ${method} ${path}`;
+    try {
+      return parse(parseJson(await response.text(), where), where);
+    } catch (error) {
+      throw new ClientError(response.status, 'BAD_ANSWER', `The runner's answer broke the API contract: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { stringify } from 'devalue';
+import type { Run as RunDto, RunPage as RunPageDto, Step as StepDto } from '../../api/dto.js';
+import type { RunnerEvent as RunnerEventDto } from '../../api/events.js';
+import { decodeValue } from '../../protocol/values.js';
+import { publicStep } from '../call-credentials.js';
+import type { RunnerEvent } from '../events.js';
+import type { Run, RunPage, Step } from '../store/types.js';
+
+/**
+ * The API edge: the runner's records as the contract's DTOs (api/dto.ts). The one place that
+ * turns a stored value (devalue text) into the readable `output` beside the faithful
+ * `outputEncoded`, for every route and event that carries runs or steps.
+ */
+
+/**
+ * `{ output, outputEncoded }` for stored devalue text: `output` only when the value comes back
+ * from JSON exactly as it was. Checked by encoding the JSON round trip again and comparing texts,
+ * so anything JSON would change (a Date, Map, BigInt, undefined, -0, a shared reference) stays
+ * only in `outputEncoded`.
+ */
+export function outputFields(text: string | null): { output?: unknown; outputEncoded: string | null } {
+  if (text === null) return { outputEncoded: null };
+  try {
+    const value = decodeValue(text);
+    const json = JSON.stringify(value);
+    if (json !== undefined) {
+      const back: unknown = JSON.parse(json);
+      if (stringify(back) === text) return { output: back, outputEncoded: text };
+    }
+  } catch {} // unreadable or not JSON-representable (a BigInt throws in JSON.stringify): encoded only
+  return { outputEncoded: text };
+}
+
+export function runDto(run: Run): RunDto {
+  const { output, ...rest } = run;
+  return { ...rest, ...outputFields(output) };
+}
+
+/** A step as the API shows it: its call's sealed credentials dropped (`publicStep`), its value mapped. */
+export function stepDto(step: Step): StepDto {
+  const { output, ...rest } = publicStep(step);
+  return { ...rest, ...outputFields(output) };
+}
+
+export function runPageDto(page: RunPage): RunPageDto {
+  return { runs: page.runs.map(runDto), nextCursor: page.nextCursor };
+}
+
+export function eventDto(event: RunnerEvent): RunnerEventDto {
+  switch (event.type) {
+    case 'run':
+      return { type: 'run', run: runDto(event.run) };
+    case 'step':
+      return { type: 'step', step: stepDto(event.step) };
+    case 'attempt':
+      return event;
+  }
+}

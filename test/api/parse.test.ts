@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseAttempt, parseRun, parseRunDetail, parseStep, parseStreamEvent } from '../../api/parse.js';
+import { createSseParser, type SseMessage } from '../../api/sse-parser.js';
+import { slimEvent } from '../../api/events.js';
+import { makeAttempt, makeRun, makeStep } from '../tui/fixtures.js';
+
+/** The contract's parsers: they accept what the runner sends and name what is wrong otherwise. */
+
+describe('parsers of the API answers', () => {
+  it('accept the records as the runner sends them, whole and slim, and a reset', () => {
+    const run = { ...makeRun(1), output: { a: 1 }, outputEncoded: '[{"a":1},1]' };
+    expect(parseRun(JSON.parse(JSON.stringify(run)))).toEqual(run);
+    expect(parseStep(makeStep(1, 0))).toEqual(makeStep(1, 0));
+    expect(parseAttempt(makeAttempt(1, 1))).toEqual(makeAttempt(1, 1));
+    const slim = slimEvent({ type: 'run', run });
+    expect(parseStreamEvent(JSON.parse(JSON.stringify(slim)))).toEqual(slim);
+    expect(parseStreamEvent({ type: 'reset' })).toEqual({ type: 'reset' });
+  });
+
+  it('name the field, what was expected and what came, and where', () => {
+    expect(() => parseRun({ ...makeRun(1), status: 'done' })).toThrow(
+      'Expected `status` in the run to be one of queued, running, sleeping, waiting, completed, failed, cancelled, got the string "done".',
+    );
+    expect(() => parseRun({ ...makeRun(1), body: undefined })).toThrow('Expected `body` in the run to be a string, got undefined.');
+    expect(() => parseStep({ ...makeStep(1, 0), outputEncoded: 5 })).toThrow('Expected `outputEncoded` in the step to be a string, got number 5.');
+    expect(() => parseRunDetail({ run: makeRun(1), steps: [makeStep(1, 0), { ...makeStep(1, 1), kind: 'job' }], attempts: [] })).toThrow(
+      'Expected `kind` in `steps[1]` of the run detail to be one of run, sleep, wait, call, got "job".',
+    );
+    expect(() => parseStreamEvent({ type: 'step', step: null })).toThrow('Expected `step` of the event to be a JSON object, got null.');
+    expect(() => parseStreamEvent({ type: 'ping' })).toThrow('Expected `type` in the event to be one of run, step, attempt, reset, got the string "ping".');
+  });
+});
+
+describe('the SSE parser', () => {
+  it('reads events split anywhere across chunks, with CRLF, comments, ids and multi-line data', () => {
+    const seen: SseMessage[] = [];
+    const feed = createSseParser((message) => seen.push(message));
+    const text = ': connected\r\n\r\nid: 7\r\nevent: run\r\ndata: {"a":\r\ndata: 1}\r\n\r\nevent: reset\ndata: {}\n\n';
+    for (const char of text) feed(char);
+    expect(seen).toEqual([
+      { event: 'run', data: '{"a":\n1}', id: '7' },
+      { event: 'reset', data: '{}', id: undefined },
+    ]);
+  });
+});
