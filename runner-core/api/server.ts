@@ -3,7 +3,7 @@ import { WorkflowError } from '../../protocol/errors.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
 import { publicStep } from '../call-credentials.js';
-import { ApiError, OriginNotAllowedError } from '../errors.js';
+import { ApiError, OriginNotAllowedError, RunFinishedError, RunNotFoundError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
 import type { RunStatus } from '../store/types.js';
@@ -75,6 +75,8 @@ function runIdParam(params: string[]): string {
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof OriginNotAllowedError) return new ApiError(403, 'ORIGIN_NOT_ALLOWED', error.message);
+  if (error instanceof RunNotFoundError) return new ApiError(404, 'NOT_FOUND', error.message);
+  if (error instanceof RunFinishedError) return new ApiError(409, 'FINISHED', error.message);
   if (WorkflowError.is(error) && BAD_INPUT_CODES.has(error.code)) return new ApiError(400, 'BAD_REQUEST', error.message);
   console.error('[wfkit] API error:', error);
   return new ApiError(500, 'INTERNAL', 'The runner failed to handle this request; its log has the details.');
