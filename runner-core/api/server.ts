@@ -3,6 +3,7 @@ import { WorkflowError } from '../../protocol/errors.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
 import { publicStep } from '../call-credentials.js';
+import { describeError, type Logger } from '../logger.js';
 import { ApiError, OriginNotAllowedError, RunFinishedError, RunNotFoundError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
@@ -72,13 +73,13 @@ function runIdParam(params: string[]): string {
 }
 
 /** Any failure as the JSON error the client sees; only a failure of the runner itself is a 500. */
-function toApiError(error: unknown): ApiError {
+function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof OriginNotAllowedError) return new ApiError(403, 'ORIGIN_NOT_ALLOWED', error.message);
   if (error instanceof RunNotFoundError) return new ApiError(404, 'NOT_FOUND', error.message);
   if (error instanceof RunFinishedError) return new ApiError(409, 'FINISHED', error.message);
   if (WorkflowError.is(error) && BAD_INPUT_CODES.has(error.code)) return new ApiError(400, 'BAD_REQUEST', error.message);
-  console.error('[wfkit] API error:', error);
+  logger.error(`API error: ${describeError(error)}`);
   return new ApiError(500, 'INTERNAL', 'The runner failed to handle this request; its log has the details.');
 }
 
@@ -232,7 +233,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
       await route.handler(req, res, url, route.pattern.exec(url.pathname)!.slice(1));
     } catch (error) {
       if (res.headersSent) return void res.destroy();
-      const apiError = toApiError(error);
+      const apiError = toApiError(error, runner.logger);
       sendError(res, apiError);
     }
   };
@@ -240,7 +241,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
   const server = createServer(timeoutOptions(options), (req, res) => {
     // Last resort: nothing a request does may become an unhandled rejection (it would end the process).
     handle(req, res).catch((error: unknown) => {
-      console.error('[wfkit] API request failed outside its handler:', error);
+      runner.logger.error(`API request failed outside its handler: ${describeError(error)}`);
       res.destroy();
     });
   });
