@@ -4,7 +4,7 @@ import { CLAIMABLE } from './claimable.js';
 import { changeRow, ms } from './postgres-changes.js';
 import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
 import { migratePostgres } from './postgres-migrations.js';
-import { toRun, toStep, toAttempt, type AttemptRow, type RunRow, type StepRow } from './sqlite-rows.js';
+import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import {
   changeRunId, RUN_STATUSES,
   type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunQuery,
@@ -38,8 +38,6 @@ export interface PostgresStoreOptions {
   connectTimeoutSeconds?: number;
 }
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 500;
 
 /**
  * What `apply`'s first statement raises (postgres-migrations.ts) as the store's errors: WFL01, a
@@ -53,11 +51,6 @@ function storeError(error: unknown, owner: string | undefined): unknown {
   }
   if (e.code === 'WFL02' && typeof e.message === 'string') return new Error(e.message, { cause: error });
   return error;
-}
-
-function clampLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
-  return Math.min(MAX_LIMIT, Math.max(1, Math.trunc(limit)));
 }
 
 function checkSchemaName(schema: string): string {
@@ -127,16 +120,14 @@ export class PostgresStore implements Store {
 
   async listRuns(query: RunQuery): Promise<RunPage> {
     const sql = this.#sql;
-    const limit = clampLimit(query.limit);
+    const limit = pageLimit(query.limit);
     const { status, cursor } = query;
     const where =
       status !== undefined
         ? cursor !== undefined ? sql`WHERE status = ${status} AND id < ${cursor}` : sql`WHERE status = ${status}`
         : cursor !== undefined ? sql`WHERE id < ${cursor}` : sql``;
-    // One extra row tells whether another page exists without a COUNT.
     const rows = await sql<RunRow[]>`SELECT * FROM runs ${where} ORDER BY id DESC LIMIT ${limit + 1}`;
-    const runs = rows.slice(0, limit).map(toRun);
-    return { runs, nextCursor: rows.length > limit ? (runs.at(-1)?.id ?? null) : null };
+    return toRunPage(rows, limit);
   }
 
   async listSteps(runId: string): Promise<Step[]> {

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
 import { migrate } from './migrations.js';
-import { attemptParams, toAttempt, toJson, toRun, toStep, type AttemptRow, type RunRow, type StepRow } from './sqlite-rows.js';
+import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type Store, type StoreStats } from './types.js';
 
 export interface SqliteStoreOptions {
@@ -12,8 +12,6 @@ export interface SqliteStoreOptions {
   now?: () => number;
 }
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 500;
 const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
 
 // ---- run patches: one statement, each field guarded by a "set it" flag ----
@@ -122,11 +120,6 @@ function prepareStatements(db: Database.Database) {
 }
 
 type Statements = ReturnType<typeof prepareStatements>;
-
-function clampLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
-  return Math.min(MAX_LIMIT, Math.max(1, Math.trunc(limit)));
-}
 
 /** The default `Store`: one SQLite file (or `:memory:`), synchronous under async signatures. */
 export class SqliteStore implements Store {
@@ -269,15 +262,13 @@ export class SqliteStore implements Store {
   }
 
   async listRuns(query: RunQuery): Promise<RunPage> {
-    const limit = clampLimit(query.limit);
+    const limit = pageLimit(query.limit);
     const { status, cursor } = query;
     const s = this.#s;
     const statement =
       status !== undefined ? (cursor !== undefined ? s.listByStatusAfter : s.listByStatus) : cursor !== undefined ? s.listAfter : s.list;
-    // One extra row tells whether another page exists without a COUNT.
     const rows = statement.all({ limit: limit + 1, ...(status !== undefined && { status }), ...(cursor !== undefined && { cursor }) }) as RunRow[];
-    const runs = rows.slice(0, limit).map(toRun);
-    return { runs, nextCursor: rows.length > limit ? (runs.at(-1)?.id ?? null) : null };
+    return toRunPage(rows, limit);
   }
 
   async listSteps(runId: string): Promise<Step[]> {
