@@ -173,15 +173,6 @@ export class PostgresStore implements Store {
     return rows.map(toRun).sort((a, b) => (a.nextAt ?? 0) - (b.nextAt ?? 0) || (a.id < b.id ? -1 : 1));
   }
 
-  async claim(runId: string, { now, owner, leaseMs }: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined> {
-    const sql = this.#sql;
-    const [row] = await sql<RunRow[]>`UPDATE runs SET lease_owner = ${owner}, lease_until = ${this.#leaseEnd(now, leaseMs)}
-      WHERE id = ${runId} AND ${sql.unsafe(CLAIMABLE)}
-        AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)} OR lease_owner = ${owner})
-      RETURNING *`;
-    return row ? toRun(row) : undefined;
-  }
-
   async release(runId: string, owner: string): Promise<void> {
     await this.#sql`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${owner}`;
   }

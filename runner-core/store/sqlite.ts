@@ -7,11 +7,6 @@ import { migrate } from './migrations.js';
 import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type Store, type StoreStats } from './types.js';
 
-export interface SqliteStoreOptions {
-  /** Clock, for callers that want one place to inject time. Every method also takes explicit times. @default Date.now */
-  now?: () => number;
-}
-
 const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
 
 // ---- run patches: one statement, each field guarded by a "set it" flag ----
@@ -105,8 +100,6 @@ function prepareStatements(db: Database.Database) {
     due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
       AND (lease_until IS NULL OR lease_until < @now) ORDER BY next_at LIMIT @limit`),
     lease: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
-    claimOne: db.prepare(`UPDATE runs SET lease_owner = @owner, lease_until = @until
-      WHERE id = @id AND ${CLAIMABLE} AND (lease_until IS NULL OR lease_until < @now OR lease_owner = @owner) RETURNING *`),
     release: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     renew: db.prepare('UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
     // A leased run is not due before its lease runs out, whatever its next_at says.
@@ -132,8 +125,8 @@ export class SqliteStore implements Store {
   readonly #deliverTx: (input: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => string[];
   readonly #takeEventTx: (eventId: string, now: number) => string | undefined;
 
-  constructor(path: string, options: SqliteStoreOptions = {}) {
-    void options; // accepted for symmetry with other stores; all times arrive as arguments
+  // No clock option: every method takes its times as arguments.
+  constructor(path: string) {
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     this.#db = db;
@@ -287,12 +280,6 @@ export class SqliteStore implements Store {
     return this.#claimDueTx(options);
   }
 
-  async claim(runId: string, { now, owner, leaseMs }: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined> {
-    // A single UPDATE … RETURNING is atomic on its own: it takes the write lock before it reads.
-    const row = this.#s.claimOne.get({ id: runId, now, owner, until: now + leaseMs }) as RunRow | undefined;
-    return row ? toRun(row) : undefined;
-  }
-
   async release(runId: string, owner: string): Promise<void> {
     this.#s.release.run(runId, owner);
   }
@@ -340,6 +327,6 @@ export class SqliteStore implements Store {
  * const store = openSqliteStore('.wf/dev.db');
  * const { run } = await store.createRun({ id, url, body: '{}', headers: {}, retries: 3, retryDelayMs: 1000, now: Date.now() });
  */
-export function openSqliteStore(path: string, options?: SqliteStoreOptions): SqliteStore {
-  return new SqliteStore(path, options);
+export function openSqliteStore(path: string): SqliteStore {
+  return new SqliteStore(path);
 }

@@ -18,7 +18,7 @@ export interface NewRun {
   now: number;
   /** First drive this much after `now`. @default 0 */
   delayMs?: number;
-  /** Insert the run already `running` and leased, for a runner that drives it at once (saves a claim). */
+  /** Insert the run already `running` and leased, for a runner that drives it at once (saves a `claimDue`). */
   lease?: { owner: string; until: number };
 }
 
@@ -150,8 +150,6 @@ export interface LeaseStore {
    * Two claimers never get the same run.
    */
   claimDue(options: ClaimOptions): Promise<Run[]>;
-  /** Leases one given run (a run just started is driven at once, without waiting for a poll). */
-  claim(runId: string, options: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined>;
   /** Gives a lease back (the run is driven again once due). */
   release(runId: string, owner: string): Promise<void>;
   /** Extends the leases `owner` holds on these runs. */
