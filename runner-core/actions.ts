@@ -106,7 +106,8 @@ export class RunnerActions {
     // Kept data is wrapped, so an `undefined` comes back undefined, as when delivered at once.
     const kept = JSON.stringify({ data });
     const delivered = await store.deliverEvent({ eventId, data: kept, output: output ?? '', now, keepUntil: now + eventKeepMs });
-    for (const runId of delivered) {
+    // Read back only for listeners: a notify nobody watches costs its one transaction.
+    for (const runId of events.size > 0 ? delivered : []) {
       const run = await store.getRun(runId);
       if (run) events.emit({ type: 'run', run });
       for (const step of await store.listSteps(runId)) if (step.eventId === eventId && step.finishedAt === now) events.emit({ type: 'step', step });

@@ -81,7 +81,8 @@ export class Runner {
     this.events = new EventBus(this.logger);
     this.tokens = new TokenSet(options.tokens);
     if (this.tokens.size === 0) throw new Error('The runner needs at least one token (WF_TOKEN) to sign drive requests with.');
-    this.queue = new CommitQueue(options.store);
+    // Records are read back (in the commit's transaction) only when someone listens.
+    this.queue = new CommitQueue(options.store, () => this.events.size > 0);
     const now = options.now ?? Date.now;
     const leaseMs = options.leaseMs ?? 15_000;
     this.ownsDispatcher = !options.dispatcher;
@@ -89,8 +90,7 @@ export class Runner {
     this.dispatcher = options.dispatcher ?? createAgent(options.dispatch);
     const credentials = new CallCredentials(this.tokens.signing, options.redactHeaders);
     const commit: Commit = async (changes, owner) => {
-      await this.queue.push(changes, owner);
-      if (this.events.size > 0) await announce(this.store, this.events, changes);
+      announce(this.events, await this.queue.push(changes, owner));
     };
     let driver: Driver | undefined;
     this.scheduler = new Scheduler({

@@ -1,4 +1,5 @@
 import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
+import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
 import { changeRow, ms } from './postgres-changes.js';
@@ -143,8 +144,8 @@ export class PostgresStore implements Store {
    * (postgres-functions.ts) locks the touched runs in id order, checks the fence under those locks
    * and applies the changes in order. A lost lease raises before anything is written.
    */
-  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<void> {
-    if (changes.length === 0) return;
+  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
+    if (changes.length === 0) return appliedAttempts(changes);
     const { owner } = options;
     // Sent as text and cast: a parameter typed jsonb would be JSON-encoded a second time.
     const rows = JSON.stringify(changes.map(changeRow));
@@ -153,6 +154,29 @@ export class PostgresStore implements Store {
     } catch (error) {
       throw storeError(error, owner);
     }
+    if (!options.returning) return appliedAttempts(changes);
+    return this.#readApplied(touchedBy(changes));
+  }
+
+  /**
+   * What an apply touched, read right after it (every write is one statement calling wfkit_apply,
+   * so no transaction waits on this client): two queries, whatever the number of runs.
+   */
+  async #readApplied(touched: Touched): Promise<Applied> {
+    const sql = this.#sql;
+    const runIds = [...touched.runs];
+    const stepRunIds = [...touched.steps.keys()];
+    const [runs, steps] = await Promise.all([
+      runIds.length === 0 ? [] : sql<RunRow[]>`SELECT * FROM runs WHERE id = ANY(${runIds}::text[])`,
+      stepRunIds.length === 0 ? [] : sql<StepRow[]>`SELECT * FROM steps WHERE run_id = ANY(${stepRunIds}::text[]) ORDER BY run_id, idx`,
+    ]);
+    const byId = new Map(runs.map((row) => [row.id, toRun(row)]));
+    const stepsOf = new Map<string, Step[]>();
+    for (const row of steps) {
+      const list = stepsOf.get(row.run_id) ?? [];
+      stepsOf.set(row.run_id, [...list, toStep(row)]);
+    }
+    return readApplied(touched, (id) => byId.get(id), (runId) => stepsOf.get(runId) ?? []);
   }
 
   async claimDue({ now, limit, owner, leaseMs }: ClaimOptions): Promise<Run[]> {

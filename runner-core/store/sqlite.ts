@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
 import { migrate } from './migrations.js';
+import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
 import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type Store, type StoreStats } from './types.js';
 
@@ -119,7 +120,7 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #s: Statements;
   readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
-  readonly #applyTx: (changes: readonly Change[], owner: string | undefined) => void;
+  readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
   readonly #claimDueTx: (options: ClaimOptions) => Run[];
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
   readonly #deliverTx: (input: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => string[];
@@ -142,7 +143,7 @@ export class SqliteStore implements Store {
     // cannot interleave with another connection's write and then fail with SQLITE_BUSY.
     const create = db.transaction((input: NewRun) => this.#create(input));
     this.#createTx = (input) => create.immediate(input);
-    const apply = db.transaction((changes: readonly Change[], owner: string | undefined) => {
+    const apply = db.transaction((changes: readonly Change[], owner: string | undefined, returning: boolean): Applied => {
       // Fencing, inside the write transaction: one indexed read per touched run.
       if (owner !== undefined) {
         for (const runId of new Set(changes.map(changeRunId))) {
@@ -152,8 +153,15 @@ export class SqliteStore implements Store {
         }
       }
       for (const change of changes) this.#applyOne(change);
+      // Read back in the same transaction: what listeners are told is exactly what was committed.
+      if (!returning) return appliedAttempts(changes);
+      const getRun = (id: string): Run | undefined => {
+        const row = s.runById.get(id) as RunRow | undefined;
+        return row ? toRun(row) : undefined;
+      };
+      return readApplied(touchedBy(changes), getRun, (runId) => (s.steps.all(runId) as StepRow[]).map(toStep));
     });
-    this.#applyTx = (changes, owner) => apply.immediate(changes, owner);
+    this.#applyTx = (changes, owner, returning) => apply.immediate(changes, owner, returning);
     const claimDue = db.transaction(({ now, limit, owner, leaseMs }: ClaimOptions) => {
       // LIMIT with a negative value means "no limit" in SQLite; never let that through.
       const rows = s.due.all({ now, limit: Math.max(0, Math.trunc(limit)) }) as RunRow[];
@@ -272,8 +280,9 @@ export class SqliteStore implements Store {
     return (this.#s.attempts.all(runId) as AttemptRow[]).map(toAttempt);
   }
 
-  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<void> {
-    if (changes.length > 0) this.#applyTx(changes, options.owner);
+  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
+    if (changes.length === 0) return appliedAttempts(changes);
+    return this.#applyTx(changes, options.owner, options.returning ?? false);
   }
 
   async claimDue(options: ClaimOptions): Promise<Run[]> {

@@ -6,6 +6,8 @@ import type { CallRequest, StepKind } from '../../protocol/messages.js';
 export { FINISHED_RUN_STATUSES, RUN_STATUSES } from '../../api/dto.js';
 export type { Attempt, FailureCallState, Run, RunPage, RunStatus, Step, StepStatus } from '../../api/dto.js';
 import type { Attempt, Run, RunPage, RunStatus, Step } from '../../api/dto.js';
+import type { Applied } from './applied.js';
+export type { Applied } from './applied.js';
 
 export interface NewRun {
   id: string;
@@ -94,6 +96,11 @@ export interface ApplyOptions {
    * is still its holder's, and committing then is safe (whoever claims next reads those results).
    */
   owner?: string;
+  /**
+   * Read back the runs and steps the changes touched and return them (`Applied`): inside the
+   * transaction on SQLite, right after it on PostgreSQL. The runner asks only when someone listens.
+   */
+  returning?: boolean;
 }
 
 /** Counts for monitoring (`GET /metrics`). */
@@ -170,7 +177,10 @@ export interface LeaseStore {
  * Invariant: a step that has `succeeded` is never changed again.
  */
 export interface Store extends RunStore, StepStore, AttemptStore, EventStore, LeaseStore {
-  /** Applies changes in one transaction, in order; with `owner`, fenced (see `ApplyOptions`). */
-  apply(changes: readonly Change[], options?: ApplyOptions): Promise<void>;
+  /**
+   * Applies changes in one transaction, in order; with `owner`, fenced (see `ApplyOptions`).
+   * Returns what it wrote: the attempts, and with `returning` the touched runs and steps.
+   */
+  apply(changes: readonly Change[], options?: ApplyOptions): Promise<Applied>;
   close(): Promise<void>;
 }

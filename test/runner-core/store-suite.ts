@@ -97,6 +97,44 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
       });
     });
 
+    describe('apply: what it returns', () => {
+      beforeEach(async () => {
+        await store.createRun(newRun(1));
+        await store.createRun(newRun(2));
+      });
+
+      it('returns the runs and steps it touched, as committed, with returning; the attempts always', async () => {
+        const applied = await store.apply([
+          started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, '"x"', T0 + 12), started(runId(1), 1, T0 + 13),
+          started(runId(2), 0, T0 + 12),
+          { type: 'attempt', attempt: attempt(runId(1), 1) },
+          { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 14 },
+        ], { returning: true });
+        expect(applied.attempts).toEqual([attempt(runId(1), 1)]);
+        expect(applied.runs).toEqual([await store.getRun(runId(1))]);
+        expect(applied.runs[0]).toMatchObject({ status: 'running', stepsDone: 1, updatedAt: T0 + 14 });
+        expect(applied.steps).toEqual([...(await store.listSteps(runId(1))), ...(await store.listSteps(runId(2)))]);
+        expect(applied.steps.map((step) => [step.runId, step.index, step.status])).toEqual([
+          [runId(1), 0, 'succeeded'], [runId(1), 1, 'running'], [runId(2), 0, 'running'],
+        ]);
+      });
+
+      it('returns only the steps a change named, or all of a run whose steps were closed', async () => {
+        await store.apply([started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, null, T0 + 11), started(runId(1), 1, T0 + 12)]);
+        const one = await store.apply([succeeded(runId(1), 1, null, T0 + 13)], { returning: true });
+        expect(one.steps.map((step) => step.index)).toEqual([1]);
+        expect(one.runs).toEqual([]);
+        await store.apply([started(runId(1), 2, T0 + 14)]);
+        const closed = await store.apply([{ type: 'steps-closed', runId: runId(1), status: 'cancelled', at: T0 + 15 }], { returning: true });
+        expect(closed.steps.map((step) => [step.index, step.status])).toEqual([[0, 'succeeded'], [1, 'succeeded'], [2, 'cancelled']]);
+      });
+
+      it('reads nothing back without returning', async () => {
+        const applied = await store.apply([started(runId(1), 0, T0 + 10), { type: 'attempt', attempt: attempt(runId(1), 1) }, { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 11 }]);
+        expect(applied).toEqual({ runs: [], steps: [], attempts: [attempt(runId(1), 1)] });
+      });
+    });
+
     describe('apply: steps', () => {
       beforeEach(async () => {
         await store.createRun(newRun(1));
