@@ -5,55 +5,18 @@ import { RunnerActions } from './actions.js';
 import { announce } from './announce.js';
 import { CallCredentials } from './call-credentials.js';
 import { CommitQueue } from './commit-queue.js';
-import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS, type DispatchOptions } from './dispatch.js';
+import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS } from './dispatch.js';
 import { Driver, type Commit } from './driver.js';
 import { EventBus } from './events.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { LOOPBACK_ORIGINS, parseOriginPatterns } from './origins.js';
+import type { RunnerOptions } from './runner-options.js';
 import { Scheduler } from './scheduler.js';
 import type { Run, Store } from './store/types.js';
 import { TokenSet } from './tokens.js';
-import { unreachablePolicy, type UnreachablePolicy } from './unreachable.js';
+import { unreachablePolicy } from './unreachable.js';
 
-export interface RunnerOptions {
-  store: Store;
-  /** Tokens apps authenticate with; drive requests are signed with each (rotation). */
-  tokens: readonly string[];
-  /** Drive requests in flight at once. @default 256 */
-  concurrency?: number;
-  /** How long a claimed run stays ours without renewal. @default 15000 */
-  leaseMs?: number;
-  /** Longest wait between two looks for due work (timers cover the rest). @default 1000 */
-  pollMs?: number;
-  dispatch?: DispatchOptions;
-  /** How long a notify that no wait received is kept for a wait registered later. @default 10 minutes */
-  eventKeepMs?: number;
-  /** This runner is the store's only user (SQLite): take over leftover leases on start. @default false */
-  exclusive?: boolean;
-  /**
-   * Header names redacted before anything is stored or shown, besides the built-in
-   * `CREDENTIAL_HEADERS` (case does not matter). A `context.call`'s real values are sealed.
-   */
-  redactHeaders?: readonly string[];
-  /**
-   * How long and how often an app that does not answer is tried again, apart from any step's
-   * retries: base 1 s, capped at 30 s between tries, for 24 h before the run fails.
-   */
-  unreachable?: Partial<UnreachablePolicy>;
-  /**
-   * Origins the runner may send drive requests to (`https://app.example.com`, `https://*.example.com`,
-   * `http://127.0.0.1:*`); a start for any other origin is refused with `OriginNotAllowedError`.
-   * @default loopback only: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`
-   */
-  allowedOrigins?: readonly string[];
-  /** For tests: route requests through another undici dispatcher. */
-  dispatcher?: Dispatcher;
-  inlineStepsLimitBytes?: number;
-  logBodyLimitBytes?: number;
-  now?: () => number;
-  /** Where the runner reports failed drives, lost leases, failed polls and commits. @default console */
-  logger?: Logger;
-}
+export type { RunnerOptions } from './runner-options.js';
 
 /**
  * Drives runs: claims due work (`Scheduler`), sends drive requests and commits each streamed step
@@ -71,7 +34,6 @@ export class Runner {
   private readonly scheduler: Scheduler;
   private readonly actions: RunnerActions;
   private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
   private readonly exclusive: boolean;
   private stopping: Promise<void> | undefined;
 
@@ -85,9 +47,8 @@ export class Runner {
     this.queue = new CommitQueue(options.store, () => this.events.size > 0);
     const now = options.now ?? Date.now;
     const leaseMs = options.leaseMs ?? 15_000;
-    this.ownsDispatcher = !options.dispatcher;
     this.exclusive = options.exclusive ?? false;
-    this.dispatcher = options.dispatcher ?? createAgent(options.dispatch);
+    this.dispatcher = createAgent(options.dispatch);
     const credentials = new CallCredentials(this.tokens.signing, options.redactHeaders);
     const commit: Commit = async (changes, owner) => {
       announce(this.events, await this.queue.push(changes, owner));
@@ -155,7 +116,7 @@ export class Runner {
   private async shutdown(graceMs: number): Promise<void> {
     await this.scheduler.stop(graceMs);
     await this.queue.drain();
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    await this.dispatcher.close();
   }
 
   /** Looks for due work now (coalesced), then sleeps until the next due time or `pollMs`. */
