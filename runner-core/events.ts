@@ -1,4 +1,5 @@
 import { publicStep } from './call-credentials.js';
+import { consoleLogger, describeError, type Logger } from './logger.js';
 import type { Attempt, Run, Step } from './store/types.js';
 
 /** What dashboards and `wf logs` follow: every change, after it is committed. */
@@ -14,6 +15,10 @@ export type RunnerEventListener = (event: RunnerEvent, id: number) => void;
 export class EventBus {
   private readonly listeners = new Set<RunnerEventListener>();
   private lastId = 0;
+  private readonly logger: Logger;
+  constructor(logger: Logger = consoleLogger) {
+    this.logger = logger;
+  }
   subscribe(listener: RunnerEventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -29,7 +34,7 @@ export class EventBus {
       try {
         listener(event, id);
       } catch (error) {
-        console.error('[wfkit] event listener failed:', error);
+        this.logger.error(`event listener failed: ${describeError(error)}`);
       }
     }
   }
