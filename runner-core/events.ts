@@ -28,7 +28,12 @@ export class EventBus {
   }
   emit(emitted: RunnerEvent): void {
     // Events leave the runner (SSE, dashboards): a call's sealed credentials never go with them.
-    const event: RunnerEvent = emitted.type === 'step' ? { type: 'step', step: publicStep(emitted.step) } : emitted;
+    // Most steps have none (publicStep returns the same object): then the event itself goes out, no copy.
+    let event = emitted;
+    if (emitted.type === 'step') {
+      const step = publicStep(emitted.step);
+      if (step !== emitted.step) event = { type: 'step', step };
+    }
     const id = ++this.lastId;
     for (const listener of this.listeners) {
       try {
