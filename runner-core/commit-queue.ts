@@ -1,10 +1,11 @@
-import type { Change, Store } from './store/types.js';
+import { appliedAttempts, appliedBy } from './store/applied.js';
+import type { Applied, Change, Store } from './store/types.js';
 
 interface Pending {
   changes: readonly Change[];
   /** The runner whose lease fences these changes; undefined for API actions (cancel). */
   owner: string | undefined;
-  resolve: () => void;
+  resolve: (applied: Applied) => void;
   reject: (error: unknown) => void;
 }
 
@@ -20,14 +21,16 @@ export class CommitQueue {
   private pending: Pending[] = [];
   private flushing: Promise<void> | undefined;
   private readonly store: Store;
+  private readonly returning: () => boolean;
 
-  constructor(store: Store) {
+  constructor(store: Store, returning: () => boolean = () => false) {
     this.store = store;
+    this.returning = returning;
   }
 
-  push(changes: readonly Change[], owner?: string): Promise<void> {
-    if (changes.length === 0) return this.flushing ?? Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
+  push(changes: readonly Change[], owner?: string): Promise<Applied> {
+    if (changes.length === 0) return (this.flushing ?? Promise.resolve()).then(() => appliedAttempts(changes));
+    return new Promise<Applied>((resolve, reject) => {
       this.pending.push({ changes, owner, resolve, reject });
       if (!this.flushing) this.flushing = this.flushSoon();
     });
@@ -50,15 +53,17 @@ export class CommitQueue {
 
   private async commit(group: Pending[]): Promise<void> {
     const owner = group[0]?.owner;
-    const options = owner === undefined ? {} : { owner };
+    const returning = this.returning();
+    const options = { ...(owner !== undefined && { owner }), ...(returning && { returning }) };
+    const share = (applied: Applied, changes: readonly Change[]): Applied => (returning ? appliedBy(applied, changes) : appliedAttempts(changes));
     try {
-      await this.store.apply(group.flatMap((p) => p.changes), options);
-      for (const p of group) p.resolve();
+      const applied = await this.store.apply(group.flatMap((p) => p.changes), options);
+      for (const p of group) p.resolve(share(applied, p.changes));
     } catch (error) {
       if (group.length === 1) group[0]!.reject(error);
       // One bad change (or one run whose lease was lost) must not fail the other runs' changes
       // that shared its transaction.
-      else for (const p of group) await this.store.apply(p.changes, options).then(p.resolve, p.reject);
+      else for (const p of group) await this.store.apply(p.changes, options).then((applied) => p.resolve(share(applied, p.changes)), p.reject);
     }
   }
 }

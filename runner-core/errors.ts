@@ -81,3 +81,19 @@ export class RunFinishedError extends Error {
     this.status = status;
   }
 }
+
+/** `createRunner` could not open its database (`database` is shown with its password redacted). */
+export class DatabaseOpenError extends Error {
+  override name = 'DatabaseOpenError';
+  readonly database: string;
+  constructor(database: string, options?: ErrorOptions) {
+    const detail = options?.cause instanceof Error ? options.cause.message : String(options?.cause ?? 'unknown error');
+    super(`Cannot open the database ${database}: ${detail}`, options);
+    this.database = database;
+  }
+}
+
+/** `createRunner`'s options do not make a runner (no token, a malformed origin pattern, …). */
+export class RunnerConfigError extends Error {
+  override name = 'RunnerConfigError';
+}

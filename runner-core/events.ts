@@ -1,4 +1,5 @@
 import { publicStep } from './call-credentials.js';
+import { consoleLogger, describeError, type Logger } from './logger.js';
 import type { Attempt, Run, Step } from './store/types.js';
 
 /**
@@ -17,6 +18,10 @@ export type RunnerEventListener = (event: RunnerEvent, id: number) => void;
 export class EventBus {
   private readonly listeners = new Set<RunnerEventListener>();
   private lastId = 0;
+  private readonly logger: Logger;
+  constructor(logger: Logger = consoleLogger) {
+    this.logger = logger;
+  }
   subscribe(listener: RunnerEventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -26,13 +31,18 @@ export class EventBus {
   }
   emit(emitted: RunnerEvent): void {
     // Events leave the runner (SSE, dashboards): a call's sealed credentials never go with them.
-    const event: RunnerEvent = emitted.type === 'step' ? { type: 'step', step: publicStep(emitted.step) } : emitted;
+    // Most steps have none (publicStep returns the same object): then the event itself goes out, no copy.
+    let event = emitted;
+    if (emitted.type === 'step') {
+      const step = publicStep(emitted.step);
+      if (step !== emitted.step) event = { type: 'step', step };
+    }
     const id = ++this.lastId;
     for (const listener of this.listeners) {
       try {
         listener(event, id);
       } catch (error) {
-        console.error('[wfkit] event listener failed:', error);
+        this.logger.error(`event listener failed: ${describeError(error)}`);
       }
     }
   }

@@ -1,5 +1,7 @@
 export { Runner, type RunnerOptions } from './runner.js';
 export { createApiApp, type ApiAppOptions, type ApiEnv } from './api/app.js';
+export { createRunner, type CreateRunnerOptions, type CreatedRunner } from './create-runner.js';
+export { consoleLogger, type Logger, type LogFields } from './logger.js';
 export { createApiServer, type ApiOptions } from './api/server.js';
 export { isLoopbackHost } from './api/http-io.js';
 export { EventBus, type RunnerEvent, type RunnerEventListener } from './events.js';
@@ -7,7 +9,7 @@ export { OMITTED_WHEN_SLIM, eventRunId, fillAttempt, fillRun, fillStep, isSlim, 
 export { SSE_MAX_BUFFERED_BYTES, SSE_MAX_SUBSCRIBERS } from './api/sse.js';
 export { newRunId, RUN_ID_PATTERN } from './ids.js';
 export { nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
-export { EndpointError, EndpointTimeoutError, ApiError, OriginNotAllowedError } from './errors.js';
+export { EndpointError, EndpointTimeoutError, ApiError, OriginNotAllowedError, RunNotFoundError, RunFinishedError, DatabaseOpenError, RunnerConfigError } from './errors.js';
 export { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, type OriginPattern } from './origins.js';
 export { DEFAULT_UNREACHABLE_POLICY, type UnreachablePolicy } from './unreachable.js';
 export * from './store/index.js';

@@ -1,5 +1,5 @@
 import type { Runner } from './runner.js';
-import { RUN_STATUSES, type ApplyOptions, type Change, type Store } from './store/types.js';
+import { RUN_STATUSES, type Applied, type ApplyOptions, type Change, type Store } from './store/types.js';
 
 /*
  * Prometheus text exposition, written here rather than with prom-client: four metric families do
@@ -48,11 +48,12 @@ export class Histogram {
  * result (or failure) is committed. Everything else goes straight to `store`.
  */
 export function instrumentStore(store: Store, stepDuration: Histogram): Store {
-  const apply = async (changes: readonly Change[], options?: ApplyOptions): Promise<void> => {
-    await store.apply(changes, options);
+  const apply = async (changes: readonly Change[], options?: ApplyOptions): Promise<Applied> => {
+    const applied = await store.apply(changes, options);
     for (const change of changes) {
       if (change.type === 'step-succeeded' || change.type === 'step-failed') stepDuration.observe(change.durationMs / 1000);
     }
+    return applied;
   };
   return new Proxy(store, {
     get(target, key) {

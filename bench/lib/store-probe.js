@@ -2,7 +2,7 @@
 // and reports every run that reaches a finished status the moment that change is committed.
 
 // claimDue writes (leases) only when it finds due runs: counted as `claimDue(claimed)` then.
-const WRITES = new Set(['createRun', 'apply', 'claim', 'claimDue(claimed)', 'release', 'renew', 'releaseAll']);
+const WRITES = new Set(['createRun', 'apply', 'claimDue(claimed)', 'release', 'renew', 'releaseAll']);
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
 const kindOf = (change) => (change.type === 'run' && change.patch.status ? `run:${change.patch.status}` : change.type);
@@ -42,10 +42,11 @@ export function probeStore(store, onFinished = () => {}, onCall = () => {}, { ti
           });
         }
         if (key !== 'apply') return result;
-        return result.then(() => {
+        return result.then((applied) => {
           for (const change of args[0]) {
             if (change.type === 'run' && FINISHED.has(change.patch.status)) onFinished(change.runId, change.patch.status);
           }
+          return applied; // what the apply wrote: the runner tells its listeners from it
         });
       };
     },

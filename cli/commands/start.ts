@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { join } from 'node:path';
 import type { CliIO } from '../lib/io.js';
-import { createLogger, routeConsole, type LogFormat } from '../lib/logger.js';
+import { createLogger, type LogFormat } from '../lib/logger.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt } from '../lib/parse.js';
 import { startProductionRunner } from '../lib/production-runner.js';
 import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js';
@@ -30,7 +30,6 @@ export function makeStartCommand(io: CliIO): Command {
   return addRunnerFlags(command, 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
     .action(async (options: StartOptions) => {
       const log = createLogger(options.logFormat, io);
-      const restoreConsole = options.logFormat === 'json' ? routeConsole(log) : () => {};
       // Listen for SIGTERM/SIGINT before starting, so a stop during startup still shuts down cleanly.
       const interrupted = io.interrupted();
       const named = namedTokensFromEnv(io.env);
@@ -48,6 +47,8 @@ export function makeStartCommand(io: CliIO): Command {
         allowedOrigins: [...options.allowOrigin, ...allowedOriginsFromEnv(io.env)],
         unreachableHorizonMs: options.unreachableHorizon,
         driveTimeoutMs: options.driveTimeout,
+        // The runner's own lines (a failed drive, a lost lease) in this log's format.
+        logger: log,
       });
       const { runner } = started;
       log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/` });
@@ -55,6 +56,5 @@ export function makeStartCommand(io: CliIO): Command {
       log.info('stopping: no new connections, in-flight drives finish or are released', { inFlight: runner.drivesInFlight, graceMs: options.graceMs });
       await started.close(options.graceMs);
       log.info('stopped');
-      restoreConsole();
     });
 }

@@ -1,14 +1,9 @@
-import { format } from 'node:util';
+import type { LogFields, Logger } from '../../runner-core/logger.js';
 import type { CliIO } from './io.js';
 
 export type LogFormat = 'text' | 'json';
-export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
-export interface Logger {
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
-}
+export type { LogFields, Logger };
 
 /**
  * `wf start`'s log: `text` lines for people (`wf start: listening on … (store=postgres, …)`), or
@@ -38,18 +33,4 @@ function textFields(fields: LogFields): string {
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `${key}=${String(value)}`);
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
-}
-
-/**
- * Sends what the runner prints through `console` (a failed drive, a lost lease, a failed poll) to
- * `log`, so a `--log-format json` log has only JSON lines. Returns the function that undoes it.
- */
-export function routeConsole(log: Logger): () => void {
-  const saved = { log: console.log, info: console.info, warn: console.warn, error: console.error };
-  const to = (level: keyof Logger) => (...args: unknown[]): void => log[level](format(...args).replace(/^\[wfkit\] /, ''));
-  console.log = to('info');
-  console.info = to('info');
-  console.warn = to('warn');
-  console.error = to('error');
-  return () => Object.assign(console, saved);
 }

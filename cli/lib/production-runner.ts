@@ -1,12 +1,13 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import { createApiServer } from '../../runner-core/api/server.js';
 import { isLoopbackHost } from '../../runner-core/api/http-io.js';
-import { Histogram, instrumentStore, renderMetrics } from '../../runner-core/metrics.js';
-import { Runner } from '../../runner-core/runner.js';
-import { openStore, parseDatabaseUrl, redactDatabaseUrl, type DatabaseLocation } from '../../runner-core/store/index.js';
+import { createRunner } from '../../runner-core/create-runner.js';
+import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
+import type { Logger } from '../../runner-core/logger.js';
+import type { Runner } from '../../runner-core/runner.js';
+import { parseDatabaseUrl, type DatabaseLocation } from '../../runner-core/store/index.js';
 import { CliError } from '../errors.js';
-import { listen, serverUrl } from './listen.js';
+import { listenError } from './listen.js';
 import { assertStrongTokens } from './token-strength.js';
 
 export interface ProductionRunnerOptions {
@@ -36,6 +37,8 @@ export interface ProductionRunnerOptions {
   unreachableHorizonMs?: number;
   /** How long the runner waits for a drive response's headers. @default 30 s */
   driveTimeoutMs?: number;
+  /** Where the runner logs failed drives, lost leases, failed polls. @default console */
+  logger?: Logger;
 }
 
 export interface ProductionRunner {
@@ -52,8 +55,9 @@ export interface ProductionRunner {
 }
 
 /**
- * `wf start`: opens the store (SQLite or PostgreSQL), runs the runner and serves its API, the web
- * dashboard and `/metrics`. On SQLite this runner is the file's only user (`exclusive`: it takes a
+ * `wf start`: the CLI's checks (token strength off loopback, origins given, the database value)
+ * over runner-core's `createRunner`, which opens the store (SQLite or PostgreSQL), runs the runner
+ * and serves its API, the web dashboard and `/metrics`. On SQLite this runner is the file's only user (`exclusive`: it takes a
  * killed predecessor's runs back at once); on PostgreSQL it is one of several, and leases end only
  * by expiry.
  */
@@ -82,51 +86,38 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     throw new CliError(2, 'DATABASE', (error as Error).message, { cause: error });
   }
   const target = location.kind === 'sqlite' && location.path !== ':memory:' ? resolve(options.cwd, location.path) : options.database;
-  const database = location.kind === 'sqlite' ? target : redactDatabaseUrl(options.database);
-  const stepDuration = new Histogram();
-  const opened = await openStore(target).catch((error: unknown) => {
-    throw new CliError(1, 'DATABASE', `Cannot open the database ${database}: ${(error as Error).message}`, { cause: error });
-  });
-  const store = instrumentStore(opened, stepDuration);
-  let runner: Runner;
-  try {
-    runner = new Runner({
-      store,
-      tokens: options.tokens,
-      exclusive: location.kind === 'sqlite',
-      leaseMs: options.leaseMs,
-      concurrency: options.concurrency,
-      redactHeaders: options.redactHeaders,
-      allowedOrigins: options.allowedOrigins,
-      ...(options.unreachableHorizonMs !== undefined && { unreachable: { horizonMs: options.unreachableHorizonMs } }),
-      ...(options.driveTimeoutMs !== undefined && { dispatch: { headersTimeoutMs: options.driveTimeoutMs } }),
-    });
-  } catch (error) {
-    await store.close();
-    throw new CliError(2, 'CONFIG', (error as Error).message, { cause: error });
-  }
-  const server = createApiServer(runner, { host: options.host, openOnLoopback: options.openOnLoopback, metrics: () => renderMetrics({ runner, stepDuration }) });
-  await listen(server, options.host, options.port).catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
-  await runner.start();
-  return {
-    runner,
-    server,
-    url: serverUrl(server, options.host),
-    store: location.kind,
-    database,
+  const started = await createRunner({
+    database: target,
+    tokens: options.tokens,
+    leaseMs: options.leaseMs,
+    concurrency: options.concurrency,
+    redactHeaders: options.redactHeaders,
     allowedOrigins: options.allowedOrigins,
-    async close(graceMs) {
-      // No new connections; requests on open ones are still answered (a start then waits in the
-      // store for the next runner: a stopping runner does not drive new runs).
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      await runner.stop(graceMs);
-      server.closeAllConnections();
-      await closed;
-      await store.close();
-    },
+    logger: options.logger,
+    host: options.host,
+    port: options.port,
+    api: { openOnLoopback: options.openOnLoopback },
+    ...(options.unreachableHorizonMs !== undefined && { unreachable: { horizonMs: options.unreachableHorizonMs } }),
+    ...(options.driveTimeoutMs !== undefined && { dispatch: { headersTimeoutMs: options.driveTimeoutMs } }),
+  }).catch((error: unknown) => {
+    throw toCliError(error, options);
+  });
+  return {
+    runner: started.runner,
+    server: started.server,
+    url: started.url,
+    store: location.kind,
+    database: started.database!,
+    allowedOrigins: options.allowedOrigins,
+    close: (graceMs) => started.close(graceMs),
   };
+}
+
+/** createRunner's failures as the CLI reports them (exit code, code, one line). */
+function toCliError(error: unknown, options: ProductionRunnerOptions): unknown {
+  if (error instanceof DatabaseOpenError) return new CliError(1, 'DATABASE', error.message, { cause: error });
+  if (error instanceof RunnerConfigError) return new CliError(2, 'CONFIG', error.message, { cause: error });
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && (error as NodeJS.ErrnoException).syscall === 'listen') return listenError(error as NodeJS.ErrnoException, options.host, options.port);
+  return error;
 }

@@ -78,9 +78,9 @@ export function createApiApp(runner: Runner, options: ApiAppOptions): Hono<ApiEn
   app.get('*', (c) => dashboard(c.req.raw, c.req.path) ?? c.notFound());
   app.notFound((c) => {
     const methods = allowed(c.req.path);
-    if (methods.length > 0) return failureResponse(methodNotAllowed(c.req.method, c.req.path, methods));
-    return failureResponse(new ApiError(404, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}.`));
+    if (methods.length > 0) return failureResponse(methodNotAllowed(c.req.method, c.req.path, methods), runner.logger);
+    return failureResponse(new ApiError(404, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}.`), runner.logger);
   });
-  app.onError((error) => failureResponse(error));
+  app.onError((error) => failureResponse(error, runner.logger));
   return app;
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { ApiError } from '../errors.js';
+import { describeError } from '../logger.js';
 import type { Runner } from '../runner.js';
 import { createApiApp, type ApiAppOptions } from './app.js';
 import { limitConnections, timeoutOptions, type ConnectionLimits } from './connection-limits.js';
@@ -34,7 +35,7 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
     // A request the adapter cannot turn into a fetch Request (a bad Host, a backslash in the path)
     // is the client's input: 400, not the adapter's plain-text 500.
     errorHandler: (error) =>
-      failureResponse(error instanceof RequestError ? new ApiError(400, 'BAD_REQUEST', `Expected a request target and Host header that form a URL, got: ${error.message}.`, { cause: error }) : error),
+      failureResponse(error instanceof RequestError ? new ApiError(400, 'BAD_REQUEST', `Expected a request target and Host header that form a URL, got: ${error.message}.`, { cause: error }) : error, runner.logger),
   });
 
   const server = createServer(timeoutOptions(options), (req, res) => {
@@ -43,11 +44,11 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
     try {
       parseTarget(req.url);
     } catch (error) {
-      return sendError(res, toApiError(error));
+      return sendError(res, toApiError(error, runner.logger));
     }
     // Last resort: nothing a request does may become an unhandled rejection (it would end the process).
     listener(req, res).catch((error: unknown) => {
-      console.error('[wfkit] API request failed outside its handler:', error);
+      runner.logger.error(`API request failed outside its handler: ${describeError(error)}`);
       res.destroy();
     });
   });

@@ -3,8 +3,9 @@ import type { PostgresStoreOptions } from './postgres.js';
 import type { Store } from './types.js';
 
 export * from './types.js';
+export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './rows.js';
 export { LeaseLostError } from './errors.js';
-export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './sqlite.js';
+export { openSqliteStore, SqliteStore } from './sqlite.js';
 // postgres.ts loads the `postgres` package only inside openPostgresStore, so this export is free.
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './postgres.js';
 

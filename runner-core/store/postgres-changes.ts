@@ -1,4 +1,4 @@
-import { attemptParams, toJson } from './sqlite-rows.js';
+import { attemptParams, toJson } from './rows.js';
 import type { Change, RunPatch } from './types.js';
 
 /** BIGINT columns take whole milliseconds; a fractional time (a route's `performance.now()`) is rounded. */

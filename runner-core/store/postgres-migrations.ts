@@ -7,7 +7,7 @@ import { PG_MIGRATION_2 } from './postgres-migration-2.js';
  * entry. Append only: never edit an entry that has shipped.
  *
  * The same tables and column names as SQLite (migrations.ts), so one row mapping serves both
- * (sqlite-rows.ts). Times are epoch milliseconds in BIGINT; JSON stays TEXT, as written; statuses
+ * (rows.ts). Times are epoch milliseconds in BIGINT; JSON stays TEXT, as written; statuses
  * are TEXT without CHECK constraints, for the same reason as in SQLite. `steps.duration_ms` is
  * DOUBLE PRECISION: routes measure steps with `performance.now()`, to fractions of a millisecond.
  * The writes are server-side functions (postgres-functions.ts), created with the tables.

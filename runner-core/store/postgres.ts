@@ -1,10 +1,11 @@
 import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
+import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
 import { changeRow, ms } from './postgres-changes.js';
 import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
 import { migratePostgres } from './postgres-migrations.js';
-import { toRun, toStep, toAttempt, type AttemptRow, type RunRow, type StepRow } from './sqlite-rows.js';
+import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import {
   changeRunId, RUN_STATUSES,
   type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunQuery,
@@ -38,8 +39,6 @@ export interface PostgresStoreOptions {
   connectTimeoutSeconds?: number;
 }
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 500;
 
 /**
  * What `apply`'s first statement raises (postgres-migrations.ts) as the store's errors: WFL01, a
@@ -53,11 +52,6 @@ function storeError(error: unknown, owner: string | undefined): unknown {
   }
   if (e.code === 'WFL02' && typeof e.message === 'string') return new Error(e.message, { cause: error });
   return error;
-}
-
-function clampLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
-  return Math.min(MAX_LIMIT, Math.max(1, Math.trunc(limit)));
 }
 
 function checkSchemaName(schema: string): string {
@@ -127,16 +121,14 @@ export class PostgresStore implements Store {
 
   async listRuns(query: RunQuery): Promise<RunPage> {
     const sql = this.#sql;
-    const limit = clampLimit(query.limit);
+    const limit = pageLimit(query.limit);
     const { status, cursor } = query;
     const where =
       status !== undefined
         ? cursor !== undefined ? sql`WHERE status = ${status} AND id < ${cursor}` : sql`WHERE status = ${status}`
         : cursor !== undefined ? sql`WHERE id < ${cursor}` : sql``;
-    // One extra row tells whether another page exists without a COUNT.
     const rows = await sql<RunRow[]>`SELECT * FROM runs ${where} ORDER BY id DESC LIMIT ${limit + 1}`;
-    const runs = rows.slice(0, limit).map(toRun);
-    return { runs, nextCursor: rows.length > limit ? (runs.at(-1)?.id ?? null) : null };
+    return toRunPage(rows, limit);
   }
 
   async listSteps(runId: string): Promise<Step[]> {
@@ -152,8 +144,8 @@ export class PostgresStore implements Store {
    * (postgres-functions.ts) locks the touched runs in id order, checks the fence under those locks
    * and applies the changes in order. A lost lease raises before anything is written.
    */
-  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<void> {
-    if (changes.length === 0) return;
+  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
+    if (changes.length === 0) return appliedAttempts(changes);
     const { owner } = options;
     // Sent as text and cast: a parameter typed jsonb would be JSON-encoded a second time.
     const rows = JSON.stringify(changes.map(changeRow));
@@ -162,6 +154,29 @@ export class PostgresStore implements Store {
     } catch (error) {
       throw storeError(error, owner);
     }
+    if (!options.returning) return appliedAttempts(changes);
+    return this.#readApplied(touchedBy(changes));
+  }
+
+  /**
+   * What an apply touched, read right after it (every write is one statement calling wfkit_apply,
+   * so no transaction waits on this client): two queries, whatever the number of runs.
+   */
+  async #readApplied(touched: Touched): Promise<Applied> {
+    const sql = this.#sql;
+    const runIds = [...touched.runs];
+    const stepRunIds = [...touched.steps.keys()];
+    const [runs, steps] = await Promise.all([
+      runIds.length === 0 ? [] : sql<RunRow[]>`SELECT * FROM runs WHERE id = ANY(${runIds}::text[])`,
+      stepRunIds.length === 0 ? [] : sql<StepRow[]>`SELECT * FROM steps WHERE run_id = ANY(${stepRunIds}::text[]) ORDER BY run_id, idx`,
+    ]);
+    const byId = new Map(runs.map((row) => [row.id, toRun(row)]));
+    const stepsOf = new Map<string, Step[]>();
+    for (const row of steps) {
+      const list = stepsOf.get(row.run_id) ?? [];
+      stepsOf.set(row.run_id, [...list, toStep(row)]);
+    }
+    return readApplied(touched, (id) => byId.get(id), (runId) => stepsOf.get(runId) ?? []);
   }
 
   async claimDue({ now, limit, owner, leaseMs }: ClaimOptions): Promise<Run[]> {
@@ -180,15 +195,6 @@ export class PostgresStore implements Store {
       RETURNING *`;
     // RETURNING has no order: oldest due first, like the SQLite store.
     return rows.map(toRun).sort((a, b) => (a.nextAt ?? 0) - (b.nextAt ?? 0) || (a.id < b.id ? -1 : 1));
-  }
-
-  async claim(runId: string, { now, owner, leaseMs }: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined> {
-    const sql = this.#sql;
-    const [row] = await sql<RunRow[]>`UPDATE runs SET lease_owner = ${owner}, lease_until = ${this.#leaseEnd(now, leaseMs)}
-      WHERE id = ${runId} AND ${sql.unsafe(CLAIMABLE)}
-        AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)} OR lease_owner = ${owner})
-      RETURNING *`;
-    return row ? toRun(row) : undefined;
   }
 
   async release(runId: string, owner: string): Promise<void> {

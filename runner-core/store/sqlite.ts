@@ -4,16 +4,10 @@ import Database from 'better-sqlite3';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
 import { migrate } from './migrations.js';
-import { attemptParams, toAttempt, toJson, toRun, toStep, type AttemptRow, type RunRow, type StepRow } from './sqlite-rows.js';
+import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
+import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type Store, type StoreStats } from './types.js';
 
-export interface SqliteStoreOptions {
-  /** Clock, for callers that want one place to inject time. Every method also takes explicit times. @default Date.now */
-  now?: () => number;
-}
-
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 500;
 const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
 
 // ---- run patches: one statement, each field guarded by a "set it" flag ----
@@ -107,8 +101,6 @@ function prepareStatements(db: Database.Database) {
     due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
       AND (lease_until IS NULL OR lease_until < @now) ORDER BY next_at LIMIT @limit`),
     lease: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
-    claimOne: db.prepare(`UPDATE runs SET lease_owner = @owner, lease_until = @until
-      WHERE id = @id AND ${CLAIMABLE} AND (lease_until IS NULL OR lease_until < @now OR lease_owner = @owner) RETURNING *`),
     release: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     renew: db.prepare('UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
     // A leased run is not due before its lease runs out, whatever its next_at says.
@@ -123,24 +115,19 @@ function prepareStatements(db: Database.Database) {
 
 type Statements = ReturnType<typeof prepareStatements>;
 
-function clampLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
-  return Math.min(MAX_LIMIT, Math.max(1, Math.trunc(limit)));
-}
-
 /** The default `Store`: one SQLite file (or `:memory:`), synchronous under async signatures. */
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #s: Statements;
   readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
-  readonly #applyTx: (changes: readonly Change[], owner: string | undefined) => void;
+  readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
   readonly #claimDueTx: (options: ClaimOptions) => Run[];
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
   readonly #deliverTx: (input: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => string[];
   readonly #takeEventTx: (eventId: string, now: number) => string | undefined;
 
-  constructor(path: string, options: SqliteStoreOptions = {}) {
-    void options; // accepted for symmetry with other stores; all times arrive as arguments
+  // No clock option: every method takes its times as arguments.
+  constructor(path: string) {
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     this.#db = db;
@@ -156,7 +143,7 @@ export class SqliteStore implements Store {
     // cannot interleave with another connection's write and then fail with SQLITE_BUSY.
     const create = db.transaction((input: NewRun) => this.#create(input));
     this.#createTx = (input) => create.immediate(input);
-    const apply = db.transaction((changes: readonly Change[], owner: string | undefined) => {
+    const apply = db.transaction((changes: readonly Change[], owner: string | undefined, returning: boolean): Applied => {
       // Fencing, inside the write transaction: one indexed read per touched run.
       if (owner !== undefined) {
         for (const runId of new Set(changes.map(changeRunId))) {
@@ -166,8 +153,15 @@ export class SqliteStore implements Store {
         }
       }
       for (const change of changes) this.#applyOne(change);
+      // Read back in the same transaction: what listeners are told is exactly what was committed.
+      if (!returning) return appliedAttempts(changes);
+      const getRun = (id: string): Run | undefined => {
+        const row = s.runById.get(id) as RunRow | undefined;
+        return row ? toRun(row) : undefined;
+      };
+      return readApplied(touchedBy(changes), getRun, (runId) => (s.steps.all(runId) as StepRow[]).map(toStep));
     });
-    this.#applyTx = (changes, owner) => apply.immediate(changes, owner);
+    this.#applyTx = (changes, owner, returning) => apply.immediate(changes, owner, returning);
     const claimDue = db.transaction(({ now, limit, owner, leaseMs }: ClaimOptions) => {
       // LIMIT with a negative value means "no limit" in SQLite; never let that through.
       const rows = s.due.all({ now, limit: Math.max(0, Math.trunc(limit)) }) as RunRow[];
@@ -269,15 +263,13 @@ export class SqliteStore implements Store {
   }
 
   async listRuns(query: RunQuery): Promise<RunPage> {
-    const limit = clampLimit(query.limit);
+    const limit = pageLimit(query.limit);
     const { status, cursor } = query;
     const s = this.#s;
     const statement =
       status !== undefined ? (cursor !== undefined ? s.listByStatusAfter : s.listByStatus) : cursor !== undefined ? s.listAfter : s.list;
-    // One extra row tells whether another page exists without a COUNT.
     const rows = statement.all({ limit: limit + 1, ...(status !== undefined && { status }), ...(cursor !== undefined && { cursor }) }) as RunRow[];
-    const runs = rows.slice(0, limit).map(toRun);
-    return { runs, nextCursor: rows.length > limit ? (runs.at(-1)?.id ?? null) : null };
+    return toRunPage(rows, limit);
   }
 
   async listSteps(runId: string): Promise<Step[]> {
@@ -288,18 +280,13 @@ export class SqliteStore implements Store {
     return (this.#s.attempts.all(runId) as AttemptRow[]).map(toAttempt);
   }
 
-  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<void> {
-    if (changes.length > 0) this.#applyTx(changes, options.owner);
+  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
+    if (changes.length === 0) return appliedAttempts(changes);
+    return this.#applyTx(changes, options.owner, options.returning ?? false);
   }
 
   async claimDue(options: ClaimOptions): Promise<Run[]> {
     return this.#claimDueTx(options);
-  }
-
-  async claim(runId: string, { now, owner, leaseMs }: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined> {
-    // A single UPDATE … RETURNING is atomic on its own: it takes the write lock before it reads.
-    const row = this.#s.claimOne.get({ id: runId, now, owner, until: now + leaseMs }) as RunRow | undefined;
-    return row ? toRun(row) : undefined;
   }
 
   async release(runId: string, owner: string): Promise<void> {
@@ -349,6 +336,6 @@ export class SqliteStore implements Store {
  * const store = openSqliteStore('.wf/dev.db');
  * const { run } = await store.createRun({ id, url, body: '{}', headers: {}, retries: 3, retryDelayMs: 1000, now: Date.now() });
  */
-export function openSqliteStore(path: string, options?: SqliteStoreOptions): SqliteStore {
-  return new SqliteStore(path, options);
+export function openSqliteStore(path: string): SqliteStore {
+  return new SqliteStore(path);
 }

@@ -25,6 +25,9 @@ export interface RunPage {
   nextCursor: string | null;
 }
 
+import type { Applied } from './applied.js';
+export type { Applied } from './applied.js';
+
 export interface NewRun {
   id: string;
   url: string;
@@ -36,7 +39,7 @@ export interface NewRun {
   now: number;
   /** First drive this much after `now`. @default 0 */
   delayMs?: number;
-  /** Insert the run already `running` and leased, for a runner that drives it at once (saves a claim). */
+  /** Insert the run already `running` and leased, for a runner that drives it at once (saves a `claimDue`). */
   lease?: { owner: string; until: number };
 }
 
@@ -112,6 +115,11 @@ export interface ApplyOptions {
    * is still its holder's, and committing then is safe (whoever claims next reads those results).
    */
   owner?: string;
+  /**
+   * Read back the runs and steps the changes touched and return them (`Applied`): inside the
+   * transaction on SQLite, right after it on PostgreSQL. The runner asks only when someone listens.
+   */
+  returning?: boolean;
 }
 
 /** Counts for monitoring (`GET /metrics`). */
@@ -129,26 +137,28 @@ export interface ClaimOptions {
   leaseMs: number;
 }
 
-/**
- * Durable state of the runner. Async so a networked store (PostgreSQL) fits the same shape.
- * Invariant: a step that has `succeeded` is never changed again.
- */
-export interface Store {
+/** Runs: created by starts, read by the API and the runner. */
+export interface RunStore {
   /** Creates a run, or returns the existing one for a repeated idempotency key. */
   createRun(input: NewRun): Promise<{ run: Run; created: boolean }>;
   getRun(id: string): Promise<Run | undefined>;
   listRuns(query: RunQuery): Promise<RunPage>;
+  /** Runs by status and the due, unclaimed queue (one or two aggregate queries: for metrics, not hot paths). */
+  stats(now: number): Promise<StoreStats>;
+}
+
+/** Steps: a run's journal, what drive requests replay from. */
+export interface StepStore {
   listSteps(runId: string): Promise<Step[]>;
+}
+
+/** Attempts: the log of every drive request and its answer. */
+export interface AttemptStore {
   listAttempts(runId: string): Promise<Attempt[]>;
-  /** Applies changes in one transaction, in order; with `owner`, fenced (see `ApplyOptions`). */
-  apply(changes: readonly Change[], options?: ApplyOptions): Promise<void>;
-  /**
-   * Leases up to `limit` claimable runs (unfinished, or failed with a pending failureFunction call) whose `nextAt` is due and whose lease is free or expired.
-   * Two claimers never get the same run.
-   */
-  claimDue(options: ClaimOptions): Promise<Run[]>;
-  /** Leases one given run (a run just started is driven at once, without waiting for a poll). */
-  claim(runId: string, options: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined>;
+}
+
+/** Events: `notify` and the waits it resolves or the events it keeps for later waits. */
+export interface EventStore {
   /**
    * `notify`: resolves every step waiting for `eventId` with `output` and makes its run due now;
    * when none waits, keeps the event (`data`, JSON) until `keepUntil` for a wait registered later.
@@ -157,6 +167,15 @@ export interface Store {
   deliverEvent(input: { eventId: string; data: string; output: string; now: number; keepUntil: number }): Promise<string[]>;
   /** Takes (and removes) the oldest kept, unexpired event with this id; its JSON data, or undefined. */
   takeEvent(eventId: string, now: number): Promise<string | undefined>;
+}
+
+/** Leases: which runner drives which run, and when the next run is due. */
+export interface LeaseStore {
+  /**
+   * Leases up to `limit` claimable runs (unfinished, or failed with a pending failureFunction call) whose `nextAt` is due and whose lease is free or expired.
+   * Two claimers never get the same run.
+   */
+  claimDue(options: ClaimOptions): Promise<Run[]>;
   /** Gives a lease back (the run is driven again once due). */
   release(runId: string, owner: string): Promise<void>;
   /** Extends the leases `owner` holds on these runs. */
@@ -167,9 +186,20 @@ export interface Store {
    * Never on a shared store (PostgreSQL refuses): it would hand live runs to a second runner.
    */
   releaseAll(): Promise<void>;
-  /** Runs by status and the due, unclaimed queue (one or two aggregate queries: for metrics, not hot paths). */
-  stats(now: number): Promise<StoreStats>;
   /** When the next unfinished run becomes due (its `nextAt`, or its lease's end if later), for the scheduler's timer. */
   nextDueAt(): Promise<number | null>;
+}
+
+/**
+ * Durable state of the runner, by concern (as vercel/workflow splits its `World`); `apply` writes
+ * across them in one transaction. Async so a networked store (PostgreSQL) fits the same shape.
+ * Invariant: a step that has `succeeded` is never changed again.
+ */
+export interface Store extends RunStore, StepStore, AttemptStore, EventStore, LeaseStore {
+  /**
+   * Applies changes in one transaction, in order; with `owner`, fenced (see `ApplyOptions`).
+   * Returns what it wrote: the attempts, and with `returning` the touched runs and steps.
+   */
+  apply(changes: readonly Change[], options?: ApplyOptions): Promise<Applied>;
   close(): Promise<void>;
 }

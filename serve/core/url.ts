@@ -40,6 +40,27 @@ function parseAbsolute(value: string, name: string): URL {
   return url;
 }
 
+/**
+ * Parsed configured bases (`baseUrl`, WF_WORKFLOW_URL…), by name and value: every signed drive
+ * resolves the route's identity, and the configuration does not change between requests, so it is
+ * parsed once. Only valid values are kept (an invalid one throws every time, as before); the map
+ * is bounded in case a host hands over a new env value per request.
+ */
+const bases = new Map<string, { base: URL; prefix: string }>();
+const MAX_BASES = 64;
+
+function configuredBase(value: string, name: string): { base: URL; prefix: string } {
+  const key = `${name}\n${value}`;
+  let entry = bases.get(key);
+  if (!entry) {
+    const base = parseAbsolute(value, name);
+    entry = { base, prefix: base.pathname.replace(/\/+$/, '') };
+    if (bases.size >= MAX_BASES) bases.clear();
+    bases.set(key, entry);
+  }
+  return entry;
+}
+
 /** The first value of a comma-separated forwarding header, trimmed; undefined when absent or empty. */
 function firstValue(headers: Headers, name: string): string | undefined {
   const value = headers.get(name)?.split(',')[0]?.trim();
@@ -107,7 +128,7 @@ function ownUrl(request: Request, own: URL, options: UrlOptions, env: UrlEnv): s
  * @example resolveWorkflowUrl(request, { baseUrl: 'https://abc.loca.lt' }) // 'https://abc.loca.lt/api/workflow'
  */
 export function resolveWorkflowUrl(request: Request, options: UrlOptions = {}, env: UrlEnv = {}): string {
-  if (options.url) return parseAbsolute(options.url, 'url').href;
+  if (options.url) return configuredBase(options.url, 'url').base.href;
   const own = new URL(request.url);
   const named: [string, string | undefined][] = [
     ['baseUrl', options.baseUrl],
@@ -117,8 +138,7 @@ export function resolveWorkflowUrl(request: Request, options: UrlOptions = {}, e
   const found = named.find(([, value]) => value);
   if (!found) return ownUrl(request, own, options, env);
   const [name, value] = found as [string, string];
-  const base = parseAbsolute(value, name);
-  const prefix = base.pathname.replace(/\/+$/, '');
+  const { base, prefix } = configuredBase(value, name);
   if (prefix !== '' && own.pathname !== '/' && prefix.endsWith(own.pathname.replace(/\/+$/, ''))) {
     throw new WorkflowError('CONFIG', `\`${name}\` must not contain the route path: got "${value}" for route "${own.pathname}"; use "${base.origin}".`);
   }

@@ -1,3 +1,4 @@
+import type { Logger } from '../../runner-core/logger.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WorkflowError } from '../../protocol/errors.js';
 import { MAX_JSON_DEPTH } from '../../protocol/validate.js';
@@ -18,6 +19,13 @@ afterEach(async () => {
 
 const auth = { authorization: `Bearer ${TEST_TOKEN}` };
 
+/** A Logger that keeps its lines, so a test can read what the operator would see. */
+function silentLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (message: string): void => void lines.push(message);
+  return { lines, info: keep, warn: keep, error: keep };
+}
+
 describe('runner API errors: the one place domain errors become statuses', () => {
   it.each([
     [new RunNotFoundError('wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B'), 404, 'NOT_FOUND'],
@@ -27,16 +35,15 @@ describe('runner API errors: the one place domain errors become statuses', () =>
     [new WorkflowError('SERIALIZATION', 'Malformed JSON in the request body.'), 400, 'BAD_REQUEST'],
     [new ApiError(413, 'TOO_LARGE', 'Request body is over the limit.'), 413, 'TOO_LARGE'],
   ])('maps %o to %i %s with its message', (error, status, code) => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, silentLogger());
     expect({ status: apiError.status, code: apiError.code, message: apiError.message }).toEqual({ status, code, message: (error as Error).message });
   });
 
   it('answers 500 INTERNAL for anything else, without its message', () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const logger = silentLogger();
     const error = new Error('SQLITE_IOERR: disk I/O error at /secret/path');
-    const apiError = toApiError(error);
-    expect(logged).toHaveBeenCalledWith('[wfkit] API error:', error); // the operator's log has it
-    logged.mockRestore();
+    const apiError = toApiError(error, logger);
+    expect(logger.lines.join('\n')).toContain('SQLITE_IOERR: disk I/O error at /secret/path'); // the operator's log has it
     expect(apiError).toMatchObject({ status: 500, code: 'INTERNAL' });
     expect(apiError.message).not.toContain('SQLITE');
   });

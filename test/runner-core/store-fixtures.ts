@@ -1,4 +1,4 @@
-import type { Attempt, Change, NewRun } from '../../runner-core/store/types.js';
+import type { Attempt, Change, ClaimOptions, NewRun, Run, Store } from '../../runner-core/store/types.js';
 
 /** Fixtures of the store conformance suite (store-suite.ts and its parts). */
 
@@ -33,3 +33,13 @@ export const failed = (id: string, index: number, status: 'retrying' | 'failed',
   type: 'step-failed', runId: id, index, name: `s${index}`, kind: 'run', status, at, durationMs: 7,
   error: { name: 'Error', message: `boom at ${at}`, stack: 'Error: boom\n    at x' },
 });
+
+/**
+ * Leases one given run to `owner` if it is due and free, through `claimDue` (the store has no
+ * single-run claim: the runner never needs one). Due runs claimed besides it are given back.
+ */
+export async function claimRun(store: Store, id: string, options: Omit<ClaimOptions, 'limit'>): Promise<Run | undefined> {
+  const claimed = await store.claimDue({ ...options, limit: 10_000 });
+  for (const run of claimed) if (run.id !== id) await store.release(run.id, options.owner);
+  return claimed.find((run) => run.id === id);
+}

@@ -80,15 +80,14 @@ describe('postgres store', () => {
       const ahead = await open({ schema, leaseClock: 'database' });
       const { run } = await behind.createRun(newRun(1, { now: Date.now() - HOUR }));
       // The runner whose clock is an hour behind leases the run for 600 ms of the server's time…
-      expect((await behind.claim(run.id, { owner: 'behind', leaseMs: 600, now: Date.now() - HOUR }))?.id).toBe(run.id);
+      expect((await behind.claimDue({ owner: 'behind', leaseMs: 600, now: Date.now() - HOUR, limit: 10 })).map((r) => r.id)).toEqual([run.id]);
       // …and the one an hour ahead cannot take it: by its own clock the lease ended long ago.
-      expect(await ahead.claim(run.id, { owner: 'ahead', leaseMs: 600, now: Date.now() + HOUR })).toBeUndefined();
       expect(await ahead.claimDue({ owner: 'ahead', leaseMs: 600, now: Date.now() + HOUR, limit: 10 })).toEqual([]);
       expect((await ahead.stats(Date.now() + HOUR)).due).toBe(0);
       // Renewal (the runner passes its now + lease) extends it by the lease, on the server's clock.
       await behind.renew([run.id], 'behind', Date.now() + 1_500);
       const renewedAt = Date.now();
-      expect(await ahead.claim(run.id, { owner: 'ahead', leaseMs: 600, now: Date.now() + HOUR })).toBeUndefined();
+      expect(await ahead.claimDue({ owner: 'ahead', leaseMs: 600, now: Date.now() + HOUR, limit: 10 })).toEqual([]);
       // Once the server's clock passes the lease's end, the other runner takes the run over.
       const taken = await vi.waitFor(
         async () => {
@@ -106,7 +105,7 @@ describe('postgres store', () => {
       const store = await open({ schema: `next_due_${++schemas}`, leaseClock: 'database' });
       const now = Date.now();
       const { run } = await store.createRun(newRun(1, { now }));
-      await store.claim(run.id, { owner: 'a', leaseMs: 10_000, now });
+      expect((await store.claimDue({ owner: 'a', leaseMs: 10_000, now, limit: 10 })).map((r) => r.id)).toEqual([run.id]);
       const next = await store.nextDueAt();
       expect(next).toBeGreaterThanOrEqual(now + 9_000);
       expect(next).toBeLessThanOrEqual(Date.now() + 10_000);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../runner-core/store/types.js';
-import { T0, newRun, runId } from './store-fixtures.js';
+import { T0, claimRun, newRun, runId } from './store-fixtures.js';
 
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -41,12 +41,12 @@ export function describeConcurrency(open: () => Promise<Store> | Store, peer: ((
       expect(claimed.get('b')?.length).toBeGreaterThan(0);
     });
 
-    it('gives a run to exactly one of two racing claim() calls', async () => {
+    it('gives a run to exactly one of two racing claims', async () => {
       for (let n = 1; n <= 20; n++) {
         await a.createRun(newRun(n));
         const [first, second] = await Promise.all([
-          a.claim(runId(n), { owner: 'a', leaseMs: 60_000, now: T0 + 100 }),
-          b.claim(runId(n), { owner: 'b', leaseMs: 60_000, now: T0 + 100 }),
+          claimRun(a, runId(n), { owner: 'a', leaseMs: 60_000, now: T0 + 100 }),
+          claimRun(b, runId(n), { owner: 'b', leaseMs: 60_000, now: T0 + 100 }),
         ]);
         expect([first, second].filter((run) => run !== undefined), `run ${n}`).toHaveLength(1);
       }

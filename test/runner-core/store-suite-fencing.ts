@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../../runner-core/store/errors.js';
 import type { Change, Store } from '../../runner-core/store/types.js';
-import { T0, attempt, newRun, runId, started, succeeded } from './store-fixtures.js';
+import { T0, claimRun, attempt, newRun, runId, started, succeeded } from './store-fixtures.js';
 
 const lease = (owner: string, now = T0 + 10) => ({ owner, leaseMs: 1000, now });
 
@@ -28,8 +28,8 @@ export function describeFencing(open: () => Promise<Store> | Store): void {
     });
 
     it('applies the changes of runs whose lease the owner holds', async () => {
-      await store.claim(runId(1), lease('a'));
-      await store.claim(runId(2), lease('a'));
+      await claimRun(store, runId(1), lease('a'));
+      await claimRun(store, runId(2), lease('a'));
       await store.apply([
         started(runId(1), 0, T0 + 20), succeeded(runId(1), 0, '"x"', T0 + 25), succeeded(runId(2), 0, '"y"', T0 + 25),
         { type: 'attempt', attempt: attempt(runId(1), 1) },
@@ -39,13 +39,13 @@ export function describeFencing(open: () => Promise<Store> | Store): void {
       expect((await store.listSteps(runId(1))).map((s) => [s.status, s.output])).toEqual([['succeeded', '"x"']]);
       expect(await store.getRun(runId(1))).toMatchObject({ status: 'running', attempts: 1, stepsDone: 1 });
       // The release went through: someone else may claim run 1 now, not run 2.
-      expect((await store.claim(runId(1), lease('b', T0 + 40)))?.id).toBe(runId(1));
-      expect(await store.claim(runId(2), lease('b', T0 + 40))).toBeUndefined();
+      expect((await claimRun(store, runId(1), lease('b', T0 + 40)))?.id).toBe(runId(1));
+      expect(await claimRun(store, runId(2), lease('b', T0 + 40))).toBeUndefined();
     });
 
     it('rejects a batch touching a run leased to another owner, naming the run, and applies none of it', async () => {
-      await store.claim(runId(1), lease('a'));
-      await store.claim(runId(2), lease('b'));
+      await claimRun(store, runId(1), lease('a'));
+      await claimRun(store, runId(2), lease('b'));
       const error = await rejection(store.apply([
         started(runId(1), 0, T0 + 20),
         succeeded(runId(2), 0, '"stale"', T0 + 25),
@@ -75,7 +75,7 @@ export function describeFencing(open: () => Promise<Store> | Store): void {
       for (const change of byKind) {
         expect(await rejection(store.apply([change], { owner: 'a' })), change.type).toMatchObject({ runId: runId(1), holder: null });
       }
-      await store.claim(runId(1), lease('a'));
+      await claimRun(store, runId(1), lease('a'));
       await store.release(runId(1), 'a');
       await rejection(store.apply([started(runId(1), 0, T0 + 20)], { owner: 'a' }));
       expect(await store.listSteps(runId(1))).toEqual([]);
@@ -84,7 +84,7 @@ export function describeFencing(open: () => Promise<Store> | Store): void {
     });
 
     it('after a takeover, only the new holder commits: the step keeps exactly one result', async () => {
-      await store.claim(runId(1), lease('a'));
+      await claimRun(store, runId(1), lease('a'));
       await store.apply([started(runId(1), 0, T0 + 20)], { owner: 'a' });
       // a stalls past its lease; b's scheduler takes the run over and drives the step again.
       const taken = await store.claimDue({ owner: 'b', leaseMs: 1000, now: T0 + 5000, limit: 10 });
@@ -97,18 +97,18 @@ export function describeFencing(open: () => Promise<Store> | Store): void {
       const steps = await store.listSteps(runId(1));
       expect(steps.map((s) => [s.index, s.status, s.output, s.reportedExecutions])).toEqual([[0, 'succeeded', '"fresh"', 2]]);
       expect((await store.getRun(runId(1)))?.stepsDone).toBe(1);
-      expect(await store.claim(runId(1), lease('c', T0 + 5100))).toBeUndefined();
+      expect(await claimRun(store, runId(1), lease('c', T0 + 5100))).toBeUndefined();
     });
 
     it('still lets the holder of a lease that ran out commit while nobody took the run', async () => {
-      await store.claim(runId(1), lease('a'));
+      await claimRun(store, runId(1), lease('a'));
       // Nobody claimed it meanwhile, so whoever claims next reads what a commits now.
       await store.apply([succeeded(runId(1), 0, '"late"', T0 + 50_000)], { owner: 'a' });
       expect((await store.listSteps(runId(1)))[0]?.output).toBe('"late"');
     });
 
     it('does not fence changes without an owner (API actions: cancel)', async () => {
-      await store.claim(runId(1), lease('b'));
+      await claimRun(store, runId(1), lease('b'));
       await store.apply([
         { type: 'steps-closed', runId: runId(1), status: 'cancelled', at: T0 + 20 },
         { type: 'run', runId: runId(1), patch: { status: 'cancelled', finishedAt: T0 + 20, nextAt: null }, at: T0 + 20 },

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Change, RunPatch, Store } from '../../runner-core/store/types.js';
-import { T0, newRun, runId, started } from './store-fixtures.js';
+import { T0, claimRun, newRun, runId, started } from './store-fixtures.js';
 
 const lease = { owner: 'a', leaseMs: 1000 };
 const patch = (n: number, p: RunPatch, at = T0 + 50): Change => ({ type: 'run', runId: runId(n), patch: p, at });
@@ -44,12 +44,12 @@ export function describeResilience(open: () => Promise<Store> | Store): void {
       await store.apply([patch(1, { status: 'running', failureCallAttempts: 1, failures: 1, nextAt: T0 + 5000 }), { type: 'release', runId: runId(1), owner: 'a' }], { owner: 'a' });
       expect(await store.getRun(runId(1))).toMatchObject({ status: 'failed', failureCall: 'pending', failureCallAttempts: 1, failures: 1 });
       expect(await store.claimDue({ ...lease, now: T0 + 4999, limit: 10 })).toEqual([]);
-      expect(await store.claim(runId(1), { ...lease, now: T0 + 5000 })).toMatchObject({ id: runId(1), status: 'failed' });
+      expect(await claimRun(store, runId(1), { ...lease, now: T0 + 5000 })).toMatchObject({ id: runId(1), status: 'failed' });
 
       await store.apply([patch(1, { failureCall: 'delivered', failureCallAttempts: 2, nextAt: null })], { owner: 'a' });
       expect(await store.getRun(runId(1))).toMatchObject({ status: 'failed', failureCall: 'delivered', failureCallAttempts: 2, nextAt: null });
       expect(await store.claimDue({ ...lease, now: T0 + 1e9, limit: 10 })).toEqual([]);
-      expect(await store.claim(runId(1), { ...lease, owner: 'b', now: T0 + 1e9 })).toBeUndefined();
+      expect(await claimRun(store, runId(1), { ...lease, owner: 'b', now: T0 + 1e9 })).toBeUndefined();
       expect(await store.nextDueAt()).toBeNull();
     });
 

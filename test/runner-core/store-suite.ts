@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Change, Step, Store } from '../../runner-core/store/types.js';
-import { T0, attempt, failed, newRun, runId, started, succeeded } from './store-fixtures.js';
+import { T0, claimRun, attempt, failed, newRun, runId, started, succeeded } from './store-fixtures.js';
 import { describeConcurrency } from './store-suite-concurrency.js';
 import { describeFencing } from './store-suite-fencing.js';
 import { describeResilience } from './store-suite-resilience.js';
@@ -94,6 +94,44 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         const second = await store.listRuns({ limit: 2, cursor: runId(3) });
         expect(second.runs.map((r) => r.id)).toEqual([runId(2), runId(1)]);
         expect(second.nextCursor).toBeNull();
+      });
+    });
+
+    describe('apply: what it returns', () => {
+      beforeEach(async () => {
+        await store.createRun(newRun(1));
+        await store.createRun(newRun(2));
+      });
+
+      it('returns the runs and steps it touched, as committed, with returning; the attempts always', async () => {
+        const applied = await store.apply([
+          started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, '"x"', T0 + 12), started(runId(1), 1, T0 + 13),
+          started(runId(2), 0, T0 + 12),
+          { type: 'attempt', attempt: attempt(runId(1), 1) },
+          { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 14 },
+        ], { returning: true });
+        expect(applied.attempts).toEqual([attempt(runId(1), 1)]);
+        expect(applied.runs).toEqual([await store.getRun(runId(1))]);
+        expect(applied.runs[0]).toMatchObject({ status: 'running', stepsDone: 1, updatedAt: T0 + 14 });
+        expect(applied.steps).toEqual([...(await store.listSteps(runId(1))), ...(await store.listSteps(runId(2)))]);
+        expect(applied.steps.map((step) => [step.runId, step.index, step.status])).toEqual([
+          [runId(1), 0, 'succeeded'], [runId(1), 1, 'running'], [runId(2), 0, 'running'],
+        ]);
+      });
+
+      it('returns only the steps a change named, or all of a run whose steps were closed', async () => {
+        await store.apply([started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, null, T0 + 11), started(runId(1), 1, T0 + 12)]);
+        const one = await store.apply([succeeded(runId(1), 1, null, T0 + 13)], { returning: true });
+        expect(one.steps.map((step) => step.index)).toEqual([1]);
+        expect(one.runs).toEqual([]);
+        await store.apply([started(runId(1), 2, T0 + 14)]);
+        const closed = await store.apply([{ type: 'steps-closed', runId: runId(1), status: 'cancelled', at: T0 + 15 }], { returning: true });
+        expect(closed.steps.map((step) => [step.index, step.status])).toEqual([[0, 'succeeded'], [1, 'succeeded'], [2, 'cancelled']]);
+      });
+
+      it('reads nothing back without returning', async () => {
+        const applied = await store.apply([started(runId(1), 0, T0 + 10), { type: 'attempt', attempt: attempt(runId(1), 1) }, { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 11 }]);
+        expect(applied).toEqual({ runs: [], steps: [], attempts: [attempt(runId(1), 1)] });
       });
     });
 
@@ -340,17 +378,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           { type: 'run', runId: runId(4), patch: { status: 'waiting', nextAt: null }, at: T0 },
         ]);
         expect(await store.claimDue({ ...lease, now: T0 + 1e9, limit: 10 })).toEqual([]);
-        expect(await store.claim(runId(1), { ...lease, now: T0 + 1e9 })).toBeUndefined();
         expect(await store.nextDueAt()).toBeNull();
-      });
-
-      it('claims one run regardless of nextAt, unless someone else holds it', async () => {
-        await store.createRun(newRun(1));
-        await store.apply([{ type: 'run', runId: runId(1), patch: { nextAt: null }, at: T0 }]);
-        expect((await store.claim(runId(1), { ...lease, now: T0 }))?.id).toBe(runId(1));
-        expect(await store.claim(runId(1), { owner: 'b', leaseMs: 1000, now: T0 + 500 })).toBeUndefined();
-        expect((await store.claim(runId(1), { ...lease, now: T0 + 500 }))?.id).toBe(runId(1));
-        expect(await store.claim(runId(9), { ...lease, now: T0 })).toBeUndefined();
       });
 
       it('releases and renews only leases the owner holds', async () => {
@@ -358,15 +386,14 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         await store.createRun(newRun(2));
         await store.claimDue({ ...lease, now: T0 + 10, limit: 10 });
         await store.release(runId(1), 'b');
-        expect(await store.claim(runId(1), { owner: 'b', leaseMs: 1000, now: T0 + 20 })).toBeUndefined();
+        expect(await store.claimDue({ owner: 'b', leaseMs: 1000, now: T0 + 20, limit: 10 })).toEqual([]);
         await store.release(runId(1), 'a');
-        expect((await store.claim(runId(1), { owner: 'b', leaseMs: 1000, now: T0 + 20 }))?.id).toBe(runId(1));
+        expect((await store.claimDue({ owner: 'b', leaseMs: 1000, now: T0 + 20, limit: 10 })).map((r) => r.id)).toEqual([runId(1)]);
 
         // a renews both, but holds only run 2 now: run 1 must stay b's lease (until T0 + 1020).
         await store.renew([runId(1), runId(2)], 'a', T0 + 50_000);
         const due = await store.claimDue({ owner: 'c', leaseMs: 1000, now: T0 + 20_000, limit: 10 });
         expect(due.map((r) => r.id)).toEqual([runId(1)]);
-        expect(await store.claim(runId(2), { owner: 'c', leaseMs: 1000, now: T0 + 20_000 })).toBeUndefined();
       });
 
       it('counts runs by status and the due, unclaimed queue', async () => {
@@ -376,7 +403,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           { type: 'run', runId: runId(2), patch: { status: 'waiting', nextAt: null }, at: T0 },
           { type: 'run', runId: runId(3), patch: { nextAt: T0 + 9000 }, at: T0 },
         ]);
-        await store.claim(runId(4), { ...lease, now: T0 + 100 });
+        await claimRun(store, runId(4), { ...lease, now: T0 + 100 });
         const stats = await store.stats(T0 + 100);
         expect(stats.runs).toEqual({ queued: 3, running: 0, sleeping: 0, waiting: 1, completed: 1, failed: 0, cancelled: 0 });
         // Due: 5 (4 is leased, 3 is not due yet, 2 waits with nothing scheduled, 1 is finished).

@@ -1,11 +1,28 @@
 import type { SerializedError } from '../../protocol/errors.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
-import type { Attempt, FailureCallState, Run, RunStatus, Step, StepStatus } from './types.js';
+import type { Attempt, FailureCallState, Run, RunPage, RunStatus, Step, StepStatus } from './types.js';
 
 /**
- * Rows of the store tables and their mapping to records: the only place that knows column names.
- * The PostgreSQL store (postgres.ts) uses the same column names and types (BIGINT parsed as numbers).
+ * Rows of the store tables and their mapping to records, shared by both dialects: the only place
+ * that knows column names (PostgreSQL uses the same names and types, BIGINT parsed as numbers),
+ * and the paging rules both stores follow.
  */
+
+/** Runs per page of `listRuns` when the query names no limit, and the most it may ask for. */
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 500;
+
+/** A query's `limit` as a page size: 1 to MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT when missing. */
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_LIMIT;
+  return Math.min(MAX_PAGE_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+/** A page from `limit + 1` rows, newest first: the extra row says whether another page exists, without a COUNT. */
+export function toRunPage(rows: readonly RunRow[], limit: number): RunPage {
+  const runs = rows.slice(0, limit).map(toRun);
+  return { runs, nextCursor: rows.length > limit ? (runs.at(-1)?.id ?? null) : null };
+}
 
 export interface RunRow {
   id: string; url: string; status: string; body: string; headers: string;

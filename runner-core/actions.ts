@@ -1,0 +1,123 @@
+import type { StartRequest, StepRecord } from '../protocol/messages.js';
+import { encodeValue } from '../protocol/values.js';
+import type { CallCredentials } from './call-credentials.js';
+import type { Commit } from './driver.js';
+import { OriginNotAllowedError, RunFinishedError, RunNotFoundError } from './errors.js';
+import type { EventBus } from './events.js';
+import { newRunId } from './ids.js';
+import { originAllowed, parseOriginPattern, type OriginPattern } from './origins.js';
+import { toReplayRecords } from './replay-records.js';
+import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
+import type { Scheduler } from './scheduler.js';
+import { FINISHED_RUN_STATUSES, type Change, type Run, type Store } from './store/types.js';
+
+export interface ActionsOptions {
+  store: Store;
+  events: EventBus;
+  owner: string;
+  now: () => number;
+  leaseMs: number;
+  eventKeepMs: number;
+  credentials: CallCredentials;
+  allowedOrigins: OriginPattern[];
+  scheduler: Scheduler;
+  commit: Commit;
+}
+
+/**
+ * What the API (and `wf dev`, tests) asks of the runner: start, rerun, cancel, notify, and the
+ * committed steps a route replays from. Not fenced by leases; they throw domain errors
+ * (`RunNotFoundError`, `RunFinishedError`, `OriginNotAllowedError`) the API maps to statuses.
+ */
+export class RunnerActions {
+  private readonly options: ActionsOptions;
+
+  constructor(options: ActionsOptions) {
+    this.options = options;
+  }
+
+  /** Creates a run (or finds it by idempotency key) and drives it at once; only for an allowed origin. */
+  async startRun(request: StartRequest): Promise<{ run: Run; created: boolean }> {
+    const { store, events, owner, leaseMs, credentials, allowedOrigins, scheduler } = this.options;
+    if (!originAllowed(request.url, allowedOrigins)) throw new OriginNotAllowedError(request.url, allowedOrigins.map((p) => p.text));
+    const now = this.options.now();
+    const driveNow = !request.delayMs && scheduler.hasRoom;
+    const result = await store.createRun({
+      id: newRunId(now),
+      url: request.url,
+      body: request.body,
+      headers: credentials.redact(request.headers),
+      retries: request.retries ?? DEFAULT_RETRIES,
+      retryDelayMs: request.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+      idempotencyKey: request.idempotencyKey,
+      now,
+      delayMs: request.delayMs,
+      // Driven at once: inserted running and leased to us, one transaction instead of three.
+      lease: driveNow ? { owner, until: now + leaseMs } : undefined,
+    });
+    if (result.created) {
+      events.emit({ type: 'run', run: result.run });
+      if (driveNow) scheduler.launch(result.run, true);
+      else scheduler.wake();
+    }
+    return result;
+  }
+
+  /** Allows one more origin from now on (`wf dev` adds its tunnel's once the tunnel is open). */
+  allowOrigin(pattern: string): void {
+    this.options.allowedOrigins.push(parseOriginPattern(pattern));
+  }
+
+  /** Starts a new run with the same route, payload and headers as `runId` (dashboards' "rerun"). */
+  async rerun(runId: string): Promise<Run> {
+    const run = await this.options.store.getRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    return (await this.startRun({ url: run.url, body: run.body, headers: run.headers, retries: run.retries, retryDelayMs: run.retryDelayMs })).run;
+  }
+
+  /** Cancels a run that has not finished; an in-flight drive is aborted. */
+  async cancelRun(runId: string): Promise<Run> {
+    const { store, scheduler, commit } = this.options;
+    const run = await store.getRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    if (FINISHED_RUN_STATUSES.has(run.status)) throw new RunFinishedError(runId, run.status);
+    const now = this.options.now();
+    const changes: Change[] = [
+      { type: 'steps-closed', runId, status: 'cancelled', at: now },
+      { type: 'run', runId, patch: { status: 'cancelled', finishedAt: now, nextAt: null }, at: now },
+    ];
+    // Abort before committing, in the same tick as the push: a drive that is settling queues its
+    // commit before this one or, once aborted, none at all. Aborting after the commit left a window
+    // in which an attempt that ended meanwhile settled the run back to running or completed.
+    scheduler.abort(runId);
+    await commit(changes);
+    return (await store.getRun(runId))!;
+  }
+
+  /**
+   * Delivers an event to every step waiting for `eventId` and wakes their runs. When none waits yet,
+   * the event is kept for `eventKeepMs` and the first wait registered for it receives it: a notify
+   * sent right after the step that triggered it, before the runner saw the wait, is not lost.
+   */
+  async notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
+    const { store, events, eventKeepMs, scheduler } = this.options;
+    const now = this.options.now();
+    const output = encodeValue({ eventData: data, timeout: false }, `the data of event "${eventId}"`) ?? null;
+    // Kept data is wrapped, so an `undefined` comes back undefined, as when delivered at once.
+    const kept = JSON.stringify({ data });
+    const delivered = await store.deliverEvent({ eventId, data: kept, output: output ?? '', now, keepUntil: now + eventKeepMs });
+    // Read back only for listeners: a notify nobody watches costs its one transaction.
+    for (const runId of events.size > 0 ? delivered : []) {
+      const run = await store.getRun(runId);
+      if (run) events.emit({ type: 'run', run });
+      for (const step of await store.listSteps(runId)) if (step.eventId === eventId && step.finishedAt === now) events.emit({ type: 'step', step });
+    }
+    if (delivered.length > 0) scheduler.wake();
+    return { delivered, kept: delivered.length === 0 && eventKeepMs > 0 };
+  }
+
+  /** The committed steps a route replays from, as the drive request carries them. */
+  async committedSteps(runId: string): Promise<StepRecord[]> {
+    return toReplayRecords(await this.options.store.listSteps(runId));
+  }
+}

@@ -1,0 +1,175 @@
+import { runAttempt, type AttemptContext } from './attempt.js';
+import { describeError, type Logger } from './logger.js';
+import { refusedStarts } from './refused-starts.js';
+import { toReplayRecords } from './replay-records.js';
+import type { Scheduler } from './scheduler.js';
+import { settle } from './settle.js';
+import { failureRequest, settleFailureCall } from './settle-failure-call.js';
+import { LeaseLostError } from './store/errors.js';
+import type { Attempt, Change, Run, Store } from './store/types.js';
+import { pendingSteps, resolvePending } from './suspensions.js';
+import type { UnreachablePolicy } from './unreachable.js';
+
+/** Commits changes (group-committed) and tells listeners; fenced by `owner`'s leases when given. */
+export type Commit = (changes: Change[], owner?: string) => Promise<void>;
+
+export interface DriverOptions {
+  store: Store;
+  owner: string;
+  now: () => number;
+  /** The attempt context, without `commit` (the driver supplies its fenced commit). */
+  attempt: Omit<AttemptContext, 'commit'>;
+  unreachable: UnreachablePolicy;
+  scheduler: Scheduler;
+  commit: Commit;
+  logger: Logger;
+}
+
+/**
+ * One run's drive: what the runner owes it first (park or resolve), then a drive request whose
+ * streamed steps are committed as they come, then the settled outcome, committed with the
+ * attempt's log (and the lease's release when the drive ends there). Also a failed run's
+ * failureFunction delivery. Every commit is fenced by this runner's lease.
+ */
+export class Driver {
+  private readonly ctx: AttemptContext;
+
+  private readonly options: DriverOptions;
+
+  constructor(options: DriverOptions) {
+    this.options = options;
+    this.ctx = { ...options.attempt, commit: (changes) => this.commit(changes) };
+  }
+
+  /**
+   * A commit of a drive: fenced by this runner's lease. When the store says another runner took the
+   * run over (this one stalled past its lease), that run's drive is aborted and not retried here:
+   * its new holder drives it. The rejection is also handled here, so a drive's streamed commits
+   * that fail before the drive awaits them (attempt.ts) are never unhandled rejections; the drive
+   * awaits every one before it settles, so any other failure ends the drive (logged, released).
+   */
+  commit(changes: Change[]): Promise<void> {
+    const committed = this.options.commit(changes, this.options.owner);
+    committed.catch((error: unknown) => {
+      if (!LeaseLostError.is(error)) return;
+      this.options.scheduler.lose(error);
+      this.reportRefusedStarts(changes);
+    });
+    return committed;
+  }
+
+  /**
+   * The route started these steps even though fencing refused their commit (this runner had lost
+   * the lease): count the executions, unfenced, without touching anything the new holder owns.
+   * Rare (a stalled runner), so the extra write costs nothing on the hot path.
+   */
+  private reportRefusedStarts(changes: readonly Change[]): void {
+    const counts = refusedStarts(changes);
+    if (counts.length === 0) return;
+    const runId = counts[0]!.type === 'attempt' ? undefined : counts[0]!.runId;
+    void this.options.commit(counts).catch((error: unknown) => {
+      this.options.logger.error(`could not count the executions of a drive whose lease was lost: ${describeError(error)}`, { runId });
+    });
+  }
+
+  /** Marks a run running without waiting for the fsync; the drive awaits it before it settles. */
+  private markRunning(run: Run): Promise<void> {
+    return this.commit([{ type: 'run', runId: run.id, patch: { status: 'running' }, at: this.options.now() }]);
+  }
+
+  /**
+   * Drives one run until it finishes or has to wait (retry delay, sleep, event): first whatever the
+   * runner owes it (calls, due sleeps, kept events), then a drive request; `continue` loops at once.
+   * True when the lease was released with the last commit.
+   */
+  async drive(initial: Run, isNew: boolean, signal: AbortSignal): Promise<boolean> {
+    const { store, now, owner, unreachable, scheduler } = this.options;
+    let run = initial;
+    // Not awaited yet: the queue keeps order, and the drive request need not wait for this fsync.
+    // Awaited before the settle commit, so a failed mark ends the drive instead of vanishing.
+    // (Each mark's rejection is handled in `commit`, so none is unhandled while the attempt runs.)
+    const marks: Promise<void>[] = run.status === 'queued' ? [this.markRunning(run)] : [];
+    for (let first = true; ; first = false) {
+      if (run.failureCall === 'pending') return this.deliverFailureCall(run, signal);
+      if (!(first && isNew)) {
+        const parked = await this.park(run, signal);
+        if (parked || signal.aborted) {
+          await Promise.all(marks);
+          return false;
+        }
+      }
+      // A run that is driven is running, whatever woke it: a notify resolves the wait but leaves
+      // the run `waiting`, and it would show so while its next steps execute.
+      if (run.status === 'sleeping' || run.status === 'waiting') {
+        marks.push(this.markRunning(run));
+        run = { ...run, status: 'running' };
+      }
+      const committed = first && isNew ? [] : toReplayRecords(await store.listSteps(run.id));
+      const result = await runAttempt(this.ctx, run, committed, signal);
+      await Promise.all(marks.splice(0));
+      if (signal.aborted) return this.aborted(run, result.attempt);
+      const at = now();
+      const { changes, patch } = settle(run, result, at, Math.random, unreachable);
+      // Due now: a `continue`, a resolved suspension, or a failed run's failureFunction call.
+      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
+      // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
+      const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
+      await this.commit([...changes, { type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at }, ...release]);
+      run = { ...run, ...patch, updatedAt: at };
+      if (!again) return true;
+    }
+  }
+
+  /**
+   * Resolves the run's pending sleeps, waits and calls; true when the run must wait (it is then
+   * parked as sleeping or waiting until its next wake-up, or a notify).
+   */
+  private async park(run: Run, signal: AbortSignal): Promise<boolean> {
+    const { store, now } = this.options;
+    const resolveContext = { store, dispatcher: this.ctx.dispatcher, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials };
+    const parking = await resolvePending(resolveContext, run, signal);
+    if (!parking) return false;
+    await this.commit([{ type: 'run', runId: run.id, patch: parking.patch, at: now() }]);
+    // A notify that landed between reading the steps and this commit resolved a wait and made the
+    // run due, which the patch just undid: if fewer steps pend now, drive at once.
+    if (pendingSteps(await store.listSteps(run.id)).length >= parking.pending) return true;
+    await this.markRunning(run);
+    return false;
+  }
+
+  /**
+   * An attempt cut short by an abort: another runner holds the run now (its attempts count on from
+   * the store, not from us), or it was cancelled, or the runner is stopping: keep the log and leave
+   * the run's state alone except the attempt count, which the log entry's `seq` took.
+   */
+  private async aborted(run: Run, attempt: Attempt): Promise<boolean> {
+    if (this.options.scheduler.isLost(run.id)) return true;
+    await this.commit([
+      { type: 'attempt', attempt: { ...attempt, outcome: 'aborted' } },
+      { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() },
+    ]);
+    return false;
+  }
+
+  /**
+   * Delivers a failed run's failureFunction call (durably: the run was committed `failed` with the
+   * call `pending` first, so a crash in between delivers it after the restart). Each delivery is an
+   * attempt in the run's log; `settleFailureCall` decides whether and when to try again.
+   */
+  private async deliverFailureCall(initial: Run, signal: AbortSignal): Promise<boolean> {
+    const { store, now, owner, unreachable, scheduler } = this.options;
+    let run = initial;
+    for (;;) {
+      const failure = failureRequest(run, await store.listSteps(run.id));
+      const result = await runAttempt(this.ctx, run, [], signal, failure);
+      if (signal.aborted) return this.aborted(run, result.attempt);
+      const at = now();
+      const patch = settleFailureCall(run, result, at, Math.random, unreachable);
+      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
+      const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
+      await this.commit([{ type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at }, ...release]);
+      run = { ...run, ...patch, updatedAt: at };
+      if (!again) return true;
+    }
+  }
+}

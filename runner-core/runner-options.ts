@@ -1,0 +1,43 @@
+import type { DispatchOptions } from './dispatch.js';
+import type { Logger } from './logger.js';
+import type { Store } from './store/types.js';
+import type { UnreachablePolicy } from './unreachable.js';
+
+/** What a `Runner` is built from (and `createRunner`, which adds the store and the API's). */
+export interface RunnerOptions {
+  store: Store;
+  /** Tokens apps authenticate with; drive requests are signed with each (rotation). */
+  tokens: readonly string[];
+  /** Drive requests in flight at once. @default 256 */
+  concurrency?: number;
+  /** How long a claimed run stays ours without renewal. @default 15000 */
+  leaseMs?: number;
+  /** Longest wait between two looks for due work (timers cover the rest). @default 1000 */
+  pollMs?: number;
+  dispatch?: DispatchOptions;
+  /** How long a notify that no wait received is kept for a wait registered later. @default 10 minutes */
+  eventKeepMs?: number;
+  /** This runner is the store's only user (SQLite): take over leftover leases on start. @default false */
+  exclusive?: boolean;
+  /**
+   * Header names redacted before anything is stored or shown, besides the built-in
+   * `CREDENTIAL_HEADERS` (case does not matter). A `context.call`'s real values are sealed.
+   */
+  redactHeaders?: readonly string[];
+  /**
+   * How long and how often an app that does not answer is tried again, apart from any step's
+   * retries: base 1 s, capped at 30 s between tries, for 24 h before the run fails.
+   */
+  unreachable?: Partial<UnreachablePolicy>;
+  /**
+   * Origins the runner may send drive requests to (`https://app.example.com`, `https://*.example.com`,
+   * `http://127.0.0.1:*`); a start for any other origin is refused with `OriginNotAllowedError`.
+   * @default loopback only: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`
+   */
+  allowedOrigins?: readonly string[];
+  inlineStepsLimitBytes?: number;
+  logBodyLimitBytes?: number;
+  now?: () => number;
+  /** Where the runner reports failed drives, lost leases, failed polls and commits. @default console */
+  logger?: Logger;
+}
