@@ -5,7 +5,8 @@ import { createRunner } from '../../runner-core/create-runner.js';
 import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
 import type { Logger } from '../../runner-core/logger.js';
 import type { Runner } from '../../runner-core/runner.js';
-import { parseDatabaseUrl, type DatabaseLocation } from '../../runner-core/store/index.js';
+// The runner's public surface (wfkit-cli/runner), not its store: only runner-core names the store.
+import { parseDatabaseUrl, type DatabaseLocation } from '../../runner-core/index.js';
 import { CliError } from '../errors.js';
 import { listenError } from './listen.js';
 import { assertStrongTokens } from './token-strength.js';

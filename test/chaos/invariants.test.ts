@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeValue } from '../../protocol/values.js';
-import type { Run, Step } from '../../runner-core/store/types.js';
+import type { Run, Step } from '../../api/dto.js';
 import type { ExecutionLine } from '../helpers/app-process.js';
 import { brokenInvariants, reExecutions, type RunResult } from './invariants.js';
 
@@ -10,7 +10,7 @@ const ID = 'wfr_01M85AXESBGS0XX31E4636HYM0';
 
 /** Only the fields the invariants read, so the test does not depend on the rest of the record. */
 function step(index: number, output: string, finishedAt: number, status: Step['status'] = 'succeeded'): Step {
-  const fields: Pick<Step, 'runId' | 'index' | 'name' | 'kind' | 'status' | 'output' | 'finishedAt'> = { runId: ID, index, name: `step-${index}`, kind: 'run', status, output: encodeValue(output, 'test') ?? null, finishedAt };
+  const fields: Pick<Step, 'runId' | 'index' | 'name' | 'kind' | 'status' | 'outputEncoded' | 'finishedAt'> = { runId: ID, index, name: `step-${index}`, kind: 'run', status, outputEncoded: encodeValue(output, 'test') ?? null, finishedAt };
   return fields as Step;
 }
 

@@ -1,5 +1,5 @@
 import { decodeValue } from '../../protocol/values.js';
-import type { Run, Step } from '../../runner-core/store/types.js';
+import type { Run, Step } from '../../api/dto.js';
 import type { ExecutionLine } from '../helpers/app-process.js';
 
 /**
@@ -79,7 +79,8 @@ export function brokenInvariants(results: Map<string, RunResult | undefined>, st
       }
       const step = committed[0]!;
       const lines = byStep.get(`${id}#${index}`) ?? [];
-      const output = decodeValue(step.output ?? undefined);
+      // The faithful value the API serves beside the readable one (outputs here are strings either way).
+      const output = decodeValue(step.outputEncoded ?? undefined);
       if (!lines.some((l) => l.e === 'end' && l.output === output)) {
         problems.push(`${id} step ${index}: committed output ${JSON.stringify(output)} is no execution's output (${lines.filter((l) => l.e === 'end').length} executions ended)`);
       }

@@ -149,12 +149,8 @@ describe('the runner API contract is the only way to the runner', () => {
   const relativeEdges = (folders: string[]): ImportEdge[] => edgesOf(folders).filter((e) => e.specifier.startsWith('.'));
   const show = (e: ImportEdge): string => `${relative(ROOT, e.from)} imports '${e.specifier}'`;
 
-  // `wf start` opens the store to compose its runner; it goes once `createRunner` takes the
-  // database URL itself. Nothing else outside runner-core may name the store.
-  const COMPOSITION = new Set(['cli/lib/production-runner.ts']);
-
   it('keeps cli/, tui/, web/, view/ and serve/ away from runner-core/store (type-only imports included)', () => {
-    const bad = relativeEdges(['serve', 'cli', 'tui', 'web', 'view']).filter((e) => target(e).startsWith('runner-core/store') && !COMPOSITION.has(relative(ROOT, e.from)));
+    const bad = relativeEdges(['serve', 'cli', 'tui', 'web', 'view']).filter((e) => target(e).startsWith('runner-core/store'));
     expect(bad.map(show)).toEqual([]);
   });
 
