@@ -4,6 +4,7 @@ export { createHandler } from './core/handler.js';
 export type { Handle, HostContext, ServeOptions, Workflow, WorkflowContext } from './core/handler.js';
 export type { CallOptions, CallResponse, StepOptions, WaitForEventResult } from './core/context.js';
 export type { FailureFunctionArgs } from './core/options.js';
+export type { StandardSchemaV1, StandardSchemaIssue, StandardSchemaResult, InferSchemaOutput, ValidationIssue } from './core/schema.js';
 export type { Duration } from '../protocol/duration.js';
 export { WorkflowError, NonRetryableError, RetryAfterError, ProtocolError, DeterminismError, StepFailedError } from '../protocol/errors.js';
 export { Client, ClientError, type ClientOptions, type TriggerOptions, type RunDetail } from './client.js';

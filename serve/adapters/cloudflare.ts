@@ -17,7 +17,7 @@ export interface WorkerContext {
  */
 export function serve<Payload = unknown, Env = WorkflowBindings>(
   workflow: Workflow<Payload, Env>,
-  options?: ServeOptions,
+  options?: ServeOptions<Payload, Env>,
 ): (request: Request, env?: Env, ctx?: WorkerContext) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
   return (request, env, ctx) =>

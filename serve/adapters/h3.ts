@@ -34,7 +34,7 @@ const bindingsOf = (context: object | undefined): Record<string, unknown> | unde
  */
 export function serve<Payload = unknown, Env = Record<string, unknown>>(
   workflow: Workflow<Payload, Env>,
-  options?: ServeOptions,
+  options?: ServeOptions<Payload, Env>,
 ): (event: H3EventLike) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
   const handler = async (event: H3EventLike): Promise<Response> => {

@@ -19,7 +19,7 @@ function bindingsOf(env: unknown): Record<string, unknown> | undefined {
  */
 export function serve<Payload = unknown, Bindings = WorkflowBindings>(
   workflow: Workflow<Payload, Bindings>,
-  options?: ServeOptions,
+  options?: ServeOptions<Payload, Bindings>,
 ): (c: Context) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
   return (c) => handle(c.req.raw, { env: bindingsOf(c.env) });

@@ -11,7 +11,7 @@ export type RouteHandler = (request: Request) => Promise<Response>;
  */
 export function serve<Payload = unknown, Env = Record<string, unknown>>(
   workflow: Workflow<Payload, Env>,
-  options?: ServeOptions,
+  options?: ServeOptions<Payload, Env>,
 ): { POST: RouteHandler } {
   const handle = createHandler(workflow, { ...options, framework });
   return { POST: (request) => handle(request) };

@@ -31,7 +31,7 @@ async function send(response: Response, req: IncomingMessage, res: ServerRespons
  */
 export function serve<Payload = unknown, Env = Record<string, unknown>>(
   workflow: Workflow<Payload, Env>,
-  options?: ServeOptions,
+  options?: ServeOptions<Payload, Env>,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const handle = createHandler(workflow, { ...options, framework });
   return async (req, res) => {

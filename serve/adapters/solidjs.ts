@@ -16,7 +16,7 @@ export interface SolidAPIEvent {
  */
 export function serve<Payload = unknown, Env = Record<string, unknown>>(
   workflow: Workflow<Payload, Env>,
-  options?: ServeOptions,
+  options?: ServeOptions<Payload, Env>,
 ): (event: SolidAPIEvent) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
   return (event) => handle(event.request);

@@ -20,7 +20,7 @@ export interface SvelteRequestEvent {
  */
 export function serve<Payload = unknown, Env = Record<string, unknown>>(
   workflow: Workflow<Payload, Env>,
-  options?: ServeOptions,
+  options?: ServeOptions<Payload, Env>,
 ): (event: SvelteRequestEvent) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
   return ({ request, platform }) => handle(request, { env: (platform as { env?: Record<string, unknown> } | undefined)?.env });

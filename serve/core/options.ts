@@ -3,6 +3,7 @@ import { WorkflowError } from '../../protocol/errors.js';
 import type { StepKind } from '../../protocol/messages.js';
 import type { WorkflowContext } from './context.js';
 import { parseHostPatterns } from './hosts.js';
+import { isStandardSchema, type StandardSchemaV1 } from './schema.js';
 import type { UrlEnv } from './url.js';
 
 /** What `failureFunction` receives once a run has failed for good. */
@@ -59,6 +60,13 @@ export interface ServeOptions<Payload = any, Env = any> {
   authorize?: (request: Request) => boolean | Promise<boolean>;
   /** Called once when a run fails for good (after the retries), e.g. to alert or compensate. */
   failureFunction?: (args: FailureFunctionArgs<Payload, Env>) => unknown;
+  /**
+   * A Standard Schema v1 validator (zod, valibot, arktype, …) for the start body. A body that fails
+   * it gets 400 with the issues and starts no run; the run keeps the validated value, which the
+   * workflow sees as `context.requestPayload` (typed from the schema's output).
+   * @example serve(async (context) => { context.requestPayload.email }, { schema: z.object({ email: z.string().email() }) })
+   */
+  schema?: StandardSchemaV1<any, Payload>;
   /** Set by adapters; shows in errors. */
   framework?: string;
 }
@@ -146,6 +154,9 @@ export function validateOptions(options: ServeOptions): void {
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
       throw new WorkflowError('CONFIG', `Expected \`${key}\` to be a non-negative integer, got ${String(value)}.`);
     }
+  }
+  if (options.schema !== undefined && !isStandardSchema(options.schema)) {
+    throw new WorkflowError('CONFIG', 'Expected `schema` to be a Standard Schema v1 validator (an object with `~standard.version` 1 and `~standard.validate`), such as a zod or valibot schema.');
   }
   const hosts: unknown = options.allowedHosts;
   if (hosts !== undefined) {

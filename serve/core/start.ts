@@ -3,6 +3,7 @@ import { Header, headersToObject, redactHeaders } from '../../protocol/headers.j
 import type { StartRequest } from '../../protocol/messages.js';
 import { parseJson } from '../../protocol/validate.js';
 import { errorResponse } from './http.js';
+import { toValidationIssue, type StandardSchemaV1 } from './schema.js';
 
 export interface StartInput {
   request: Request;
@@ -12,6 +13,8 @@ export interface StartInput {
   token: string;
   retries?: number;
   retryDelayMs?: number;
+  /** The route's `schema` option: the start body must pass it, and its output is what the run keeps. */
+  schema?: StandardSchemaV1;
 }
 
 /**
@@ -19,10 +22,18 @@ export interface StartInput {
  * answer `{ workflowRunId }`. The workflow itself runs later, on the runner's signed request.
  */
 export async function startRun(input: StartInput): Promise<Response> {
-  if (input.body.trim() !== '') parseJson(input.body, 'the request body'); // 400 now, not a failed run later
+  const payload = input.body.trim() !== '' ? parseJson(input.body, 'the request body') : undefined; // 400 now, not a failed run later
+  let body = input.body;
+  if (input.schema) {
+    const checked = await checkPayload(input.schema, payload);
+    if (checked instanceof Response) return checked;
+    // The run keeps the validated (possibly transformed) value, so replays see it without validating
+    // again: a validator need not be deterministic, and a schema changed mid-run cannot fail old runs.
+    if (checked.value !== payload) body = serializePayload(checked.value, input.schema);
+  }
   const message: StartRequest = {
     url: input.workflowUrl,
-    body: input.body,
+    body,
     headers: redactHeaders(headersToObject(input.request.headers)),
   };
   if (input.retries !== undefined) message.retries = input.retries;
@@ -50,4 +61,30 @@ export async function startRun(input: StartInput): Promise<Response> {
     return errorResponse(502, 'RUNNER', `The runner at ${target} refused to start the run (${response.status}): ${detail}`);
   }
   return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
+/** Runs the schema; a failure is the 400 answer (no run is started), a success the value to keep. */
+async function checkPayload(schema: StandardSchemaV1, payload: unknown): Promise<{ value: unknown } | Response> {
+  const result = await schema['~standard'].validate(payload);
+  if (!result.issues) return { value: result.value };
+  const issues = result.issues.map(toValidationIssue);
+  const listed = issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
+  const vendor = schema['~standard'].vendor;
+  return Response.json(
+    { error: { code: 'VALIDATION', message: `The request body does not match this route's schema (${vendor}): ${listed}`, issues } },
+    { status: 400 },
+  );
+}
+
+/** The validated value as the run's JSON body; a value JSON cannot carry is the route's bug (500). */
+function serializePayload(value: unknown, schema: StandardSchemaV1): string {
+  if (value === undefined) return '';
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new WorkflowError('CONFIG', `Expected the \`schema\` (${schema['~standard'].vendor}) to produce a JSON value for the run's payload, but serializing it failed: ${(error as Error).message}`, { cause: error });
+  }
+  if (text === undefined) throw new WorkflowError('CONFIG', `Expected the \`schema\` (${schema['~standard'].vendor}) to produce a JSON value for the run's payload, got ${typeof value}.`);
+  return text;
 }

@@ -6,6 +6,7 @@ import { decodeValue } from '../../protocol/values.js';
 import type { ServeOptions, Workflow, WorkflowContext } from '../../serve/core/handler.js';
 import { committedStep, driveBody, driveRequest, readOutcomes } from '../helpers/drive.js';
 import { fakeRunner, unusedUrl, type Endpoint, type FakeRunner } from '../helpers/endpoint.js';
+import { describeSchema } from './conformance-schema.js';
 import { describeTrust } from './conformance-trust.js';
 
 /**
@@ -340,5 +341,6 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
     // Forged Host headers, raw request lines and slow bodies need a socket; the fetch-style hosts
     // meet these rules on their bridged mounts (adapters.test.ts).
     if (!socketlessMount) describeTrust(mount);
+    describeSchema(mount);
   });
 }
