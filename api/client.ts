@@ -1,5 +1,6 @@
 import { toMilliseconds, type Duration } from '../protocol/duration.js';
 import { parseJson } from '../protocol/validate.js';
+import { parseBulkResult, type BulkRequest, type BulkResult } from './bulk.js';
 import type { Attempt, Run, RunPage, RunStatus } from './dto.js';
 import { ClientError } from './errors.js';
 import { followEvents, type EventsOptions } from './follow.js';
@@ -94,6 +95,19 @@ export class Client {
   /** Starts a new run with the same route, payload and headers; answers the new run. */
   rerun(runId: string): Promise<Run> {
     return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/rerun`, parseRunAnswer);
+  }
+
+  /** Starts a failed or cancelled run again at the step that failed; its succeeded steps do not run again. */
+  resume(runId: string): Promise<Run> {
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/resume`, parseRunAnswer);
+  }
+
+  /**
+   * Resumes, cancels or reruns every run `filter` matches (at most 10,000 a call); `dryRun` only counts them.
+   * @example const { matched } = await client.bulk({ action: 'resume', filter: { status: 'failed' }, dryRun: true });
+   */
+  bulk(request: BulkRequest): Promise<BulkResult> {
+    return this.request('POST', '/v1/runs/bulk', parseBulkResult, request);
   }
 
   /** Delivers `data` to every `waitForEvent(…, eventId)`; kept for a while if none waits yet. */

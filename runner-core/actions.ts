@@ -2,7 +2,7 @@ import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { encodeValue } from '../protocol/values.js';
 import type { CallCredentials } from './call-credentials.js';
 import type { Commit } from './driver.js';
-import { OriginNotAllowedError, RunFinishedError, RunNotFoundError } from './errors.js';
+import { OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError } from './errors.js';
 import type { EventBus } from './events.js';
 import { newRunId } from './ids.js';
 import { originAllowed, parseOriginPattern, type OriginPattern } from './origins.js';
@@ -92,6 +92,20 @@ export class RunnerActions {
     scheduler.abort(runId);
     await commit(changes);
     return (await store.getRun(runId))!;
+  }
+
+  /**
+   * Starts a failed or cancelled run again at the step that did not succeed: its succeeded steps are
+   * kept (the route replays them, they do not run again), the others are cleared and run again.
+   */
+  async resumeRun(runId: string): Promise<Run> {
+    const { store, events, scheduler } = this.options;
+    const result = await store.resumeRun(runId, this.options.now());
+    if (!result) throw new RunNotFoundError(runId);
+    if (!result.resumed) throw new RunNotResumableError(runId, result.run.status);
+    if (events.size > 0) events.emit({ type: 'run', run: result.run });
+    scheduler.wake();
+    return result.run;
   }
 
   /**

@@ -82,6 +82,21 @@ export class RunFinishedError extends Error {
   }
 }
 
+/**
+ * Resume needs a run that ended `failed` or `cancelled` (the only ones with a step to start again
+ * from). The API answers it 409 `NOT_RESUMABLE`.
+ */
+export class RunNotResumableError extends Error {
+  override name = 'RunNotResumableError';
+  readonly runId: string;
+  readonly status: string;
+  constructor(runId: string, status: string) {
+    super(`Expected run ${runId} to be failed or cancelled to resume it, but it is ${status}.`);
+    this.runId = runId;
+    this.status = status;
+  }
+}
+
 /** `createRunner` could not open its database (`database` is shown with its password redacted). */
 export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';

@@ -144,6 +144,11 @@ export class Runner {
     return this.actions.cancelRun(runId);
   }
 
+  /** Starts a failed or cancelled run again at its failed step; `RunNotFoundError`, `RunNotResumableError` otherwise. */
+  resumeRun(runId: string): Promise<Run> {
+    return this.actions.resumeRun(runId);
+  }
+
   /** Delivers an event to every step waiting for `eventId`, or keeps it for a later wait. */
   notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
     return this.actions.notify(eventId, data);

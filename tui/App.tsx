@@ -74,6 +74,11 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
         (run) => dispatch({ type: 'notice', text: `rerun of ${id} started: ${run.id}` }),
         (error: unknown) => dispatch({ type: 'notice', text: `Cannot rerun ${id}: ${errorMessage(error)}`, error: true }),
       ),
+    resume: (id) =>
+      void source.resume(id).then(
+        () => dispatch({ type: 'notice', text: `resumed ${id} from its failed step` }),
+        (error: unknown) => dispatch({ type: 'notice', text: `Cannot resume ${id}: ${errorMessage(error)}`, error: true }),
+      ),
   });
 
   const { columns: width } = state.size;

@@ -33,6 +33,8 @@ export interface DataSource {
   subscribe(handlers: EventHandlers): () => void;
   cancel(id: string): Promise<Run>;
   rerun(id: string): Promise<Run>;
+  /** Starts a failed or cancelled run again at its failed step. */
+  resume(id: string): Promise<Run>;
 }
 
 export interface HttpDataSourceOptions {
@@ -61,6 +63,7 @@ export function httpDataSource(options: HttpDataSourceOptions): DataSource {
     getRun: (id) => client.get(id),
     cancel: (id) => client.cancel(id),
     rerun: (id) => client.rerun(id),
+    resume: (id) => client.resume(id),
     subscribe(handlers) {
       const controller = new AbortController();
       void client

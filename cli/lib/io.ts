@@ -8,6 +8,8 @@ export interface CliIO {
   interrupted: () => Promise<void>;
   /** stdout is a terminal, so `wf dev` may draw its dashboard; absent means no (pipes, CI, tests). */
   isTTY?: boolean;
+  /** Asks the user a question on the terminal and resolves with the answer; absent where nobody can answer. */
+  ask?: (question: string) => Promise<string>;
 }
 
 export function processIO(): CliIO {
@@ -17,10 +19,22 @@ export function processIO(): CliIO {
     env: process.env,
     cwd: process.cwd(),
     isTTY: process.stdout.isTTY === true,
+    ...(process.stdin.isTTY === true && { ask: askOnTerminal }),
     interrupted: () =>
       new Promise((resolve) => {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());
       }),
   };
+}
+
+/** One question on stdin/stdout (`wf bulk`'s confirmation); the readline interface closes after it. */
+async function askOnTerminal(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }

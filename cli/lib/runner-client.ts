@@ -1,3 +1,4 @@
+import type { BulkRequest, BulkResult } from '../../api/bulk.js';
 import { Client } from '../../api/client.js';
 import type { Run, RunPage, RunStatus } from '../../api/dto.js';
 import { ClientError } from '../../api/errors.js';
@@ -42,6 +43,14 @@ export class RunnerClient {
 
   cancel(id: string): Promise<Run> {
     return this.call((c) => c.cancel(id));
+  }
+
+  resume(id: string): Promise<Run> {
+    return this.call((c) => c.resume(id));
+  }
+
+  bulk(request: BulkRequest): Promise<BulkResult> {
+    return this.call((c) => c.bulk(request));
   }
 
   notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { parseBulkRequest } from '../../api/bulk.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
 import { ApiError } from '../errors.js';
@@ -11,6 +12,7 @@ import type { Access, RouteAccess } from './access.js';
 import { runDto, runPageDto, stepDto } from './dto-map.js';
 import { jsonResponse, readBody } from './http-io.js';
 import { decodeSegment } from './request-target.js';
+import { bulkAction } from './bulk.js';
 import { parseBodiesParam, type EventStreams } from './sse.js';
 
 /** What the app's handlers see: on the node server, the node request and response (`c.env`). */
@@ -140,6 +142,20 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       write: true,
       dashboard: true,
       handle: async (c) => jsonResponse(201, { run: runDto(await runner.rerun(runIdParam(c))) }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/runs/:id/resume',
+      write: true,
+      dashboard: true,
+      handle: async (c) => jsonResponse(200, { run: runDto(await runner.resumeRun(runIdParam(c))) }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/runs/bulk',
+      write: true,
+      dashboard: true,
+      handle: async (c) => jsonResponse(200, await bulkAction(runner, parseBulkRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')))),
     },
     {
       method: 'GET',

@@ -131,6 +131,26 @@ export class PostgresStore implements Store {
     return toRunPage(rows, limit);
   }
 
+  /** One statement (data-modifying CTEs), so one transaction; see `RunStore.resumeRun`. */
+  async resumeRun(runId: string, now: number): Promise<{ run: Run; resumed: boolean } | undefined> {
+    const sql = this.#sql;
+    const [row] = await sql<(RunRow & { resumed: boolean })[]>`WITH resumed AS (
+        UPDATE runs SET status = 'queued', next_at = ${ms(now)}, updated_at = ${ms(now)}, finished_at = NULL, output = NULL,
+          error = NULL, failures = 0, unreachable_since = NULL, failure_call = NULL, failure_call_attempts = 0,
+          lease_owner = NULL, lease_until = NULL
+        WHERE id = ${runId} AND status IN ('failed', 'cancelled')
+        RETURNING *
+      ), cleared AS (
+        DELETE FROM steps WHERE run_id IN (SELECT id FROM resumed) AND status != 'succeeded'
+      )
+      SELECT resumed.*, true AS resumed FROM resumed
+      UNION ALL
+      SELECT runs.*, false AS resumed FROM runs WHERE id = ${runId} AND NOT EXISTS (SELECT 1 FROM resumed)`;
+    if (!row) return undefined;
+    const { resumed, ...run } = row;
+    return { run: toRun(run as RunRow), resumed };
+  }
+
   async listSteps(runId: string): Promise<Step[]> {
     return (await this.#sql<StepRow[]>`SELECT * FROM steps WHERE run_id = ${runId} ORDER BY idx`).map(toStep);
   }

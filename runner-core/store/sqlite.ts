@@ -107,6 +107,12 @@ function prepareStatements(db: Database.Database) {
     nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0))) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL`).pluck(),
     releaseAll: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
     leaseOf: db.prepare('SELECT lease_owner FROM runs WHERE id = ?').pluck(),
+    // Resume: only these two statuses; the lease goes too, so whichever runner claims it next drives it.
+    resumeRun: db.prepare(`UPDATE runs SET status = 'queued', next_at = @now, updated_at = @now, finished_at = NULL, output = NULL,
+        error = NULL, failures = 0, unreachable_since = NULL, failure_call = NULL, failure_call_attempts = 0,
+        lease_owner = NULL, lease_until = NULL
+      WHERE id = @id AND status IN ('failed', 'cancelled')`),
+    clearUnsucceededSteps: db.prepare(`DELETE FROM steps WHERE run_id = ? AND status != 'succeeded'`),
     countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status'),
     countDue: db.prepare(`SELECT COUNT(*) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
       AND (lease_until IS NULL OR lease_until < @now)`).pluck(),
@@ -125,6 +131,7 @@ export class SqliteStore implements Store {
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
   readonly #deliverTx: (input: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => string[];
   readonly #takeEventTx: (eventId: string, now: number) => string | undefined;
+  readonly #resumeTx: (runId: string, now: number) => { run: Run; resumed: boolean } | undefined;
 
   // No clock option: every method takes its times as arguments.
   constructor(path: string) {
@@ -191,6 +198,13 @@ export class SqliteStore implements Store {
       return row?.data;
     });
     this.#takeEventTx = (eventId, now) => take.immediate(eventId, now);
+    const resume = db.transaction((runId: string, now: number) => {
+      const resumed = s.resumeRun.run({ id: runId, now }).changes > 0;
+      if (resumed) s.clearUnsucceededSteps.run(runId);
+      const row = s.runById.get(runId) as RunRow | undefined;
+      return row ? { run: toRun(row), resumed } : undefined;
+    });
+    this.#resumeTx = (runId, now) => resume.immediate(runId, now);
   }
 
   #create(input: NewRun): { run: Run; created: boolean } {
@@ -270,6 +284,10 @@ export class SqliteStore implements Store {
       status !== undefined ? (cursor !== undefined ? s.listByStatusAfter : s.listByStatus) : cursor !== undefined ? s.listAfter : s.list;
     const rows = statement.all({ limit: limit + 1, ...(status !== undefined && { status }), ...(cursor !== undefined && { cursor }) }) as RunRow[];
     return toRunPage(rows, limit);
+  }
+
+  async resumeRun(runId: string, now: number): Promise<{ run: Run; resumed: boolean } | undefined> {
+    return this.#resumeTx(runId, now);
   }
 
   async listSteps(runId: string): Promise<Step[]> {

@@ -145,6 +145,14 @@ export interface RunStore {
   listRuns(query: RunQuery): Promise<RunPage>;
   /** Runs by status and the due, unclaimed queue (one or two aggregate queries: for metrics, not hot paths). */
   stats(now: number): Promise<StoreStats>;
+  /**
+   * Resume (one transaction): a `failed` or `cancelled` run becomes `queued` and due at `now`; every
+   * step that did not succeed is cleared (it runs again), every `succeeded` step is kept as it is, and
+   * the failureFunction state is reset (a pending delivery is not needed any more). `resumed: false`
+   * (nothing changed) when the run is in another status; undefined when there is no such run.
+   * The one exception to "a finished run never changes status again".
+   */
+  resumeRun(runId: string, now: number): Promise<{ run: Run; resumed: boolean } | undefined>;
 }
 
 /** Steps: a run's journal, what drive requests replay from. */

@@ -4,6 +4,7 @@ import { T0, claimRun, attempt, failed, newRun, runId, started, succeeded } from
 import { describeConcurrency } from './store-suite-concurrency.js';
 import { describeFencing } from './store-suite-fencing.js';
 import { describeResilience } from './store-suite-resilience.js';
+import { describeResume } from './store-suite-resume.js';
 
 export { newRun, runId } from './store-fixtures.js';
 
@@ -24,6 +25,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
     describeFencing(open);
     describeResilience(open);
     describeConcurrency(open, options.peer);
+    describeResume(open);
 
     let store: Store;
     beforeEach(async () => {

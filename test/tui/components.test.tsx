@@ -161,7 +161,7 @@ describe('StatusBar and Footer', () => {
   });
 
   it('lists the keys of each view, shorter when narrow; shows the prompt while filtering', () => {
-    expect(footerText('runs', 120)).toBe('↑↓/jk move · enter open · / filter · c cancel · r rerun · q quit');
+    expect(footerText('runs', 120)).toBe('↑↓/jk move · enter open · / filter · c cancel · r rerun · R resume · q quit');
     expect(footerText('step', 120)).toContain('esc back');
     expect(footerText('run', 50).length).toBeLessThanOrEqual(50);
     expect(frameOf(mount(<Footer view="runs" filtering filter="pay" width={80} />))).toBe('/pay    enter keep · esc clear');
@@ -217,5 +217,17 @@ describe('Dashboard against a data source', () => {
     ui.stdin.write('r');
     await vi.waitFor(() => expect(source.reruns).toEqual([runId(2)]));
     await see(`rerun of ${runId(2)} started`);
+  });
+
+  it('sends resume for the selected run on R (shift-r), and shows it in the status bar', async () => {
+    const source = new FakeSource();
+    source.runs = [makeRun(1, { status: 'failed' })];
+    const ui = mount(<Dashboard source={source} size={size} now={() => T0 + 5000} events={{ batchMs: 1 }} />);
+    const see = (text: string | RegExp) => vi.waitFor(() => expect(frameOf(ui)).toMatch(text));
+    await see(`${runId(1)}`);
+    ui.stdin.write('R');
+    await vi.waitFor(() => expect(source.resumed).toEqual([runId(1)]));
+    expect(source.reruns).toEqual([]);
+    await see(`resumed ${runId(1)} from its failed step`);
   });
 });

@@ -59,6 +59,8 @@ let appUrl: string;
 let openGate!: () => void;
 const gate = new Promise<void>((resolve) => (openGate = resolve));
 
+const flaky = { broken: true, kept: 0 };
+
 async function trigger(route: string): Promise<string> {
   const response = await fetch(appUrl + route, { method: 'POST', body: JSON.stringify({ text: 'hello' }) });
   expect(response.status).toBe(200);
@@ -75,7 +77,7 @@ async function filterTo(id: string): Promise<void> {
   await until(`filter "${id.slice(-12)}" · 1 of`);
 }
 
-const LIST_KEYS = '↑↓/jk move · enter open · / filter · c cancel · r rerun · q quit';
+const LIST_KEYS = '↑↓/jk move · enter open · / filter · c cancel · r rerun · R resume · q quit';
 const atList = (s: string): boolean => /STATUS\s+RUN/.test(s) && s.trimEnd().split('\n').at(-1) === LIST_KEYS;
 
 /** Back to the whole run list: esc (out of a step, a run, then the filter) until there. */
@@ -120,7 +122,15 @@ beforeAll(async () => {
     await context.run('first', () => 1);
     await context.run('held', async () => (await gate, 2));
   }, options);
-  Object.assign(routes, { '/workflow': twoStep, '/fail': failing, '/gated': gated });
+  // Fails at its second step until `flaky.broken` is cleared; counts each step's executions app-side.
+  const flakyRoute = serve(async (context) => {
+    await context.run('kept', () => (flaky.kept += 1));
+    await context.run('flaky', () => {
+      if (flaky.broken) throw new Error('flaky: not yet');
+      return 'ok';
+    });
+  }, { ...options, retries: 0 });
+  Object.assign(routes, { '/workflow': twoStep, '/fail': failing, '/gated': gated, '/flaky': flakyRoute });
 });
 
 afterAll(async () => {
@@ -194,6 +204,18 @@ describe('wf dev on a terminal shows the dashboard', () => {
     await until(new RegExp(`✓ completed\\s+${rerun}`));
   });
 
+  it('R resumes a failed run from its failed step: the step before it does not run again', async () => {
+    const id = await trigger('/flaky');
+    await until(new RegExp(`✗ failed\\s+${id}`));
+    await filterTo(id);
+    flaky.broken = false;
+    await keys('R');
+    await until(`resumed ${id} from its failed step`);
+    await until(new RegExp(`› ✓ completed\\s+${id}`));
+    expect(flaky.kept).toBe(1);
+    await backToList();
+  });
+
   it('draws no colour under NO_COLOR: the glyphs carry the status', async () => {
     const styled = await screen(SESSION, '-e');
     expect(styled).toMatch(/✓ completed|✗ failed/);
@@ -210,7 +232,7 @@ describe('wf dev on a terminal shows the dashboard', () => {
 
   it('fits a narrow terminal after a resize', async () => {
     await tmux('resize-window', '-t', SESSION, '-x', '60', '-y', '20');
-    const narrow = await until((s) => s.trimEnd().split('\n').at(-1) === '↑↓ move enter open / filter c cancel r rerun q quit');
+    const narrow = await until((s) => s.trimEnd().split('\n').at(-1) === '↑↓ move enter open / filter c cancel r rerun R resume q quit');
     const lines = narrow.trimEnd().split('\n');
     expect(lines.length).toBeLessThanOrEqual(20);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);

@@ -81,6 +81,7 @@ export class FakeSource implements DataSource {
   details = new Map<string, { run: Run; steps: Step[]; attempts: Attempt[] }>();
   cancelled: string[] = [];
   reruns: string[] = [];
+  resumed: string[] = [];
   private handlers = new Set<EventHandlers>();
 
   async listRuns(query: { cursor?: string; limit?: number }) {
@@ -106,6 +107,10 @@ export class FakeSource implements DataSource {
   async rerun(id: string) {
     this.reruns.push(id);
     return makeRun(999_999);
+  }
+  async resume(id: string) {
+    this.resumed.push(id);
+    return makeRun(0, { id, status: 'queued' });
   }
   emit(...events: StreamEvent[]): void {
     for (const h of this.handlers) for (const e of events) h.event(e);

@@ -14,9 +14,9 @@ type Hint = [key: string, label: string];
 
 const MOVE: Hint = ['↑↓/jk', 'move'];
 const HINTS: Record<View, Hint[]> = {
-  runs: [MOVE, ['enter', 'open'], ['/', 'filter'], ['c', 'cancel'], ['r', 'rerun'], ['q', 'quit']],
-  run: [MOVE, ['enter', 'step'], ['esc', 'back'], ['/', 'filter'], ['c', 'cancel'], ['r', 'rerun'], ['q', 'quit']],
-  step: [['↑↓/jk', 'scroll'], ['pgup/pgdn', 'page'], ['esc', 'back'], ['c', 'cancel'], ['r', 'rerun'], ['q', 'quit']],
+  runs: [MOVE, ['enter', 'open'], ['/', 'filter'], ['c', 'cancel'], ['r', 'rerun'], ['R', 'resume'], ['q', 'quit']],
+  run: [MOVE, ['enter', 'step'], ['esc', 'back'], ['/', 'filter'], ['c', 'cancel'], ['r', 'rerun'], ['R', 'resume'], ['q', 'quit']],
+  step: [['↑↓/jk', 'scroll'], ['pgup/pgdn', 'page'], ['esc', 'back'], ['c', 'cancel'], ['r', 'rerun'], ['R', 'resume'], ['q', 'quit']],
 };
 
 const LOG: Hint = ['l', 'logs'];

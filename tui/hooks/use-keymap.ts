@@ -6,13 +6,14 @@ import { reducer, type Action, type DashboardState, type KeyAction } from '../st
 export interface KeymapHandlers {
   cancel(runId: string): void;
   rerun(runId: string): void;
+  resume(runId: string): void;
   quit(): void;
 }
 
 export type KeyFlags = Partial<Key>;
 
 /** What a key press means: a reducer action, an effect (on the selected run), or nothing. */
-export type KeyResult = Action | { effect: 'quit' } | { effect: 'cancel' | 'rerun'; runId: string } | undefined;
+export type KeyResult = Action | { effect: 'quit' } | { effect: 'cancel' | 'rerun' | 'resume'; runId: string } | undefined;
 
 /** The movement a key means, the same in every view; undefined for the other keys. */
 export function keyAction(input: string, key: KeyFlags): KeyAction | undefined {
@@ -45,6 +46,8 @@ export function interpretKey(state: DashboardState, input: string, key: KeyFlags
   if (input === 'l') return state.log.enabled ? { type: 'log-toggle' } : undefined;
   if (input === 'q') return { effect: 'quit' };
   if ((input === 'c' || input === 'r') && runId) return { effect: input === 'c' ? 'cancel' : 'rerun', runId };
+  // Shift-r: resume a failed or cancelled run from its failed step (the runner refuses other runs, and the notice says why).
+  if (input === 'R' && runId) return { effect: 'resume', runId };
   return undefined;
 }
 
@@ -57,7 +60,7 @@ function presses(input: string, key: Key): [string, KeyFlags][] {
   return [...input].map((ch): [string, KeyFlags] => (ch === '\r' || ch === '\n' ? ['', { return: true }] : ch === '\u007f' ? ['', { backspace: true }] : [ch, {}]));
 }
 
-/** What the keys do: actions go to the reducer; `c`, `r` and `q` act through `handlers`. */
+/** What the keys do: actions go to the reducer; `c`, `r`, `R` and `q` act through `handlers`. */
 export function useKeymap(state: DashboardState, dispatch: Dispatch<Action>, handlers: KeymapHandlers, isActive = true): void {
   const latest = useRef(state);
   latest.current = state;

@@ -1,3 +1,4 @@
+import type { BulkRequest, BulkResult } from '../../api/bulk.js';
 import { Client } from '../../api/client.js';
 import type { Run, RunPage, RunStatus } from '../../api/dto.js';
 import type { RunDetail } from '../../api/parse.js';
@@ -33,6 +34,10 @@ export interface Api {
   getRun(id: string): Promise<RunWithDetail>;
   cancel(id: string): Promise<{ run: Run }>;
   rerun(id: string): Promise<{ run: Run }>;
+  /** Starts a failed or cancelled run again at its failed step. */
+  resume(id: string): Promise<{ run: Run }>;
+  /** Resumes, cancels or reruns every run a filter matches; `dryRun` only counts them. */
+  bulk(request: BulkRequest): Promise<BulkResult>;
   /** The one client (same origin), for the live events (`events.ts`). */
   readonly client: Client;
 }
@@ -52,5 +57,7 @@ export function createApi(token: () => string | null): Api {
     getRun: (id) => client.get(id),
     cancel: async (id) => ({ run: await client.cancel(id) }),
     rerun: async (id) => ({ run: await client.rerun(id) }),
+    resume: async (id) => ({ run: await client.resume(id) }),
+    bulk: (request) => client.bulk(request),
   };
 }

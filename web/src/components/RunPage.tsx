@@ -100,13 +100,15 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
   const [error, setError] = useState<string | null>(null);
   const finished = FINISHED.has(run.status);
 
-  const act = async (action: 'cancel' | 'rerun'): Promise<void> => {
+  const act = async (action: 'cancel' | 'rerun' | 'resume'): Promise<void> => {
     setBusy(true);
     setError(null);
     try {
       const { run: changed } = await api[action](run.id);
       dispatch({ type: 'event', event: { type: 'run', run: changed } });
       if (action === 'rerun') navigate(paths.run(changed.id));
+      // Resume cleared the steps that failed: read the run again rather than keep showing them.
+      if (action === 'resume') dispatch({ type: 'detail', detail: await api.getRun(run.id) });
     } catch (failure) {
       setError(describe(failure));
     }
@@ -151,6 +153,11 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
                   No
                 </button>
               </span>
+            ) : null}
+            {run.status === 'failed' || run.status === 'cancelled' ? (
+              <button type="button" class="button" onClick={() => act('resume')} disabled={busy} title="Start this run again at the step that failed; succeeded steps do not run again">
+                Resume
+              </button>
             ) : null}
             <button type="button" class="button" onClick={() => act('rerun')} disabled={busy} title="Start a new run with the same input">
               Rerun

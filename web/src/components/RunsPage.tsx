@@ -8,6 +8,7 @@ import { paths } from '../router.js';
 import { RUN_STATUSES } from '../../../view/status.js';
 import { useDashboard } from '../use-dashboard.js';
 import { CopyButton, Link, StatusBadge, useNow } from './Common.js';
+import { BulkActions } from './BulkActions.js';
 import { RunNotes } from './RunNotes.js';
 
 /** The first level: runs newest first, a status filter, live as runs start and change. */
@@ -58,6 +59,13 @@ export function RunsPage(props: { status: RunStatus | null }): JSX.Element {
           </Link>
         ))}
       </nav>
+      {shown ? (
+        <BulkActions
+          status={status}
+          hasRuns={runs.length > 0}
+          onDone={() => api.listRuns({ status }).then((page) => dispatch({ type: 'page', status, page, more: false }), (failure: unknown) => setError(describe(failure)))}
+        />
+      ) : null}
       {error ? (
         <p class="form-error" role="alert">
           {error}

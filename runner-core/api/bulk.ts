@@ -1,0 +1,55 @@
+import { BULK_MAX_RUNS, type BulkFilter, type BulkRequest, type BulkResult } from '../../api/bulk.js';
+import type { Runner } from '../runner.js';
+import type { Run } from '../store/types.js';
+import { toApiError } from './error-response.js';
+
+/** Rows read per page while matching: the store's largest page. */
+const PAGE = 500;
+
+function matches(run: Run, filter: BulkFilter): boolean {
+  if (filter.url !== undefined && run.url !== filter.url) return false;
+  if (filter.createdAfter !== undefined && run.createdAt < filter.createdAfter) return false;
+  if (filter.createdBefore !== undefined && run.createdAt >= filter.createdBefore) return false;
+  return true;
+}
+
+/**
+ * The ids of the runs `filter` matches, newest first, at most `BULK_MAX_RUNS` (+1 to tell that more
+ * matched). Paged through `listRuns` (by status in the store, the rest here): bulk actions are rare
+ * operator actions, so they add no index or query to the stores.
+ */
+async function matchingRunIds(runner: Runner, filter: BulkFilter): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  // Bounded: each turn reads one page and ends at the last page or at the cap.
+  for (;;) {
+    const page = await runner.store.listRuns({ status: filter.status, cursor, limit: PAGE });
+    for (const run of page.runs) if (matches(run, filter)) ids.push(run.id);
+    if (ids.length > BULK_MAX_RUNS || page.nextCursor === null) return ids;
+    cursor = page.nextCursor;
+  }
+}
+
+/**
+ * Runs one action on every run a filter matches, one run at a time (each its own transaction, as
+ * when called one by one). A run the action refuses is reported in `failed`, and the rest go on.
+ */
+export async function bulkAction(runner: Runner, request: BulkRequest): Promise<BulkResult> {
+  const found = await matchingRunIds(runner, request.filter);
+  const truncated = found.length > BULK_MAX_RUNS;
+  const ids = found.slice(0, BULK_MAX_RUNS);
+  const result: BulkResult = { matched: ids.length, done: 0, failed: [], truncated };
+  if (request.dryRun) return result;
+  const act = { resume: (id: string) => runner.resumeRun(id), cancel: (id: string) => runner.cancelRun(id), rerun: (id: string) => runner.rerun(id) }[request.action];
+  for (const runId of ids) {
+    try {
+      await act(runId);
+      result.done += 1;
+    } catch (error) {
+      // The same code and message the single-run route would answer (a 500's details stay in the log).
+      const apiError = toApiError(error, runner.logger);
+      result.failed.push({ runId, code: apiError.code, message: apiError.message });
+    }
+  }
+  return result;
+}
