@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Client } from '../../api/client.js';
+import { runStory } from '../../cli/lib/format.js';
 import { NonRetryableError } from '../../protocol/errors.js';
 import type { Workflow } from '../../serve/core/handler.js';
 import { gate, startTestRunner, startThroughApp, waitForFinish, waitForRun } from '../helpers/runner.js';
@@ -43,6 +45,15 @@ describe('context.invoke', () => {
     expect(child.body.run).toMatchObject({ status: 'completed', output: 42, parentRunId: parentId, parentStepIndex: 0, idempotencyKey: `invoke:${parentId}:0` });
     expect(child.body.run.body).toBe('{"child":21}');
     expect((await runner.store.listRuns({})).runs).toHaveLength(2);
+
+    // Through the Client, as `wf logs` prints them: each run names the other.
+    const client = new Client({ runnerUrl: runner.url, token: runner.token });
+    const childDetail = await client.get(childId);
+    expect(childDetail.run).toMatchObject({ parentRunId: parentId, parentStepIndex: 0 });
+    expect(runStory(childDetail.run, childDetail.steps, childDetail.attempts).at(-1)).toContain(`child of ${parentId} step 0`);
+    const parentDetail = await client.get(parentId);
+    expect(runStory(parentDetail.run, parentDetail.steps, parentDetail.attempts).join('\n')).toContain(`step 0 invoke child succeeded`);
+    expect(parentDetail.steps[0]!.childRunId).toBe(childId);
   });
 
   it('runs a child of another app, a failed child answers isFailed with its error', async () => {
