@@ -20,7 +20,9 @@ export { childEventId, childIdempotencyKey, childRunIdOf, parentOf } from '../ap
  */
 export const INVOKE_POLL_MS = 30_000;
 
-export function invokeAsCallRequest(request: InvokeRequest): CallRequest {
+/** The invoke request in the call shape it is stored in; one already in that shape (sealed) is kept as is. */
+export function invokeAsCallRequest(request: InvokeRequest | CallRequest): CallRequest {
+  if ('method' in request) return request;
   const out: CallRequest = { url: request.url, method: 'POST', headers: request.headers, body: request.body };
   if (request.retries !== undefined) out.retries = request.retries;
   return out;

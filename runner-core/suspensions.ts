@@ -103,7 +103,7 @@ async function startedChild(ctx: ResolveContext, run: Run, step: Step): Promise<
   }
   let child: Run;
   try {
-    child = (await ctx.startRun(childStartRequest(run.id, step.index, step.request!))).run;
+    child = (await ctx.startRun(childStartRequest(run.id, step.index, ctx.credentials.open(step.request!)))).run;
   } catch (error) {
     return { ok: false, error: serializeError(error) };
   }

@@ -154,3 +154,23 @@ describe('context.invoke', () => {
     release.open();
   });
 });
+
+describe('context.invoke and credentials', () => {
+  it("keeps a credential header out of the parent's step and attempt log, as a call's", async () => {
+    const { runner, app } = await worlds.setup(async (context) => {
+      if (context.requestPayload !== undefined) return 'child';
+      return context.invoke('child', { url: '/workflow', body: { child: true }, headers: { authorization: 'Bearer secret-xyz', 'x-plain': 'visible' } });
+    });
+    const parentId = await startThroughApp(app.url);
+    const { run, steps, attempts } = await waitForFinish(runner.runner, parentId);
+    expect(value(run.output)).toMatchObject({ body: 'child', isFailed: false });
+    const stored = JSON.stringify(steps[0]!.request);
+    expect(stored).toContain('visible');
+    expect(stored).not.toContain('secret-xyz');
+    expect(JSON.stringify(attempts)).not.toContain('secret-xyz');
+    const childId = steps[0]!.eventId!.slice('wf-child:'.length);
+    const child = await runner.store.getRun(childId);
+    expect(JSON.stringify(child)).not.toContain('secret-xyz');
+    expect(child!.headers['x-plain']).toBe('visible');
+  });
+});
