@@ -69,6 +69,9 @@ export interface Run {
   failureCall: FailureCallState | null;
   /** Deliveries of the failureFunction call so far (each is an attempt in the run's log). */
   failureCallAttempts: number;
+  /** A child run (`context.invoke`): the run that invoked it and that step's index. Absent otherwise. */
+  parentRunId?: string;
+  parentStepIndex?: number;
 }
 
 /** One step of a run, by position. */
@@ -100,8 +103,10 @@ export interface Step {
   until: number | null;
   /** wait: the event it waits for. */
   eventId: string | null;
-  /** call: the request the runner sends (the answer is the output). */
+  /** call: the request the runner sends (the answer is the output); invoke: the child's start (POST). */
   request: CallRequest | null;
+  /** invoke: the child run it started, once started. */
+  childRunId?: string;
 }
 
 /** One drive request to the route and what came back: the log the dashboards show. */

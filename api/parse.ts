@@ -67,6 +67,7 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
     unreachableSince: orNull(o, 'unreachableSince', where, expectNumber),
     failureCall: orNull(o, 'failureCall', where, (f, k, w) => oneOf<FailureCallState>(f, k, w, FAILURE_CALL_STATES)),
     failureCallAttempts: expectInteger(o, 'failureCallAttempts', where),
+    ...(o.parentRunId !== undefined && { parentRunId: expectString(o, 'parentRunId', where), parentStepIndex: expectInteger(o, 'parentStepIndex', where) }),
   };
   return run as Run;
 }
@@ -91,6 +92,7 @@ export function parseStep(u: unknown, where = 'the step', slim = false): Step {
     until: orNull(o, 'until', where, expectNumber),
     eventId: orNull(o, 'eventId', where, expectString),
     ...(slim && o.request === undefined ? {} : { request: o.request === null ? null : (expectObject(o.request, `\`request\` in ${where}`) as unknown as Step['request']) }),
+    ...(o.childRunId !== undefined && { childRunId: expectString(o, 'childRunId', where) }),
   };
   return step as Step;
 }

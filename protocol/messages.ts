@@ -15,11 +15,11 @@ import {
 } from './validate.js';
 
 /**
- * Kinds of step. `run` executes in the route; `sleep`, `wait` and `call` suspend the request and
- * are resolved by the runner (a timer, an event, an HTTP call it makes).
+ * Kinds of step. `run` executes in the route; `sleep`, `wait`, `call` and `invoke` suspend the
+ * request and are resolved by the runner (a timer, an event, an HTTP call it makes, a child run).
  */
-export type StepKind = 'run' | 'sleep' | 'wait' | 'call';
-export const STEP_KINDS: readonly StepKind[] = ['run', 'sleep', 'wait', 'call'];
+export type StepKind = 'run' | 'sleep' | 'wait' | 'call' | 'invoke';
+export const STEP_KINDS: readonly StepKind[] = ['run', 'sleep', 'wait', 'call', 'invoke'];
 
 /** App -> runner `POST /v1/runs`: start a run of the workflow at `url`. */
 export interface StartRequest {
@@ -69,6 +69,19 @@ export interface CallRequest {
   retries?: number;
   /** Treat a non-2xx answer as a failure instead of data. @default false */
   throwHttpErrors?: boolean;
+}
+
+/**
+ * What `context.invoke` asks the runner to start: a run of the workflow at `url`, as a start
+ * request would. Stored on the parent's step in the call request's shape (method POST).
+ */
+export interface InvokeRequest {
+  url: string;
+  /** The child's raw start body (JSON text, or empty). */
+  body: string;
+  headers: Record<string, string>;
+  /** The child's retries per step. @default the runner's */
+  retries?: number;
 }
 
 /** Runner -> route drive request body. */

@@ -1,5 +1,5 @@
 import { ProtocolError, type SerializedError } from './errors.js';
-import { parseStepKind, type CallRequest, type StepKind } from './messages.js';
+import { parseStepKind, type CallRequest, type InvokeRequest, type StepKind } from './messages.js';
 import {
   expectBoolean,
   expectInteger,
@@ -24,7 +24,9 @@ export interface StepRef {
 export type Suspension =
   | { kind: 'sleep'; index: number; name: string; group: number; until: number }
   | { kind: 'wait'; index: number; name: string; group: number; eventId: string; until: number }
-  | { kind: 'call'; index: number; name: string; group: number; request: CallRequest };
+  | { kind: 'call'; index: number; name: string; group: number; request: CallRequest }
+  /** A child run to start (idempotently, per parent and position) and wait for. */
+  | { kind: 'invoke'; index: number; name: string; group: number; request: InvokeRequest };
 
 /**
  * One line of a drive response (NDJSON). Step lines arrive as steps start and finish; the
@@ -76,6 +78,14 @@ export function parseCallRequest(value: unknown, where: string): CallRequest {
   return request;
 }
 
+export function parseInvokeRequest(value: unknown, where: string): InvokeRequest {
+  const o = expectObject(value, where);
+  const request: InvokeRequest = { url: expectString(o, 'url', where), body: expectString(o, 'body', where), headers: expectStringRecord(o, 'headers', where) };
+  const retries = optionalInteger(o, 'retries', where);
+  if (retries !== undefined) request.retries = retries;
+  return request;
+}
+
 function parseSuspension(value: unknown, where: string): Suspension {
   const o = expectObject(value, where);
   const base = { index: expectInteger(o, 'index', where), name: expectString(o, 'name', where), group: expectInteger(o, 'group', where) };
@@ -87,8 +97,10 @@ function parseSuspension(value: unknown, where: string): Suspension {
       return { kind, ...base, eventId: expectString(o, 'eventId', where), until: expectNumber(o, 'until', where) };
     case 'call':
       return { kind, ...base, request: parseCallRequest(o.request, `\`request\` in ${where}`) };
+    case 'invoke':
+      return { kind, ...base, request: parseInvokeRequest(o.request, `\`request\` in ${where}`) };
     default:
-      throw new ProtocolError(`Expected \`kind\` in ${where} to be sleep, wait or call, got "${kind}".`);
+      throw new ProtocolError(`Expected \`kind\` in ${where} to be sleep, wait, call or invoke, got "${kind}".`);
   }
 }
 

@@ -5,6 +5,7 @@ import type { Commit } from './driver.js';
 import { OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError } from './errors.js';
 import type { EventBus } from './events.js';
 import { newRunId } from './ids.js';
+import { childRunIdOf, parentOf } from './invoke.js';
 import { originAllowed, parseOriginPattern, type OriginPattern } from './origins.js';
 import { toReplayRecords } from './replay-records.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
@@ -91,7 +92,40 @@ export class RunnerActions {
     // in which an attempt that ended meanwhile settled the run back to running or completed.
     scheduler.abort(runId);
     await commit(changes);
-    return (await store.getRun(runId))!;
+    const cancelled = (await store.getRun(runId))!;
+    await this.cancelChildren(runId);
+    if (parentOf(cancelled)) await this.childEnded(cancelled);
+    return cancelled;
+  }
+
+  /** Cancels the unfinished children a run invoked (and theirs, through `cancelRun`). */
+  private async cancelChildren(runId: string): Promise<void> {
+    for (const step of await this.options.store.listSteps(runId)) {
+      const childId = childRunIdOf(step);
+      if (childId === undefined) continue;
+      const child = await this.options.store.getRun(childId);
+      if (!child || FINISHED_RUN_STATUSES.has(child.status)) continue;
+      try {
+        await this.cancelRun(childId);
+      } catch (error) {
+        // Finished meanwhile (it ended on its own between the read and the cancel): nothing to do.
+        if (!(error instanceof RunFinishedError)) throw error;
+      }
+    }
+  }
+
+  /**
+   * A child run ended: make its parent due now, so it resolves its invoke step without waiting for
+   * the poll. Unfenced like every action: it only moves `nextAt` of an unfinished run.
+   */
+  async childEnded(child: Run): Promise<void> {
+    const link = parentOf(child);
+    if (!link) return;
+    const parent = await this.options.store.getRun(link.parentRunId);
+    if (!parent || FINISHED_RUN_STATUSES.has(parent.status)) return;
+    const now = this.options.now();
+    await this.options.commit([{ type: 'run', runId: parent.id, patch: { nextAt: now }, at: now }]);
+    this.options.scheduler.wake();
   }
 
   /**

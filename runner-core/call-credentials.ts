@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { credentialHeaderNames, redactHeaders } from '../protocol/headers.js';
-import type { CallRequest } from '../protocol/messages.js';
-import { encodeOutcome, type Outcome } from '../protocol/outcome.js';
+import type { CallRequest, InvokeRequest } from '../protocol/messages.js';
+import { encodeOutcome, type Outcome, type Suspension } from '../protocol/outcome.js';
+import { invokeAsCallRequest } from './invoke.js';
 import { WorkflowError } from '../protocol/errors.js';
 import type { Step } from './store/types.js';
 
@@ -85,13 +86,29 @@ export class CallCredentials {
   /** A terminal `suspend` with its calls sealed, as it is committed; any other outcome unchanged. */
   sealOutcome<T extends Outcome>(outcome: T): T {
     if (outcome.t !== 'suspend') return outcome;
-    return { ...outcome, steps: outcome.steps.map((s) => (s.kind === 'call' ? { ...s, request: this.seal(s.request) } : s)) };
+    return {
+      ...outcome,
+      steps: outcome.steps.map((s) =>
+        s.kind === 'call'
+          ? { ...s, request: this.seal(s.request) }
+          : // An invoke's headers go to the child's start: sealed the same way, in the call shape it is stored in.
+            s.kind === 'invoke'
+            ? { ...s, request: this.seal(invokeAsCallRequest(s.request)) as unknown as InvokeRequest }
+            : s,
+      ),
+    };
   }
 
   /** The drive response line as the attempt log keeps it: a suspend's call credentials redacted. */
   logLine(line: string, outcome: Outcome): string {
-    if (outcome.t !== 'suspend' || !outcome.steps.some((s) => s.kind === 'call' && Object.keys(s.request.headers).some((n) => this.names.has(n.toLowerCase())))) return line;
-    const redacted = { ...outcome, steps: outcome.steps.map((s) => (s.kind === 'call' ? { ...s, request: { ...s.request, headers: this.redact(s.request.headers) } } : s)) };
+    const carries = (s: Suspension): boolean => (s.kind === 'call' || s.kind === 'invoke') && Object.keys(s.request.headers).some((n) => this.names.has(n.toLowerCase()));
+    if (outcome.t !== 'suspend' || !outcome.steps.some(carries)) return line;
+    const redacted: Outcome = {
+      ...outcome,
+      steps: outcome.steps.map((s): Suspension =>
+        s.kind === 'call' ? { ...s, request: { ...s.request, headers: this.redact(s.request.headers) } } : s.kind === 'invoke' ? { ...s, request: { ...s.request, headers: this.redact(s.request.headers) } } : s,
+      ),
+    };
     return encodeOutcome(redacted).trimEnd();
   }
 }

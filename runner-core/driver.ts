@@ -1,3 +1,5 @@
+import type { StartRequest } from '../protocol/messages.js';
+import { childRunIdOf, parentOf } from './invoke.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { describeError, type Logger } from './logger.js';
 import { refusedStarts } from './refused-starts.js';
@@ -6,7 +8,7 @@ import type { Scheduler } from './scheduler.js';
 import { settle } from './settle.js';
 import { failureRequest, settleFailureCall } from './settle-failure-call.js';
 import { LeaseLostError } from './store/errors.js';
-import type { Attempt, Change, Run, Store } from './store/types.js';
+import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type Step, type Store } from './store/types.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
@@ -23,6 +25,8 @@ export interface DriverOptions {
   scheduler: Scheduler;
   commit: Commit;
   logger: Logger;
+  /** Child workflows: start one (the normal start path), and wake a parent when its child ended. */
+  children: { start: (request: StartRequest) => Promise<{ run: Run }>; ended: (child: Run) => Promise<void> };
 }
 
 /**
@@ -115,8 +119,31 @@ export class Driver {
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
       const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
       await this.commit([...changes, { type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at }, ...release]);
+      const ended = patch.status !== undefined && FINISHED_RUN_STATUSES.has(patch.status);
       run = { ...run, ...patch, updatedAt: at };
+      // Only runs started by `context.invoke` carry such a key: nothing more for any other run.
+      if (ended && parentOf(run)) await this.childEnded(run);
       if (!again) return true;
+    }
+  }
+
+  /** Whether an invoke step among `pending` has a child that ended (only runs that invoke read anything). */
+  private async childEndedMeanwhile(pending: readonly Step[]): Promise<boolean> {
+    for (const step of pending) {
+      const childId = childRunIdOf(step);
+      if (childId === undefined) continue;
+      const child = await this.options.store.getRun(childId);
+      if (child && FINISHED_RUN_STATUSES.has(child.status)) return true;
+    }
+    return false;
+  }
+
+  /** Wakes the parent of a child that just ended; a failure is logged (the parent's poll recovers). */
+  private async childEnded(child: Run): Promise<void> {
+    try {
+      await this.options.children.ended(child);
+    } catch (error) {
+      this.options.logger.error(`could not wake the parent of child run ${child.id}: ${describeError(error)}`, { runId: child.id });
     }
   }
 
@@ -126,13 +153,15 @@ export class Driver {
    */
   private async park(run: Run, signal: AbortSignal): Promise<boolean> {
     const { store, now } = this.options;
-    const resolveContext = { store, dispatcher: this.ctx.dispatcher, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials };
+    const resolveContext = { store, dispatcher: this.ctx.dispatcher, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start };
     const parking = await resolvePending(resolveContext, run, signal);
     if (!parking) return false;
     await this.commit([{ type: 'run', runId: run.id, patch: parking.patch, at: now() }]);
     // A notify that landed between reading the steps and this commit resolved a wait and made the
     // run due, which the patch just undid: if fewer steps pend now, drive at once.
-    if (pendingSteps(await store.listSteps(run.id)).length >= parking.pending) return true;
+    const pending = pendingSteps(await store.listSteps(run.id));
+    // Likewise a child that ended meanwhile: its wake came before this patch and was undone.
+    if (pending.length >= parking.pending && !(await this.childEndedMeanwhile(pending))) return true;
     await this.markRunning(run);
     return false;
   }

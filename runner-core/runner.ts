@@ -72,6 +72,8 @@ export class Runner {
       scheduler: this.scheduler,
       commit,
       logger: this.logger,
+      // Child workflows start and link through the actions (created below; only called later).
+      children: { start: (request) => this.actions.startRun(request), ended: (child) => this.actions.childEnded(child) },
       attempt: {
         dispatcher: this.dispatcher,
         tokens: this.tokens.signing,

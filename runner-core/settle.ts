@@ -3,6 +3,7 @@ import { Header } from '../protocol/headers.js';
 import type { AttemptError, AttemptResult } from './attempt.js';
 import { MAX_DELAY_MS, nextDelay } from './retry.js';
 import type { Change, Run, RunPatch } from './store/types.js';
+import { invokeAsCallRequest } from './invoke.js';
 import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
 
 /**
@@ -49,9 +50,9 @@ export function settle(
         name: s.name,
         kind: s.kind,
         group: s.group,
-        until: s.kind === 'call' ? null : s.until,
+        until: s.kind === 'call' || s.kind === 'invoke' ? null : s.until,
         eventId: s.kind === 'wait' ? s.eventId : null,
-        request: s.kind === 'call' ? s.request : null,
+        request: s.kind === 'call' ? s.request : s.kind === 'invoke' ? invokeAsCallRequest(s.request) : null,
         at: now,
       }));
       return { changes, patch: { ...base, status: 'running', nextAt: now, failures: 0 } };

@@ -3,7 +3,9 @@ import { encodeValue } from '../protocol/values.js';
 import { serializeError } from '../protocol/errors.js';
 import { performCall, type CallResult } from './call.js';
 import type { CallCredentials } from './call-credentials.js';
-import type { Change, Run, RunPatch, Step, Store } from './store/types.js';
+import { childEventId, childRunIdOf, childStartRequest, INVOKE_POLL_MS, invokeResult } from './invoke.js';
+import type { StartRequest } from '../protocol/messages.js';
+import { FINISHED_RUN_STATUSES, type Change, type Run, type RunPatch, type Step, type Store } from './store/types.js';
 
 export interface ResolveContext {
   store: Store;
@@ -12,10 +14,12 @@ export interface ResolveContext {
   commit: (changes: Change[]) => Promise<void>;
   /** Opens the calls' sealed credentials, and redacts the answers' before they are stored. */
   credentials: CallCredentials;
+  /** Starts a child run through the normal start path (allowed origins, idempotency key). */
+  startRun: (request: StartRequest) => Promise<{ run: Run }>;
 }
 
 function isDescribed(step: Step): boolean {
-  return step.kind === 'call' ? step.request !== null : step.until !== null;
+  return step.kind === 'call' || step.kind === 'invoke' ? step.request !== null : step.until !== null;
 }
 
 /** The steps of a run that the runner owes it: sleeps, waits and calls not yet finished. */
@@ -59,6 +63,13 @@ export async function resolvePending(ctx: ResolveContext, run: Run, signal: Abor
     else changes.push({ type: 'step-failed', runId: run.id, index: step.index, name: step.name, kind: step.kind, error: outcome.error, status: 'failed', at: now, durationMs: now - step.startedAt });
   });
   const waiting: Step[] = [];
+  let invoking = false;
+  for (const step of pending.filter((s) => s.kind === 'invoke')) {
+    const child = await startedChild(ctx, run, step);
+    if (!child.ok) changes.push({ type: 'step-failed', runId: run.id, index: step.index, name: step.name, kind: step.kind, error: child.error, status: 'failed', at: now, durationMs: now - step.startedAt });
+    else if (FINISHED_RUN_STATUSES.has(child.run.status)) changes.push(succeeded(step, invokeResult(child.run), now));
+    else invoking = true;
+  }
   for (const step of pending) {
     if (step.kind === 'sleep' && step.until !== null && step.until <= now) changes.push(succeeded(step, undefined, now));
     else if (step.kind === 'wait' && step.until !== null && step.until <= now) changes.push(succeeded(step, { eventData: undefined, timeout: true }, now));
@@ -66,14 +77,38 @@ export async function resolvePending(ctx: ResolveContext, run: Run, signal: Abor
       const kept = await ctx.store.takeEvent(step.eventId, now);
       if (kept !== undefined) changes.push(succeeded(step, { eventData: (JSON.parse(kept) as { data?: unknown }).data, timeout: false }, now));
       else waiting.push(step);
-    } else if (step.kind !== 'call') waiting.push(step);
+    } else if (step.kind !== 'call' && step.kind !== 'invoke') waiting.push(step);
   }
   if (changes.length > 0) {
     if (run.status === 'sleeping' || run.status === 'waiting') changes.push({ type: 'run', runId: run.id, patch: { status: 'running' }, at: now });
     await ctx.commit(changes);
     return undefined;
   }
-  const wakeAt = Math.min(...waiting.map((s) => s.until ?? Number.POSITIVE_INFINITY));
-  const status = waiting.some((s) => s.kind === 'wait') ? 'waiting' : 'sleeping';
+  // A child's end wakes its parent; the poll only covers a runner that died before that wake.
+  const wakeAt = Math.min(...waiting.map((s) => s.until ?? Number.POSITIVE_INFINITY), invoking ? now + INVOKE_POLL_MS : Number.POSITIVE_INFINITY);
+  const status = invoking || waiting.some((s) => s.kind === 'wait') ? 'waiting' : 'sleeping';
   return { patch: { status, nextAt: Number.isFinite(wakeAt) ? wakeAt : null }, pending: pending.length };
+}
+
+/**
+ * The child run of an invoke step: started (idempotently: a repeat finds the same run) the first
+ * time, its id then recorded on the step; read back on later resolutions. A start the runner
+ * refuses (an origin it does not allow) fails the step, which the workflow can catch.
+ */
+async function startedChild(ctx: ResolveContext, run: Run, step: Step): Promise<{ ok: true; run: Run } | { ok: false; error: ReturnType<typeof serializeError> }> {
+  const known = childRunIdOf(step);
+  if (known !== undefined) {
+    const child = await ctx.store.getRun(known);
+    if (child) return { ok: true, run: child };
+  }
+  let child: Run;
+  try {
+    child = (await ctx.startRun(childStartRequest(run.id, step.index, ctx.credentials.open(step.request!)))).run;
+  } catch (error) {
+    return { ok: false, error: serializeError(error) };
+  }
+  if (known === undefined) {
+    await ctx.commit([{ type: 'step-suspended', runId: run.id, index: step.index, name: step.name, kind: step.kind, group: step.group, until: null, eventId: childEventId(child.id), request: null, at: ctx.now() }]);
+  }
+  return { ok: true, run: child };
 }

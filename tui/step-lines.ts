@@ -2,6 +2,7 @@ import type { Attempt, Step } from '../api/dto.js';
 import type { SerializedError } from '../protocol/errors.js';
 import { attemptsForStep, isLineOf, outcomeLines } from '../view/attempts.js';
 import { formatDuration } from '../view/duration.js';
+import { stepChild } from '../view/links.js';
 import { callAnswer, displayOutput, encodedOutput } from '../view/step-value.js';
 import { clock, prettyJson } from './format.js';
 
@@ -56,6 +57,10 @@ function kindLines(step: Step): Line[] {
       const out = [line(`HTTP call  ${r.method} ${r.url}`, 'label'), ...headers(r.headers, '  ')];
       if (r.body !== undefined) out.push(...block(prettyJson(r.body), '  '));
       return out;
+    }
+    case 'invoke': {
+      const child = stepChild(step);
+      return [line(`Child run  ${child ?? '(not started yet)'}${step.request ? ` · POST ${step.request.url}` : ''}`, 'label')];
     }
     default:
       return [];

@@ -3,6 +3,7 @@ import type { Attempt, Run, Step } from '../../api/dto.js';
 import { formatDuration } from '../../view/duration.js';
 import { runNotes } from '../../view/run-notes.js';
 import { glyph } from '../../view/status.js';
+import { runParent, stepChild } from '../../view/links.js';
 import { callAnswer, waitTimedOut } from '../../view/step-value.js';
 
 export function time(ms: number): string {
@@ -24,7 +25,9 @@ function runLine(run: Run): string {
           : `${steps}${took}`;
   // An outage or a failureFunction call goes first: a long error message must not hide it.
   const notes = runNotes(run, time).map((note) => `${note.text} · `).join('');
-  return `run ${run.status} · ${notes}${detail}`;
+  const parent = runParent(run);
+  const link = parent ? `child of ${parent.parentRunId} step ${parent.parentStepIndex} · ` : '';
+  return `run ${run.status} · ${link}${notes}${detail}`;
 }
 
 /** What a sleep, wait or call step is about: its wake-up time, its event, its HTTP exchange. */
@@ -39,6 +42,10 @@ function kindDetail(step: Step): string {
     case 'call': {
       const answer = step.status === 'succeeded' ? callAnswer(step) : undefined;
       return step.request ? ` · ${step.request.method} ${step.request.url}${answer?.status ? ` → ${answer.status}` : ''}` : '';
+    }
+    case 'invoke': {
+      const child = stepChild(step);
+      return `${child ? ` · child ${child}` : ' · child not started yet'}${step.request ? ` · ${step.request.url}` : ''}`;
     }
     default:
       return '';

@@ -1,6 +1,7 @@
 import { stringify } from 'devalue';
 import type { Run as RunDto, RunPage as RunPageDto, Step as StepDto } from '../../api/dto.js';
 import type { RunnerEvent as RunnerEventDto } from '../../api/events.js';
+import { childRunIdOf, parentOf } from '../../api/links.js';
 import { decodeValue } from '../../protocol/values.js';
 import { publicStep } from '../call-credentials.js';
 import type { RunnerEvent } from '../events.js';
@@ -33,13 +34,14 @@ export function outputFields(text: string | null): { output?: unknown; outputEnc
 
 export function runDto(run: Run): RunDto {
   const { output, ...rest } = run;
-  return { ...rest, ...outputFields(output) };
+  return { ...rest, ...outputFields(output), ...parentOf(run) };
 }
 
 /** A step as the API shows it: its call's sealed credentials dropped (`publicStep`), its value mapped. */
 export function stepDto(step: Step): StepDto {
   const { output, ...rest } = publicStep(step);
-  return { ...rest, ...outputFields(output) };
+  const childRunId = childRunIdOf(step);
+  return { ...rest, ...outputFields(output), ...(childRunId !== undefined && { childRunId }) };
 }
 
 export function runPageDto(page: RunPage): RunPageDto {

@@ -1,5 +1,7 @@
 import type { Duration } from '../../protocol/duration.js';
+import type { InvokeOptions, InvokeResult } from './invoke.js';
 import type { DriveSession } from './session.js';
+export type { InvokeOptions, InvokeResult } from './invoke.js';
 
 /** Per-step options of `context.run`. */
 export interface StepOptions {
@@ -76,6 +78,13 @@ export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown
    * An event notified shortly before the wait is registered is kept and delivered (see README).
    */
   waitForEvent<Data = unknown>(name: string, eventId: string, options?: { timeout?: Duration }): Promise<WaitForEventResult<Data>>;
+  /**
+   * Starts a run of another workflow route (this app or another the runner allows) and waits for
+   * it to end, durably: this request ends meanwhile and the runner wakes the run when the child
+   * has finished. Never throws for the child's failure: check `isFailed` / `isCanceled`.
+   * @example const { body, isFailed } = await context.invoke("resize", { url: "/api/resize", body: { id } });
+   */
+  invoke<Body = unknown>(name: string, options: InvokeOptions): Promise<InvokeResult<Body>>;
   /** Ends the run as cancelled; nothing after this runs. */
   cancel(): Promise<never>;
 }
@@ -100,6 +109,7 @@ export function createContext(init: ContextInit, session: DriveSession): Workflo
     sleepUntil: (name, time) => session.sleepUntil(name, time),
     call: (name, options) => session.call(name, options) as never,
     waitForEvent: (name, eventId, options) => session.waitForEvent(name, eventId, options) as never,
+    invoke: (name, options) => session.invoke(name, options, init.url) as never,
     cancel: () => session.cancel(),
   };
 }

@@ -4,6 +4,7 @@ import type { StepKind, StepRecord } from '../../protocol/messages.js';
 import type { Outcome, Suspension } from '../../protocol/outcome.js';
 import { decodeValue, encodeValue } from '../../protocol/values.js';
 import type { CallOptions, StepOptions } from './context.js';
+import { toInvokeRequest, type InvokeOptions } from './invoke.js';
 import { DEFAULT_WAIT_TIMEOUT, toCallRequest, toEpochMs, withTimeout } from './steps.js';
 
 /** A promise that never settles: how a halted workflow is parked without throwing into user code. */
@@ -109,6 +110,11 @@ export class DriveSession {
     return this.suspendable('call', name, (slot) => ({ kind: 'call', index: slot.index, name, group: slot.group, request: toCallRequest(name, options) }));
   }
 
+  /** A child workflow run the runner starts and waits for (see invoke.ts); `base` resolves a relative url. */
+  invoke(name: string, options: InvokeOptions, base?: string): Promise<unknown> {
+    return this.suspendable('invoke', name, (slot) => ({ kind: 'invoke', index: slot.index, name, group: slot.group, request: toInvokeRequest(name, options, base) }));
+  }
+
   waitForEvent(name: string, eventId: string, options: { timeout?: Duration } = {}): Promise<unknown> {
     return this.suspendable('wait', name, (slot) => {
       if (typeof eventId !== 'string' || eventId === '') throw new WorkflowError('CONFIG', `Expected the event id of waitForEvent "${name}" to be a non-empty string, got ${JSON.stringify(eventId)}.`);
@@ -195,7 +201,7 @@ export class DriveSession {
     }
   }
 
-  /** Sleep, wait and call: answered from the record, or handed to the runner. */
+  /** Sleep, wait, call and invoke: answered from the record, or handed to the runner. */
   private suspendable<T>(kind: StepKind, name: string, describe: (slot: Slot) => Suspension): Promise<T> {
     const slot = this.claim(kind, name);
     if (!slot) return parked();

@@ -24,7 +24,7 @@ describe('parsers of the API answers', () => {
     expect(() => parseRun({ ...makeRun(1), body: undefined })).toThrow('Expected `body` in the run to be a string, got undefined.');
     expect(() => parseStep({ ...makeStep(1, 0), outputEncoded: 5 })).toThrow('Expected `outputEncoded` in the step to be a string, got number 5.');
     expect(() => parseRunDetail({ run: makeRun(1), steps: [makeStep(1, 0), { ...makeStep(1, 1), kind: 'job' }], attempts: [] })).toThrow(
-      'Expected `kind` in `steps[1]` of the run detail to be one of run, sleep, wait, call, got "job".',
+      'Expected `kind` in `steps[1]` of the run detail to be one of run, sleep, wait, call, invoke, got "job".',
     );
     expect(() => parseStreamEvent({ type: 'step', step: null })).toThrow('Expected `step` of the event to be a JSON object, got null.');
     expect(() => parseStreamEvent({ type: 'ping' })).toThrow('Expected `type` in the event to be one of run, step, attempt, reset, got the string "ping".');

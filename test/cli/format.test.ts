@@ -154,3 +154,23 @@ describe('runStory', () => {
     expect(runStory(run(), [], [])).toEqual([`03:04:05.000 ${ID} ○ run queued · POST ${APP_URL}`, `03:04:05.000 ${ID} ○ run queued · ${APP_URL}`]);
   });
 });
+
+describe('child workflows (context.invoke) in wf logs', () => {
+  const PARENT = 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9PAR';
+  const CHILD = 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9CHI';
+  const request = { url: 'http://127.0.0.1:3000/child', method: 'POST', headers: {}, body: '{}' };
+
+  it('prints the child run of an invoke step, or that it has not started yet', () => {
+    const started = step({ kind: 'invoke', name: 'resize', status: 'running', finishedAt: null, durationMs: null, eventId: `wf-child:${CHILD}`, childRunId: CHILD, request });
+    expect(eventLine({ type: 'step', step: started })).toBe(`03:04:05.010 ${ID} ▶   step 0 invoke resize running · child ${CHILD} · http://127.0.0.1:3000/child`);
+    const notYet = step({ kind: 'invoke', name: 'resize', status: 'running', finishedAt: null, durationMs: null, request });
+    expect(eventLine({ type: 'step', step: notYet })).toContain('· child not started yet ·');
+  });
+
+  it('prints the parent of a child run on its run line', () => {
+    const child = run({ status: 'completed', finishedAt: T0 + 53, updatedAt: T0 + 53, stepsDone: 1, idempotencyKey: `invoke:${PARENT}:2`, parentRunId: PARENT, parentStepIndex: 2 });
+    expect(eventLine({ type: 'run', run: child })).toBe(`03:04:05.053 ${ID} ✓ run completed · child of ${PARENT} step 2 · 1 step in 53ms`);
+    // Read from the key when the record carries no API fields.
+    expect(eventLine({ type: 'run', run: run({ idempotencyKey: `invoke:${PARENT}:0` }) })).toContain(`child of ${PARENT} step 0`);
+  });
+});

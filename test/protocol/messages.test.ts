@@ -99,7 +99,7 @@ describe('parseDriveRequest', () => {
     ['attempt 0', { ...good, attempt: 0 }, /^Expected `attempt` in the drive request to be an integer >= 1, got number 0\.$/],
     ['a step that is not an object', { ...good, steps: ['a'] }, /`steps` in the drive request\[0\] to be a JSON object/],
     ['a step without a name', { ...good, steps: [{ index: 0, kind: 'run' }] }, /^Expected `name` in `steps` in the drive request\[0\] to be a string/],
-    ['an unknown step kind', { ...good, steps: [{ index: 0, name: 'a', kind: 'nap' }] }, /^Expected `kind` in `steps` in the drive request\[0\] to be one of run, sleep, wait, call, got "nap"\.$/],
+    ['an unknown step kind', { ...good, steps: [{ index: 0, name: 'a', kind: 'nap' }] }, /^Expected `kind` in `steps` in the drive request\[0\] to be one of run, sleep, wait, call, invoke, got "nap"\.$/],
     ['a step error without a message', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', error: { name: 'E' } }] }, /`message` in `error` in `steps` in the drive request\[0\] to be a string/],
     ['a step with a string pending', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', pending: 'yes' }] }, /`pending` in `steps` in the drive request\[0\] to be a boolean/],
     ['a numeric step output', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', output: 1 }] }, /`output` in `steps` in the drive request\[0\] to be a string/],

@@ -48,6 +48,13 @@ const EVERY_KIND: Array<[string, Outcome]> = [
       ],
     },
   ],
+  [
+    'suspend with an invoke (a child run to start)',
+    {
+      t: 'suspend',
+      steps: [{ kind: 'invoke', index: 0, name: 'child', group: 1, request: { url: 'https://app.test/child', body: '{"id":1}', headers: { 'x-a': '1' }, retries: 1 } }],
+    },
+  ],
   ['cancel', { t: 'cancel' }],
 ];
 
@@ -98,9 +105,9 @@ describe('decodeOutcome rejects malformed lines', () => {
     ['no kind', '{"index":0}', /`t` in an outcome line to be a string/],
     ['started without name', '{"t":"started","index":0,"kind":"run"}', /`name` in the "started" outcome to be a string/],
     ['started with negative index', '{"t":"started","index":-1,"name":"a","kind":"run"}', /`index` in the "started" outcome to be an integer >= 0, got number -1/],
-    ['started with unknown step kind', '{"t":"started","index":0,"name":"a","kind":"teleport"}', /`kind` in the "started" outcome to be one of run, sleep, wait, call, got "teleport"/],
+    ['started with unknown step kind', '{"t":"started","index":0,"name":"a","kind":"teleport"}', /`kind` in the "started" outcome to be one of run, sleep, wait, call, invoke, got "teleport"/],
     ['suspend without steps', '{"t":"suspend","steps":[]}', /`steps` in the "suspend" outcome to be a non-empty array/],
-    ['suspend with an unknown kind', '{"t":"suspend","steps":[{"kind":"nap","index":0,"name":"a","group":1}]}', /`kind` in `steps\[0\]` in the "suspend" outcome to be sleep, wait or call, got "nap"/],
+    ['suspend with an unknown kind', '{"t":"suspend","steps":[{"kind":"nap","index":0,"name":"a","group":1}]}', /`kind` in `steps\[0\]` in the "suspend" outcome to be sleep, wait, call or invoke, got "nap"/],
     ['suspended sleep without until', '{"t":"suspend","steps":[{"kind":"sleep","index":0,"name":"a","group":1}]}', /`until` in `steps\[0\]` in the "suspend" outcome to be a number/],
     ['suspended wait without eventId', '{"t":"suspend","steps":[{"kind":"wait","index":0,"name":"a","group":1,"until":5}]}', /`eventId` in `steps\[0\]` in the "suspend" outcome to be a string/],
     ['suspended call without method', '{"t":"suspend","steps":[{"kind":"call","index":0,"name":"a","group":1,"request":{"url":"http://x","headers":{}}}]}', /`method` in `request` in `steps\[0\]` in the "suspend" outcome to be a string/],

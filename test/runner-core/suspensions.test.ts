@@ -47,6 +47,7 @@ const context = (): ResolveContext => ({
     await store.apply(changes);
   },
   credentials: new CallCredentials(['token-1']),
+  startRun: () => Promise.reject(new Error('Expected no child run to be started in these tests.')),
 });
 
 async function run(patch: RunPatch = {}): Promise<Run> {

@@ -398,3 +398,45 @@ describe('values', () => {
     expect(error.message).toMatch(message);
   });
 });
+
+describe('context.invoke', () => {
+  it('suspends with the child start request: url resolved against the workflow, JSON body, headers, retries', async () => {
+    const after = vi.fn();
+    const lines = await drive(async (context) => {
+      await context.invoke('child', { url: '/child', body: { id: 7 }, headers: { 'x-trace': 't1' }, retries: 2 });
+      after();
+    }).closed;
+    expect(lines[0]).toEqual({ t: 'started', index: 0, name: 'child', kind: 'invoke', group: 1 });
+    expect(suspended(lines)).toEqual([
+      { kind: 'invoke', index: 0, name: 'child', group: 1, request: { url: 'http://app.test/child', body: '{"id":7}', headers: { 'x-trace': 't1', 'content-type': 'application/json' }, retries: 2 } },
+    ]);
+    expect(after).not.toHaveBeenCalled();
+  });
+
+  it('a recorded invoke answers the child result on replay, and the workflow goes on', async () => {
+    const result = { body: { total: 3 }, isFailed: false, isCanceled: false };
+    const lines = await drive(async (context) => {
+      const { body } = await context.invoke<{ total: number }>('child', { url: 'https://other.test/wf' });
+      return body.total + 1;
+    }, [record(0, 'child', 'invoke', result)]).closed;
+    expect(lines).toEqual([{ t: 'done', output: encodeValue(4, 'out') }]);
+  });
+
+  it('fails with a determinism error when the recorded position holds another kind or name', async () => {
+    const asCall = failure(await drive((context) => context.invoke('child', { url: 'https://other.test/wf' }), [record(0, 'child', 'call', {})]).closed);
+    expect(asCall.error.name).toBe('DeterminismError');
+    expect(asCall.error.message).toContain('recorded as call "child" but the workflow now asks for invoke "child"');
+    const renamed = failure(await drive((context) => context.invoke('kid', { url: 'https://other.test/wf' }), [record(0, 'child', 'invoke', {})]).closed);
+    expect(renamed.error.message).toContain('recorded as invoke "child" but the workflow now asks for invoke "kid"');
+  });
+
+  it.each([
+    ['no options', undefined, /options of invoke "c" to be an object with a `url`/],
+    ['an unreadable url', { url: 'http://[bad' }, /`url` of invoke "c" to be a URL/],
+    ['negative retries', { url: '/c', retries: -1 }, /`retries` of invoke "c" to be a non-negative integer, got -1/],
+  ])('fails the run, not retryable, on %s', async (_label, options, message) => {
+    const { error, retryable } = failure(await drive((context) => context.invoke('c', options as never)).closed);
+    expect(retryable).toBe(false);
+    expect(error.message).toMatch(message);
+  });
+});

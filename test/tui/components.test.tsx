@@ -231,3 +231,20 @@ describe('Dashboard against a data source', () => {
     await see(`resumed ${runId(1)} from its failed step`);
   });
 });
+
+describe('child workflows (context.invoke)', () => {
+  it("the run view shows a child's parent and an invoke step's child run; the step view names the child", () => {
+    const parent = runId(1);
+    const child = runId(2);
+    const run = makeRun(2, { idempotencyKey: `invoke:${parent}:0`, parentRunId: parent, parentStepIndex: 0 });
+    const step = makeStep(2, 0, { kind: 'invoke', name: 'resize', eventId: `wf-child:${runId(3)}`, childRunId: runId(3), request: { url: 'http://127.0.0.1:3000/resize', method: 'POST', headers: {}, body: '{}' } });
+    const detail: Detail = { runId: run.id, loading: false, error: null, steps: [step], attempts: [] };
+    const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={160} height={10} now={T0} color={false} />));
+    expect(frame).toContain(`${child}`);
+    expect(frame).toContain(`child of ${parent} step 0`);
+    // The detail column is cut at the frame's 100 columns: the child id starts there.
+    expect(frame).toMatch(/resize\s+invoke ✓ succeeded.*child wfr_0/);
+    const lines = stepViewLines(step, [], 120).map((l) => l.text);
+    expect(lines).toContain(`Child run  ${runId(3)} · POST http://127.0.0.1:3000/resize`);
+  });
+});

@@ -7,6 +7,7 @@ import { formatDuration } from '../../view/duration.js';
 import { RUN_HEADER_ROWS } from '../layout.js';
 import type { Detail } from '../state.js';
 import { callAnswer, displayOutput } from '../../view/step-value.js';
+import { runParent, stepChild } from '../../view/links.js';
 
 export interface RunViewProps {
   run: Run | undefined;
@@ -31,6 +32,10 @@ export function stepDetail(step: Step, now: number): string {
       const status = callAnswer(step)?.status;
       return step.request ? `${step.request.method} ${step.request.url}${status === undefined ? '' : ` → ${status}`}` : 'call';
     }
+    case 'invoke': {
+      const child = stepChild(step);
+      return child ? `child ${child}` : step.error && step.status !== 'succeeded' ? step.error.message : 'child not started yet';
+    }
     default:
       return step.error && step.status !== 'succeeded' ? step.error.message : '';
   }
@@ -50,7 +55,8 @@ function groupMarks(steps: readonly Step[]): string[] {
 
 /** Step table widths: narrow terminals drop the kind and the status word (the glyph stays). */
 export function stepColumns(width: number): { name: number; kind: number; status: number; tries: number; took: number } {
-  if (width >= 80) return { name: width >= 120 ? 28 : 20, kind: 6, status: 11, tries: 8, took: 8 };
+  // Kind is 7 wide: "invoke" and a space.
+  if (width >= 80) return { name: width >= 120 ? 28 : 20, kind: 7, status: 11, tries: 8, took: 8 };
   return { name: Math.max(8, Math.min(20, width - 45)), kind: 0, status: 2, tries: 5, took: 7 };
 }
 
@@ -78,6 +84,7 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
   const rows = Math.max(1, height - RUN_HEADER_ROWS);
   const marks = groupMarks(detail.steps);
   const visible = detail.steps.slice(top, top + rows);
+  const parent = runParent(run);
   const titles = `    ${fit('#', 3, 'right')} ${fit('STEP', c.name)} ${fit('KIND', c.kind)}${fit(c.status > 2 ? 'STATUS' : '', c.status)} ${fit(c.tries > 5 ? 'ATTEMPTS' : 'TRIES', c.tries)} ${fit(c.took >= 8 ? 'DURATION' : 'TOOK', c.took, 'right')}  DETAIL`;
   return (
     <Box flexDirection="column" height={height}>
@@ -88,6 +95,7 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
         {'  '}
         <Text bold>{run.id}</Text>
         {'  '}
+        {parent ? <Text dimColor>{`child of ${parent.parentRunId} step ${parent.parentStepIndex}  `}</Text> : null}
         {workflowPath(run.url)}
       </Text>
       <Text wrap="truncate-end">{times}</Text>

@@ -10,6 +10,7 @@ import { attemptsOf, stepsOf } from '../state.js';
 import { useDashboard } from '../use-dashboard.js';
 import { AttemptDetail } from './AttemptDetail.js';
 import { CopyButton, Facts, Link, StatusBadge, useNow } from './Common.js';
+import { runParent } from '../../../view/links.js';
 import { RunNotes } from './RunNotes.js';
 import { RunOverview } from './RunOverview.js';
 import { StepDetail } from './StepDetail.js';
@@ -125,6 +126,15 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
   ];
   if (!finished && run.nextAt !== null) facts.push(['Next drive', `${formatTime(run.nextAt, now)} (${formatRelative(run.nextAt, now)})`]);
   if (run.failures > 0) facts.push([run.failureCall === 'pending' ? 'failureFunction failures in a row' : 'Failed attempts in a row', String(run.failures)]);
+  const parent = runParent(run);
+  if (parent) {
+    facts.push([
+      'Invoked by',
+      <Link href={paths.step(parent.parentRunId, parent.parentStepIndex)} class="mono" testId="parent-run-link">
+        {parent.parentRunId} › step #{parent.parentStepIndex}
+      </Link>,
+    ]);
+  }
   if (run.failureCall !== null) facts.push(['failureFunction', `${run.failureCall} · ${run.failureCallAttempts} attempt${run.failureCallAttempts === 1 ? '' : 's'}`]);
 
   return (

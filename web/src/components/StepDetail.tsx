@@ -6,8 +6,10 @@ import { formatTime, prettyBody } from '../format.js';
 import { attemptsForStep } from '../../../view/attempts.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
 import { callAnswer, displayOutput } from '../../../view/step-value.js';
+import { stepChild } from '../../../view/links.js';
+import { paths } from '../router.js';
 import { AttemptList } from './AttemptList.js';
-import { Body, CopyButton, ErrorBlock, Facts, HeadersTable, KindBadge, Section, StatusBadge } from './Common.js';
+import { Body, CopyButton, ErrorBlock, Facts, HeadersTable, KindBadge, Link, Section, StatusBadge } from './Common.js';
 
 /** The third level: one step, with what its kind adds (wake-up, event, HTTP exchange) and its attempts. */
 export function StepDetail(props: { run: Run; step: Step | undefined; index: number; steps: Step[]; attempts: Attempt[]; now: number }): JSX.Element {
@@ -43,6 +45,7 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
           </p>
         </Section>
       ) : null}
+      {step.kind === 'invoke' ? <ChildRun step={step} /> : null}
       {step.error ? (
         <Section title="Error">
           <ErrorBlock error={step.error} />
@@ -53,6 +56,26 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
         <AttemptList runId={run.id} attempts={attemptsForStep(attempts, step.index)} now={now} empty="No drive response mentions this step." />
       </Section>
     </div>
+  );
+}
+
+/** An `invoke`: the child run it started (a link), and the route it runs. */
+function ChildRun(props: { step: Step }): JSX.Element {
+  const { step } = props;
+  const child = stepChild(step);
+  return (
+    <Section title="Child run">
+      {child ? (
+        <p>
+          <Link href={paths.run(child)} class="mono" testId="child-run-link">
+            {child}
+          </Link>
+        </p>
+      ) : (
+        <p class="muted">Not started yet.</p>
+      )}
+      {step.request ? <p class="mono request-line">POST {step.request.url}</p> : null}
+    </Section>
   );
 }
 

@@ -1,0 +1,55 @@
+import { WorkflowError } from '../../protocol/errors.js';
+import type { InvokeRequest } from '../../protocol/messages.js';
+
+/** What `context.invoke` starts: another workflow route, on this app or another one the runner allows. */
+export interface InvokeOptions {
+  /** The child workflow's route: absolute, or relative to this workflow's URL (`/api/child`). */
+  url: string;
+  /** The child's payload (its `requestPayload`): a string is sent as is; anything else as JSON. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The child's retries per step. @default the runner's */
+  retries?: number;
+  /**
+   * Flow control of the child's start. Carried in the options for Upstash compatibility; the
+   * runner's start request does not take it yet, so it is ignored for now.
+   */
+  flowControl?: Record<string, unknown>;
+}
+
+/** What `context.invoke` resolves with once the child ended. */
+export interface InvokeResult<Body = unknown> {
+  /** The child's return value; its serialized error when it failed; undefined when cancelled. */
+  body: Body;
+  isFailed: boolean;
+  isCanceled: boolean;
+}
+
+/** The invoke step's request, checked here so a bad option fails the run in the route, naming the step. */
+export function toInvokeRequest(name: string, options: InvokeOptions, base: string | undefined): InvokeRequest {
+  const where = `invoke "${name}"`;
+  if (typeof options !== 'object' || options === null) throw new WorkflowError('CONFIG', `Expected the options of ${where} to be an object with a \`url\`, got ${JSON.stringify(options)}.`);
+  let url: URL;
+  try {
+    url = new URL(options.url, base);
+  } catch {
+    throw new WorkflowError('CONFIG', `Expected \`url\` of ${where} to be a URL (absolute, or relative to this workflow's), got ${JSON.stringify(options.url)}.`);
+  }
+  const headers: Record<string, string> = { ...options.headers };
+  let body = '';
+  if (options.body !== undefined) {
+    if (typeof options.body === 'string') body = options.body;
+    else {
+      body = JSON.stringify(options.body);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+  }
+  const request: InvokeRequest = { url: url.href, body, headers };
+  if (options.retries !== undefined) {
+    if (!Number.isInteger(options.retries) || options.retries < 0) {
+      throw new WorkflowError('CONFIG', `Expected \`retries\` of ${where} to be a non-negative integer, got ${String(options.retries)}.`);
+    }
+    request.retries = options.retries;
+  }
+  return request;
+}
