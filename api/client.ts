@@ -2,11 +2,13 @@ import { toMilliseconds, type Duration } from '../protocol/duration.js';
 import { parseJson } from '../protocol/validate.js';
 import type { Attempt, Run, RunPage, RunStatus } from './dto.js';
 import { ClientError } from './errors.js';
+import { parseSchedule, parseScheduleList, type NewScheduleRequest, type Schedule } from './schedule-dto.js';
 import { followEvents, type EventsOptions } from './follow.js';
 import { DEFAULT_RUNNER_URL } from './runner-url.js';
 import { parseNotifyAnswer, parseRunAnswer, parseRunDetail, parseRunPage, parseSession, parseTriggerAnswer, type RunDetail } from './parse.js';
 
 export type { RunDetail } from './parse.js';
+export type { NewScheduleRequest, Schedule } from './schedule-dto.js';
 export type { EventsOptions } from './follow.js';
 
 export { DEFAULT_RUNNER_URL } from './runner-url.js';
@@ -102,6 +104,21 @@ export class Client {
   }
 
   /** Every drive attempt of a run: request and response headers and bodies, status, error. */
+  /**
+   * Cron schedules that start a workflow route with a body.
+   * @example
+   * await client.schedules.create({ url: "https://app.example/workflow", cron: "0 9 * * 1-5", body: { report: "daily" }, timezone: "Europe/Paris" });
+   */
+  readonly schedules = {
+    /** `body` as in `trigger`: a string as is, anything else as JSON. */
+    create: (options: Omit<NewScheduleRequest, 'body'> & { body?: unknown }): Promise<Schedule> =>
+      this.request('POST', '/v1/schedules', parseSchedule, { ...options, body: options.body === undefined || typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    list: async (): Promise<Schedule[]> => (await this.request('GET', '/v1/schedules', parseScheduleList)).schedules,
+    delete: async (id: string): Promise<void> => {
+      await this.request('DELETE', `/v1/schedules/${encodeURIComponent(id)}`, (u) => u);
+    },
+  };
+
   async logs(runId: string): Promise<Attempt[]> {
     return (await this.get(runId)).attempts;
   }

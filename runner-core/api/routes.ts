@@ -11,6 +11,7 @@ import type { Access, RouteAccess } from './access.js';
 import { runDto, runPageDto, stepDto } from './dto-map.js';
 import { jsonResponse, readBody } from './http-io.js';
 import { decodeSegment } from './request-target.js';
+import { scheduleRoutes } from './schedule-routes.js';
 import { parseBodiesParam, type EventStreams } from './sse.js';
 
 /** What the app's handlers see: on the node server, the node request and response (`c.env`). */
@@ -19,7 +20,7 @@ export interface ApiEnv {
 }
 
 export interface ApiRoute extends RouteAccess {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** A Hono path (`/v1/runs/:id`). */
   path: string;
   handle(c: Context<ApiEnv>): Promise<Response> | Response;
@@ -186,6 +187,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         return jsonResponse(503, { ok: false, error: { code: 'STORE_UNAVAILABLE', message: `The store did not answer: ${error}` } }, NO_STORE);
       },
     },
+    ...scheduleRoutes(runner, maxBodyBytes),
   ];
   if (metrics) {
     // A read: open where reads are open, the token elsewhere (it shows run counts).
