@@ -81,8 +81,8 @@ export class Client {
     return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`, parseRunDetail);
   }
 
-  /** Runs, newest first; pass `nextCursor` back as `cursor` for the next page. */
-  list(query: { status?: RunStatus; cursor?: string; limit?: number } = {}): Promise<RunPage> {
+  /** Runs, newest first; pass `nextCursor` back as `cursor` for the next page. `scheduleId`: only the runs that schedule started. */
+  list(query: { status?: RunStatus; cursor?: string; limit?: number; scheduleId?: string } = {}): Promise<RunPage> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(key, String(value));
     return this.request('GET', `/v1/runs${params.size > 0 ? `?${params}` : ''}`, parseRunPage);

@@ -102,6 +102,8 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
           throw new ApiError(400, 'BAD_REQUEST', `Expected \`limit\` to be an integer from 1 to 500, got "${limitText}".`);
         }
         const cursor = c.req.query('cursor');
+        const scheduleId = c.req.query('scheduleId');
+        if (scheduleId !== undefined) return jsonResponse(200, runPageDto(await runner.store.schedules.listScheduleRuns(scheduleId, { cursor, limit })));
         return jsonResponse(200, runPageDto(await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit })));
       },
     },

@@ -1,6 +1,8 @@
 import type { Sql } from 'postgres';
 import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.js';
-import type { Schedule, ScheduleStore } from './schedules.js';
+import { pageLimit, toRunPage, type RunRow } from './rows.js';
+import { scheduleKeyRange, type Schedule, type ScheduleStore } from './schedules.js';
+import type { RunPage } from './types.js';
 
 /**
  * The PostgreSQL half of `ScheduleStore` (PostgresStore delegates to it). Exactly-once firing does
@@ -33,5 +35,13 @@ export class PostgresSchedules implements ScheduleStore {
   }
   async advanceSchedule(id: string, from: number, nextAt: number, firedAt: number): Promise<boolean> {
     return (await this.#sql`UPDATE schedules SET next_at = ${nextAt}, last_fired_at = ${firedAt} WHERE id = ${id} AND next_at = ${from}`).count > 0;
+  }
+  async listScheduleRuns(scheduleId: string, query: { cursor?: string; limit?: number }): Promise<RunPage> {
+    const sql = this.#sql;
+    const limit = pageLimit(query.limit);
+    const { from, to } = scheduleKeyRange(scheduleId);
+    const after = query.cursor === undefined ? sql`` : sql`AND id < ${query.cursor}`;
+    const rows = await sql<RunRow[]>`SELECT * FROM runs WHERE idempotency_key >= ${from} AND idempotency_key < ${to} ${after} ORDER BY id DESC LIMIT ${limit + 1}`;
+    return toRunPage(rows, limit);
   }
 }

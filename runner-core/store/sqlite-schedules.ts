@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.js';
-import type { Schedule, ScheduleStore } from './schedules.js';
+import { pageLimit, toRunPage, type RunRow } from './rows.js';
+import { scheduleKeyRange, type Schedule, type ScheduleStore } from './schedules.js';
+import type { RunPage } from './types.js';
 
 /** The SQLite half of `ScheduleStore`, on the store's connection (SqliteStore delegates to it). */
 export class SqliteSchedules implements ScheduleStore {
@@ -10,6 +12,8 @@ export class SqliteSchedules implements ScheduleStore {
   readonly #delete: Database.Statement;
   readonly #due: Database.Statement;
   readonly #advance: Database.Statement;
+  readonly #runs: Database.Statement;
+  readonly #runsAfter: Database.Statement;
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at)
@@ -19,6 +23,9 @@ export class SqliteSchedules implements ScheduleStore {
     this.#delete = db.prepare('DELETE FROM schedules WHERE id = ?');
     this.#due = db.prepare('SELECT * FROM schedules WHERE next_at <= ? ORDER BY next_at LIMIT ?');
     this.#advance = db.prepare('UPDATE schedules SET next_at = ?, last_fired_at = ? WHERE id = ? AND next_at = ?');
+    const runs = (after: string) => `SELECT * FROM runs WHERE idempotency_key >= @from AND idempotency_key < @to ${after} ORDER BY id DESC LIMIT @limit`;
+    this.#runs = db.prepare(runs(''));
+    this.#runsAfter = db.prepare(runs('AND id < @cursor'));
   }
 
   async createSchedule(schedule: Schedule): Promise<void> {
@@ -39,5 +46,11 @@ export class SqliteSchedules implements ScheduleStore {
   }
   async advanceSchedule(id: string, from: number, nextAt: number, firedAt: number): Promise<boolean> {
     return this.#advance.run(nextAt, firedAt, id, from).changes > 0;
+  }
+  async listScheduleRuns(scheduleId: string, query: { cursor?: string; limit?: number }): Promise<RunPage> {
+    const limit = pageLimit(query.limit);
+    const params = { ...scheduleKeyRange(scheduleId), limit: limit + 1 };
+    const rows = (query.cursor === undefined ? this.#runs.all(params) : this.#runsAfter.all({ ...params, cursor: query.cursor })) as RunRow[];
+    return toRunPage(rows, limit);
   }
 }

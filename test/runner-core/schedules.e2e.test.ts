@@ -85,6 +85,12 @@ describe('schedules', () => {
     expect(new Set(ticks).size).toBe(ticks.length);
     for (const tick of ticks) expect(tick % 1000).toBe(0);
     expect(runs.every((r) => r.run.body === '{"hello":"tick"}')).toBe(true);
+    // The runs link back to their schedule, and the API lists a schedule's runs.
+    const page = await client.list({ scheduleId: schedule.id, limit: 500 });
+    // (A tick may have fired between reading `runs` and the delete: the page holds at least those.)
+    expect(page.runs.map((r) => r.id)).toEqual(expect.arrayContaining(runs.map((r) => r.run.id)));
+    expect(page.runs.every((r) => r.scheduleId === schedule.id)).toBe(true);
+    expect((await client.list({ scheduleId: 'wfs_none' })).runs).toEqual([]);
   });
 
   it('after 5 s of downtime fires the missed window once, not a storm', async () => {
