@@ -88,7 +88,9 @@ export class ScheduleService {
     try {
       for (const schedule of await store.dueSchedules(now(), 50)) {
         try {
-          await startRun({ url: schedule.url, body: schedule.body, headers: schedule.headers, idempotencyKey: tickKey(schedule.id, schedule.nextAt) });
+          const { run, created } = await startRun({ url: schedule.url, body: schedule.body, headers: schedule.headers, idempotencyKey: tickKey(schedule.id, schedule.nextAt) });
+          // Only the runner whose start created the run says so: one line per tick across runners.
+          if (created) logger.info(`schedule ${schedule.id} fired its tick at ${new Date(schedule.nextAt).toISOString()}: run ${run.id}`, { scheduleId: schedule.id, runId: run.id });
           const firedAt = now();
           await store.advanceSchedule(schedule.id, schedule.nextAt, nextTick(schedule.cron, schedule.timezone, Math.max(firedAt, schedule.nextAt)), firedAt);
         } catch (error) {
