@@ -3,11 +3,13 @@ import { parseJson } from '../protocol/validate.js';
 import { parseBulkResult, type BulkRequest, type BulkResult } from './bulk.js';
 import type { Attempt, Run, RunPage, RunStatus } from './dto.js';
 import { ClientError } from './errors.js';
+import { parseSchedule, parseScheduleList, type NewScheduleRequest, type Schedule } from './schedule-dto.js';
 import { followEvents, type EventsOptions } from './follow.js';
 import { DEFAULT_RUNNER_URL } from './runner-url.js';
 import { parseNotifyAnswer, parseRunAnswer, parseRunDetail, parseRunPage, parseSession, parseTriggerAnswer, type RunDetail } from './parse.js';
 
 export type { RunDetail } from './parse.js';
+export type { NewScheduleRequest, Schedule } from './schedule-dto.js';
 export type { EventsOptions } from './follow.js';
 
 export { DEFAULT_RUNNER_URL } from './runner-url.js';
@@ -80,8 +82,8 @@ export class Client {
     return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`, parseRunDetail);
   }
 
-  /** Runs, newest first; pass `nextCursor` back as `cursor` for the next page. */
-  list(query: { status?: RunStatus; cursor?: string; limit?: number } = {}): Promise<RunPage> {
+  /** Runs, newest first; pass `nextCursor` back as `cursor` for the next page. `scheduleId`: only the runs that schedule started. */
+  list(query: { status?: RunStatus; cursor?: string; limit?: number; scheduleId?: string } = {}): Promise<RunPage> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(key, String(value));
     return this.request('GET', `/v1/runs${params.size > 0 ? `?${params}` : ''}`, parseRunPage);
@@ -116,6 +118,21 @@ export class Client {
   }
 
   /** Every drive attempt of a run: request and response headers and bodies, status, error. */
+  /**
+   * Cron schedules that start a workflow route with a body.
+   * @example
+   * await client.schedules.create({ url: "https://app.example/workflow", cron: "0 9 * * 1-5", body: { report: "daily" }, timezone: "Europe/Paris" });
+   */
+  readonly schedules = {
+    /** `body` as in `trigger`: a string as is, anything else as JSON. */
+    create: (options: Omit<NewScheduleRequest, 'body'> & { body?: unknown }): Promise<Schedule> =>
+      this.request('POST', '/v1/schedules', parseSchedule, { ...options, body: options.body === undefined || typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    list: async (): Promise<Schedule[]> => (await this.request('GET', '/v1/schedules', parseScheduleList)).schedules,
+    delete: async (id: string): Promise<void> => {
+      await this.request('DELETE', `/v1/schedules/${encodeURIComponent(id)}`, (u) => u);
+    },
+  };
+
   async logs(runId: string): Promise<Attempt[]> {
     return (await this.get(runId)).attempts;
   }

@@ -59,6 +59,8 @@ export interface Run {
   outputEncoded: string | null;
   error: SerializedError | null;
   idempotencyKey: string | null;
+  /** The schedule that started this run (present only on such runs; `GET /v1/runs?scheduleId=` lists them). */
+  scheduleId?: string;
   /**
    * Since when the app has not answered (refused or reset connections, DNS errors, timeouts,
    * 502/503/504, a stream cut before its last line); null while it answers. Any answered drive

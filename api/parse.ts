@@ -64,6 +64,7 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
     ...values(o, where, slim),
     error: orNull(o, 'error', where, error),
     idempotencyKey: orNull(o, 'idempotencyKey', where, expectString),
+    ...(o.scheduleId !== undefined && { scheduleId: expectString(o, 'scheduleId', where) }),
     unreachableSince: orNull(o, 'unreachableSince', where, expectNumber),
     failureCall: orNull(o, 'failureCall', where, (f, k, w) => oneOf<FailureCallState>(f, k, w, FAILURE_CALL_STATES)),
     failureCallAttempts: expectInteger(o, 'failureCallAttempts', where),

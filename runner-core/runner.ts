@@ -12,6 +12,7 @@ import { consoleLogger, type Logger } from './logger.js';
 import { LOOPBACK_ORIGINS, parseOriginPatterns } from './origins.js';
 import type { RunnerOptions } from './runner-options.js';
 import { Scheduler } from './scheduler.js';
+import { ScheduleService } from './schedules/service.js';
 import type { Run, Store } from './store/types.js';
 import { TokenSet } from './tokens.js';
 import { unreachablePolicy } from './unreachable.js';
@@ -33,6 +34,8 @@ export class Runner {
   private readonly queue: CommitQueue;
   private readonly scheduler: Scheduler;
   private readonly actions: RunnerActions;
+  /** Cron schedules that start runs (their own timer; see schedules/service.ts). */
+  readonly schedules: ScheduleService;
   private readonly dispatcher: Dispatcher;
   private readonly exclusive: boolean;
   private stopping: Promise<void> | undefined;
@@ -84,6 +87,7 @@ export class Runner {
         credentials,
       },
     });
+    const allowedOrigins = parseOriginPatterns(options.allowedOrigins ?? LOOPBACK_ORIGINS);
     this.actions = new RunnerActions({
       store: this.store,
       events: this.events,
@@ -92,9 +96,18 @@ export class Runner {
       leaseMs,
       eventKeepMs: options.eventKeepMs ?? 10 * 60_000,
       credentials,
-      allowedOrigins: parseOriginPatterns(options.allowedOrigins ?? LOOPBACK_ORIGINS),
+      allowedOrigins,
       scheduler: this.scheduler,
       commit,
+    });
+    this.schedules = new ScheduleService({
+      store: this.store.schedules,
+      now,
+      allowedOrigins,
+      redact: (headers) => credentials.redact(headers),
+      startRun: (request) => this.actions.startRun(request),
+      logger: this.logger,
+      tickMs: Math.min(options.pollMs ?? 1_000, 250),
     });
   }
 
@@ -107,6 +120,7 @@ export class Runner {
   async start(): Promise<void> {
     if (this.exclusive) await this.store.releaseAll();
     this.scheduler.start();
+    this.schedules.start();
   }
 
   /** Stops scheduling, gives in-flight drives `graceMs` to finish, then aborts them (their steps run again later). */
@@ -116,6 +130,7 @@ export class Runner {
   }
 
   private async shutdown(graceMs: number): Promise<void> {
+    await this.schedules.stop();
     await this.scheduler.stop(graceMs);
     await this.queue.drain();
     await this.dispatcher.close();

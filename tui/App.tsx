@@ -9,6 +9,8 @@ import { LogPane } from './components/LogPane.js';
 import { errorMessage, type DataSource } from './data-source.js';
 import { workflowPath } from './format.js';
 import { useKeymap } from './hooks/use-keymap.js';
+import { useSchedules } from './hooks/use-schedules.js';
+import { scheduleSummary } from './schedule-summary.js';
 import { useLogFeed } from './hooks/use-log-feed.js';
 import { useRunnerEvents, type RunnerEventsOptions } from './hooks/use-runner-events.js';
 import { bodyRows, logPaneRows, runRows, type Size } from './layout.js';
@@ -33,12 +35,14 @@ export interface AppProps {
 }
 
 /** Second status line: where you are. */
-function context(state: DashboardState, subtitle: string | undefined): string {
+function context(state: DashboardState, subtitle: string | undefined, schedules = ''): string {
   const run = state.detail ? state.runs.get(state.detail.runId) : undefined;
   const step = selectedStep(state);
   if (state.view === 'runs') {
     if (state.filter !== '') return `filter "${state.filter}" · ${state.visible.length} of ${state.order.length} runs`;
-    return subtitle ?? 'runs, newest first';
+    const base = subtitle ?? 'runs, newest first';
+    // First: the subtitle is long and cut at the right edge.
+    return schedules === '' ? base : `${schedules} · ${base}`;
   }
   const where = `runs › ${state.detail?.runId ?? ''}${run ? ` ${workflowPath(run.url)}` : ''}`;
   return state.view === 'step' && step ? `${where} › step ${step.index} ${step.name}` : where;
@@ -62,6 +66,7 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
   }, [now, tickMs]);
   useRunnerEvents(source, dispatch, state.detail?.runId ?? null, events);
   useLogFeed(log, dispatch);
+  const schedules = scheduleSummary(useSchedules(source), state.now);
   useKeymap(state, dispatch, {
     quit: () => exit(),
     cancel: (id) =>
@@ -104,7 +109,7 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
         total={state.runs.size}
         counts={state.runs.counts}
         notice={state.notice}
-        context={context(state, subtitle)}
+        context={context(state, subtitle, schedules)}
         width={width}
         color={color}
       />

@@ -1,6 +1,7 @@
 import { Client } from '../api/client.js';
 import type { Run, RunPage } from '../api/dto.js';
 import { ClientError } from '../api/errors.js';
+import type { Schedule } from '../api/schedule-dto.js';
 import type { StreamEvent } from '../api/events.js';
 import type { RunDetail } from '../api/parse.js';
 
@@ -35,6 +36,8 @@ export interface DataSource {
   rerun(id: string): Promise<Run>;
   /** Starts a failed or cancelled run again at its failed step. */
   resume(id: string): Promise<Run>;
+  /** The runner's cron schedules, for the run list's schedules line; absent where there are none. */
+  listSchedules?(): Promise<Schedule[]>;
 }
 
 export interface HttpDataSourceOptions {
@@ -60,6 +63,7 @@ export function httpDataSource(options: HttpDataSourceOptions): DataSource {
   return {
     label: url,
     listRuns: (query) => client.list(query),
+    listSchedules: () => client.schedules.list(),
     getRun: (id) => client.get(id),
     cancel: (id) => client.cancel(id),
     rerun: (id) => client.rerun(id),

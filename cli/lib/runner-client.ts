@@ -1,6 +1,7 @@
 import type { BulkRequest, BulkResult } from '../../api/bulk.js';
 import { Client } from '../../api/client.js';
 import type { Run, RunPage, RunStatus } from '../../api/dto.js';
+import type { NewScheduleRequest, Schedule } from '../../api/schedule-dto.js';
 import { ClientError } from '../../api/errors.js';
 import type { RunnerEvent } from '../../api/events.js';
 import type { RunDetail } from '../../api/parse.js';
@@ -39,6 +40,18 @@ export class RunnerClient {
 
   getRun(id: string): Promise<RunDetail> {
     return this.call((c) => c.get(id));
+  }
+
+  createSchedule(request: NewScheduleRequest): Promise<Schedule> {
+    return this.call((c) => c.schedules.create(request));
+  }
+
+  listSchedules(): Promise<Schedule[]> {
+    return this.call((c) => c.schedules.list());
+  }
+
+  deleteSchedule(id: string): Promise<void> {
+    return this.call((c) => c.schedules.delete(id));
   }
 
   cancel(id: string): Promise<Run> {

@@ -40,7 +40,7 @@ export function findDashboardDir(): string | undefined {
 
 /** The file a GET path stands for: `index.html` for `/` and every `/runs…` route, else an asset; undefined when not ours. */
 function fileFor(pathname: string): string | undefined {
-  if (pathname === '/' || pathname === '/index.html' || pathname === '/runs' || pathname.startsWith('/runs/')) return 'index.html';
+  if (pathname === '/' || pathname === '/index.html' || pathname === '/runs' || pathname.startsWith('/runs/') || pathname === '/schedules') return 'index.html';
   return ASSETS.has(pathname) ? pathname.slice(1) : undefined;
 }
 

@@ -1,3 +1,4 @@
+import { scheduleIdOf } from '../schedules/service.js';
 import { stringify } from 'devalue';
 import type { Run as RunDto, RunPage as RunPageDto, Step as StepDto } from '../../api/dto.js';
 import type { RunnerEvent as RunnerEventDto } from '../../api/events.js';
@@ -34,7 +35,8 @@ export function outputFields(text: string | null): { output?: unknown; outputEnc
 
 export function runDto(run: Run): RunDto {
   const { output, ...rest } = run;
-  return { ...rest, ...outputFields(output), ...parentOf(run) };
+  const scheduleId = scheduleIdOf(run.idempotencyKey);
+  return { ...rest, ...outputFields(output), ...parentOf(run), ...(scheduleId !== null && { scheduleId }) };
 }
 
 /** A step as the API shows it: its call's sealed credentials dropped (`publicStep`), its value mapped. */

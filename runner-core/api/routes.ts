@@ -13,6 +13,7 @@ import { runDto, runPageDto, stepDto } from './dto-map.js';
 import { jsonResponse, readBody } from './http-io.js';
 import { decodeSegment } from './request-target.js';
 import { bulkAction } from './bulk.js';
+import { scheduleRoutes } from './schedule-routes.js';
 import { parseBodiesParam, type EventStreams } from './sse.js';
 
 /** What the app's handlers see: on the node server, the node request and response (`c.env`). */
@@ -21,7 +22,7 @@ export interface ApiEnv {
 }
 
 export interface ApiRoute extends RouteAccess {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** A Hono path (`/v1/runs/:id`). */
   path: string;
   handle(c: Context<ApiEnv>): Promise<Response> | Response;
@@ -103,6 +104,8 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
           throw new ApiError(400, 'BAD_REQUEST', `Expected \`limit\` to be an integer from 1 to 500, got "${limitText}".`);
         }
         const cursor = c.req.query('cursor');
+        const scheduleId = c.req.query('scheduleId');
+        if (scheduleId !== undefined) return jsonResponse(200, runPageDto(await runner.store.schedules.listScheduleRuns(scheduleId, { cursor, limit })));
         return jsonResponse(200, runPageDto(await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit })));
       },
     },
@@ -202,6 +205,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         return jsonResponse(503, { ok: false, error: { code: 'STORE_UNAVAILABLE', message: `The store did not answer: ${error}` } }, NO_STORE);
       },
     },
+    ...scheduleRoutes(runner, maxBodyBytes),
   ];
   if (metrics) {
     // A read: open where reads are open, the token elsewhere (it shows run counts).

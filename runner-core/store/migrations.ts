@@ -97,6 +97,20 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX runs_due;
   -- The predicate is CLAIMABLE (claimable.ts) spelled out: a shipped migration never changes.
   CREATE INDEX runs_claimable ON runs(next_at) WHERE (status NOT IN ('completed', 'failed', 'cancelled') OR failure_call = 'pending');
+  `,  // Schedules: cron ticks that start runs (runner-core/schedules/). Headers are stored redacted.
+  `
+  CREATE TABLE schedules (
+    id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    cron TEXT NOT NULL,
+    timezone TEXT NOT NULL,
+    body TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    next_at INTEGER NOT NULL,
+    last_fired_at INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX schedules_due ON schedules(next_at);
   `,
 ];
 

@@ -1,3 +1,4 @@
+import { PG_MIGRATION_SCHEDULES } from './postgres-migration-schedules.js';
 import type { Sql } from 'postgres';
 import { PG_FUNCTIONS } from './postgres-functions.js';
 import { PG_MIGRATION_2 } from './postgres-migration-2.js';
@@ -88,6 +89,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX events_by_id ON events (event_id, seq);
   ` + PG_FUNCTIONS,
   PG_MIGRATION_2,
+  PG_MIGRATION_SCHEDULES,
 ];
 
 /**

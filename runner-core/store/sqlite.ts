@@ -1,3 +1,4 @@
+import { SqliteSchedules } from './sqlite-schedules.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -124,6 +125,7 @@ type Statements = ReturnType<typeof prepareStatements>;
 /** The default `Store`: one SQLite file (or `:memory:`), synchronous under async signatures. */
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
+  readonly schedules: SqliteSchedules;
   readonly #s: Statements;
   readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
   readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
@@ -144,6 +146,7 @@ export class SqliteStore implements Store {
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
     migrate(db);
+    this.schedules = new SqliteSchedules(db);
     const s = prepareStatements(db);
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)

@@ -26,6 +26,8 @@ export interface RunPage {
 }
 
 import type { Applied } from './applied.js';
+import type { ScheduleStore } from './schedules.js';
+export type { Schedule, ScheduleStore } from './schedules.js';
 export type { Applied } from './applied.js';
 
 export interface NewRun {
@@ -209,5 +211,7 @@ export interface Store extends RunStore, StepStore, AttemptStore, EventStore, Le
    * Returns what it wrote: the attempts, and with `returning` the touched runs and steps.
    */
   apply(changes: readonly Change[], options?: ApplyOptions): Promise<Applied>;
+  /** Cron schedules (a part of their own: nothing on a run's path reads them). */
+  readonly schedules: ScheduleStore;
   close(): Promise<void>;
 }

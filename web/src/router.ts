@@ -5,6 +5,7 @@ import { isRunStatus, type RunStatus } from '../../view/status.js';
 export type Route =
   | { page: 'runs'; status: RunStatus | null }
   | { page: 'run'; runId: string; step?: number; attempt?: number }
+  | { page: 'schedules' }
   | { page: 'not-found'; path: string };
 
 /** `/` or `/runs[?status=]`, `/runs/:id`, `/runs/:id/steps/:index`, `/runs/:id/attempts/:seq`. */
@@ -13,6 +14,7 @@ export function parseRoute(pathname: string, search: string): Route {
     const status = new URLSearchParams(search).get('status');
     return { page: 'runs', status: isRunStatus(status) ? status : null };
   }
+  if (pathname === '/schedules' || pathname === '/schedules/') return { page: 'schedules' };
   const match = /^\/runs\/([^/]+)(?:\/(steps|attempts)\/(\d+))?\/?$/.exec(pathname);
   if (!match) return { page: 'not-found', path: pathname };
   let runId: string;
@@ -31,6 +33,7 @@ export const paths = {
   runs: (status: RunStatus | null = null): string => (status ? `/runs?status=${status}` : '/'),
   run: (runId: string): string => `/runs/${encodeURIComponent(runId)}`,
   step: (runId: string, index: number): string => `/runs/${encodeURIComponent(runId)}/steps/${index}`,
+  schedules: (): string => '/schedules',
   attempt: (runId: string, seq: number): string => `/runs/${encodeURIComponent(runId)}/attempts/${seq}`,
 };
 

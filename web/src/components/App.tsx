@@ -13,6 +13,7 @@ import { Link } from './Common.js';
 import { Login } from './Login.js';
 import { RunPage } from './RunPage.js';
 import { RunsPage } from './RunsPage.js';
+import { SchedulesPage } from './SchedulesPage.js';
 
 /**
  * The dashboard: asks the runner whether reads need the token here (`GET /v1/session`), shows
@@ -77,6 +78,9 @@ function Shell(props: { children: JSX.Element; stream?: StreamStatus; onSignOut?
           <span>wfkit</span>
           <span class="brand-sub">runner</span>
         </Link>
+        <Link href="/schedules" class="button subtle" testId="schedules-link">
+          Schedules
+        </Link>
         <span class="spacer" />
         {props.stream ? (
           <span class={`stream stream-${props.stream}`} data-testid="stream" title="Live updates from GET /v1/events">
@@ -113,7 +117,7 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
   );
 
   useEffect(() => {
-    const what = route.page === 'run' ? (route.step !== undefined ? `step #${route.step} · ${route.runId}` : route.runId) : route.page === 'runs' ? `${route.status ?? 'all'} runs` : 'not found';
+    const what = route.page === 'run' ? (route.step !== undefined ? `step #${route.step} · ${route.runId}` : route.runId) : route.page === 'runs' ? `${route.status ?? 'all'} runs` : route.page === 'schedules' ? 'schedules' : 'not found';
     document.title = `${what} · wfkit runner`;
   }, [route]);
 
@@ -154,6 +158,8 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
           <RunsPage status={route.status} />
         ) : route.page === 'run' ? (
           <RunPage runId={route.runId} step={route.step} attempt={route.attempt} />
+        ) : route.page === 'schedules' ? (
+          <SchedulesPage />
         ) : (
           <div class="panel notice">
             <h2>Nothing here</h2>

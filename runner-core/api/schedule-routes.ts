@@ -1,0 +1,44 @@
+import { parseNewSchedule } from '../../api/schedule-dto.js';
+import { parseJson } from '../../protocol/validate.js';
+import { ApiError } from '../errors.js';
+import type { Runner } from '../runner.js';
+import { jsonResponse, readBody } from './http-io.js';
+import type { ApiRoute } from './routes.js';
+
+/** `/v1/schedules`: create, list, delete cron schedules (runner-core/schedules/). */
+export function scheduleRoutes(runner: Runner, maxBodyBytes: number): ApiRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/schedules',
+      write: true,
+      handle: async (c) => {
+        let request;
+        try {
+          request = parseNewSchedule(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body'));
+        } catch (error) {
+          if (error instanceof TypeError) throw new ApiError(400, 'BAD_REQUEST', error.message);
+          throw error;
+        }
+        return jsonResponse(201, await runner.schedules.create(request));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/schedules',
+      write: false,
+      handle: async () => jsonResponse(200, { schedules: await runner.store.schedules.listSchedules() }),
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/schedules/:id',
+      write: true,
+      dashboard: true,
+      handle: async (c) => {
+        const id = c.req.param('id') ?? '';
+        if (!(await runner.store.schedules.deleteSchedule(id))) throw new ApiError(404, 'NOT_FOUND', `No schedule with id ${id}.`);
+        return jsonResponse(200, { deleted: id });
+      },
+    },
+  ];
+}

@@ -1,0 +1,33 @@
+import { Cron } from 'croner';
+
+/** A cron expression or time zone the cron library refused; the API answers 400 naming `field`. */
+export class InvalidScheduleError extends Error {
+  override name = 'InvalidScheduleError';
+  readonly field: 'cron' | 'timezone';
+  constructor(field: 'cron' | 'timezone', message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/**
+ * The first tick strictly after `after` (epoch ms), read in `timezone`. Validates as it goes: a
+ * bad expression or zone throws `InvalidScheduleError` with croner's own message.
+ * 5 fields, or 6 with a leading seconds field (croner's default reading).
+ */
+export function nextTick(cron: string, timezone: string, after: number): number {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+  } catch (error) {
+    throw new InvalidScheduleError('timezone', `Expected \`timezone\` to be an IANA time zone name, got "${timezone}": ${(error as Error).message}`);
+  }
+  let job: Cron;
+  try {
+    job = new Cron(cron, { timezone, paused: true });
+  } catch (error) {
+    throw new InvalidScheduleError('cron', `Expected \`cron\` to be a 5- or 6-field cron expression, got "${cron}": ${(error as Error).message}`);
+  }
+  const next = job.nextRun(new Date(after));
+  if (!next) throw new InvalidScheduleError('cron', `Expected \`cron\` "${cron}" to have a next tick after ${new Date(after).toISOString()}, it has none.`);
+  return next.getTime();
+}
