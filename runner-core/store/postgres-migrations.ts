@@ -1,6 +1,7 @@
 import type { Sql } from 'postgres';
 import { PG_FUNCTIONS } from './postgres-functions.js';
 import { PG_MIGRATION_2 } from './postgres-migration-2.js';
+import { PG_MIGRATION_FLOW } from './postgres-migration-flow.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -88,6 +89,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX events_by_id ON events (event_id, seq);
   ` + PG_FUNCTIONS,
   PG_MIGRATION_2,
+  PG_MIGRATION_FLOW,
 ];
 
 /**

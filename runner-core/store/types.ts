@@ -1,3 +1,4 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
 import type { SerializedError } from '../../protocol/errors.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
 
@@ -39,6 +40,8 @@ export interface NewRun {
   now: number;
   /** First drive this much after `now`. @default 0 */
   delayMs?: number;
+  /** Flow control: the run is claimed only while its key is under its limits (never leased at insert). */
+  flowControl?: FlowControl;
   /** Insert the run already `running` and leased, for a runner that drives it at once (saves a `claimDue`). */
   lease?: { owner: string; until: number };
 }
