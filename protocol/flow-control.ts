@@ -1,3 +1,4 @@
+import { toMilliseconds, type Duration } from './duration.js';
 import { ProtocolError } from './errors.js';
 import { expectObject, expectString, optionalInteger, type Fields } from './validate.js';
 
@@ -30,4 +31,30 @@ export function parseFlowControl(value: unknown, where: string): FlowControl {
     throw new ProtocolError(`Expected ${where} to set \`parallelism\` or \`rate\`, got neither (key "${out.key}").`);
   }
   return out;
+}
+
+/** Flow control as apps write it (`serve` options, `client.trigger`): Upstash Workflow's names. */
+export interface FlowControlOptions<Payload = unknown> {
+  /** The key, or a function of the start's payload giving it (evaluated once, at start). */
+  key: string | ((payload: Payload) => string);
+  /** At most this many runs of the key executing at once. */
+  parallelism?: number;
+  /** At most this many runs of the key started per `period`. */
+  rate?: number;
+  /** The window of `rate`: seconds, or a string like "1m". @default "1s" */
+  period?: Duration;
+}
+
+/** Resolves the key against the payload and the period to ms: what a start request carries. */
+export function resolveFlowControl<Payload>(options: FlowControlOptions<Payload>, payload: Payload): FlowControl {
+  const key = typeof options.key === 'function' ? options.key(payload) : options.key;
+  if (typeof key !== 'string' || key === '') {
+    throw new ProtocolError(`Expected the flow control key to be a non-empty string, got ${JSON.stringify(key) ?? String(key)}.`);
+  }
+  const out: FlowControl = { key };
+  if (options.parallelism !== undefined) out.parallelism = options.parallelism;
+  if (options.rate !== undefined) out.rate = options.rate;
+  if (options.period !== undefined) out.periodMs = Math.round(toMilliseconds(options.period, 'the flow control `period`'));
+  // The runner checks the same; failing here names the app's option instead of a 400 from afar.
+  return parseFlowControl(out, `the flow control of key "${key}"`);
 }

@@ -1,3 +1,4 @@
+import type { FlowControlOptions } from '../../protocol/flow-control.js';
 import { DEFAULT_RUNNER_URL } from '../../api/runner-url.js';
 import { WorkflowError } from '../../protocol/errors.js';
 import type { StepKind } from '../../protocol/messages.js';
@@ -59,6 +60,12 @@ export interface ServeOptions<Payload = any, Env = any> {
   authorize?: (request: Request) => boolean | Promise<boolean>;
   /** Called once when a run fails for good (after the retries), e.g. to alert or compensate. */
   failureFunction?: (args: FailureFunctionArgs<Payload, Env>) => unknown;
+  /**
+   * Limits shared by the runs of one key: at most `parallelism` executing at once, at most `rate`
+   * started per `period`. Runs over a limit wait, in order. `key` may be a function of the payload.
+   * @example flowControl: { key: (p) => `tenant-${p.tenantId}`, parallelism: 5, rate: 10, period: "1m" }
+   */
+  flowControl?: FlowControlOptions<Payload>;
   /** Set by adapters; shows in errors. */
   framework?: string;
 }

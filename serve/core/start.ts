@@ -1,5 +1,6 @@
 import { WorkflowError } from '../../protocol/errors.js';
 import { Header, headersToObject, redactHeaders } from '../../protocol/headers.js';
+import { resolveFlowControl, type FlowControlOptions } from '../../protocol/flow-control.js';
 import type { StartRequest } from '../../protocol/messages.js';
 import { parseJson } from '../../protocol/validate.js';
 import { errorResponse } from './http.js';
@@ -12,6 +13,8 @@ export interface StartInput {
   token: string;
   retries?: number;
   retryDelayMs?: number;
+  /** The route's flow control; its key is resolved here, against this start's payload. */
+  flowControl?: FlowControlOptions<any>;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface StartInput {
  * answer `{ workflowRunId }`. The workflow itself runs later, on the runner's signed request.
  */
 export async function startRun(input: StartInput): Promise<Response> {
-  if (input.body.trim() !== '') parseJson(input.body, 'the request body'); // 400 now, not a failed run later
+  const payload = input.body.trim() !== '' ? parseJson(input.body, 'the request body') : undefined; // 400 now, not a failed run later
   const message: StartRequest = {
     url: input.workflowUrl,
     body: input.body,
@@ -29,6 +32,7 @@ export async function startRun(input: StartInput): Promise<Response> {
   if (input.retryDelayMs !== undefined) message.retryDelayMs = input.retryDelayMs;
   const key = input.request.headers.get(Header.IdempotencyKey);
   if (key) message.idempotencyKey = key;
+  if (input.flowControl) message.flowControl = resolveFlowControl(input.flowControl, payload);
 
   const target = `${input.runnerUrl}/v1/runs`;
   let response: Response;
