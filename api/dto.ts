@@ -69,6 +69,10 @@ export interface Run {
   failureCall: FailureCallState | null;
   /** Deliveries of the failureFunction call so far (each is an attempt in the run's log). */
   failureCallAttempts: number;
+  /** The flow control key the run shares limits under; absent without flow control. */
+  flowKey?: string;
+  /** Why the run waits for a runner now, e.g. "flow control `tenant-42`: 5 of 5 running"; absent when it does not. */
+  queuedReason?: string;
 }
 
 /** One step of a run, by position. */

@@ -1,6 +1,6 @@
 import { ProtocolError } from '../protocol/errors.js';
 import { parseStepKind } from '../protocol/messages.js';
-import { describe, expectBoolean, expectInteger, expectNumber, expectObject, expectSerializedError, expectString, expectStringRecord, type Fields } from '../protocol/validate.js';
+import { describe, expectBoolean, expectInteger, expectNumber, expectObject, expectSerializedError, expectString, expectStringRecord, optionalString, type Fields } from '../protocol/validate.js';
 import { RUN_STATUSES, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepStatus } from './dto.js';
 import type { ResetEvent, StreamEvent } from './events.js';
 
@@ -68,6 +68,11 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
     failureCall: orNull(o, 'failureCall', where, (f, k, w) => oneOf<FailureCallState>(f, k, w, FAILURE_CALL_STATES)),
     failureCallAttempts: expectInteger(o, 'failureCallAttempts', where),
   };
+  // Only with flow control, so runs without it (and older runners) carry neither.
+  for (const key of ['flowKey', 'queuedReason'] as const) {
+    const text = optionalString(o, key, where);
+    if (text !== undefined) (run as Partial<Run>)[key] = text;
+  }
   return run as Run;
 }
 

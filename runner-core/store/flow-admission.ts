@@ -30,7 +30,18 @@ export const FLOW_RECHECK_MS = 200;
 export interface Admission<T extends FlowCandidate> {
   admitted: T[];
   /** Runs left waiting, with when to look at their key again. */
-  parked: { id: string; until: number }[];
+  parked: Parked[];
+}
+
+/** A run left waiting: when to look at its key again, and why, in the words the views show. */
+export interface Parked {
+  id: string;
+  until: number;
+  reason: string;
+}
+
+function period(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 /**
@@ -40,11 +51,11 @@ export interface Admission<T extends FlowCandidate> {
  */
 export function admit<T extends FlowCandidate>(candidates: readonly T[], limit: number, now: number, usage: (key: string, periodMs: number) => FlowUsage): Admission<T> {
   const admitted: T[] = [];
-  const parked: { id: string; until: number }[] = [];
+  const parked: Parked[] = [];
   const used = new Map<string, FlowUsage>();
   // Keys closed to every run (parallelism), and closed to new starts only (rate).
-  const full = new Map<string, number>();
-  const rateSpent = new Map<string, number>();
+  const full = new Map<string, { until: number; reason: string }>();
+  const rateSpent = new Map<string, { until: number; reason: string }>();
   for (const run of candidates) {
     if (admitted.length >= limit) break;
     const key = run.flow_key;
@@ -55,7 +66,7 @@ export function admit<T extends FlowCandidate>(candidates: readonly T[], limit: 
     const isStart = run.flow_started_at === null;
     const shut = full.get(key) ?? (isStart ? rateSpent.get(key) : undefined);
     if (shut !== undefined) {
-      parked.push({ id: run.id, until: shut });
+      parked.push({ id: run.id, ...shut });
       continue;
     }
     const periodMs = run.flow_period_ms ?? DEFAULT_FLOW_PERIOD_MS;
@@ -65,15 +76,16 @@ export function admit<T extends FlowCandidate>(candidates: readonly T[], limit: 
       used.set(key, current);
     }
     if (run.flow_parallelism !== null && current.executing >= run.flow_parallelism) {
-      const until = now + FLOW_RECHECK_MS;
-      full.set(key, until);
-      parked.push({ id: run.id, until });
+      const shut = { until: now + FLOW_RECHECK_MS, reason: `flow control \`${key}\`: ${current.executing} of ${run.flow_parallelism} running` };
+      full.set(key, shut);
+      parked.push({ id: run.id, ...shut });
       continue;
     }
     if (isStart && run.flow_rate !== null && current.startedInPeriod >= run.flow_rate) {
       const until = Math.max(now + 1, (current.oldestStart ?? now) + periodMs);
-      rateSpent.set(key, until);
-      parked.push({ id: run.id, until });
+      const shut = { until, reason: `flow control \`${key}\`: ${current.startedInPeriod} of ${run.flow_rate} started in the last ${period(periodMs)}` };
+      rateSpent.set(key, shut);
+      parked.push({ id: run.id, ...shut });
       continue;
     }
     admitted.push(run);

@@ -99,7 +99,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_claimable ON runs(next_at) WHERE (status NOT IN ('completed', 'failed', 'cancelled') OR failure_call = 'pending');
   `,
   // flow control: a run's key and limits; when it was first driven (for `rate`); and until when a
-  // claim that found its key full leaves it alone (so the scheduler's timer does not spin on it).
+  // claim that found its key full leaves it alone (so the scheduler's timer does not spin on it), and why.
   `
   ALTER TABLE runs ADD COLUMN flow_key TEXT;
   ALTER TABLE runs ADD COLUMN flow_parallelism INTEGER;
@@ -107,6 +107,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN flow_period_ms INTEGER;
   ALTER TABLE runs ADD COLUMN flow_started_at INTEGER;
   ALTER TABLE runs ADD COLUMN flow_wait_until INTEGER;
+  ALTER TABLE runs ADD COLUMN flow_wait_reason TEXT;
   CREATE INDEX runs_flow ON runs(flow_key, flow_started_at) WHERE flow_key IS NOT NULL;
   `,
 ];

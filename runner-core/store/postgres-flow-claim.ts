@@ -60,12 +60,13 @@ export async function claimFlowRuns(sql: Sql<{ bigint: number }>, input: FlowCla
     }
     const { admitted, parked } = admit(candidates, take, now, (key) => usage.get(key)!);
     if (parked.length > 0) {
-      await tx`UPDATE runs SET flow_wait_until = p.until FROM unnest(${parked.map((p) => p.id)}::text[], ${parked.map((p) => p.until)}::bigint[]) AS p(id, until)
+      await tx`UPDATE runs SET flow_wait_until = p.until, flow_wait_reason = p.reason
+        FROM unnest(${parked.map((p) => p.id)}::text[], ${parked.map((p) => p.until)}::bigint[], ${parked.map((p) => p.reason)}::text[]) AS p(id, until, reason)
         WHERE runs.id = p.id`;
     }
     if (admitted.length === 0) return [];
     return tx<RunRow[]>`UPDATE runs SET lease_owner = ${owner}, lease_until = ${txLeaseEnd},
-        flow_started_at = COALESCE(flow_started_at, ${ms(now)}), flow_wait_until = NULL
+        flow_started_at = COALESCE(flow_started_at, ${ms(now)}), flow_wait_until = NULL, flow_wait_reason = NULL
       WHERE id = ANY(${admitted.map((row) => row.id)}) RETURNING *`;
   }) as Promise<RunRow[]>;
 }

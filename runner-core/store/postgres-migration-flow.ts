@@ -9,5 +9,6 @@ export const PG_MIGRATION_FLOW = `
   ALTER TABLE runs ADD COLUMN flow_period_ms BIGINT;
   ALTER TABLE runs ADD COLUMN flow_started_at BIGINT;
   ALTER TABLE runs ADD COLUMN flow_wait_until BIGINT;
+  ALTER TABLE runs ADD COLUMN flow_wait_reason TEXT;
   CREATE INDEX runs_flow ON runs (flow_key, flow_started_at) WHERE flow_key IS NOT NULL;
 `;

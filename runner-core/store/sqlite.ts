@@ -110,8 +110,8 @@ function prepareStatements(db: Database.Database) {
     flowExecuting: db.prepare(`SELECT COUNT(*) FROM runs WHERE flow_key = @key AND ${CLAIMABLE}
       AND lease_owner IS NOT NULL AND lease_until >= @now`).pluck(),
     flowStarted: db.prepare('SELECT COUNT(*) AS n, MIN(flow_started_at) AS oldest FROM runs WHERE flow_key = @key AND flow_started_at > @since'),
-    flowLease: db.prepare('UPDATE runs SET flow_started_at = COALESCE(flow_started_at, @now), flow_wait_until = NULL WHERE id = @id'),
-    flowPark: db.prepare('UPDATE runs SET flow_wait_until = @until WHERE id = @id'),
+    flowLease: db.prepare('UPDATE runs SET flow_started_at = COALESCE(flow_started_at, @now), flow_wait_until = NULL, flow_wait_reason = NULL WHERE id = @id'),
+    flowPark: db.prepare('UPDATE runs SET flow_wait_until = @until, flow_wait_reason = @reason WHERE id = @id'),
     lease: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
     release: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     renew: db.prepare('UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
@@ -187,7 +187,7 @@ export class SqliteStore implements Store {
         s.lease.run({ id: row.id, owner, until: now + leaseMs });
         if (row.flow_key !== null) s.flowLease.run({ id: row.id, now });
       }
-      for (const wait of parked) s.flowPark.run({ id: wait.id, until: wait.until });
+      for (const wait of parked) s.flowPark.run({ id: wait.id, until: wait.until, reason: wait.reason });
       return admitted.map(toRun);
     });
     this.#claimDueTx = (options) => claimDue.immediate(options);

@@ -48,6 +48,15 @@ describe('flow control e2e', () => {
     });
     const ids: string[] = [];
     for (let n = 0; n < 10; n++) ids.push(await startThroughApp(app.url, { tenant: '42', n }));
+    // The runner API (through the one Client) says why the others wait.
+    const client = new Client({ runnerUrl: runner.url, token: runner.token });
+    let reasons: string[] = [];
+    for (let i = 0; i < 200 && reasons.length === 0; i++) {
+      reasons = (await client.list()).runs.flatMap((run) => (run.queuedReason === undefined ? [] : [run.queuedReason]));
+      if (reasons.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(reasons[0]).toBe('flow control `tenant-42`: 2 of 2 running');
+    expect((await client.get(ids[9]!)).run.flowKey).toBe('tenant-42');
     for (const id of ids) expect((await waitForFinish(runner.runner, id, 20_000)).run.status).toBe('completed');
     expect(concurrency.max).toBe(2);
   }, 30_000);

@@ -21,6 +21,9 @@ export function describeFlow(open: () => Promise<Store> | Store): void {
       expect(await claim(T0 + 10)).toEqual([runId(1), runId(2)]);
       // Another runner finds the key full: nothing of it, not even later runs.
       expect(await claim(T0 + 10 + FLOW_RECHECK_MS, 'r2')).toEqual([]);
+      // Every waiting run says why, in the words the dashboards and `wf logs` show.
+      expect(await store.getRun(runId(5))).toMatchObject({ flowKey: 'tenant-42', queuedReason: 'flow control `tenant-42`: 2 of 2 running' });
+      expect((await store.getRun(runId(1)))?.queuedReason).toBeUndefined();
       // A released lease (a run sleeping, waiting or done) holds no slot.
       await store.release(runId(1), 'r1');
       expect(await claim(T0 + 20 + 2 * FLOW_RECHECK_MS, 'r2')).toEqual([runId(1)]);
@@ -37,6 +40,7 @@ export function describeFlow(open: () => Promise<Store> | Store): void {
       expect(await claim(T0 + 500)).toEqual([runId(1), runId(2), runId(3)]);
       for (let n = 1; n <= 3; n++) await store.release(runId(n), 'r1');
       expect((await claim(T0 + 900)).filter((id) => id === runId(4) || id === runId(5))).toEqual([]);
+      expect((await store.getRun(runId(4)))?.queuedReason).toBe('flow control `api`: 3 of 3 started in the last 1s');
       for (let n = 1; n <= 3; n++) await store.release(runId(n), 'r1');
       expect(await store.nextDueAt()).toBeLessThanOrEqual(T0 + 1011);
       expect((await claim(T0 + 1011)).filter((id) => id === runId(4) || id === runId(5))).toEqual([runId(4), runId(5)]);
