@@ -29,14 +29,14 @@ const FLOW_LOOKAHEAD = 16;
  * The first query is a plain read outside any transaction, so a claim that finds no flow run due
  * costs no lock.
  */
-export async function claimFlowRuns(sql: Sql<{ bigint: number }>, input: FlowClaimInput): Promise<RunRow[]> {
+export async function claimFlowRuns(sql: Sql<{ bigint: number }>, input: FlowClaimInput): Promise<{ rows: RunRow[]; waiting: string[] }> {
   const { now, take, owner, leaseMs, databaseClock } = input;
   const dbNow = '(floor(extract(epoch from now()) * 1000))::bigint';
   const leaseNow = databaseClock ? sql.unsafe(dbNow) : sql`${ms(now)}::bigint`;
   const due = sql`${sql.unsafe(CLAIMABLE)} AND flow_key IS NOT NULL AND next_at IS NOT NULL AND next_at <= ${ms(now)}
     AND (lease_until IS NULL OR lease_until < ${leaseNow}) AND (flow_wait_until IS NULL OR flow_wait_until <= ${ms(now)})`;
   const keyRows = await sql<{ flow_key: string }[]>`SELECT DISTINCT flow_key FROM runs WHERE ${due}`;
-  if (keyRows.length === 0) return [];
+  if (keyRows.length === 0) return { rows: [], waiting: [] };
   const keys = keyRows.map((row) => row.flow_key);
   return sql.begin(async (tx) => {
     const txLeaseNow = databaseClock ? tx.unsafe(dbNow) : tx`${ms(now)}::bigint`;
@@ -64,9 +64,12 @@ export async function claimFlowRuns(sql: Sql<{ bigint: number }>, input: FlowCla
         FROM unnest(${parked.map((p) => p.id)}::text[], ${parked.map((p) => p.until)}::bigint[], ${parked.map((p) => p.reason)}::text[]) AS p(id, until, reason)
         WHERE runs.id = p.id`;
     }
-    if (admitted.length === 0) return [];
-    return tx<RunRow[]>`UPDATE runs SET lease_owner = ${owner}, lease_until = ${txLeaseEnd},
+    const before = new Map(candidates.map((row) => [row.id, row.flow_wait_reason]));
+    const waiting = parked.filter((wait) => before.get(wait.id) !== wait.reason).map((wait) => wait.id);
+    if (admitted.length === 0) return { rows: [], waiting };
+    const rows = await tx<RunRow[]>`UPDATE runs SET lease_owner = ${owner}, lease_until = ${txLeaseEnd},
         flow_started_at = COALESCE(flow_started_at, ${ms(now)}), flow_wait_until = NULL, flow_wait_reason = NULL
       WHERE id = ANY(${admitted.map((row) => row.id)}) RETURNING *`;
-  }) as Promise<RunRow[]>;
+    return { rows: [...rows], waiting };
+  }) as Promise<{ rows: RunRow[]; waiting: string[] }>;
 }

@@ -182,7 +182,7 @@ export class PostgresStore implements Store {
     return readApplied(touched, (id) => byId.get(id), (runId) => stepsOf.get(runId) ?? []);
   }
 
-  async claimDue({ now, limit, owner, leaseMs }: ClaimOptions): Promise<Run[]> {
+  async claimDue({ now, limit, owner, leaseMs, onWaiting }: ClaimOptions): Promise<Run[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
     const sql = this.#sql;
@@ -198,7 +198,9 @@ export class PostgresStore implements Store {
       RETURNING *`;
     // Flow-controlled runs are claimed apart, under their keys' locks (postgres-flow-claim.ts).
     if (rows.length < take) {
-      rows.push(...(await claimFlowRuns(sql, { now, take: take - rows.length, owner, leaseMs, databaseClock: this.#databaseClock })));
+      const flow = await claimFlowRuns(sql, { now, take: take - rows.length, owner, leaseMs, databaseClock: this.#databaseClock });
+      rows.push(...flow.rows);
+      if (flow.waiting.length > 0) onWaiting?.(flow.waiting);
     }
     // RETURNING has no order: oldest due first, like the SQLite store.
     return rows.map(toRun).sort((a, b) => (a.nextAt ?? 0) - (b.nextAt ?? 0) || (a.id < b.id ? -1 : 1));

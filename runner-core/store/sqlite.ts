@@ -133,7 +133,7 @@ export class SqliteStore implements Store {
   readonly #s: Statements;
   readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
   readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
-  readonly #claimDueTx: (options: ClaimOptions) => Run[];
+  readonly #claimDueTx: (options: ClaimOptions) => { runs: Run[]; waiting: string[] };
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
   readonly #deliverTx: (input: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => string[];
   readonly #takeEventTx: (eventId: string, now: number) => string | undefined;
@@ -188,7 +188,8 @@ export class SqliteStore implements Store {
         if (row.flow_key !== null) s.flowLease.run({ id: row.id, now });
       }
       for (const wait of parked) s.flowPark.run({ id: wait.id, until: wait.until, reason: wait.reason });
-      return admitted.map(toRun);
+      const before = new Map(due.map((row) => [row.id, row.flow_wait_reason]));
+      return { runs: admitted.map(toRun), waiting: parked.filter((wait) => before.get(wait.id) !== wait.reason).map((wait) => wait.id) };
     });
     this.#claimDueTx = (options) => claimDue.immediate(options);
     const renew = db.transaction((runIds: readonly string[], owner: string, until: number) => {
@@ -310,7 +311,9 @@ export class SqliteStore implements Store {
   }
 
   async claimDue(options: ClaimOptions): Promise<Run[]> {
-    return this.#claimDueTx(options);
+    const { runs, waiting } = this.#claimDueTx(options);
+    if (waiting.length > 0) options.onWaiting?.(waiting);
+    return runs;
   }
 
   async release(runId: string, owner: string): Promise<void> {

@@ -138,6 +138,11 @@ export interface ClaimOptions {
   limit: number;
   owner: string;
   leaseMs: number;
+  /**
+   * Told, after the claim commits, the runs it newly left waiting for a flow control slot (or whose
+   * reason changed): the runner announces them, so the dashboards show why they wait.
+   */
+  onWaiting?: (runIds: string[]) => void;
 }
 
 /** Runs: created by starts, read by the API and the runner. */

@@ -46,6 +46,11 @@ describe('flow control e2e', () => {
       token: runner.token, runnerUrl: runner.url, retryDelay: 10,
       flowControl: { key: (payload: { tenant: string }) => `tenant-${payload.tenant}`, parallelism: 2 },
     });
+    // Listeners (the dashboards' event stream) are told live when a run starts waiting, and why.
+    const announced: string[] = [];
+    runner.runner.events.subscribe((event) => {
+      if (event.type === 'run' && event.run.queuedReason !== undefined) announced.push(event.run.queuedReason);
+    });
     const ids: string[] = [];
     for (let n = 0; n < 10; n++) ids.push(await startThroughApp(app.url, { tenant: '42', n }));
     // The runner API (through the one Client) says why the others wait.
@@ -59,6 +64,7 @@ describe('flow control e2e', () => {
     expect((await client.get(ids[9]!)).run.flowKey).toBe('tenant-42');
     for (const id of ids) expect((await waitForFinish(runner.runner, id, 20_000)).run.status).toBe('completed');
     expect(concurrency.max).toBe(2);
+    expect(announced).toContain('flow control `tenant-42`: 2 of 2 running');
   }, 30_000);
 
   it('starts at most `rate` runs of a key per period (client.trigger), none dropped', async () => {
