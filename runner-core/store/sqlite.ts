@@ -106,7 +106,7 @@ function prepareStatements(db: Database.Database) {
     patchRun: db.prepare(PATCH_SQL),
     due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
       AND (lease_until IS NULL OR lease_until < @now) AND (flow_wait_until IS NULL OR flow_wait_until <= @now)
-      ORDER BY next_at, created_at, id LIMIT @limit`),
+      ORDER BY next_at LIMIT @limit`),
     flowExecuting: db.prepare(`SELECT COUNT(*) FROM runs WHERE flow_key = @key AND ${CLAIMABLE}
       AND lease_owner IS NOT NULL AND lease_until >= @now`).pluck(),
     flowStarted: db.prepare('SELECT COUNT(*) AS n, MIN(flow_started_at) AS oldest FROM runs WHERE flow_key = @key AND flow_started_at > @since'),
