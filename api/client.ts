@@ -1,3 +1,4 @@
+import { resolveFlowControl, type FlowControlOptions } from '../protocol/flow-control.js';
 import { toMilliseconds, type Duration } from '../protocol/duration.js';
 import { parseJson } from '../protocol/validate.js';
 import { parseBulkResult, type BulkRequest, type BulkResult } from './bulk.js';
@@ -37,6 +38,8 @@ export interface TriggerOptions {
   delay?: Duration;
   /** Repeated triggers with the same key start one run. */
   idempotencyKey?: string;
+  /** Limits shared by the runs of `key` (a function gets `body`). @example { key: "tenant-42", parallelism: 5 } */
+  flowControl?: FlowControlOptions<any>;
 }
 
 function fromEnv(...names: string[]): string | undefined {
@@ -74,6 +77,7 @@ export class Client {
     if (options.retryDelay !== undefined) start.retryDelayMs = toMilliseconds(options.retryDelay, '`retryDelay`', 'milliseconds');
     if (options.delay !== undefined) start.delayMs = toMilliseconds(options.delay, '`delay`');
     if (options.idempotencyKey !== undefined) start.idempotencyKey = options.idempotencyKey;
+    if (options.flowControl !== undefined) start.flowControl = resolveFlowControl(options.flowControl, options.body);
     return this.request('POST', '/v1/runs', parseTriggerAnswer, start);
   }
 

@@ -74,6 +74,10 @@ export interface Run {
   /** A child run (`context.invoke`): the run that invoked it and that step's index. Absent otherwise. */
   parentRunId?: string;
   parentStepIndex?: number;
+  /** The flow control key the run shares limits under; absent without flow control. */
+  flowKey?: string;
+  /** Why the run waits for a runner now, e.g. "flow control `tenant-42`: 5 of 5 running"; absent when it does not. */
+  queuedReason?: string;
 }
 
 /** One step of a run, by position. */

@@ -1,6 +1,6 @@
 import { ProtocolError } from '../protocol/errors.js';
 import { parseStepKind } from '../protocol/messages.js';
-import { describe, expectBoolean, expectInteger, expectNumber, expectObject, expectSerializedError, expectString, expectStringRecord, type Fields } from '../protocol/validate.js';
+import { describe, expectBoolean, expectInteger, expectNumber, expectObject, expectSerializedError, expectString, expectStringRecord, optionalString, type Fields } from '../protocol/validate.js';
 import { RUN_STATUSES, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepStatus } from './dto.js';
 import type { ResetEvent, StreamEvent } from './events.js';
 
@@ -70,6 +70,11 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
     failureCallAttempts: expectInteger(o, 'failureCallAttempts', where),
     ...(o.parentRunId !== undefined && { parentRunId: expectString(o, 'parentRunId', where), parentStepIndex: expectInteger(o, 'parentStepIndex', where) }),
   };
+  // Only with flow control, so runs without it (and older runners) carry neither.
+  for (const key of ['flowKey', 'queuedReason'] as const) {
+    const text = optionalString(o, key, where);
+    if (text !== undefined) (run as Partial<Run>)[key] = text;
+  }
   return run as Run;
 }
 

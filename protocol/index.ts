@@ -6,3 +6,4 @@ export * from './signing.js';
 export * from './values.js';
 export { MAX_JSON_DEPTH, assertJsonDepth, parseJson } from './validate.js';
 export * from './display.js';
+export * from './flow-control.js';

@@ -1,5 +1,6 @@
 import type { SerializedError } from './errors.js';
 import { ProtocolError } from './errors.js';
+import { parseFlowControl, type FlowControl } from './flow-control.js';
 import { PROTOCOL_VERSION } from './headers.js';
 import {
   expectBoolean,
@@ -34,6 +35,8 @@ export interface StartRequest {
   /** Start the first drive this much later. @default 0 */
   delayMs?: number;
   idempotencyKey?: string;
+  /** Limits shared by the runs of `flowControl.key` (see flow-control.ts). */
+  flowControl?: FlowControl;
 }
 
 export interface StartResponse {
@@ -120,6 +123,7 @@ export function parseStartRequest(value: unknown): StartRequest {
   }
   const key = optionalString(o, 'idempotencyKey', where);
   if (key !== undefined) out.idempotencyKey = key;
+  if (o.flowControl !== undefined) out.flowControl = parseFlowControl(o.flowControl, `\`flowControl\` of ${where}`);
   return out;
 }
 

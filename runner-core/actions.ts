@@ -42,7 +42,8 @@ export class RunnerActions {
     const { store, events, owner, leaseMs, credentials, allowedOrigins, scheduler } = this.options;
     if (!originAllowed(request.url, allowedOrigins)) throw new OriginNotAllowedError(request.url, allowedOrigins.map((p) => p.text));
     const now = this.options.now();
-    const driveNow = !request.delayMs && scheduler.hasRoom;
+    // A flow-controlled run always goes through claimDue, which alone counts its key's slots.
+    const driveNow = !request.delayMs && !request.flowControl && scheduler.hasRoom;
     const result = await store.createRun({
       id: newRunId(now),
       url: request.url,
@@ -53,6 +54,7 @@ export class RunnerActions {
       idempotencyKey: request.idempotencyKey,
       now,
       delayMs: request.delayMs,
+      flowControl: request.flowControl,
       // Driven at once: inserted running and leased to us, one transaction instead of three.
       lease: driveNow ? { owner, until: now + leaseMs } : undefined,
     });

@@ -66,6 +66,16 @@ export class Runner {
       pollMs: options.pollMs ?? 1_000,
       logger: this.logger,
       drive: (run, isNew, signal) => driver!.drive(run, isNew, signal),
+      // Read back only for listeners: flow control's waiting reasons reach the dashboards live.
+      onWaiting: (runIds) => {
+        if (this.events.size === 0) return;
+        void (async () => {
+          for (const id of runIds) {
+            const run = await this.store.getRun(id);
+            if (run) this.events.emit({ type: 'run', run });
+          }
+        })().catch((error: unknown) => this.logger.error(`announcing waiting runs failed: ${String(error)}`));
+      },
     });
     driver = new Driver({
       store: this.store,

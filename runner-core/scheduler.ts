@@ -15,6 +15,8 @@ export interface SchedulerOptions {
   pollMs: number;
   logger: Logger;
   drive: DriveFn;
+  /** Runs a claim left waiting for a flow control slot (see `ClaimOptions.onWaiting`). */
+  onWaiting?: (runIds: string[]) => void;
 }
 
 /**
@@ -133,7 +135,7 @@ export class Scheduler {
     try {
       const free = concurrency - this.inflight.size;
       if (free > 0) {
-        const runs = await store.claimDue({ now: now(), limit: free, owner, leaseMs });
+        const runs = await store.claimDue({ now: now(), limit: free, owner, leaseMs, onWaiting: this.options.onWaiting });
         for (const run of runs) if (!this.inflight.has(run.id)) this.launch(run, false);
       }
       // At capacity, a finishing drive wakes us; otherwise sleep until the next due time.

@@ -1,11 +1,11 @@
 import type { Run } from '../api/dto.js';
 
 /** The fields the notes read: a stored run and an API run both have them. */
-type NotedRun = Pick<Run, 'finishedAt' | 'failureCall' | 'nextAt' | 'unreachableSince' | 'failureCallAttempts' | 'status'>;
+type NotedRun = Pick<Run, 'finishedAt' | 'failureCall' | 'nextAt' | 'unreachableSince' | 'failureCallAttempts' | 'status'> & { queuedReason?: string };
 
 /** One fact about a run's delivery worth a line of its own in a dashboard or `wf logs`. */
 export interface RunNote {
-  kind: 'unreachable' | 'failure-call';
+  kind: 'unreachable' | 'failure-call' | 'flow-control';
   /** warn: waiting on the app; ok: done; error: given up. */
   tone: 'warn' | 'ok' | 'error';
   text: string;
@@ -23,6 +23,7 @@ export function runNotes(run: NotedRun, time: (ms: number) => string): RunNote[]
   const notes: RunNote[] = [];
   const waiting = run.finishedAt === null || run.failureCall === 'pending';
   const next = run.nextAt === null ? '' : `, next try at ${time(run.nextAt)}`;
+  if (run.queuedReason && run.finishedAt === null) notes.push({ kind: 'flow-control', tone: 'warn', text: `waiting: ${run.queuedReason}` });
   if (run.unreachableSince !== null && waiting) {
     notes.push({ kind: 'unreachable', tone: 'warn', text: `app unreachable since ${time(run.unreachableSince)}${next}` });
   }

@@ -112,6 +112,18 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX schedules_due ON schedules(next_at);
   `,
+  // flow control: a run's key and limits; when it was first driven (for `rate`); and until when a
+  // claim that found its key full leaves it alone (so the scheduler's timer does not spin on it), and why.
+  `
+  ALTER TABLE runs ADD COLUMN flow_key TEXT;
+  ALTER TABLE runs ADD COLUMN flow_parallelism INTEGER;
+  ALTER TABLE runs ADD COLUMN flow_rate INTEGER;
+  ALTER TABLE runs ADD COLUMN flow_period_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN flow_started_at INTEGER;
+  ALTER TABLE runs ADD COLUMN flow_wait_until INTEGER;
+  ALTER TABLE runs ADD COLUMN flow_wait_reason TEXT;
+  CREATE INDEX runs_flow ON runs(flow_key, flow_started_at) WHERE flow_key IS NOT NULL;
+  `,
 ];
 
 function userVersion(db: Database): number {

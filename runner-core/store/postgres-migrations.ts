@@ -2,6 +2,7 @@ import { PG_MIGRATION_SCHEDULES } from './postgres-migration-schedules.js';
 import type { Sql } from 'postgres';
 import { PG_FUNCTIONS } from './postgres-functions.js';
 import { PG_MIGRATION_2 } from './postgres-migration-2.js';
+import { PG_MIGRATION_FLOW } from './postgres-migration-flow.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -90,6 +91,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   ` + PG_FUNCTIONS,
   PG_MIGRATION_2,
   PG_MIGRATION_SCHEDULES,
+  PG_MIGRATION_FLOW,
 ];
 
 /**

@@ -4,6 +4,7 @@ import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } f
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
 import { changeRow, ms } from './postgres-changes.js';
+import { claimFlowRuns } from './postgres-flow-claim.js';
 import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
@@ -105,10 +106,12 @@ export class PostgresStore implements Store {
     // A repeated key conflicts and inserts nothing (waiting for a concurrent insert of the same key
     // to commit first), then the existing run is read: no check-then-insert race.
     const rows = await sql<RunRow[]>`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries,
-        retry_delay_ms, idempotency_key, lease_owner, lease_until)
+        retry_delay_ms, idempotency_key, lease_owner, lease_until, flow_key, flow_parallelism, flow_rate, flow_period_ms)
       VALUES (${input.id}, ${input.url}, ${lease ? 'running' : 'queued'}, ${input.body}, ${JSON.stringify(input.headers)},
         ${ms(input.now)}, ${ms(input.now)}, ${ms(input.now + (input.delayMs ?? 0))}, ${input.retries}, ${ms(input.retryDelayMs)}, ${key},
-        ${lease?.owner ?? null}, ${lease ? this.#leaseEnd(input.now, lease.until - input.now) : null})
+        ${lease?.owner ?? null}, ${lease ? this.#leaseEnd(input.now, lease.until - input.now) : null},
+        ${input.flowControl?.key ?? null}, ${input.flowControl?.parallelism ?? null}, ${input.flowControl?.rate ?? null},
+        ${input.flowControl?.periodMs === undefined ? null : ms(input.flowControl.periodMs)})
       ON CONFLICT (idempotency_key) DO NOTHING
       RETURNING *`;
     if (rows[0]) return { run: toRun(rows[0]), created: true };
@@ -202,7 +205,7 @@ export class PostgresStore implements Store {
     return readApplied(touched, (id) => byId.get(id), (runId) => stepsOf.get(runId) ?? []);
   }
 
-  async claimDue({ now, limit, owner, leaseMs }: ClaimOptions): Promise<Run[]> {
+  async claimDue({ now, limit, owner, leaseMs, onWaiting }: ClaimOptions): Promise<Run[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
     const sql = this.#sql;
@@ -211,11 +214,17 @@ export class PostgresStore implements Store {
       WHERE id IN (
         SELECT id FROM runs
         WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
-          AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)})
+          AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)}) AND flow_key IS NULL
         ORDER BY next_at LIMIT ${take}
         FOR UPDATE SKIP LOCKED
       )
       RETURNING *`;
+    // Flow-controlled runs are claimed apart, under their keys' locks (postgres-flow-claim.ts).
+    if (rows.length < take) {
+      const flow = await claimFlowRuns(sql, { now, take: take - rows.length, owner, leaseMs, databaseClock: this.#databaseClock });
+      rows.push(...flow.rows);
+      if (flow.waiting.length > 0) onWaiting?.(flow.waiting);
+    }
     // RETURNING has no order: oldest due first, like the SQLite store.
     return rows.map(toRun).sort((a, b) => (a.nextAt ?? 0) - (b.nextAt ?? 0) || (a.id < b.id ? -1 : 1));
   }
@@ -265,7 +274,7 @@ export class PostgresStore implements Store {
     // A leased run is not due before its lease runs out; a database-clock lease end is turned into
     // this machine's time, which the runner's scheduler timer counts in.
     const leaseEnd = this.#databaseClock ? sql`lease_until - ${this.#dbNow()} + ${Date.now()}::bigint` : sql`lease_until`;
-    const [row] = await sql<{ at: number | null }[]>`SELECT MIN(GREATEST(next_at, COALESCE(${leaseEnd}, 0))) AS at
+    const [row] = await sql<{ at: number | null }[]>`SELECT MIN(GREATEST(next_at, COALESCE(${leaseEnd}, 0), COALESCE(flow_wait_until, 0))) AS at
       FROM runs WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL`;
     return row?.at ?? null;
   }

@@ -30,6 +30,7 @@ export interface RunRow {
   failures: number; retries: number; retry_delay_ms: number; steps_done: number; attempts: number;
   output: string | null; error: string | null; idempotency_key: string | null;
   unreachable_since: number | null; failure_call: string | null; failure_call_attempts: number;
+  flow_key: string | null; flow_wait_reason: string | null;
 }
 export interface StepRow {
   run_id: string; idx: number; name: string; kind: string; status: string; output: string | null;
@@ -61,6 +62,10 @@ export function toRun(row: RunRow): Run {
     error: fromJson<SerializedError>(row.error), idempotencyKey: row.idempotency_key,
     unreachableSince: row.unreachable_since, failureCall: row.failure_call as FailureCallState | null,
     failureCallAttempts: row.failure_call_attempts,
+    // Only with flow control: runs without it keep their shape. Only an unfinished run waits; the
+    // reason is its last refused claim's, until a claim succeeds.
+    ...(row.flow_key === null ? {} : { flowKey: row.flow_key }),
+    ...(row.finished_at === null && row.flow_wait_reason !== null ? { queuedReason: row.flow_wait_reason } : {}),
   };
 }
 export function toStep(row: StepRow): Step {

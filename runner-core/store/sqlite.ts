@@ -4,6 +4,10 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
+import { admit, type FlowCandidate } from './flow-admission.js';
+
+/** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
+const FLOW_LOOKAHEAD = 16;
 import { migrate } from './migrations.js';
 import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
 import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
@@ -50,8 +54,10 @@ function prepareStatements(db: Database.Database) {
   return {
     runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
     runByKey: db.prepare('SELECT * FROM runs WHERE idempotency_key = ?'),
-    insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key)
-      VALUES (@id, @url, @status, @body, @headers, @now, @now, @nextAt, @retries, @retryDelayMs, @idempotencyKey) RETURNING *`),
+    insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key,
+        flow_key, flow_parallelism, flow_rate, flow_period_ms)
+      VALUES (@id, @url, @status, @body, @headers, @now, @now, @nextAt, @retries, @retryDelayMs, @idempotencyKey,
+        @flowKey, @flowParallelism, @flowRate, @flowPeriodMs) RETURNING *`),
     leaseNew: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
     list: db.prepare(listSql('')),
     listByStatus: db.prepare(listSql('WHERE status = @status')),
@@ -100,12 +106,18 @@ function prepareStatements(db: Database.Database) {
         @responseStatus, @responseHeaders, @responseBody, @outcome, @error)`),
     patchRun: db.prepare(PATCH_SQL),
     due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
-      AND (lease_until IS NULL OR lease_until < @now) ORDER BY next_at LIMIT @limit`),
+      AND (lease_until IS NULL OR lease_until < @now) AND (flow_wait_until IS NULL OR flow_wait_until <= @now)
+      ORDER BY next_at LIMIT @limit`),
+    flowExecuting: db.prepare(`SELECT COUNT(*) FROM runs WHERE flow_key = @key AND ${CLAIMABLE}
+      AND lease_owner IS NOT NULL AND lease_until >= @now`).pluck(),
+    flowStarted: db.prepare('SELECT COUNT(*) AS n, MIN(flow_started_at) AS oldest FROM runs WHERE flow_key = @key AND flow_started_at > @since'),
+    flowLease: db.prepare('UPDATE runs SET flow_started_at = COALESCE(flow_started_at, @now), flow_wait_until = NULL, flow_wait_reason = NULL WHERE id = @id'),
+    flowPark: db.prepare('UPDATE runs SET flow_wait_until = @until, flow_wait_reason = @reason WHERE id = @id'),
     lease: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
     release: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     renew: db.prepare('UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
     // A leased run is not due before its lease runs out, whatever its next_at says.
-    nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0))) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL`).pluck(),
+    nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0), COALESCE(flow_wait_until, 0))) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL`).pluck(),
     releaseAll: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
     leaseOf: db.prepare('SELECT lease_owner FROM runs WHERE id = ?').pluck(),
     // Resume: only these two statuses; the lease goes too, so whichever runner claims it next drives it.
@@ -129,7 +141,7 @@ export class SqliteStore implements Store {
   readonly #s: Statements;
   readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
   readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
-  readonly #claimDueTx: (options: ClaimOptions) => Run[];
+  readonly #claimDueTx: (options: ClaimOptions) => { runs: Run[]; waiting: string[] };
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
   readonly #deliverTx: (input: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => string[];
   readonly #takeEventTx: (eventId: string, now: number) => string | undefined;
@@ -174,9 +186,20 @@ export class SqliteStore implements Store {
     this.#applyTx = (changes, owner, returning) => apply.immediate(changes, owner, returning);
     const claimDue = db.transaction(({ now, limit, owner, leaseMs }: ClaimOptions) => {
       // LIMIT with a negative value means "no limit" in SQLite; never let that through.
-      const rows = s.due.all({ now, limit: Math.max(0, Math.trunc(limit)) }) as RunRow[];
-      for (const row of rows) s.lease.run({ id: row.id, owner, until: now + leaseMs });
-      return rows.map(toRun);
+      const take = Math.max(0, Math.trunc(limit));
+      // Read past the limit: runs of a full flow key are skipped (and parked), not counted.
+      const due = s.due.all({ now, limit: take === 0 ? 0 : take * 2 + FLOW_LOOKAHEAD }) as (RunRow & FlowCandidate)[];
+      const { admitted, parked } = admit(due, take, now, (key, periodMs) => {
+        const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
+        return { executing: s.flowExecuting.get({ key, now }) as number, startedInPeriod: started.n, oldestStart: started.oldest };
+      });
+      for (const row of admitted) {
+        s.lease.run({ id: row.id, owner, until: now + leaseMs });
+        if (row.flow_key !== null) s.flowLease.run({ id: row.id, now });
+      }
+      for (const wait of parked) s.flowPark.run({ id: wait.id, until: wait.until, reason: wait.reason });
+      const before = new Map(due.map((row) => [row.id, row.flow_wait_reason]));
+      return { runs: admitted.map(toRun), waiting: parked.filter((wait) => before.get(wait.id) !== wait.reason).map((wait) => wait.id) };
     });
     this.#claimDueTx = (options) => claimDue.immediate(options);
     const renew = db.transaction((runIds: readonly string[], owner: string, until: number) => {
@@ -220,6 +243,8 @@ export class SqliteStore implements Store {
       id: input.id, url: input.url, body: input.body, headers: JSON.stringify(input.headers), now: input.now, nextAt: input.now + (input.delayMs ?? 0),
       status: input.lease ? 'running' : 'queued',
       retries: input.retries, retryDelayMs: input.retryDelayMs, idempotencyKey: key,
+      flowKey: input.flowControl?.key ?? null, flowParallelism: input.flowControl?.parallelism ?? null,
+      flowRate: input.flowControl?.rate ?? null, flowPeriodMs: input.flowControl?.periodMs ?? null,
     }) as RunRow;
     if (input.lease) this.#s.leaseNew.run({ id: input.id, ...input.lease });
     return { run: toRun(row), created: true };
@@ -307,7 +332,9 @@ export class SqliteStore implements Store {
   }
 
   async claimDue(options: ClaimOptions): Promise<Run[]> {
-    return this.#claimDueTx(options);
+    const { runs, waiting } = this.#claimDueTx(options);
+    if (waiting.length > 0) options.onWaiting?.(waiting);
+    return runs;
   }
 
   async release(runId: string, owner: string): Promise<void> {

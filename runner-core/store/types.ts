@@ -1,3 +1,4 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
 import type { SerializedError } from '../../protocol/errors.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
 
@@ -41,6 +42,8 @@ export interface NewRun {
   now: number;
   /** First drive this much after `now`. @default 0 */
   delayMs?: number;
+  /** Flow control: the run is claimed only while its key is under its limits (never leased at insert). */
+  flowControl?: FlowControl;
   /** Insert the run already `running` and leased, for a runner that drives it at once (saves a `claimDue`). */
   lease?: { owner: string; until: number };
 }
@@ -137,6 +140,11 @@ export interface ClaimOptions {
   limit: number;
   owner: string;
   leaseMs: number;
+  /**
+   * Told, after the claim commits, the runs it newly left waiting for a flow control slot (or whose
+   * reason changed): the runner announces them, so the dashboards show why they wait.
+   */
+  onWaiting?: (runIds: string[]) => void;
 }
 
 /** Runs: created by starts, read by the API and the runner. */

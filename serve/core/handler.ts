@@ -110,7 +110,7 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
       }
       const body = await readBodyLimited(request, maxBodyBytes);
       const start = { request, body, workflowUrl, runnerUrl: settings.runnerUrl, token: settings.token };
-      return await startRun({ ...start, retries: options.retries, retryDelayMs: options.retryDelay, schema: options.schema });
+      return await startRun({ ...start, retries: options.retries, retryDelayMs: options.retryDelay, schema: options.schema, flowControl: options.flowControl });
     } catch (error) {
       const status = statusOf(error);
       // A broken route is the developer's to see in their server log, not only in the response.

@@ -1,3 +1,4 @@
+import type { FlowControlOptions } from '../../protocol/flow-control.js';
 import { DEFAULT_RUNNER_URL } from '../../api/runner-url.js';
 import { WorkflowError } from '../../protocol/errors.js';
 import type { StepKind } from '../../protocol/messages.js';
@@ -67,6 +68,12 @@ export interface ServeOptions<Payload = any, Env = any> {
    * @example serve(async (context) => { context.requestPayload.email }, { schema: z.object({ email: z.string().email() }) })
    */
   schema?: StandardSchemaV1<any, Payload>;
+  /**
+   * Limits shared by the runs of one key: at most `parallelism` executing at once, at most `rate`
+   * started per `period`. Runs over a limit wait, in order. `key` may be a function of the payload.
+   * @example flowControl: { key: (p) => `tenant-${p.tenantId}`, parallelism: 5, rate: 10, period: "1m" }
+   */
+  flowControl?: FlowControlOptions<Payload>;
   /** Set by adapters; shows in errors. */
   framework?: string;
 }

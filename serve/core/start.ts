@@ -1,5 +1,6 @@
 import { WorkflowError } from '../../protocol/errors.js';
 import { Header, headersToObject, redactHeaders } from '../../protocol/headers.js';
+import { resolveFlowControl, type FlowControlOptions } from '../../protocol/flow-control.js';
 import type { StartRequest } from '../../protocol/messages.js';
 import { parseJson } from '../../protocol/validate.js';
 import { errorResponse } from './http.js';
@@ -15,6 +16,8 @@ export interface StartInput {
   retryDelayMs?: number;
   /** The route's `schema` option: the start body must pass it, and its output is what the run keeps. */
   schema?: StandardSchemaV1;
+  /** The route's flow control; its key is resolved here, against this start's (validated) payload. */
+  flowControl?: FlowControlOptions<any>;
 }
 
 /**
@@ -24,11 +27,13 @@ export interface StartInput {
 export async function startRun(input: StartInput): Promise<Response> {
   const payload = input.body.trim() !== '' ? parseJson(input.body, 'the request body') : undefined; // 400 now, not a failed run later
   let body = input.body;
+  let value = payload;
   if (input.schema) {
     const checked = await checkPayload(input.schema, payload);
     if (checked instanceof Response) return checked;
     // The run keeps the validated (possibly transformed) value, so replays see it without validating
     // again: a validator need not be deterministic, and a schema changed mid-run cannot fail old runs.
+    value = checked.value;
     if (checked.value !== payload) body = serializePayload(checked.value, input.schema);
   }
   const message: StartRequest = {
@@ -40,6 +45,8 @@ export async function startRun(input: StartInput): Promise<Response> {
   if (input.retryDelayMs !== undefined) message.retryDelayMs = input.retryDelayMs;
   const key = input.request.headers.get(Header.IdempotencyKey);
   if (key) message.idempotencyKey = key;
+  // The key is a function of what the run starts with: the validated value when a schema checked it.
+  if (input.flowControl) message.flowControl = resolveFlowControl(input.flowControl, value);
 
   const target = `${input.runnerUrl}/v1/runs`;
   let response: Response;

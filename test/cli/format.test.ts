@@ -58,6 +58,11 @@ describe('eventLine for a run', () => {
       `03:04:05.100 ${ID} ▶ run running · app unreachable since 03:04:05.050, next try at 03:04:07.100 · 1 step`,
     ],
     [
+      'queued behind flow control',
+      { status: 'queued', flowKey: 'tenant-42', queuedReason: 'flow control `tenant-42`: 5 of 5 running' },
+      `03:04:05.000 ${ID} ○ run queued · waiting: flow control \`tenant-42\`: 5 of 5 running · ${APP_URL}`,
+    ],
+    [
       'failed, its failureFunction delivered',
       { status: 'failed', updatedAt: T0 + 1_500, finishedAt: T0 + 1_000, stepsDone: 1, error: boom, failureCall: 'delivered', failureCallAttempts: 3 },
       `03:04:06.500 ${ID} ✗ run failed · failureFunction delivered (3 attempts) · 1 step in 1.00s: boom`,

@@ -3,6 +3,7 @@ import type { Change, Step, Store } from '../../runner-core/store/types.js';
 import { T0, claimRun, attempt, failed, newRun, runId, started, succeeded } from './store-fixtures.js';
 import { describeConcurrency } from './store-suite-concurrency.js';
 import { describeFencing } from './store-suite-fencing.js';
+import { describeFlow } from './store-suite-flow.js';
 import { describeResilience } from './store-suite-resilience.js';
 import { describeResume } from './store-suite-resume.js';
 
@@ -26,6 +27,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
     describeResilience(open);
     describeConcurrency(open, options.peer);
     describeResume(open);
+    describeFlow(open);
 
     let store: Store;
     beforeEach(async () => {

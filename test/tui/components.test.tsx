@@ -58,6 +58,14 @@ describe('RunList', () => {
     expect(narrow).toContain(`${runId(4)} app unreachable…`);
   });
 
+  it('says why a run waits on flow control, in the list and in the run view', () => {
+    const waiting = makeRun(6, { status: 'queued', finishedAt: null, flowKey: 'tenant-42', queuedReason: 'flow control `tenant-42`: 5 of 5 running' });
+    const list = frameOf(mount(<RunList runs={[waiting]} selected={-1} width={120} height={3} now={T0} color={false} total={1} filter="" />));
+    expect(list).toContain(`${runId(6)} waiting: flow control \`tenant-42\``);
+    const view = frameOf(mount(<RunView run={waiting} detail={{ runId: waiting.id, steps: [], attempts: [], loading: false, error: null } as unknown as Detail} cursor={0} top={0} width={100} height={10} now={T0} color={false} />));
+    expect(view).toContain('waiting: flow control `tenant-42`: 5 of 5 running');
+  });
+
   it('says how to start a run when there is none, and what to do when the filter hides all', () => {
     expect(frameOf(mount(<RunList runs={[]} selected={-1} width={100} height={5} now={T0} color={false} total={0} filter="" />))).toContain('No runs yet');
     expect(frameOf(mount(<RunList runs={[]} selected={-1} width={100} height={5} now={T0} color={false} total={4} filter="zzz" />))).toContain('No runs match "zzz"');

@@ -58,6 +58,8 @@ let app: Server;
 let appUrl: string;
 let openGate!: () => void;
 const gate = new Promise<void>((resolve) => (openGate = resolve));
+let openFlowGate!: () => void;
+const flowGate = new Promise<void>((resolve) => (openFlowGate = resolve));
 
 const flaky = { broken: true, kept: 0 };
 
@@ -130,11 +132,16 @@ beforeAll(async () => {
       return 'ok';
     });
   }, { ...options, retries: 0 });
-  Object.assign(routes, { '/workflow': twoStep, '/fail': failing, '/gated': gated, '/flaky': flakyRoute });
+  // One run of the key at a time: a second start waits, and says why.
+  const flow = serve(async (context) => {
+    await context.run('slot', async () => (await flowGate, 1));
+  }, { ...options, flowControl: { key: 'tenant-42', parallelism: 1 } });
+  Object.assign(routes, { '/workflow': twoStep, '/fail': failing, '/gated': gated, '/flaky': flakyRoute, '/flow': flow });
 });
 
 afterAll(async () => {
   openGate();
+  openFlowGate();
   await tmux('kill-server').catch(() => {});
   if (app) await new Promise<void>((resolve) => (app.closeAllConnections(), app.close(() => resolve())));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -220,6 +227,21 @@ describe('wf dev on a terminal shows the dashboard', () => {
     const styled = await screen(SESSION, '-e');
     expect(styled).toMatch(/✓ completed|✗ failed/);
     expect(styled).not.toMatch(/\u001b\[(?:[\d;]*;)?(?:3[0-7]|9[0-7]|4[0-7]|38;|48;)[\d;]*m/);
+  });
+
+  it('says why a run waits on flow control', async () => {
+    await backToList();
+    const first = await trigger('/flow');
+    await filterTo(first);
+    await until((s) => s.includes(first) && s.includes('running'));
+    await backToList();
+    const second = await trigger('/flow');
+    await filterTo(second);
+    const waiting = await until('waiting: flow control `tenant-42`');
+    expect(waiting).toContain(second);
+    openFlowGate();
+    await until((s) => s.includes(second) && s.includes('✓'));
+    await backToList();
   });
 
   it('without NO_COLOR the same screen is coloured', async () => {

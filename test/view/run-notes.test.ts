@@ -25,6 +25,11 @@ describe('runNotes', () => {
       ['warn app unreachable since t+1s, next try at t+4s', 'warn failureFunction pending (3 attempts)'],
     ],
     ['delivered', { status: 'failed', finishedAt: T0, failureCall: 'delivered', failureCallAttempts: 1 }, ['ok failureFunction delivered (1 attempt)']],
+    [
+      'waiting for a flow control slot',
+      { status: 'queued', flowKey: 'tenant-42', queuedReason: 'flow control `tenant-42`: 5 of 5 running' },
+      ['warn waiting: flow control `tenant-42`: 5 of 5 running'],
+    ],
     ['given up', { status: 'failed', finishedAt: T0, failureCall: 'failed', failureCallAttempts: 4 }, ['error failureFunction not delivered: gave up after 4 attempts']],
   ])('%s', (_, overrides, expected) => {
     expect(runNotes(run(overrides), time).map((n) => `${n.tone} ${n.text}`)).toEqual(expected);

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../../api/client.js';
 import { createApiServer } from '../../runner-core/api/server.js';
 import { buildWeb } from '../../web/build.js';
-import { closeServer, listen, startApp, startTestRunner, startThroughApp, unusedPort, waitForFinish, waitForRun, type TestRunner } from '../helpers/runner.js';
+import { closeServer, gate, listen, startApp, startTestRunner, startThroughApp, unusedPort, waitForFinish, waitForRun, type TestRunner } from '../helpers/runner.js';
 import { launchBrowser, screenshot, waitForText, watchPage, type Browser } from './browser.js';
 import { JS_URL, XSS_TEXT, startApps, type Apps } from './workflows.js';
 
@@ -360,5 +361,30 @@ describe('web dashboard: not on loopback', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await login.waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('wfkit.token'))).toBeNull();
+  });
+});
+
+describe('web dashboard: flow control', () => {
+  it('says why a run waits on flow control, in the runs list and on the run page', async () => {
+    const held = gate();
+    const app = await startApp(async (context) => context.run('slot', async () => (await held.promise, 'done')), { token: runner.token, runnerUrl: runner.url });
+    try {
+      const client = new Client({ runnerUrl: runner.url, token: runner.token });
+      const flowControl = { key: 'tenant-42', parallelism: 1 };
+      const first = (await client.trigger({ url: app.url, body: {}, flowControl })).workflowRunId;
+      await waitForRun(runner.runner, first, (run) => run.status === 'running');
+      const second = (await client.trigger({ url: app.url, body: {}, flowControl })).workflowRunId;
+      await waitForRun(runner.runner, second, (run) => run.queuedReason !== undefined);
+      await open('/');
+      expect(await waitForText(row(second), 'flow control')).toContain('waiting: flow control `tenant-42`: 1 of 1 running');
+      await page.goto(`${runner.url}/runs/${second}`);
+      expect(await waitForText(page.getByTestId('run-notes'), 'flow control')).toContain('waiting: flow control `tenant-42`: 1 of 1 running');
+      await screenshot(page, 'run-flow-control-waiting');
+      held.open();
+      await waitForFinish(runner.runner, second);
+    } finally {
+      held.open();
+      await app.close();
+    }
   });
 });
