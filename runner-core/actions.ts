@@ -71,11 +71,13 @@ export class RunnerActions {
     this.options.allowedOrigins.push(parseOriginPattern(pattern));
   }
 
-  /** Starts a new run with the same route, payload and headers as `runId` (dashboards' "rerun"). */
+  /** Starts a new run with the same route, payload, headers and flow control as `runId` (dashboards' "rerun"). */
   async rerun(runId: string): Promise<Run> {
     const run = await this.options.store.getRun(runId);
     if (!run) throw new RunNotFoundError(runId);
-    return (await this.startRun({ url: run.url, body: run.body, headers: run.headers, retries: run.retries, retryDelayMs: run.retryDelayMs })).run;
+    const start: StartRequest = { url: run.url, body: run.body, headers: run.headers, retries: run.retries, retryDelayMs: run.retryDelayMs };
+    if (run.flowControl !== undefined) start.flowControl = run.flowControl;
+    return (await this.startRun(start)).run;
   }
 
   /** Cancels a run that has not finished; an in-flight drive is aborted. */

@@ -34,7 +34,8 @@ export function outputFields(text: string | null): { output?: unknown; outputEnc
 }
 
 export function runDto(run: Run): RunDto {
-  const { output, ...rest } = run;
+  // The limits stay in the store (a rerun reuses them); the API shows the key alone.
+  const { output, flowControl: _flowControl, ...rest } = run;
   const scheduleId = scheduleIdOf(run.idempotencyKey);
   return { ...rest, ...outputFields(output), ...parentOf(run), ...(scheduleId !== null && { scheduleId }) };
 }

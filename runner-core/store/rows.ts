@@ -1,4 +1,5 @@
 import type { SerializedError } from '../../protocol/errors.js';
+import type { FlowControl } from '../../protocol/flow-control.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
 import type { Attempt, FailureCallState, Run, RunPage, RunStatus, Step, StepStatus } from './types.js';
 
@@ -31,6 +32,7 @@ export interface RunRow {
   output: string | null; error: string | null; idempotency_key: string | null;
   unreachable_since: number | null; failure_call: string | null; failure_call_attempts: number;
   flow_key: string | null; flow_wait_reason: string | null;
+  flow_parallelism: number | null; flow_rate: number | null; flow_period_ms: number | null;
 }
 export interface StepRow {
   run_id: string; idx: number; name: string; kind: string; status: string; output: string | null;
@@ -64,10 +66,19 @@ export function toRun(row: RunRow): Run {
     failureCallAttempts: row.failure_call_attempts,
     // Only with flow control: runs without it keep their shape. Only an unfinished run waits; the
     // reason is its last refused claim's, until a claim succeeds.
-    ...(row.flow_key === null ? {} : { flowKey: row.flow_key }),
+    ...(row.flow_key === null ? {} : { flowKey: row.flow_key, flowControl: toFlowControl(row.flow_key, row) }),
     ...(row.finished_at === null && row.flow_wait_reason !== null ? { queuedReason: row.flow_wait_reason } : {}),
   };
 }
+/** The run's flow control as it was started with (a rerun starts under the same key and limits). */
+function toFlowControl(key: string, row: RunRow): FlowControl {
+  const flow: FlowControl = { key };
+  if (row.flow_parallelism !== null) flow.parallelism = Number(row.flow_parallelism);
+  if (row.flow_rate !== null) flow.rate = Number(row.flow_rate);
+  if (row.flow_period_ms !== null) flow.periodMs = Number(row.flow_period_ms);
+  return flow;
+}
+
 export function toStep(row: StepRow): Step {
   return {
     runId: row.run_id, index: row.idx, name: row.name, kind: row.kind as StepKind,

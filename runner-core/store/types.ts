@@ -14,6 +14,8 @@ export type { Attempt, FailureCallState, RunStatus, StepStatus } from '../../api
 /** A run as stored; `output` is its devalue text (null when none). */
 export interface Run extends Omit<RunDto, 'output' | 'outputEncoded'> {
   output: string | null;
+  /** The key and limits the run was started with (store only: the API shows `flowKey`); absent without flow control. */
+  flowControl?: FlowControl;
 }
 
 /** A step as stored; `output` is its devalue text (a call's answer; null when none). */

@@ -86,4 +86,24 @@ describe('flow control e2e', () => {
     // Any four starts span at least a period (less the app-side jitter between claim and step).
     for (let i = 0; i + 3 < starts.length; i++) expect(starts[i + 3]! - starts[i]!).toBeGreaterThanOrEqual(900);
   }, 30_000);
+
+  it('a rerun (the API\'s POST /v1/runs/:id/rerun) keeps the run\'s flow control key and limits', async () => {
+    runner = await startTestRunner();
+    app = await startApp(async (context) => context.run('first', () => 1), {
+      token: runner.token, runnerUrl: runner.url, retryDelay: 10,
+      flowControl: { key: (payload: { tenant: string }) => `tenant-${payload.tenant}`, parallelism: 2, rate: 5, period: '2s' },
+    });
+    const first = await startThroughApp(app.url, { tenant: '7' });
+    expect((await waitForFinish(runner.runner, first, 20_000)).run.status).toBe('completed');
+    const flowControl = { key: 'tenant-7', parallelism: 2, rate: 5, periodMs: 2000 };
+    expect((await runner.store.getRun(first))!.flowControl).toEqual(flowControl);
+
+    const client = new Client({ runnerUrl: runner.url, token: runner.token });
+    const again = await client.rerun(first);
+    // The API shows the key alone; the store keeps the limits the rerun was started with.
+    expect(again.flowKey).toBe('tenant-7');
+    expect(again).not.toHaveProperty('flowControl');
+    expect((await runner.store.getRun(again.id))!.flowControl).toEqual(flowControl);
+    expect((await waitForFinish(runner.runner, again.id, 20_000)).run.status).toBe('completed');
+  }, 30_000);
 });

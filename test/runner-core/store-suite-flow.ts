@@ -16,6 +16,16 @@ export function describeFlow(open: () => Promise<Store> | Store): void {
 
     const claim = async (now: number, owner = 'r1') => (await store.claimDue({ now, limit: 10, owner, leaseMs: 30_000 })).map((run) => run.id);
 
+    it('reads a run back with the key and limits it was created with (a rerun starts under them); none without', async () => {
+      const flowControl = { key: 'tenant-42', parallelism: 2, rate: 5, periodMs: 2000 };
+      expect((await store.createRun(newRun(1, { flowControl }))).run.flowControl).toEqual(flowControl);
+      expect((await store.getRun(runId(1)))!.flowControl).toEqual(flowControl);
+      await store.createRun(newRun(2, { flowControl: { key: 'api', rate: 3 } }));
+      expect((await store.getRun(runId(2)))!.flowControl).toEqual({ key: 'api', rate: 3 });
+      await store.createRun(newRun(3));
+      expect(await store.getRun(runId(3))).not.toHaveProperty('flowControl');
+    });
+
     it('leases at most `parallelism` runs of a key, oldest first, and the next once one is released', async () => {
       for (let n = 1; n <= 5; n++) await store.createRun(newRun(n, { flowControl: { key: 'tenant-42', parallelism: 2 } }));
       expect(await claim(T0 + 10)).toEqual([runId(1), runId(2)]);
