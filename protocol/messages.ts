@@ -85,6 +85,8 @@ export interface InvokeRequest {
   headers: Record<string, string>;
   /** The child's retries per step. @default the runner's */
   retries?: number;
+  /** The child's flow control, resolved by the route against the child's payload when invoked. */
+  flowControl?: FlowControl;
 }
 
 /** Runner -> route drive request body. */

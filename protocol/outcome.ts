@@ -1,5 +1,6 @@
 import { ProtocolError, type SerializedError } from './errors.js';
 import { parseStepKind, type CallRequest, type InvokeRequest, type StepKind } from './messages.js';
+import { parseFlowControl } from './flow-control.js';
 import {
   expectBoolean,
   expectInteger,
@@ -83,6 +84,7 @@ export function parseInvokeRequest(value: unknown, where: string): InvokeRequest
   const request: InvokeRequest = { url: expectString(o, 'url', where), body: expectString(o, 'body', where), headers: expectStringRecord(o, 'headers', where) };
   const retries = optionalInteger(o, 'retries', where);
   if (retries !== undefined) request.retries = retries;
+  if (o.flowControl !== undefined) request.flowControl = parseFlowControl(o.flowControl, `\`flowControl\` of ${where}`);
   return request;
 }
 

@@ -1,3 +1,4 @@
+import type { FlowControl } from '../protocol/flow-control.js';
 import type { CallRequest, InvokeRequest, StartRequest } from '../protocol/messages.js';
 import { decodeValue } from '../protocol/values.js';
 import { childIdempotencyKey } from '../api/links.js';
@@ -20,18 +21,23 @@ export { childEventId, childIdempotencyKey, childRunIdOf, parentOf } from '../ap
  */
 export const INVOKE_POLL_MS = 30_000;
 
+/** An invoke step's stored request: the call shape, plus the child's resolved flow control. */
+export type StoredInvokeRequest = CallRequest & { flowControl?: FlowControl };
+
 /** The invoke request in the call shape it is stored in; one already in that shape (sealed) is kept as is. */
-export function invokeAsCallRequest(request: InvokeRequest | CallRequest): CallRequest {
+export function invokeAsCallRequest(request: InvokeRequest | StoredInvokeRequest): StoredInvokeRequest {
   if ('method' in request) return request;
-  const out: CallRequest = { url: request.url, method: 'POST', headers: request.headers, body: request.body };
+  const out: StoredInvokeRequest = { url: request.url, method: 'POST', headers: request.headers, body: request.body };
   if (request.retries !== undefined) out.retries = request.retries;
+  if (request.flowControl !== undefined) out.flowControl = request.flowControl;
   return out;
 }
 
-/** The child's start request, from the parent's stored step. */
-export function childStartRequest(parentRunId: string, index: number, request: CallRequest): StartRequest {
+/** The child's start request, from the parent's stored step (flow control included: the child waits its turn). */
+export function childStartRequest(parentRunId: string, index: number, request: StoredInvokeRequest): StartRequest {
   const start: StartRequest = { url: request.url, body: request.body ?? '', headers: request.headers, idempotencyKey: childIdempotencyKey(parentRunId, index) };
   if (request.retries !== undefined) start.retries = request.retries;
+  if (request.flowControl !== undefined) start.flowControl = request.flowControl;
   return start;
 }
 

@@ -84,7 +84,7 @@ export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown
    * has finished. Never throws for the child's failure: check `isFailed` / `isCanceled`.
    * @example const { body, isFailed } = await context.invoke("resize", { url: "/api/resize", body: { id } });
    */
-  invoke<Body = unknown>(name: string, options: InvokeOptions): Promise<InvokeResult<Body>>;
+  invoke<Body = unknown, Payload = any>(name: string, options: InvokeOptions<Payload>): Promise<InvokeResult<Body>>;
   /** Ends the run as cancelled; nothing after this runs. */
   cancel(): Promise<never>;
 }

@@ -1,20 +1,21 @@
 import { WorkflowError } from '../../protocol/errors.js';
+import { resolveFlowControl, type FlowControlOptions } from '../../protocol/flow-control.js';
 import type { InvokeRequest } from '../../protocol/messages.js';
 
 /** What `context.invoke` starts: another workflow route, on this app or another one the runner allows. */
-export interface InvokeOptions {
+export interface InvokeOptions<Payload = any> {
   /** The child workflow's route: absolute, or relative to this workflow's URL (`/api/child`). */
   url: string;
   /** The child's payload (its `requestPayload`): a string is sent as is; anything else as JSON. */
-  body?: unknown;
+  body?: Payload;
   headers?: Record<string, string>;
   /** The child's retries per step. @default the runner's */
   retries?: number;
   /**
-   * Flow control of the child's start. Carried in the options for Upstash compatibility; the
-   * runner's start request does not take it yet, so it is ignored for now.
+   * Flow control of the child run, as `serve`'s option: a `key` function gets the child's `body`
+   * (the value given here), evaluated once, when the invoke is made.
    */
-  flowControl?: Record<string, unknown>;
+  flowControl?: FlowControlOptions<Payload>;
 }
 
 /** What `context.invoke` resolves with once the child ended. */
@@ -50,6 +51,13 @@ export function toInvokeRequest(name: string, options: InvokeOptions, base: stri
       throw new WorkflowError('CONFIG', `Expected \`retries\` of ${where} to be a non-negative integer, got ${String(options.retries)}.`);
     }
     request.retries = options.retries;
+  }
+  if (options.flowControl !== undefined) {
+    try {
+      request.flowControl = resolveFlowControl(options.flowControl, options.body);
+    } catch (error) {
+      throw new WorkflowError('CONFIG', `Expected \`flowControl\` of ${where} to be valid flow control: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   return request;
 }

@@ -55,6 +55,13 @@ const EVERY_KIND: Array<[string, Outcome]> = [
       steps: [{ kind: 'invoke', index: 0, name: 'child', group: 1, request: { url: 'https://app.test/child', body: '{"id":1}', headers: { 'x-a': '1' }, retries: 1 } }],
     },
   ],
+  [
+    'suspend with a flow-controlled invoke',
+    {
+      t: 'suspend',
+      steps: [{ kind: 'invoke', index: 0, name: 'child', group: 1, request: { url: 'https://app.test/child', body: '', headers: {}, flowControl: { key: 'k', parallelism: 1, rate: 2, periodMs: 500 } } }],
+    },
+  ],
   ['cancel', { t: 'cancel' }],
 ];
 
@@ -111,6 +118,8 @@ describe('decodeOutcome rejects malformed lines', () => {
     ['suspended sleep without until', '{"t":"suspend","steps":[{"kind":"sleep","index":0,"name":"a","group":1}]}', /`until` in `steps\[0\]` in the "suspend" outcome to be a number/],
     ['suspended wait without eventId', '{"t":"suspend","steps":[{"kind":"wait","index":0,"name":"a","group":1,"until":5}]}', /`eventId` in `steps\[0\]` in the "suspend" outcome to be a string/],
     ['suspended call without method', '{"t":"suspend","steps":[{"kind":"call","index":0,"name":"a","group":1,"request":{"url":"http://x","headers":{}}}]}', /`method` in `request` in `steps\[0\]` in the "suspend" outcome to be a string/],
+    ['suspended invoke with flow control but no limit', '{"t":"suspend","steps":[{"kind":"invoke","index":0,"name":"a","group":1,"request":{"url":"http://x","body":"","headers":{},"flowControl":{"key":"k"}}}]}', /`flowControl` of `request` in `steps\[0\]` in the "suspend" outcome to set `parallelism` or `rate`/],
+    ['suspended invoke with a flow control key not a string', '{"t":"suspend","steps":[{"kind":"invoke","index":0,"name":"a","group":1,"request":{"url":"http://x","body":"","headers":{},"flowControl":{"key":5,"parallelism":1}}}]}', /`key` in `flowControl` of `request` in `steps\[0\]` in the "suspend" outcome to be a string/],
     ['step without durationMs', '{"t":"step","index":0,"name":"a","kind":"run"}', /`durationMs` in the "step" outcome to be a number/],
     ['step with numeric output', '{"t":"step","index":0,"name":"a","kind":"run","durationMs":1,"output":5}', /`output` in the "step" outcome to be a string, got number 5/],
     ['done with object output', '{"t":"done","output":{"a":1}}', /`output` in the "done" outcome to be a string, got an object/],

@@ -413,6 +413,22 @@ describe('context.invoke', () => {
     expect(after).not.toHaveBeenCalled();
   });
 
+  it('resolves the child\'s flow control against its body when invoked: the suspension carries key and limits', async () => {
+    const lines = await drive(async (context) => {
+      await context.invoke('child', {
+        url: '/child',
+        body: { tenant: 't9' },
+        flowControl: { key: (payload: { tenant: string }) => `tenant-${payload.tenant}`, parallelism: 1, rate: 5, period: '2s' },
+      });
+    }).closed;
+    expect(suspended(lines)).toEqual([
+      {
+        kind: 'invoke', index: 0, name: 'child', group: 1,
+        request: { url: 'http://app.test/child', body: '{"tenant":"t9"}', headers: { 'content-type': 'application/json' }, flowControl: { key: 'tenant-t9', parallelism: 1, rate: 5, periodMs: 2000 } },
+      },
+    ]);
+  });
+
   it('a recorded invoke answers the child result on replay, and the workflow goes on', async () => {
     const result = { body: { total: 3 }, isFailed: false, isCanceled: false };
     const lines = await drive(async (context) => {
@@ -434,6 +450,8 @@ describe('context.invoke', () => {
     ['no options', undefined, /options of invoke "c" to be an object with a `url`/],
     ['an unreadable url', { url: 'http://[bad' }, /`url` of invoke "c" to be a URL/],
     ['negative retries', { url: '/c', retries: -1 }, /`retries` of invoke "c" to be a non-negative integer, got -1/],
+    ['flow control without a limit', { url: '/c', flowControl: { key: 'k' } }, /`flowControl` of invoke "c" to be valid flow control: .*`parallelism` or `rate`/],
+    ['an empty flow control key', { url: '/c', body: {}, flowControl: { key: () => '', parallelism: 1 } }, /`flowControl` of invoke "c" to be valid flow control: .*non-empty string/],
   ])('fails the run, not retryable, on %s', async (_label, options, message) => {
     const { error, retryable } = failure(await drive((context) => context.invoke('c', options as never)).closed);
     expect(retryable).toBe(false);

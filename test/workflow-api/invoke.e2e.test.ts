@@ -56,6 +56,38 @@ describe('context.invoke', () => {
     expect(parentDetail.steps[0]!.childRunId).toBe(childId);
   });
 
+  it('starts the child under the invoke\'s flow control: children of two parents never overlap, both parents complete', async () => {
+    let now = 0;
+    let max = 0;
+    const { runner, app } = await worlds.setup(async (context) => {
+      const payload = context.requestPayload as { child?: number; parent?: number };
+      if (payload.child !== undefined) {
+        return context.run('work', async () => {
+          now += 1;
+          max = Math.max(max, now);
+          // Long enough that two children would overlap if nothing held one back.
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          now -= 1;
+          return payload.child! * 2;
+        });
+      }
+      const result = await context.invoke<number>('child', { url: '/workflow', body: { child: payload.parent! }, flowControl: { key: 'k', parallelism: 1 } });
+      return result.body;
+    });
+    const parents = [await startThroughApp(app.url, { parent: 1 }), await startThroughApp(app.url, { parent: 2 })];
+    const runs = await Promise.all(parents.map((id) => waitForFinish(runner.runner, id, 20_000)));
+    expect(runs.map(({ run }) => [run.status, value(run.output)])).toEqual([['completed', 2], ['completed', 4]]);
+    expect(max).toBe(1);
+    for (const id of parents) {
+      const step = (await runner.store.listSteps(id))[0]!;
+      // Stored on the parent's step, resolved; the child was started under it.
+      expect(step.request).toMatchObject({ flowControl: { key: 'k', parallelism: 1 } });
+      const childId = (await api(runner, 'GET', `/v1/runs/${id}`)).body.steps[0].childRunId as string;
+      expect((await runner.store.getRun(childId))!.flowControl).toEqual({ key: 'k', parallelism: 1 });
+      expect((await api(runner, 'GET', `/v1/runs/${childId}`)).body.run.flowKey).toBe('k');
+    }
+  }, 30_000);
+
   it('runs a child of another app, a failed child answers isFailed with its error', async () => {
     const { runner, app: parentApp } = await worlds.setup(async (context) => {
       const ok = await context.invoke<string>('ok', { url: context.requestPayload as string, body: { say: 'hello' } });
