@@ -2,19 +2,14 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../cli/lib/io.js';
 import { createProgram } from '../../cli/program.js';
-import { Counter, startApp, startTestRunner, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import { closeStarted, Counter, startApp, startTestRunner, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
 
 /** `wf resume` and `wf bulk` against a real runner and app over real HTTP. */
 
 let runner: TestRunner | undefined;
 let app: TestApp | undefined;
 
-afterEach(async () => {
-  await runner?.close();
-  await app?.close();
-  runner = undefined;
-  app = undefined;
-});
+afterEach(closeStarted);
 
 /** A CliIO whose lines land in `out`; `answers` are what the user types at each confirmation (a terminal when given). */
 function captureIO(answers?: string[]): { io: CliIO; out: string[]; asked: string[] } {

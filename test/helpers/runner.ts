@@ -65,6 +65,20 @@ export interface TestRunner {
 }
 
 /** A real Runner (exclusive, on a real SQLite file) and its real HTTP API on 127.0.0.1:0. */
+/**
+ * Everything `startTestRunner` and `startApp` started since the last `closeStarted()`: a suite's
+ * `afterEach(closeStarted)` closes it all (runners first, as a drive in flight ends with its runner).
+ */
+const started: { runners: TestRunner[]; apps: TestApp[] } = { runners: [], apps: [] };
+
+export async function closeStarted(): Promise<void> {
+  const { runners, apps } = started;
+  started.runners = [];
+  started.apps = [];
+  for (const runner of runners) await runner.close();
+  for (const app of apps) await app.close();
+}
+
 export async function startTestRunner(options: TestRunnerOptions = {}): Promise<TestRunner> {
   const dir = options.dbPath === undefined ? mkdtempSync(join(tmpdir(), 'wfkit-runner-')) : undefined;
   const dbPath = options.dbPath ?? join(dir!, 'runner.db');
@@ -80,7 +94,7 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
   const port = await listen(server);
   await runner.start();
   let closed = false;
-  return {
+  const test: TestRunner = {
     runner,
     store,
     url: `http://127.0.0.1:${port}`,
@@ -98,6 +112,8 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+  started.runners.push(test);
+  return test;
 }
 
 /** Reads the run until `predicate` holds; fails with the last state seen after `timeoutMs`. */
@@ -173,7 +189,9 @@ export async function startApp(workflow: Workflow<any, any>, options: AppOptions
     handle(req, res).catch((error: unknown) => res.destroy(error as Error));
   };
   inner = wrap ? wrap(route) : route;
-  return { url: `${origin}${path}`, close: () => closeServer(server) };
+  const app: TestApp = { url: `${origin}${path}`, close: () => closeServer(server) };
+  started.apps.push(app);
+  return app;
 }
 
 /** Starts a run the way a client does: POST to the app's route, answered `{ workflowRunId }`. */

@@ -1,19 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
 import type { Workflow } from '../../serve/core/handler.js';
-import { startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
 
 /** Flow control end to end: the real `serve` route on node:http, the real Runner and API, a real SQLite file. */
 
 let runner: TestRunner | undefined;
 let app: TestApp | undefined;
 
-afterEach(async () => {
-  await runner?.close();
-  await app?.close();
-  runner = undefined;
-  app = undefined;
-});
+afterEach(closeStarted);
 
 /** Counts the workflow bodies executing at once, as the app sees them. */
 class Concurrency {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Workflow } from '../../serve/core/handler.js';
 import type { FailureFunctionArgs } from '../../serve/core/options.js';
-import { startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
+import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
 
 /**
  * The app goes down and comes back on the same port (a real server closed and bound again): an
@@ -14,12 +14,7 @@ import { startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun, 
 let runner: TestRunner | undefined;
 let app: TestApp | undefined;
 
-afterEach(async () => {
-  await runner?.close();
-  await app?.close();
-  runner = undefined;
-  app = undefined;
-});
+afterEach(closeStarted);
 
 function portOf(url: string): number {
   return Number(new URL(url).port);

@@ -1,19 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Header, NDJSON } from '../../protocol/headers.js';
 import { encodeOutcome } from '../../protocol/outcome.js';
-import { startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
 
 /** `reportedExecutions` counts every start the runner read, even when what follows it is unusable. */
 
 let runner: TestRunner | undefined;
 let app: TestApp | undefined;
 
-afterEach(async () => {
-  await runner?.close();
-  await app?.close();
-  runner = undefined;
-  app = undefined;
-});
+afterEach(closeStarted);
 
 describe('reportedExecutions', () => {
   it('counts a started line read in the same chunk as a malformed line after it', async () => {

@@ -1,19 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
 import { ClientError } from '../../api/errors.js';
-import { Counter, startApp, startTestRunner, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
+import { closeStarted, Counter, startApp, startTestRunner, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
 
 /** Resume from the failed step, and bulk actions: a real runner and a real app over real HTTP. */
 
 let runner: TestRunner | undefined;
 let app: TestApp | undefined;
 
-afterEach(async () => {
-  await runner?.close();
-  await app?.close();
-  runner = undefined;
-  app = undefined;
-});
+afterEach(closeStarted);
 
 /** A four-step workflow whose third step fails while `state.broken`; `counter` counts each step's executions app-side. */
 async function setUp(state: { broken: boolean }, counter: Counter): Promise<{ client: Client; url: string }> {

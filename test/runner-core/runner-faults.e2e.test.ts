@@ -6,6 +6,7 @@ import { decodeValue, encodeValue } from '../../protocol/values.js';
 import { newRunId } from '../../runner-core/ids.js';
 import type { Workflow } from '../../serve/core/handler.js';
 import {
+  closeStarted,
   Counter,
   gate,
   startApp,
@@ -25,12 +26,7 @@ import {
 let runner: TestRunner | undefined;
 let app: TestApp | undefined;
 
-afterEach(async () => {
-  await runner?.close();
-  await app?.close();
-  runner = undefined;
-  app = undefined;
-});
+afterEach(closeStarted);
 
 async function setup(
   workflow: Workflow<any, any>,

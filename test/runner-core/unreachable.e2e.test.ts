@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Header } from '../../protocol/headers.js';
 import type { Workflow } from '../../serve/core/handler.js';
-import { Counter, startApp, startTestRunner, startThroughApp, waitForFinish, type AppOptions, type TestApp, type TestRunner, type TestRunnerOptions } from '../helpers/runner.js';
+import { closeStarted, Counter, startApp, startTestRunner, startThroughApp, waitForFinish, type AppOptions, type TestApp, type TestRunner, type TestRunnerOptions } from '../helpers/runner.js';
 
 /**
  * What counts as "the app unreachable", end to end: a proxy's 502/503/504 in front of the real
@@ -11,12 +11,7 @@ import { Counter, startApp, startTestRunner, startThroughApp, waitForFinish, typ
 let runner: TestRunner | undefined;
 let app: TestApp | undefined;
 
-afterEach(async () => {
-  await runner?.close();
-  await app?.close();
-  runner = undefined;
-  app = undefined;
-});
+afterEach(closeStarted);
 
 const FAST = { baseMs: 20, capMs: 100, horizonMs: 60_000 };
 const isDrive = (headers: Record<string, unknown>): boolean => headers[Header.Signature] !== undefined;
