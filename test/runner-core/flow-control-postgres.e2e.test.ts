@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { describe, expect, it } from 'vitest';
+import type { PostgresStore } from '../../runner-core/store/postgres.js';
 import { startApp, type TestApp } from '../helpers/runner.js';
-import { assertBuiltCli, spawnWfStart, type WfStartProcess } from './wf-start-process.js';
+import { postgresRunners } from './postgres-runners.js';
+import type { WfStartProcess } from './wf-start-process.js';
 
 /**
  * Flow control across three `wf start` processes on one PostgreSQL database, one SIGKILLed while it
@@ -16,23 +16,10 @@ const LEASE_MS = 1_500;
 const PARALLELISM = 3;
 const RUNS = 24;
 
-let pg: PostgresCluster | undefined;
 let app: TestApp | undefined;
+
 let reader: PostgresStore | undefined;
-const runners: WfStartProcess[] = [];
-
-beforeAll(async () => {
-  assertBuiltCli();
-  pg = await startPostgres({ database: 'flow_control' });
-}, 300_000);
-
-afterAll(async () => {
-  for (const r of runners) if (r.running()) r.child.kill('SIGKILL');
-  await Promise.all(runners.map((r) => r.exited));
-  await app?.close();
-  await reader?.close();
-  await pg?.stop();
-});
+const cluster = postgresRunners('flow_control');
 
 async function start(target: WfStartProcess, body: unknown, flowControl: unknown): Promise<string> {
   const response = await fetch(`${target.url}/v1/runs`, {
@@ -57,10 +44,10 @@ async function allCompleted(ids: string[], timeoutMs: number): Promise<void> {
 
 describe('flow control on PostgreSQL with three wf start runners', () => {
   it('holds parallelism and rate across runners, one of them killed mid-test, and completes every run', async () => {
-    const args = ['--database', pg!.url, '--lease-ms', String(LEASE_MS), '--log-format', 'json', '--grace-ms', '500'];
-    runners.push(...(await Promise.all([0, 1, 2].map(() => spawnWfStart(args, { WF_TOKENS: TOKEN })))));
-    const [killed, ...survivors] = runners as [WfStartProcess, WfStartProcess, WfStartProcess];
-    reader = await openPostgresStore(pg!.url);
+    const started = await cluster.start(TOKEN, LEASE_MS);
+    const { runners } = started;
+    reader = started.reader;
+    const [killed, ...survivors] = runners;
 
     let executing = 0;
     let maxExecuting = 0;

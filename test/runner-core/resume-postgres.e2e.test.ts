@@ -1,10 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { Counter, startApp, waitForFinish, type TestApp } from '../helpers/runner.js';
-import { assertBuiltCli, spawnWfStart, type WfStartProcess } from './wf-start-process.js';
+import { postgresRunners } from './postgres-runners.js';
 
 /**
  * Bulk resume on PostgreSQL shared by three `wf start` processes, one SIGKILLed while the resumed
@@ -16,32 +14,16 @@ const TOKEN = 'wf_resume_postgres_test_token';
 const RUNS = 30;
 const LEASE_MS = 2_000;
 
-let pg: PostgresCluster | undefined;
 let app: TestApp | undefined;
-let reader: PostgresStore | undefined;
-const runners: WfStartProcess[] = [];
 const executions = new Counter();
 const state = { broken: true };
 
-beforeAll(async () => {
-  assertBuiltCli();
-  pg = await startPostgres({ database: 'resume_runner' });
-}, 300_000);
-
-afterAll(async () => {
-  for (const r of runners) if (r.running()) r.child.kill('SIGKILL');
-  await Promise.all(runners.map((r) => r.exited));
-  await app?.close();
-  await reader?.close();
-  await pg?.stop();
-});
+const cluster = postgresRunners('resume_runner');
 
 describe('resume on PostgreSQL with three wf start runners', () => {
   it('bulk-resumes failed runs; a runner killed meanwhile loses nothing and no kept step runs again', async () => {
-    const args = ['--database', pg!.url, '--lease-ms', String(LEASE_MS), '--log-format', 'json', '--grace-ms', '500'];
-    runners.push(...(await Promise.all([0, 1, 2].map(() => spawnWfStart(args, { WF_TOKENS: TOKEN })))));
-    const [killed, , survivor] = runners as [WfStartProcess, WfStartProcess, WfStartProcess];
-    reader = await openPostgresStore(pg!.url);
+    const { runners, reader } = await cluster.start(TOKEN, LEASE_MS);
+    const [killed, , survivor] = runners;
     app = await startApp(
       async (context) => {
         const id = context.workflowRunId;

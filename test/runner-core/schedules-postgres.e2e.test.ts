@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '../../serve/client.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import type { PostgresStore } from '../../runner-core/store/postgres.js';
 import { startApp, type TestApp } from '../helpers/runner.js';
-import { assertBuiltCli, spawnWfStart, type WfStartProcess } from './wf-start-process.js';
+import { postgresRunners } from './postgres-runners.js';
 
 /**
  * Three `wf start` processes share one PostgreSQL database and an every-second schedule; one is
@@ -14,23 +13,10 @@ import { assertBuiltCli, spawnWfStart, type WfStartProcess } from './wf-start-pr
 
 const TOKEN = 'wf_schedules_pg_test_token';
 
-let pg: PostgresCluster | undefined;
 let app: TestApp | undefined;
+
 let reader: PostgresStore | undefined;
-const runners: WfStartProcess[] = [];
-
-beforeAll(async () => {
-  assertBuiltCli();
-  pg = await startPostgres({ database: 'schedules' });
-}, 300_000);
-
-afterAll(async () => {
-  for (const r of runners) if (r.running()) r.child.kill('SIGKILL');
-  await Promise.all(runners.map((r) => r.exited));
-  await app?.close();
-  await reader?.close();
-  await pg?.stop();
-});
+const cluster = postgresRunners('schedules');
 
 /** Tick times of the schedule's runs, with how many runs each key has. */
 async function ticks(scheduleId: string): Promise<Array<{ tick: number; n: number }>> {
@@ -43,10 +29,10 @@ async function ticks(scheduleId: string): Promise<Array<{ tick: number; n: numbe
 
 describe('schedules on PostgreSQL with three wf start runners', () => {
   it('fire each tick exactly once while one runner is SIGKILLed', async () => {
-    const args = ['--database', pg!.url, '--lease-ms', '2000', '--log-format', 'json', '--grace-ms', '500'];
-    runners.push(...(await Promise.all([0, 1, 2].map(() => spawnWfStart(args, { WF_TOKENS: TOKEN })))));
-    const [killed, survivor] = runners as [WfStartProcess, WfStartProcess, WfStartProcess];
-    reader = await openPostgresStore(pg!.url);
+    const started = await cluster.start(TOKEN, 2000);
+    const { runners } = started;
+    reader = started.reader;
+    const [killed, survivor] = runners;
     app = await startApp(async (context) => context.run('tick', () => 1), { token: TOKEN, runnerUrl: survivor.url });
 
     const client = new Client({ runnerUrl: killed.url, token: TOKEN });
