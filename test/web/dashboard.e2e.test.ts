@@ -178,6 +178,9 @@ describe('web dashboard: runs, run, step', () => {
     expect(await group.getByTestId('step-item').count()).toBe(2);
     expect(await group.innerText()).toContain('fetch-b');
     expect(await group.innerText()).not.toContain('merge');
+    // The timeline brackets the same two rows (view/timeline.ts finds the group too).
+    const bracketed = page.getByTestId('timeline').locator('.tl-parallel');
+    expect(await bracketed.evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.stepIndex))).toEqual(['0', '1']);
     await screenshot(page, 'run-parallel-desktop');
   });
 });

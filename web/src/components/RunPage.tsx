@@ -1,6 +1,6 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Run } from '../../../api/dto.js';
 import { ClientError } from '../../../api/errors.js';
 import { formatTime } from '../format.js';
@@ -15,6 +15,7 @@ import { RunNotes } from './RunNotes.js';
 import { RunOverview } from './RunOverview.js';
 import { StepDetail } from './StepDetail.js';
 import { StepList } from './StepList.js';
+import { Timeline } from './Timeline.js';
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
@@ -38,6 +39,9 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
 
   const run = state.runs[runId];
   const detail = state.details[runId];
+  // Kept while the detail is unchanged, so the timeline is not rebuilt on every tick of `now`.
+  const steps = useMemo(() => stepsOf(detail), [detail]);
+  const attempts = useMemo(() => attemptsOf(detail), [detail]);
   const crumbs = (
     <nav class="crumbs" aria-label="Breadcrumb">
       <Link href="/">Runs</Link>
@@ -64,13 +68,17 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
     );
   }
 
-  const steps = stepsOf(detail);
-  const attempts = attemptsOf(detail);
   const selected = step !== undefined || attempt !== undefined;
   return (
     <div class="page">
       {crumbs}
       <RunHeader run={run} now={now} />
+      <section class="panel timeline-panel" aria-label="Timeline">
+        <header class="section-head">
+          <h2>Timeline</h2>
+        </header>
+        <Timeline run={run} steps={steps} attempts={attempts} selected={step} now={now} />
+      </section>
       <div class={`split${selected ? ' has-selection' : ''}`}>
         <section class="panel steps-panel" aria-label="Steps">
           <header class="section-head">
