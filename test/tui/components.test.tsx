@@ -112,6 +112,44 @@ describe('RunView', () => {
   });
 });
 
+describe('RunView timeline column', () => {
+  // A 1 s run on a 16-cell axis (120 columns): 62.5 ms a cell.
+  const run = makeRun(1, { createdAt: T0, finishedAt: T0 + 1000, updatedAt: T0 + 1000 });
+  const steps = [
+    makeStep(1, 0, { name: 'reserve', startedAt: T0, finishedAt: T0 + 100 }),
+    makeStep(1, 1, { name: 'charge', startedAt: T0 + 500, finishedAt: T0 + 600, reportedExecutions: 2, failures: 1 }),
+    makeStep(1, 2, { name: 'nap', kind: 'sleep', startedAt: T0 + 600, finishedAt: T0 + 1000, until: T0 + 1000 }),
+  ];
+  // The first execution of `charge` failed after 50 ms, at the end of drive 1 (T0+100 … T0+200).
+  const failedDrive = makeAttempt(1, 1, {
+    startedAt: T0 + 100,
+    durationMs: 100,
+    outcome: 'failed',
+    responseBody: '{"t":"failed","error":{"name":"Error","message":"card declined"},"retryable":true,"step":{"index":1,"name":"charge","kind":"run","durationMs":50}}\n',
+  });
+  const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [failedDrive] };
+
+  it('draws a bar per step on the run\'s time axis: executions, the failure, the wait to retry, the sleep', () => {
+    const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={120} height={12} now={T0 + 5000} color={false} />));
+    const lines = frame.split('\n');
+    expect(lines[4]).toMatch(/DURATION  TIMELINE {10}DETAIL$/);
+    const bar = (name: string): string => {
+      const line = lines.find((l) => new RegExp(`\\d ${name} `).test(l)) ?? '';
+      // Ink trims a line's trailing spaces (these steps have no detail).
+      return line.slice(lines[4]!.indexOf('TIMELINE'), lines[4]!.indexOf('TIMELINE') + 16).padEnd(16);
+    };
+    expect(bar('reserve')).toBe('██              ');
+    expect(bar('charge')).toBe('  █✗╌╌╌╌██      ');
+    expect(bar('nap')).toBe('         ░░░░░░░');
+  });
+
+  it('leaves the bar out below 110 columns, where the detail needs the room', () => {
+    const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={100} height={12} now={T0 + 5000} color={false} />));
+    expect(frame).not.toContain('TIMELINE');
+    expect(frame).not.toContain('╌');
+  });
+});
+
 describe('StepView', () => {
   const step = makeStep(1, 1, { name: 'charge', status: 'failed', failures: 1, error: { name: 'Error', message: 'card declined', stack: 'Error: card declined\n    at charge (app.ts:3:9)' }, outputEncoded: null });
   const attempts = [
@@ -247,10 +285,10 @@ describe('child workflows (context.invoke)', () => {
     const run = makeRun(2, { idempotencyKey: `invoke:${parent}:0`, parentRunId: parent, parentStepIndex: 0 });
     const step = makeStep(2, 0, { kind: 'invoke', name: 'resize', eventId: `wf-child:${runId(3)}`, childRunId: runId(3), request: { url: 'http://127.0.0.1:3000/resize', method: 'POST', headers: {}, body: '{}' } });
     const detail: Detail = { runId: run.id, loading: false, error: null, steps: [step], attempts: [] };
-    const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={160} height={10} now={T0} color={false} />));
+    // 100 columns, the test frame's own width: no timeline column, so the detail column starts within it.
+    const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={100} height={10} now={T0} color={false} />));
     expect(frame).toContain(`${child}`);
     expect(frame).toContain(`child of ${parent} step 0`);
-    // The detail column is cut at the frame's 100 columns: the child id starts there.
     expect(frame).toMatch(/resize\s+invoke ✓ succeeded.*child wfr_0/);
     const lines = stepViewLines(step, [], 120).map((l) => l.text);
     expect(lines).toContain(`Child run  ${runId(3)} · POST http://127.0.0.1:3000/resize`);

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,6 +50,13 @@ async function startDev(session: string, env: string): Promise<void> {
   // The shell stays after `wf dev` ends, so its last lines and exit status stay on screen.
   const command = `env ${unset} ${env} '${process.execPath}' '${CLI}' dev --port 0 --token ${TOKEN}; echo "[wf exited $?]"; sleep 600`;
   await tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '40', '-c', dir, command);
+}
+
+/** Keeps a screen as the terminal's "screenshot": test/artifacts/<name>.txt (CI artifacts; git ignores them). */
+function saveScreen(name: string, text: string): void {
+  const dir = join(ROOT, 'test', 'artifacts');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.txt`), text);
 }
 
 const dirs: string[] = [SOCKET_DIR];
@@ -164,6 +171,11 @@ describe('wf dev on a terminal shows the dashboard', () => {
     const view = await until(/1 second-step\s+run\s+✓ succeeded/);
     expect(view).toContain(`✓ completed  ${id}`);
     expect(view).toContain('payload  {"text":"hello"}');
+    // 120 columns: a timeline bar per step, on the run's time axis, between the duration and the detail.
+    expect(view).toMatch(/DURATION  TIMELINE\s+DETAIL/);
+    expect(view).toMatch(/0 initial-step\s+run\s+✓ succeeded\s+1\s+\S+ {2}[ █]*█/);
+    expect(view).toMatch(/1 second-step\s+run\s+✓ succeeded\s+1\s+\S+ {2}[ █]*█/);
+    saveScreen('tui-run-timeline', view);
     await keys('j');
     await until(/›\s+1 second-step/);
     await keys('Enter');
@@ -184,6 +196,9 @@ describe('wf dev on a terminal shows the dashboard', () => {
     await keys('Enter');
     const view = await until(/1 explode\s+run\s+✗ failed\s+1 \(1✗\)/);
     expect(view).toContain('error  Error: boom: the database is on fire');
+    // The failing execution's bar ends in a failure mark.
+    expect(view).toMatch(/1 explode\s+run\s+✗ failed\s+1 \(1✗\)\s+\S+ {2}[ █]*✗/);
+    saveScreen('tui-run-timeline-failed', view);
     await keys('j');
     await until(/›\s+1 explode/);
     await keys('Enter');

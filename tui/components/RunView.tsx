@@ -8,6 +8,8 @@ import { RUN_HEADER_ROWS } from '../layout.js';
 import type { Detail } from '../state.js';
 import { callAnswer, displayOutput } from '../../view/step-value.js';
 import { runParent, stepChild } from '../../view/links.js';
+import { buildTimeline, type Timeline } from '../../view/timeline.js';
+import { TimelineBar } from './TimelineBar.js';
 
 export interface RunViewProps {
   run: Run | undefined;
@@ -53,11 +55,15 @@ function groupMarks(steps: readonly Step[]): string[] {
   });
 }
 
-/** Step table widths: narrow terminals drop the kind and the status word (the glyph stays). */
-export function stepColumns(width: number): { name: number; kind: number; status: number; tries: number; took: number } {
+/**
+ * Step table widths: narrow terminals drop the kind and the status word (the glyph stays). From
+ * 110 columns a timeline bar per step sits before the detail, wider from 140.
+ */
+export function stepColumns(width: number): { name: number; kind: number; status: number; tries: number; took: number; bar: number } {
+  const bar = width >= 140 ? 24 : width >= 110 ? 16 : 0;
   // Kind is 7 wide: "invoke" and a space.
-  if (width >= 80) return { name: width >= 120 ? 28 : 20, kind: 7, status: 11, tries: 8, took: 8 };
-  return { name: Math.max(8, Math.min(20, width - 45)), kind: 0, status: 2, tries: 5, took: 7 };
+  if (width >= 80) return { name: width >= 120 ? 28 : 20, kind: 7, status: 11, tries: 8, took: 8, bar };
+  return { name: Math.max(8, Math.min(20, width - 45)), kind: 0, status: 2, tries: 5, took: 7, bar: 0 };
 }
 
 function runSummary(run: Run, now: number): [string, string, string] {
@@ -85,7 +91,11 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
   const marks = groupMarks(detail.steps);
   const visible = detail.steps.slice(top, top + rows);
   const parent = runParent(run);
-  const titles = `    ${fit('#', 3, 'right')} ${fit('STEP', c.name)} ${fit('KIND', c.kind)}${fit(c.status > 2 ? 'STATUS' : '', c.status)} ${fit(c.tries > 5 ? 'ATTEMPTS' : 'TRIES', c.tries)} ${fit(c.took >= 8 ? 'DURATION' : 'TOOK', c.took, 'right')}  DETAIL`;
+  const bar = c.bar > 0 ? `${fit('TIMELINE', c.bar)}  ` : '';
+  const titles = `    ${fit('#', 3, 'right')} ${fit('STEP', c.name)} ${fit('KIND', c.kind)}${fit(c.status > 2 ? 'STATUS' : '', c.status)} ${fit(c.tries > 5 ? 'ATTEMPTS' : 'TRIES', c.tries)} ${fit(c.took >= 8 ? 'DURATION' : 'TOOK', c.took, 'right')}  ${bar}DETAIL`;
+  // The same geometry as the web page's timeline (view/timeline.ts), drawn in character cells.
+  const timeline: Timeline | null = c.bar > 0 && detail.steps.length > 0 ? buildTimeline(run, detail.steps, detail.attempts, now) : null;
+  const rowsByKey = new Map(timeline?.rows.map((row) => [row.key, row]));
   return (
     <Box flexDirection="column" height={height}>
       <Text wrap="truncate-end">
@@ -116,6 +126,8 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
             {fit(String(step.index), 3, 'right')} {fit(step.name, c.name)} {kind}
             <Text color={paint(color, statusColor(step.status))}>{fit(`${glyph(step.status)} ${c.status > 2 ? step.status : ''}`, c.status)}</Text>{' '}
             {fit(attempts, c.tries)} {fit(formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null)), c.took, 'right')}{'  '}
+            {timeline ? <TimelineBar timeline={timeline} row={rowsByKey.get(`step-${step.index}`)} width={c.bar} color={color} /> : null}
+            {timeline ? '  ' : null}
             {stepDetail(step, now)}
           </Text>
         );
