@@ -141,13 +141,24 @@ describe('web dashboard: the run timeline', () => {
   it('opens the step when its bar is clicked, and marks it selected', async () => {
     await open(`/runs/${checkoutId}`);
     await waitForText(page.getByTestId('timeline'), 'charge');
-    await timelineRow('step-3').locator('.tl-track').click();
+    // The bar of the execution that succeeded (no failure mark on it).
+    await timelineRow('step-3').locator('[data-kind="executing"]').last().click();
     await page.waitForURL(`**/runs/${checkoutId}/steps/3`);
     await waitForText(page.getByTestId('step-status'), 'succeeded');
     expect(await timelineRow('step-3').getAttribute('class')).toContain('selected');
     await screenshot(page, 'timeline-step-open');
-    await timelineRow('run').locator('.tl-track').click();
+    await timelineRow('run').locator('[data-kind="drive"]').last().click();
     await page.waitForURL(`**/runs/${checkoutId}`);
+  });
+
+  it('opens the attempt a failure mark stands for', async () => {
+    await open(`/runs/${checkoutId}`);
+    const mark = timelineRow('step-3').getByTestId('timeline-failure').first();
+    const seq = /attempt (\d+)/.exec((await mark.getAttribute('title')) ?? '')?.[1];
+    expect(seq).toBeDefined();
+    await mark.click();
+    await page.waitForURL(`**/runs/${checkoutId}/attempts/${seq}`);
+    await waitForText(page.getByTestId('attempt-response-body'), 'card network down');
   });
 
   it('keeps a sleep under way open at the right edge and says when it wakes', async () => {

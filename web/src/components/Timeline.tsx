@@ -12,8 +12,8 @@ const percent = (fraction: number): string => `${(fraction * 100).toFixed(3)}%`;
 
 /**
  * The run on a time axis (view/timeline.ts does the arithmetic): the queue delay and the drive
- * requests, then a bar per step; a bar opens its step, a red mark is where an execution failed
- * (its tooltip names the attempt). `steps` and `attempts` must keep their identity while unchanged.
+ * requests, then a bar per step; a bar opens its step, a red mark (where an execution or a
+ * drive failed) its attempt. `steps` and `attempts` must keep their identity while unchanged.
  * Positions are set through the DOM's style object, which the page's CSP allows (no inline style
  * attributes in markup).
  */
@@ -81,31 +81,38 @@ function TimelineLine(props: { row: TimelineRow; runId: string; timeline: { star
           </span>
         )}
       </Link>
-      <Link href={href} class="tl-track" label={`${name} on the timeline: ${summary}`}>
-        {row.spans.map((s, i) => {
-          const box = spanBox(timeline, s);
+      <span class="tl-track">
+        <Link href={href} class="tl-hit" label={`${name} on the timeline: ${summary}`}>
+          {row.spans.map((s, i) => {
+            const box = spanBox(timeline, s);
+            return (
+              <span
+                key={i}
+                class={`tl-span tl-${s.kind}${s.open ? ' tl-open' : ''}`}
+                style={{ left: percent(box.left), width: percent(box.width) }}
+                title={describeSpan(s)}
+                data-testid="timeline-span"
+                data-kind={s.kind}
+              />
+            );
+          })}
+        </Link>
+        {row.failures.map((f, i) => {
+          const what = `failed${f.attemptSeq === null ? '' : ` (attempt ${f.attemptSeq})`}: ${f.message}`;
           return (
-            <span
-              key={i}
-              class={`tl-span tl-${s.kind}${s.open ? ' tl-open' : ''}`}
-              style={{ left: percent(box.left), width: percent(box.width) }}
-              title={describeSpan(s)}
-              data-testid="timeline-span"
-              data-kind={s.kind}
-            />
+            <span key={`f${i}`} class="tl-failure-at" style={{ left: percent(axisFraction(timeline, f.at)) }} title={what} data-testid="timeline-failure">
+              {f.attemptSeq === null ? (
+                <span class="tl-failure" />
+              ) : (
+                <Link href={paths.attempt(runId, f.attemptSeq)} class="tl-failure" label={`Open attempt ${f.attemptSeq}, ${what}`}>
+                  {null}
+                </Link>
+              )}
+            </span>
           );
         })}
-        {row.failures.map((f, i) => (
-          <span
-            key={`f${i}`}
-            class="tl-failure"
-            style={{ left: percent(axisFraction(timeline, f.at)) }}
-            title={`failed${f.attemptSeq === null ? '' : ` (attempt ${f.attemptSeq})`}: ${f.message}`}
-            data-testid="timeline-failure"
-          />
-        ))}
         {row.until !== null ? <span class="tl-note">{row.step?.kind === 'wait' ? 'times out' : 'wakes'} {formatRelative(row.until, now)}</span> : null}
-      </Link>
+      </span>
     </li>
   );
 }
