@@ -21,6 +21,7 @@ let browser: Browser;
 let runner: TestRunner;
 let app: TestApp;
 let napper: TestApp;
+let quick: TestApp;
 let target: Endpoint;
 let page: Page;
 let problems: string[];
@@ -52,6 +53,7 @@ beforeAll(async () => {
     await context.run('warm-up', () => 'ok');
     await context.sleep('long-nap', '1h');
   }, options);
+  quick = await startApp(async (context) => context.run('only', () => 1), options);
   checkoutId = await startThroughApp(app.url, {});
   napId = await startThroughApp(napper.url, {});
   await waitForFinish(runner.runner, checkoutId, 20_000);
@@ -63,6 +65,7 @@ afterAll(async () => {
   await runner?.close();
   await app?.close();
   await napper?.close();
+  await quick?.close();
   await target?.close();
   rmSync(web, { recursive: true, force: true });
 });
@@ -172,6 +175,26 @@ describe('web dashboard: the run timeline', () => {
     // The axis ends now, not in an hour: the open sleep reaches the track's right edge.
     expect(Math.abs(sleep!.right - (track!.x + track!.width))).toBeLessThanOrEqual(2);
     await screenshot(page, 'timeline-sleeping');
+  });
+
+  it('shows the queue delay before the first drive of a delayed start', async () => {
+    const response = await fetch(`${runner.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: quick.url, body: '{}', headers: {}, delayMs: 600 }),
+    });
+    expect(response.status).toBe(201);
+    const { workflowRunId: id } = (await response.json()) as { workflowRunId: string };
+    await waitForFinish(runner.runner, id);
+    await open(`/runs/${id}`);
+    await waitForText(page.getByTestId('timeline'), 'only');
+    const track = await timelineRow('run').locator('.tl-track').boundingBox();
+    const [queued] = await boxes(timelineRow('run'), 'queued');
+    // 600 ms queued of a run that then took a few ms: most of the axis.
+    expect((queued!.right - queued!.left) / track!.width).toBeGreaterThan(0.5);
+    const [only] = await boxes(timelineRow('step-0'), 'executing');
+    expect(only!.left).toBeGreaterThanOrEqual(queued!.right - 3);
+    await screenshot(page, 'timeline-queued');
   });
 
   it('fits a phone: the timeline comes after the steps and nothing scrolls sideways', async () => {
