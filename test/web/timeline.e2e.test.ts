@@ -22,6 +22,7 @@ let runner: TestRunner;
 let app: TestApp;
 let napper: TestApp;
 let quick: TestApp;
+let waiter: TestApp;
 let target: Endpoint;
 let page: Page;
 let problems: string[];
@@ -54,6 +55,10 @@ beforeAll(async () => {
     await context.sleep('long-nap', '1h');
   }, options);
   quick = await startApp(async (context) => context.run('only', () => 1), options);
+  waiter = await startApp(async (context) => {
+    await context.waitForEvent('await-approval', 'approval-7', { timeout: '1h' });
+    await context.run('ship', () => 'shipped');
+  }, options);
   checkoutId = await startThroughApp(app.url, {});
   napId = await startThroughApp(napper.url, {});
   await waitForFinish(runner.runner, checkoutId, 20_000);
@@ -66,6 +71,7 @@ afterAll(async () => {
   await app?.close();
   await napper?.close();
   await quick?.close();
+  await waiter?.close();
   await target?.close();
   rmSync(web, { recursive: true, force: true });
 });
@@ -175,6 +181,30 @@ describe('web dashboard: the run timeline', () => {
     // The axis ends now, not in an hour: the open sleep reaches the track's right edge.
     expect(Math.abs(sleep!.right - (track!.x + track!.width))).toBeLessThanOrEqual(2);
     await screenshot(page, 'timeline-sleeping');
+  });
+
+  it('follows a run live: a wait stays open until its event comes, then closes and the next step appears', async () => {
+    const id = await startThroughApp(waiter.url, {});
+    await waitForRun(runner.runner, id, (run) => run.status === 'waiting');
+    await open(`/runs/${id}`);
+    const wait = timelineRow('step-0');
+    await waitForText(wait, 'times out in');
+    expect(await wait.locator('[data-kind="waiting"]').getAttribute('class')).toContain('tl-open');
+    await screenshot(page, 'timeline-waiting');
+    const notified = await fetch(`${runner.url}/v1/events/approval-7`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { ok: true } }),
+    });
+    expect(notified.status).toBeLessThan(300);
+    // No reload: the page's event stream brings the step and the run.
+    await waitForText(page.getByTestId('timeline'), 'ship');
+    await waitForText(page.getByTestId('run-status'), 'completed');
+    await expect.poll(() => wait.locator('[data-kind="waiting"]').getAttribute('class')).not.toContain('tl-open');
+    expect(await wait.innerText()).not.toContain('times out');
+    const [waited] = await boxes(wait, 'waiting');
+    const [ship] = await boxes(timelineRow('step-1'), 'executing');
+    expect(ship!.left).toBeGreaterThanOrEqual(waited!.right - 3);
   });
 
   it('shows the queue delay before the first drive of a delayed start', async () => {
