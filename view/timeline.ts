@@ -110,9 +110,18 @@ function parallelPositions(steps: readonly Step[]): ParallelPosition[] {
   });
 }
 
-function runRow(run: Run, attempts: readonly Attempt[], now: number): TimelineRow {
+/**
+ * The queue delay: from the run's creation to its first drive request (a delayed start, flow
+ * control, a busy runner), open while there has been none. `attempts` in drive order.
+ * @example queueSpan(run, attempts, Date.now()) // { kind: 'queued', start: …, end: …, open: false, attemptSeq: null }
+ */
+export function queueSpan(run: Run, attempts: readonly Attempt[], now: number): Span {
   const first = attempts[0];
-  const spans: Span[] = [span('queued', run.createdAt, first ? first.startedAt : run.finishedAt, now)];
+  return span('queued', run.createdAt, first ? first.startedAt : run.finishedAt, now);
+}
+
+function runRow(run: Run, attempts: readonly Attempt[], now: number): TimelineRow {
+  const spans: Span[] = [queueSpan(run, attempts, now)];
   const failures: FailureMark[] = [];
   for (const a of attempts) {
     spans.push(span('drive', a.startedAt, a.startedAt + a.durationMs, now, a.seq));

@@ -133,6 +133,8 @@ describe('RunView timeline column', () => {
     const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={120} height={12} now={T0 + 5000} color={false} />));
     const lines = frame.split('\n');
     expect(lines[4]).toMatch(/DURATION  TIMELINE {10}DETAIL$/);
+    // The queue delay: creation to the first drive (T0 → T0+100).
+    expect(lines[1]).toMatch(/^started \d\d:\d\d:\d\d · queued 100ms · took 1\.00s · /);
     const bar = (name: string): string => {
       const line = lines.find((l) => new RegExp(`\\d ${name} `).test(l)) ?? '';
       // Ink trims a line's trailing spaces (these steps have no detail).
@@ -147,6 +149,9 @@ describe('RunView timeline column', () => {
     const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={100} height={12} now={T0 + 5000} color={false} />));
     expect(frame).not.toContain('TIMELINE');
     expect(frame).not.toContain('╌');
+    // Attempts not loaded yet: the queue delay is unknown, so it is left out rather than guessed.
+    const loading = frameOf(mount(<RunView run={{ ...run, attempts: 2 }} detail={{ ...detail, attempts: [] }} cursor={0} top={0} width={100} height={12} now={T0 + 5000} color={false} />));
+    expect(loading).not.toContain('queued');
   });
 });
 

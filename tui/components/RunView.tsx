@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { runNotes } from '../../view/run-notes.js';
-import type { Run, Step } from '../../api/dto.js';
+import type { Attempt, Run, Step } from '../../api/dto.js';
 import { clock, fit, paint, truncate, workflowPath } from '../format.js';
 import { glyph, statusColor } from '../../view/status.js';
 import { formatDuration } from '../../view/duration.js';
@@ -8,7 +8,7 @@ import { RUN_HEADER_ROWS } from '../layout.js';
 import type { Detail } from '../state.js';
 import { callAnswer, displayOutput } from '../../view/step-value.js';
 import { runParent, stepChild } from '../../view/links.js';
-import { buildTimeline, type Timeline } from '../../view/timeline.js';
+import { buildTimeline, queueSpan, type Timeline } from '../../view/timeline.js';
 import { TimelineBar } from './TimelineBar.js';
 
 export interface RunViewProps {
@@ -66,8 +66,11 @@ export function stepColumns(width: number): { name: number; kind: number; status
   return { name: Math.max(8, Math.min(20, width - 45)), kind: 0, status: 2, tries: 5, took: 7, bar: 0 };
 }
 
-function runSummary(run: Run, now: number): [string, string, string] {
+function runSummary(run: Run, attempts: readonly Attempt[], now: number): [string, string, string] {
   const took = formatDuration((run.finishedAt ?? now) - run.createdAt);
+  // Before the first drive (view/timeline.ts); unknown while the attempts of a driven run are still loading.
+  const queue = queueSpan(run, attempts, now);
+  const queued = attempts.length === 0 && run.attempts > 0 ? '' : ` · queued ${formatDuration(queue.end - queue.start)}${queue.open ? ' so far' : ''}`;
   // An outage or a failureFunction call leads the result line (it says when the next try is).
   const notes = runNotes(run, (ms) => clock(ms, now)).map((n) => n.text).join(' · ');
   const next = notes === '' && run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
@@ -76,7 +79,7 @@ function runSummary(run: Run, now: number): [string, string, string] {
   const outcome = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayOutput(run)}` : '';
   const result = notes === '' ? outcome : outcome === '' ? notes : `${notes} · ${outcome}`;
   return [
-    `started ${clock(run.createdAt, now)} · ${run.finishedAt === null ? 'running for' : 'took'} ${took} · ${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'} done · ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${retry}${next}`,
+    `started ${clock(run.createdAt, now)}${queued} · ${run.finishedAt === null ? 'running for' : 'took'} ${took} · ${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'} done · ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${retry}${next}`,
     `payload  ${run.body === '' ? '(empty)' : run.body} · ${headers} header${headers === 1 ? '' : 's'}`,
     result,
   ];
@@ -85,7 +88,7 @@ function runSummary(run: Run, now: number): [string, string, string] {
 /** One run: what it is and how it went, then its steps in order (parallel ones bracketed). */
 export function RunView({ run, detail, cursor, top, width, height, now, color }: RunViewProps) {
   if (!run) return <Text dimColor>Loading {detail.runId}…</Text>;
-  const [times, payload, result] = runSummary(run, now);
+  const [times, payload, result] = runSummary(run, detail.attempts, now);
   const c = stepColumns(width);
   const rows = Math.max(1, height - RUN_HEADER_ROWS);
   const marks = groupMarks(detail.steps);
