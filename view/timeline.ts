@@ -11,9 +11,10 @@ import { formatDuration } from './duration.js';
  * out a time itself.
  *
  * Everything comes from what the API already returns. A step row holds only its latest
- * execution (`startedAt`/`finishedAt`); the executions that failed before it are read back from
- * the attempts' `failed` lines, which carry how long the step ran (`durationMs`) and arrive last
- * on their drive request, so such an execution ended when its drive did.
+ * execution (`startedAt`, and the route's `durationMs`); the executions that failed before it are
+ * read back from the attempts' `failed` lines, which carry how long the step ran (`durationMs`)
+ * and arrive last on their drive request: such an execution is drawn ending when its drive did
+ * (the nearest time the log holds).
  */
 
 /** What a stretch of a row was doing. */
@@ -139,12 +140,15 @@ function runStepSpans(step: Step, earlier: readonly Execution[], failedNow: Exec
     const next = earlier[i + 1]?.start ?? step.startedAt;
     if (next > e.end) spans.push(span('retry-wait', e.end, next, now));
   });
-  spans.push(span('executing', step.startedAt, step.finishedAt, now, failedNow?.seq ?? null));
-  if ((step.status === 'failed' || step.status === 'retrying') && step.finishedAt !== null) {
-    failures.push({ at: step.finishedAt, attemptSeq: failedNow?.seq ?? null, message: step.error?.message ?? failedNow?.message ?? 'failed' });
+  // The route timed the execution (`durationMs`); `finishedAt` is when the runner learned of its
+  // end, which for a failure is the end of the whole drive.
+  const end = step.finishedAt === null ? null : step.durationMs === null ? step.finishedAt : Math.min(step.finishedAt, step.startedAt + step.durationMs);
+  spans.push(span('executing', step.startedAt, end, now, failedNow?.seq ?? null));
+  if ((step.status === 'failed' || step.status === 'retrying') && end !== null) {
+    failures.push({ at: Math.max(step.startedAt, end), attemptSeq: failedNow?.seq ?? null, message: step.error?.message ?? failedNow?.message ?? 'failed' });
   }
   // Between a failed execution and the next one: open while the run still goes on.
-  if (step.status === 'retrying' && step.finishedAt !== null) spans.push(span('retry-wait', step.finishedAt, run.finishedAt, now));
+  if (step.status === 'retrying' && end !== null) spans.push(span('retry-wait', Math.max(step.startedAt, end), run.finishedAt, now));
   return { spans, failures };
 }
 

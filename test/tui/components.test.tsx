@@ -116,8 +116,8 @@ describe('RunView timeline column', () => {
   // A 1 s run on a 16-cell axis (120 columns): 62.5 ms a cell.
   const run = makeRun(1, { createdAt: T0, finishedAt: T0 + 1000, updatedAt: T0 + 1000 });
   const steps = [
-    makeStep(1, 0, { name: 'reserve', startedAt: T0, finishedAt: T0 + 100 }),
-    makeStep(1, 1, { name: 'charge', startedAt: T0 + 500, finishedAt: T0 + 600, reportedExecutions: 2, failures: 1 }),
+    makeStep(1, 0, { name: 'reserve', startedAt: T0, finishedAt: T0 + 100, durationMs: 100 }),
+    makeStep(1, 1, { name: 'charge', startedAt: T0 + 500, finishedAt: T0 + 600, durationMs: 100, reportedExecutions: 2, failures: 1 }),
     makeStep(1, 2, { name: 'nap', kind: 'sleep', startedAt: T0 + 600, finishedAt: T0 + 1000, until: T0 + 1000 }),
   ];
   // The first execution of `charge` failed after 50 ms, at the end of drive 1 (T0+100 … T0+200).

@@ -69,6 +69,13 @@ describe('buildTimeline: steps', () => {
     expect(row.failures).toEqual([{ at: T0 + 9, attemptSeq: 1, message: 'boom' }]);
   });
 
+  it("draws the latest execution as long as the route timed it, not until the runner heard of its end", () => {
+    const s = step({ status: 'failed', startedAt: T0 + 100, finishedAt: T0 + 135, durationMs: 0.5, failures: 1, error: boom });
+    const row = buildTimeline(run({ status: 'failed', finishedAt: T0 + 140 }), [s], [], T0 + 600).rows[1]!;
+    expect(rel(row.spans)).toEqual([['executing', 100, 100.5, false]]);
+    expect(row.failures.map((f) => f.at - T0)).toEqual([100.5]);
+  });
+
   it('a step that failed for good is marked at its end, with its error', () => {
     const s = step({ status: 'failed', startedAt: T0 + 5, finishedAt: T0 + 9, failures: 1, error: { name: 'NonRetryableError', message: 'card declined' } });
     const row = buildTimeline(run({ status: 'failed', finishedAt: T0 + 12 }), [s], [], T0 + 600).rows[1]!;
