@@ -1,0 +1,33 @@
+import type { Step } from '../../api/dto.js';
+import type { RunDetail } from '../../api/parse.js';
+import { logRowText, stepLogSections } from '../../view/step-logs.js';
+import { CliError } from '../errors.js';
+
+/**
+ * `wf logs <runId> --step <name|index>`: the step's "detailed logs", what each of its executions
+ * printed, attempt by attempt (failed ones too), as text or as one JSON `StepLog` per line.
+ */
+
+/** The step `which` names: its position when it is a number that is one, else its name. */
+export function findStep(steps: readonly Step[], which: string): Step {
+  const byIndex = /^\d+$/.test(which) ? steps.find((step) => step.index === Number(which)) : undefined;
+  const step = byIndex ?? steps.find((step) => step.name === which);
+  if (step) return step;
+  const known = steps.length === 0 ? 'the run has no steps yet' : `its steps are ${steps.map((s) => `${s.index} "${s.name}"`).join(', ')}`;
+  throw new CliError(1, 'NO_SUCH_STEP', `Expected --step to name a step of the run (an index or a name), got "${which}": ${known}.`);
+}
+
+export function stepLogLines(detail: RunDetail, which: string, json: boolean): string[] {
+  const step = findStep(detail.steps, which);
+  const logs = detail.logs.filter((log) => log.index === step.index);
+  if (json) return logs.map((log) => JSON.stringify(log));
+  const out = [`step ${step.index} ${step.name} · ${step.status} · ${step.kind}`];
+  const sections = stepLogSections(detail.logs, step.index);
+  if (sections.length === 0) out.push(step.kind === 'run' ? '  (printed nothing)' : `  (a ${step.kind} step runs in the runner: no logs)`);
+  for (const section of sections) {
+    out.push(`◆ ${section.heading}`);
+    for (const row of section.rows) for (const [i, text] of logRowText(row).split('\n').entries()) out.push(i === 0 ? `  ${text}` : `      ${text}`);
+    if (section.truncated) out.push(`  ${section.truncated}`);
+  }
+  return out;
+}
