@@ -12,7 +12,7 @@ export type LogTone = 'text' | 'dim' | 'warn' | 'error';
 export const LOG_LEVEL_TONE: Readonly<Record<LogLevel, LogTone>> = { debug: 'dim', info: 'text', log: 'text', warn: 'warn', error: 'error' };
 
 export interface LogRow {
-  /** `HH:MM:SS.mmm` (UTC), the route's clock. */
+  /** `HH:MM:SS.mmm` in local time (as the dashboards show every time), on the route's clock. */
   time: string;
   level: LogLevel;
   tone: LogTone;
@@ -36,7 +36,10 @@ export function logsOfStep(logs: readonly StepLog[], index: number): StepLog[] {
 }
 
 export function logTime(at: number): string {
-  return Number.isFinite(at) ? new Date(at).toISOString().slice(11, 23) : '--:--:--.---';
+  if (!Number.isFinite(at)) return '--:--:--.---';
+  const d = new Date(at);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
 
 function fieldText(value: unknown): string {
