@@ -5,7 +5,7 @@ import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import { eventLine, runStory } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';
 import type { RunDetail, RunnerClient } from '../lib/runner-client.js';
-import { stepLogLines } from '../lib/step-logs.js';
+import { stepLogLines, stepLogsHint } from '../lib/step-logs.js';
 import { CliError } from '../errors.js';
 
 interface LogsOptions {
@@ -41,7 +41,11 @@ async function printHistory(client: RunnerClient, runId: string | undefined, jso
   const detail = await client.getRun(runId);
   const events = eventsOf(detail);
   if (json) for (const event of events) io.out(JSON.stringify(event));
-  else for (const line of runStory(detail.run, detail.steps, detail.attempts)) io.out(line);
+  else {
+    for (const line of runStory(detail.run, detail.steps, detail.attempts)) io.out(line);
+    const hint = stepLogsHint(detail);
+    if (hint) io.out(hint);
+  }
   return { events, finished: settled(detail.run) };
 }
 

@@ -31,3 +31,16 @@ export function stepLogLines(detail: RunDetail, which: string, json: boolean): s
   }
   return out;
 }
+
+/** Under a run's story: which steps printed something, and how to read it (nothing when none did). */
+export function stepLogsHint(detail: RunDetail): string | undefined {
+  if (detail.logs.length === 0) return undefined;
+  const counts = new Map<number, { name: string; lines: number }>();
+  for (const log of detail.logs) {
+    const entry = counts.get(log.index) ?? { name: log.name, lines: 0 };
+    entry.lines += log.lines.length + log.dropped;
+    counts.set(log.index, entry);
+  }
+  const steps = [...counts].sort(([a], [b]) => a - b).map(([index, { name, lines }]) => `${index} ${name} (${lines} line${lines === 1 ? '' : 's'})`);
+  return `steps that printed: ${steps.join(', ')} · wf logs ${detail.run.id} --step <index|name>`;
+}

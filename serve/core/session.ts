@@ -7,7 +7,7 @@ import { isLogLevel, type LogLevel } from '../../protocol/step-logs.js';
 import type { CallOptions, StepOptions } from './context.js';
 import { toInvokeRequest, type InvokeOptions } from './invoke.js';
 import { DEFAULT_WAIT_TIMEOUT, toCallRequest, toEpochMs, withTimeout } from './steps.js';
-import { currentStepLogs, printOriginal, runWithStepLogs, StepLogBuffer } from './step-logs.js';
+import { currentStepLogs, followsAwaits, printOriginal, runWithStepLogs, StepLogBuffer } from './step-logs.js';
 
 /** A promise that never settles: how a halted workflow is parked without throwing into user code. */
 const parked = <T>(): Promise<T> => new Promise<T>(() => {});
@@ -136,7 +136,9 @@ export class DriveSession {
     const text = typeof message === 'string' ? message : String(message);
     const extra = typeof fields === 'object' && fields !== null && !Array.isArray(fields) ? fields : undefined;
     printOriginal(lvl, text, extra);
-    const buffer = currentStepLogs() ?? (this.logBuffers.size === 1 ? this.logBuffers.values().next().value : undefined);
+    // Without AsyncLocalStorage a line after an `await` cannot name its step: the only step in flight
+    // is the one (with several, or with AsyncLocalStorage saying "outside any step", none is).
+    const buffer = currentStepLogs() ?? (!followsAwaits() && this.logBuffers.size === 1 ? this.logBuffers.values().next().value : undefined);
     try {
       buffer?.add(lvl, text, extra);
     } catch {} // logging must never fail the step

@@ -16,7 +16,7 @@ import { STEP_LOG_LIMITS, type LogLevel, type LogLine, type StepLogs } from '../
  */
 
 export class StepLogBuffer {
-  private readonly lines: LogLine[] = [];
+  private lines: LogLine[] = [];
   private chars = 0;
   private dropped = 0;
   private sealed = false;
@@ -51,8 +51,11 @@ export class StepLogBuffer {
   /** The lines for the wire, undefined when there are none; later lines (stray callbacks) are ignored. */
   seal(): StepLogs | undefined {
     this.sealed = true;
-    if (this.lines.length === 0 && this.dropped === 0) return undefined;
-    return this.dropped > 0 ? { lines: this.lines, dropped: this.dropped } : { lines: this.lines };
+    const lines = this.lines;
+    // A timer or socket the step started keeps this buffer as its async context: let go of the lines.
+    this.lines = [];
+    if (lines.length === 0 && this.dropped === 0) return undefined;
+    return this.dropped > 0 ? { lines, dropped: this.dropped } : { lines };
   }
 }
 
@@ -160,6 +163,11 @@ export function runWithStepLogs<T>(buffer: StepLogBuffer, fn: () => T): T {
   } finally {
     state.current = previous;
   }
+}
+
+/** Whether console lines follow a step through `await`s here (an AsyncLocalStorage was found). */
+export function followsAwaits(): boolean {
+  return capture().storage !== undefined;
 }
 
 /** The buffer of the step running here (through awaits where possible), if any. */

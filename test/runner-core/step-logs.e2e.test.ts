@@ -96,6 +96,9 @@ describe('step logs end to end', () => {
     expect(text.some((line) => /^ {2}\d\d:\d\d:\d\d\.\d{3} error gateway said no$/.test(line))).toBe(true);
 
     expect(await wf('logs', id, '--step', '0', '--runner', runner.url, '--token', runner.token)).toEqual(['step 0 quiet · succeeded · run', '  (printed nothing)']);
+    // The run's story ends with which steps printed, and how to read it.
+    const story = await wf('logs', id, '--runner', runner.url, '--token', runner.token);
+    expect(story.at(-1)).toBe(`steps that printed: 1 charge (6 lines), 2 left (2 lines), 3 right (2 lines) · wf logs ${id} --step <index|name>`);
     const json = await wf('logs', id, '--step', 'left', '--json', '--runner', runner.url, '--token', runner.token);
     expect(json.map((line) => (JSON.parse(line) as { name: string }).name)).toEqual(['left']);
     await expect(wf('logs', id, '--step', 'nope', '--runner', runner.url, '--token', runner.token)).rejects.toThrow(

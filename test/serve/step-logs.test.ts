@@ -103,6 +103,18 @@ describe('step logs in the session', () => {
     expect(printed.warn).toHaveBeenCalledWith('outside too');
   });
 
+  it('context.log from the workflow function is not kept with a step in flight (AsyncLocalStorage knows it is outside)', async () => {
+    const lines = await drive(async (s) => {
+      const slow = s.run('slow', async () => {
+        await tick();
+        s.log('info', 'inside');
+      });
+      s.log('info', 'from the workflow');
+      await slow;
+    });
+    expect(stepLine(lines, 'slow')?.logs?.lines.map((l) => l.message)).toEqual(['inside']);
+  });
+
   it('a failed step keeps what it printed on the failed line', async () => {
     const lines = await drive(async (s) => {
       await s.run('flaky', async () => {
@@ -161,12 +173,13 @@ describe('step logs in the session', () => {
 });
 
 describe('StepLogBuffer', () => {
-  it('is empty (undefined on the wire) until something is added, and ignores lines after seal', () => {
+  it('is empty (undefined on the wire) until something is added, ignores lines after seal and lets go of its lines', () => {
     const buffer = new StepLogBuffer(() => 5);
     buffer.add('info', 'one');
     expect(buffer.seal()).toEqual({ lines: [{ at: 5, level: 'info', message: 'one' }] });
     buffer.add('info', 'two');
-    expect(buffer.seal()?.lines).toHaveLength(1);
+    // Sealed once: later lines are ignored and the buffer holds nothing more.
+    expect(buffer.seal()).toBeUndefined();
     expect(new StepLogBuffer().seal()).toBeUndefined();
   });
 
