@@ -45,6 +45,18 @@ export function describeStepLogs(open: () => Promise<Store> | Store): void {
       expect((await store.listStepLogs(id)).map((log) => log.lines.map((l) => l.message))).toEqual([['once']]);
     });
 
+    it("keeps the logs of a drive's last commit, which also gives the lease back", async () => {
+      const id = runId(1);
+      await claimRun(store, id, { now: T0 + 5, owner: 'runner-a', leaseMs: 30_000 });
+      await store.apply([started(id, 0, T0)], { owner: 'runner-a' });
+      await store.apply(
+        [failed(id, 0, 'retrying', T0 + 6), logs(id, 0, 1, 'failed', ['last words']), { type: 'release', runId: id, owner: 'runner-a' }, { type: 'run', runId: id, patch: { attempts: 1 }, at: T0 + 6 }],
+        { owner: 'runner-a' },
+      );
+      expect((await store.listStepLogs(id)).map((log) => [log.status, log.lines[0]?.message])).toEqual([['failed', 'last words']]);
+      expect((await store.getRun(id))?.attempts).toBe(1);
+    });
+
     it('is fenced like every drive commit: a runner that lost the lease writes no logs', async () => {
       const id = runId(1);
       await claimRun(store, id, { now: T0 + 5, owner: 'runner-a', leaseMs: 30_000 });
