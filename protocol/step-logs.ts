@@ -58,3 +58,21 @@ export function parseStepLogs(value: unknown, where: string): StepLogs {
   if (o.dropped !== undefined) logs.dropped = expectInteger(o, 'dropped', where);
   return logs;
 }
+
+/**
+ * The same bounds applied by the receiver (the runner), so a route that sends more than its
+ * capture allows (another SDK, a bug) cannot grow the store: lines past the character bound are
+ * dropped and counted. Returns `logs` itself when it is within the bounds (the usual case).
+ */
+export function boundStepLogs(logs: StepLogs): StepLogs {
+  let chars = 0;
+  for (let i = 0; i < logs.lines.length; i++) {
+    const line = logs.lines[i]!;
+    chars += line.message.length + (line.fields === undefined ? 0 : JSON.stringify(line.fields).length);
+    if (chars > STEP_LOG_LIMITS.maxChars + 256) {
+      // 256: room for a cut line's marker, which the capture adds past the bound.
+      return { lines: logs.lines.slice(0, i), dropped: (logs.dropped ?? 0) + logs.lines.length - i };
+    }
+  }
+  return logs;
+}

@@ -1,4 +1,4 @@
-import type { StepLogs } from '../protocol/step-logs.js';
+import { boundStepLogs, type StepLogs } from '../protocol/step-logs.js';
 import type { StepRef } from '../protocol/outcome.js';
 import type { Change } from './store/types.js';
 
@@ -13,7 +13,7 @@ export function stepLogsChange(
   status: 'succeeded' | 'failed',
   at: number,
 ): Change | undefined {
-  const logs = step.logs;
-  if (!logs) return undefined;
+  if (!step.logs) return undefined;
+  const logs = boundStepLogs(step.logs);
   return { type: 'step-logs', runId, index: step.index, name: step.name, attempt, status, at, lines: logs.lines, dropped: logs.dropped ?? 0 };
 }
