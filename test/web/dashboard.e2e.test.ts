@@ -131,6 +131,7 @@ describe('web dashboard: runs, run, step', () => {
     await page.waitForURL(`**/runs/${ids.failing}/attempts/1`);
     const attemptLogs = await waitForText(page.getByTestId('attempt-logs-section'), 'charging order 42');
     expect(attemptLogs).toContain('step #1 charge-card');
+    await screenshot(page, 'attempt-logs-desktop');
   });
 
   it('says when the app is unreachable and when the next try is, in the runs list and on the run page', async () => {
