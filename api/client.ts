@@ -81,7 +81,7 @@ export class Client {
     return this.request('POST', '/v1/runs', parseTriggerAnswer, start);
   }
 
-  /** One run with its steps and every attempt's log. */
+  /** One run with its steps, every attempt's log and what its steps printed (`logs`). */
   get(runId: string): Promise<RunDetail> {
     return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`, parseRunDetail);
   }

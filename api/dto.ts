@@ -1,5 +1,7 @@
 import type { SerializedError } from '../protocol/errors.js';
 import type { CallRequest, StepKind } from '../protocol/messages.js';
+import type { LogLine } from '../protocol/step-logs.js';
+export type { LogLevel, LogLine } from '../protocol/step-logs.js';
 
 /**
  * The records of the runner's API: what `GET /v1/runs…` answers, what events carry, what the
@@ -113,6 +115,26 @@ export interface Step {
   request: CallRequest | null;
   /** invoke: the child run it started, once started. */
   childRunId?: string;
+}
+
+/**
+ * What one execution of a `run` step printed (`console.*` inside its function) and logged
+ * (`context.log`), as the route sent it with the step's result or with the failure of the attempt
+ * it failed in. Only executions that printed something have one.
+ */
+export interface StepLog {
+  runId: string;
+  index: number;
+  name: string;
+  /** The attempt (drive request, `Attempt.seq`) the step executed in. */
+  attempt: number;
+  /** How that execution ended: a failed one is retried, or failed the step for good. */
+  status: 'succeeded' | 'failed';
+  /** When the runner received the lines (epoch ms). */
+  at: number;
+  lines: LogLine[];
+  /** Lines left out past the per-execution bound (1,000 lines, 64 KiB); 0 when none. */
+  dropped: number;
 }
 
 /** One drive request to the route and what came back: the log the dashboards show. */

@@ -1,7 +1,8 @@
 import { ProtocolError } from '../protocol/errors.js';
 import { parseStepKind } from '../protocol/messages.js';
 import { describe, expectBoolean, expectInteger, expectNumber, expectObject, expectSerializedError, expectString, expectStringRecord, optionalString, type Fields } from '../protocol/validate.js';
-import { RUN_STATUSES, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepStatus } from './dto.js';
+import { parseStepLogs } from '../protocol/step-logs.js';
+import { RUN_STATUSES, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepLog, type StepStatus } from './dto.js';
 import type { ResetEvent, StreamEvent } from './events.js';
 
 /**
@@ -137,11 +138,29 @@ export function parseRunPage(u: unknown, where = 'the run list'): RunPage {
   };
 }
 
-/** `GET /v1/runs/:id`: a run with its steps and every attempt's log. */
+/** What one step execution printed (`StepLog`). */
+export function parseStepLog(u: unknown, where = 'the step log'): StepLog {
+  const o = expectObject(u, where);
+  const { lines, dropped } = parseStepLogs(o, where);
+  return {
+    runId: expectString(o, 'runId', where),
+    index: expectInteger(o, 'index', where),
+    name: expectString(o, 'name', where),
+    attempt: expectInteger(o, 'attempt', where),
+    status: oneOf(o, 'status', where, ['succeeded', 'failed'] as const),
+    at: expectNumber(o, 'at', where),
+    lines,
+    dropped: dropped ?? 0,
+  };
+}
+
+/** `GET /v1/runs/:id`: a run with its steps, every attempt's log and what its steps printed. */
 export interface RunDetail {
   run: Run;
   steps: Step[];
   attempts: Attempt[];
+  /** By step, then attempt; empty from a runner without step logs. */
+  logs: StepLog[];
 }
 
 export function parseRunDetail(u: unknown, where = 'the run detail'): RunDetail {
@@ -150,6 +169,7 @@ export function parseRunDetail(u: unknown, where = 'the run detail'): RunDetail 
     run: parseRun(o.run, `\`run\` of ${where}`),
     steps: expectArray(o, 'steps', where).map((step, i) => parseStep(step, `\`steps[${i}]\` of ${where}`)),
     attempts: expectArray(o, 'attempts', where).map((attempt, i) => parseAttempt(attempt, `\`attempts[${i}]\` of ${where}`)),
+    logs: o.logs === undefined ? [] : expectArray(o, 'logs', where).map((log, i) => parseStepLog(log, `\`logs[${i}]\` of ${where}`)),
   };
 }
 

@@ -1,6 +1,7 @@
 import { ProtocolError, type SerializedError } from './errors.js';
 import { parseStepKind, type CallRequest, type InvokeRequest, type StepKind } from './messages.js';
 import { parseFlowControl } from './flow-control.js';
+import { parseStepLogs, type StepLogs } from './step-logs.js';
 import {
   expectBoolean,
   expectInteger,
@@ -35,7 +36,8 @@ export type Suspension =
  */
 export type Outcome =
   | { t: 'started'; index: number; name: string; kind: StepKind; group: number }
-  | { t: 'step'; index: number; name: string; kind: StepKind; output?: string; durationMs: number }
+  /** `logs`: what the step printed, absent when nothing (protocol/step-logs.ts). */
+  | { t: 'step'; index: number; name: string; kind: StepKind; output?: string; durationMs: number; logs?: StepLogs }
   | { t: 'done'; output?: string }
   | {
       t: 'failed';
@@ -43,7 +45,7 @@ export type Outcome =
       retryable: boolean;
       retryAfterMs?: number;
       /** The step that threw, with its own retry policy if it set one; absent outside any step. */
-      step?: StepRef & { durationMs: number; retries?: number; retryDelayMs?: number };
+      step?: StepRef & { durationMs: number; retries?: number; retryDelayMs?: number; logs?: StepLogs };
     }
   | { t: 'continue' }
   /** The workflow awaits steps only the runner can finish: sleeps, event waits, HTTP calls. */
@@ -113,6 +115,7 @@ function parseFailedStep(value: unknown, where: string): NonNullable<Extract<Out
   if (retries !== undefined) step.retries = retries;
   const retryDelayMs = optionalInteger(s, 'retryDelayMs', where);
   if (retryDelayMs !== undefined) step.retryDelayMs = retryDelayMs;
+  if (s.logs !== undefined) step.logs = parseStepLogs(s.logs, `\`logs\` in ${where}`);
   return step;
 }
 
@@ -134,6 +137,7 @@ export function decodeOutcome(line: string): Outcome {
       const out: Outcome = { t, ...stepFields(o, where), durationMs: expectNumber(o, 'durationMs', where) };
       const output = optionalString(o, 'output', where);
       if (output !== undefined) out.output = output;
+      if (o.logs !== undefined) out.logs = parseStepLogs(o.logs, `\`logs\` in ${where}`);
       return out;
     }
     case 'done': {

@@ -8,6 +8,7 @@ import { postToEndpoint } from './dispatch.js';
 import { EndpointError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
 import { signDrive } from './sign.js';
+import { stepLogsChange } from './step-logs.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from './transport.js';
 import type { Attempt, Change, Run } from './store/types.js';
 
@@ -171,8 +172,12 @@ export async function runAttempt(
           const outcome = decodeLogged(line);
           if (isTerminal(outcome)) terminal = ctx.credentials.sealOutcome(outcome);
           else {
-            if (outcome.t === 'step') progressed = true;
             changes.push(stepChange(run.id, outcome, at));
+            if (outcome.t === 'step') {
+              progressed = true;
+              const logs = stepLogsChange(run.id, attempt.seq, outcome, 'succeeded', at);
+              if (logs) changes.push(logs);
+            }
           }
         }
       } finally {

@@ -4,6 +4,7 @@ import type { AttemptError, AttemptResult } from './attempt.js';
 import { MAX_DELAY_MS, nextDelay } from './retry.js';
 import type { Change, Run, RunPatch } from './store/types.js';
 import { invokeAsCallRequest } from './invoke.js';
+import { stepLogsChange } from './step-logs.js';
 import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
 
 /**
@@ -69,8 +70,11 @@ export function settle(
   if (step) {
     const { index, name, kind, durationMs } = step;
     const failed: Change = { type: 'step-failed', runId: run.id, index, name, kind, error: end.error, status: willRetry ? 'retrying' : 'failed', at: now, durationMs };
-    if (willRetry) return { changes: [failed], patch: { ...base, status: 'running', failures, nextAt: now + delay() } };
-    return { changes: [failed], patch: { ...base, status: 'running', failures: 0, nextAt: now } };
+    // A failed execution keeps what it printed, so each retry's lines stay visible in its attempt.
+    const logs = stepLogsChange(run.id, result.attempt.seq, step, 'failed', now);
+    const changes = logs ? [failed, logs] : [failed];
+    if (willRetry) return { changes, patch: { ...base, status: 'running', failures, nextAt: now + delay() } };
+    return { changes, patch: { ...base, status: 'running', failures: 0, nextAt: now } };
   }
   if (willRetry) return { changes: [], patch: { ...base, status: 'running', failures, nextAt: now + delay() } };
   return failRun(run, result, end.error, now, { ...base, failures });

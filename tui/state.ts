@@ -1,5 +1,5 @@
 import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../api/events.js';
-import type { Attempt, Run, Step } from '../api/dto.js';
+import type { Attempt, Run, Step, StepLog } from '../api/dto.js';
 import { newerStep } from '../view/progress.js';
 import { detailRows, follow, runRows, stepRows, viewSize, type Size } from './layout.js';
 import type { LogEntry } from './log-feed.js';
@@ -39,6 +39,8 @@ export interface Detail {
   error: string | null;
   steps: readonly Step[];
   attempts: readonly Attempt[];
+  /** What the steps printed (read with the run, not carried by events). */
+  logs: readonly StepLog[];
 }
 
 export interface DashboardState {
@@ -72,7 +74,7 @@ export type Action =
   | StreamEvent
   | { type: 'events'; events: readonly StreamEvent[] }
   | { type: 'runs-loaded'; runs: readonly Run[] }
-  | { type: 'detail-loaded'; run: Run; steps: readonly Step[]; attempts: readonly Attempt[] }
+  | { type: 'detail-loaded'; run: Run; steps: readonly Step[]; attempts: readonly Attempt[]; logs?: readonly StepLog[] }
   | { type: 'detail-failed'; runId: string; message: string }
   | { type: 'key'; key: KeyAction }
   | { type: 'filter-open' }
@@ -187,7 +189,7 @@ function onKey(state: DashboardState, key: KeyAction): DashboardState {
     const id = state.visible[state.cursor];
     if (key === 'enter') {
       if (id === undefined) return state;
-      return { ...state, view: 'run', detail: { runId: id, loading: true, error: null, steps: [], attempts: [] }, stepCursor: 0, stepTop: 0, filtering: false };
+      return { ...state, view: 'run', detail: { runId: id, loading: true, error: null, steps: [], attempts: [], logs: [] }, stepCursor: 0, stepTop: 0, filtering: false };
     }
     const cursor = move(state.cursor, key, state.visible.length, runRows(size));
     return { ...state, cursor, top: follow(state.top, cursor, state.visible.length, runRows(size)) };
@@ -241,7 +243,9 @@ export function reducer(state: DashboardState, action: Action): DashboardState {
       let attempts = detail.attempts;
       // An attempt never changes once logged, and the snapshot's copy has the bodies a slim event left out.
       for (const attempt of action.attempts) attempts = upsertBy(attempts, attempt, attemptKey);
-      return clamp(upsertRuns({ ...state, detail: { ...detail, loading: false, error: null, steps, attempts } }, [action.run]));
+      // Logs come only with a snapshot, which is read again after each burst of the run's events.
+      const logs = action.logs ?? detail.logs;
+      return clamp(upsertRuns({ ...state, detail: { ...detail, loading: false, error: null, steps, attempts, logs } }, [action.run]));
     }
     case 'detail-failed':
       return state.detail?.runId === action.runId ? { ...state, detail: { ...state.detail, loading: false, error: action.message } } : state;

@@ -1,9 +1,10 @@
-import type { Attempt, Step } from '../api/dto.js';
+import type { Attempt, Step, StepLog } from '../api/dto.js';
 import type { SerializedError } from '../protocol/errors.js';
 import { attemptsForStep, isLineOf, outcomeLines } from '../view/attempts.js';
 import { formatDuration } from '../view/duration.js';
 import { stepChild } from '../view/links.js';
 import { callAnswer, displayOutput, encodedOutput } from '../view/step-value.js';
+import { logRowText, stepLogSections, type LogTone } from '../view/step-logs.js';
 import { clock, prettyJson } from './format.js';
 
 /** How a line of the step view is drawn: `mark` is this step's own line in a response body. */
@@ -67,14 +68,31 @@ function kindLines(step: Step): Line[] {
   }
 }
 
+const LOG_TONE: Record<LogTone, Tone> = { text: 'text', dim: 'dim', warn: 'mark', error: 'error' };
+
+/** What the step printed, attempt by attempt (its "detailed logs"); nothing for steps the runner resolves. */
+function logLines(step: Step, logs: readonly StepLog[]): Line[] {
+  if (step.kind !== 'run') return [];
+  const sections = stepLogSections(logs, step.index);
+  if (sections.length === 0) return [line(''), line('Logs · printed nothing', 'label')];
+  const out = [line(''), line(`Logs · ${sections.length === 1 ? '1 attempt' : `${sections.length} attempts`} printed`, 'label')];
+  for (const section of sections) {
+    out.push(line(`◇ ${section.heading}`, 'heading'));
+    for (const row of section.rows) out.push(...block(logRowText(row), '  ', LOG_TONE[row.tone]));
+    if (section.truncated) out.push(line(`  ${section.truncated}`, 'dim'));
+  }
+  return out;
+}
+
 /** Everything the step view shows about one step, unwrapped. */
-export function stepDetailLines(step: Step, attempts: readonly Attempt[]): Line[] {
+export function stepDetailLines(step: Step, attempts: readonly Attempt[], logs: readonly StepLog[] = []): Line[] {
   const out: Line[] = [...kindLines(step)];
   if (step.status === 'succeeded' || encodedOutput(step) !== null) {
     const label = step.kind === 'call' ? `Answer  ${callAnswer(step)?.status ?? ''}` : 'Output';
     out.push(line(label.trimEnd(), 'label'), ...block(displayOutput(step), '  '));
   }
   if (step.error) out.push(line('Error', 'label'), ...errorLines(step.error, '  '));
+  out.push(...logLines(step, logs));
   const own = new Set(attemptsForStep(attempts, step.index).map((a) => a.seq));
   out.push(line(''), line(`Attempts · ${own.size} of ${attempts.length} drive requests concern this step (◆, its lines ▶)`, 'label'));
   for (const a of attempts) out.push(...(own.has(a.seq) ? attemptLines(a, step) : [line(`  ${attemptSummary(a)}`, 'dim')]));
@@ -97,12 +115,12 @@ export function wrapLines(lines: readonly Line[], width: number): Line[] {
   return out;
 }
 
-let memo: { step: Step; attempts: readonly Attempt[]; width: number; lines: Line[] } | undefined;
+let memo: { step: Step; attempts: readonly Attempt[]; logs: readonly StepLog[]; width: number; lines: Line[] } | undefined;
 
 /** The step view's wrapped lines; remembered for the last step, so scrolling does not rebuild them. */
-export function stepViewLines(step: Step, attempts: readonly Attempt[], width: number): Line[] {
-  if (memo && memo.step === step && memo.attempts === attempts && memo.width === width) return memo.lines;
-  const lines = wrapLines(stepDetailLines(step, attempts), width);
-  memo = { step, attempts, width, lines };
+export function stepViewLines(step: Step, attempts: readonly Attempt[], width: number, logs: readonly StepLog[] = []): Line[] {
+  if (memo && memo.step === step && memo.attempts === attempts && memo.logs === logs && memo.width === width) return memo.lines;
+  const lines = wrapLines(stepDetailLines(step, attempts, logs), width);
+  memo = { step, attempts, logs, width, lines };
   return lines;
 }

@@ -5,12 +5,15 @@ import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import { eventLine, runStory } from '../lib/format.js';
 import type { CliIO } from '../lib/io.js';
 import type { RunDetail, RunnerClient } from '../lib/runner-client.js';
+import { stepLogLines, stepLogsHint } from '../lib/step-logs.js';
+import { CliError } from '../errors.js';
 
 interface LogsOptions {
   runner: string;
   token?: string;
   follow?: boolean;
   json?: boolean;
+  step?: string;
 }
 
 /** Nothing more will happen to the run: finished, and its failureFunction call (if any) settled. */
@@ -38,7 +41,11 @@ async function printHistory(client: RunnerClient, runId: string | undefined, jso
   const detail = await client.getRun(runId);
   const events = eventsOf(detail);
   if (json) for (const event of events) io.out(JSON.stringify(event));
-  else for (const line of runStory(detail.run, detail.steps, detail.attempts)) io.out(line);
+  else {
+    for (const line of runStory(detail.run, detail.steps, detail.attempts)) io.out(line);
+    const hint = stepLogsHint(detail);
+    if (hint) io.out(hint);
+  }
   return { events, finished: settled(detail.run) };
 }
 
@@ -62,9 +69,15 @@ export function makeLogsCommand(io: CliIO): Command {
     .argument('[runId]', 'the run (wfr_…); all runs when left out')
     .option('-f, --follow', 'keep printing new events (until the run finishes and its failureFunction is delivered, or Ctrl-C)')
     .option('--json', 'one JSON object per line')
+    .option('--step <step>', "one step's detailed logs (what it printed, attempt by attempt): its index or name")
     .action(async (runId: string | undefined, options: LogsOptions) => {
       const client = clientFrom(io, options);
       const json = options.json === true;
+      if (options.step !== undefined) {
+        if (!runId || options.follow) throw new CliError(2, 'USAGE', 'Expected `wf logs <runId> --step <index|name>` (a run id, and no --follow).');
+        for (const line of stepLogLines(await client.getRun(runId), options.step, json)) io.out(line);
+        return;
+      }
       if (!options.follow) return void (await printHistory(client, runId, json, io));
       // The history is read each time the stream opens, before its events are printed, so an
       // event committed in between (such as the run finishing) is never missed; events the

@@ -117,8 +117,8 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const id = runIdParam(c);
         const run = await runner.store.getRun(id);
         if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
-        const [steps, attempts] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id)]);
-        return jsonResponse(200, { run: runDto(run), steps: steps.map(stepDto), attempts });
+        const [steps, attempts, logs] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id), runner.store.listStepLogs(id)]);
+        return jsonResponse(200, { run: runDto(run), steps: steps.map(stepDto), attempts, logs });
       },
     },
     {

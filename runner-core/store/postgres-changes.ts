@@ -1,4 +1,5 @@
 import { attemptParams, toJson } from './rows.js';
+import { stepLogParams } from './step-log-rows.js';
 import type { Change, RunPatch } from './types.js';
 
 /** BIGINT columns take whole milliseconds; a fractional time (a route's `performance.now()`) is rounded. */
@@ -44,5 +45,8 @@ export function changeRow(change: Change): Record<string, unknown> {
     }
     case 'run':
       return { type: 'run', runId: change.runId, at: ms(change.at), patch: patchRow(change.patch) };
+    case 'step-logs':
+      // Never reaches wfkit_apply: postgres.ts hands step logs to wfkit_apply_step_logs.
+      return stepLogParams(change);
   }
 }

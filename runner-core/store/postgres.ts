@@ -8,10 +8,11 @@ import { claimFlowRuns } from './postgres-flow-claim.js';
 import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
+import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import {
   changeRunId, RUN_STATUSES,
   type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunQuery,
-  type RunStatus, type Step, type Store, type StoreStats,
+  type RunStatus, type Step, type StepLog, type Store, type StoreStats,
 } from './types.js';
 
 /*
@@ -165,6 +166,10 @@ export class PostgresStore implements Store {
     return (await this.#sql<AttemptRow[]>`SELECT * FROM attempts WHERE run_id = ${runId} ORDER BY seq`).map(toAttempt);
   }
 
+  async listStepLogs(runId: string): Promise<StepLog[]> {
+    return (await this.#sql<StepLogRow[]>`SELECT * FROM step_logs WHERE run_id = ${runId} ORDER BY idx, attempt`).map(toStepLog);
+  }
+
   /**
    * One statement, so one transaction that never waits on this process: `wfkit_apply`
    * (postgres-functions.ts) locks the touched runs in id order, checks the fence under those locks
@@ -173,10 +178,18 @@ export class PostgresStore implements Store {
   async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
     if (changes.length === 0) return appliedAttempts(changes);
     const { owner } = options;
+    // Step logs have their own function (postgres-migration-step-logs.ts), run in the same statement
+    // after wfkit_apply (the materialized CTE is read first), only when a commit carries some.
+    const logs = changes.filter((change) => change.type === 'step-logs');
     // Sent as text and cast: a parameter typed jsonb would be JSON-encoded a second time.
-    const rows = JSON.stringify(changes.map(changeRow));
+    const rows = JSON.stringify((logs.length === 0 ? changes : changes.filter((change) => change.type !== 'step-logs')).map(changeRow));
     try {
-      await this.#sql`SELECT wfkit_apply(${rows}::text::jsonb, ${owner ?? null}::text)`;
+      if (logs.length === 0) await this.#sql`SELECT wfkit_apply(${rows}::text::jsonb, ${owner ?? null}::text)`;
+      else {
+        const logRows = JSON.stringify(logs.map(stepLogParams));
+        await this.#sql`WITH applied AS MATERIALIZED (SELECT wfkit_apply(${rows}::text::jsonb, ${owner ?? null}::text))
+          SELECT wfkit_apply_step_logs(${logRows}::text::jsonb, ${owner ?? null}::text) FROM applied`;
+      }
     } catch (error) {
       throw storeError(error, owner);
     }

@@ -10,8 +10,9 @@ import { admit, type FlowCandidate } from './flow-admission.js';
 const FLOW_LOOKAHEAD = 16;
 import { migrate } from './migrations.js';
 import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
+import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
-import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type Store, type StoreStats } from './types.js';
+import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type StepLog, type Store, type StoreStats } from './types.js';
 
 const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
 
@@ -65,6 +66,10 @@ function prepareStatements(db: Database.Database) {
     listByStatusAfter: db.prepare(listSql('WHERE status = @status AND id < @cursor')),
     steps: db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY idx'),
     attempts: db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY seq'),
+    stepLogs: db.prepare('SELECT * FROM step_logs WHERE run_id = ? ORDER BY idx, attempt'),
+    // A commit repeated (the same attempt's lines again) changes nothing.
+    insertStepLogs: db.prepare(`INSERT INTO step_logs (run_id, idx, attempt, name, status, at, lines, dropped)
+      VALUES (@runId, @index, @attempt, @name, @status, @at, @lines, @dropped) ON CONFLICT (run_id, idx, attempt) DO NOTHING`),
     stepStarted: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, reported_executions, failures, group_id)
       VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0, @group)
       ON CONFLICT (run_id, idx) DO UPDATE SET status = 'running', name = excluded.name, kind = excluded.kind,
@@ -287,6 +292,9 @@ export class SqliteStore implements Store {
       case 'attempt':
         s.insertAttempt.run(attemptParams(change.attempt));
         return;
+      case 'step-logs':
+        s.insertStepLogs.run(stepLogParams(change));
+        return;
       case 'run': {
         const result = s.patchRun.run(patchParams(change.runId, change.patch, change.at));
         if (result.changes === 0) throw new Error(`Expected run ${change.runId} to exist for a run patch, but it was not found.`);
@@ -324,6 +332,10 @@ export class SqliteStore implements Store {
 
   async listAttempts(runId: string): Promise<Attempt[]> {
     return (this.#s.attempts.all(runId) as AttemptRow[]).map(toAttempt);
+  }
+
+  async listStepLogs(runId: string): Promise<StepLog[]> {
+    return (this.#s.stepLogs.all(runId) as StepLogRow[]).map(toStepLog);
   }
 
   async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {

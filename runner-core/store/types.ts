@@ -9,7 +9,8 @@ import type { Attempt, RunStatus } from '../../api/dto.js';
 // the store's records differ only in how they hold a value: `output` is the devalue text the
 // route replays from. The API edge maps records to DTOs (runner-core/api/dto-map.ts).
 export { FINISHED_RUN_STATUSES, RUN_STATUSES } from '../../api/dto.js';
-export type { Attempt, FailureCallState, RunStatus, StepStatus } from '../../api/dto.js';
+export type { Attempt, FailureCallState, RunStatus, StepLog, StepStatus } from '../../api/dto.js';
+import type { StepLog } from '../../api/dto.js';
 
 /** A run as stored; `output` is its devalue text (null when none). */
 export interface Run extends Omit<RunDto, 'output' | 'outputEncoded'> {
@@ -106,6 +107,8 @@ export type Change =
    */
   | { type: 'executions-reported'; runId: string; index: number; count: number }
   | { type: 'attempt'; attempt: Attempt }
+  /** What one execution of a step printed (step-logs.ts); kept for every attempt, failed ones too. */
+  | ({ type: 'step-logs' } & StepLog)
   | { type: 'run'; runId: string; patch: RunPatch; at: number };
 
 /** Every run a change touches (all of them carry one). */
@@ -170,6 +173,8 @@ export interface RunStore {
 /** Steps: a run's journal, what drive requests replay from. */
 export interface StepStore {
   listSteps(runId: string): Promise<Step[]>;
+  /** What the run's steps printed, by step then attempt (only executions that printed something). */
+  listStepLogs(runId: string): Promise<StepLog[]>;
 }
 
 /** Attempts: the log of every drive request and its answer. */

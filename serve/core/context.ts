@@ -1,4 +1,5 @@
 import type { Duration } from '../../protocol/duration.js';
+import type { LogLevel } from '../../protocol/step-logs.js';
 import type { InvokeOptions, InvokeResult } from './invoke.js';
 import type { DriveSession } from './session.js';
 export type { InvokeOptions, InvokeResult } from './invoke.js';
@@ -87,6 +88,13 @@ export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown
   invoke<Body = unknown, Payload = any>(name: string, options: InvokeOptions<Payload>): Promise<InvokeResult<Body>>;
   /** Ends the run as cancelled; nothing after this runs. */
   cancel(): Promise<never>;
+  /**
+   * A structured log line: printed like `console[level]`, and inside `context.run`'s function kept
+   * with that step's execution (shown in the dashboards and `wf logs --step`). Never throws.
+   * (`console.*` inside a step is kept too.)
+   * @example context.log("info", "charged", { amount, currency });
+   */
+  log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
 }
 
 export type Workflow<Payload = unknown, Env = Record<string, unknown>> = (
@@ -111,5 +119,6 @@ export function createContext(init: ContextInit, session: DriveSession): Workflo
     waitForEvent: (name, eventId, options) => session.waitForEvent(name, eventId, options) as never,
     invoke: (name, options) => session.invoke(name, options, init.url) as never,
     cancel: () => session.cancel(),
+    log: (level, message, fields) => session.log(level, message, fields),
   };
 }

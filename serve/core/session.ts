@@ -3,9 +3,11 @@ import { DeterminismError, RetryAfterError, StepFailedError, WorkflowError, isRe
 import type { StepKind, StepRecord } from '../../protocol/messages.js';
 import type { Outcome, Suspension } from '../../protocol/outcome.js';
 import { decodeValue, encodeValue } from '../../protocol/values.js';
+import { isLogLevel, type LogLevel } from '../../protocol/step-logs.js';
 import type { CallOptions, StepOptions } from './context.js';
 import { toInvokeRequest, type InvokeOptions } from './invoke.js';
 import { DEFAULT_WAIT_TIMEOUT, toCallRequest, toEpochMs, withTimeout } from './steps.js';
+import { currentStepLogs, followsAwaits, printOriginal, runWithStepLogs, StepLogBuffer } from './step-logs.js';
 
 /** A promise that never settles: how a halted workflow is parked without throwing into user code. */
 const parked = <T>(): Promise<T> => new Promise<T>(() => {});
@@ -55,6 +57,8 @@ export class DriveSession {
   private groupOpen = false;
   /** The step whose `fn` is running synchronously right now: a step called then is nested. */
   private executing: string | undefined;
+  /** The log buffers of this request's steps in flight: `context.log` without AsyncLocalStorage picks the only one. */
+  private readonly logBuffers = new Set<StepLogBuffer>();
   private readonly started: number;
   private readonly now: () => number;
   private readonly clock: () => number;
@@ -121,6 +125,23 @@ export class DriveSession {
       const timeoutMs = toMilliseconds(options.timeout ?? DEFAULT_WAIT_TIMEOUT, `\`timeout\` of waitForEvent "${name}"`);
       return { kind: 'wait', index: slot.index, name, group: slot.group, eventId, until: this.clock() + timeoutMs };
     });
+  }
+
+  /**
+   * `context.log`: printed through the console as it was (so the app's own logs still show it), and
+   * kept with the step it is called in. Outside any step it is only printed. Never throws.
+   */
+  log(level: LogLevel, message: unknown, fields?: Record<string, unknown>): void {
+    const lvl: LogLevel = isLogLevel(level) ? level : 'log';
+    const text = typeof message === 'string' ? message : String(message);
+    const extra = typeof fields === 'object' && fields !== null && !Array.isArray(fields) ? fields : undefined;
+    printOriginal(lvl, text, extra);
+    // Without AsyncLocalStorage a line after an `await` cannot name its step: the only step in flight
+    // is the one (with several, or with AsyncLocalStorage saying "outside any step", none is).
+    const buffer = currentStepLogs() ?? (!followsAwaits() && this.logBuffers.size === 1 ? this.logBuffers.values().next().value : undefined);
+    try {
+      buffer?.add(lvl, text, extra);
+    } catch {} // logging must never fail the step
   }
 
   cancel(): Promise<never> {
@@ -244,20 +265,25 @@ export class DriveSession {
     const { index, group } = slot;
     this.options.emit({ t: 'started', index, name, kind: 'run', group });
     const t0 = this.now();
+    const logs = new StepLogBuffer(this.clock);
+    this.logBuffers.add(logs);
     let value: Awaited<T>;
     let output: string | undefined;
     try {
       let result: T | Promise<T>;
       this.executing = name;
       try {
-        result = fn();
+        result = runWithStepLogs(logs, fn);
       } finally {
         this.executing = undefined;
       }
       value = (await withTimeout(result, policy.timeoutMs, name)) as Awaited<T>;
       output = encodeValue(value, `step "${name}"`);
     } catch (error) {
+      this.logBuffers.delete(logs);
       const step: Extract<Outcome, { t: 'failed' }>['step'] = { index, name, kind: 'run', durationMs: this.now() - t0 };
+      const lines = logs.seal();
+      if (lines) step.logs = lines;
       if (policy.retries !== undefined) step.retries = policy.retries;
       if (policy.retryDelayMs !== undefined) step.retryDelayMs = policy.retryDelayMs;
       const failed: Outcome = { t: 'failed', error: serializeError(error), retryable: isRetryable(error), step };
@@ -265,9 +291,12 @@ export class DriveSession {
       this.halt(failed);
       return { ok: false };
     }
+    this.logBuffers.delete(logs);
     // Streamed even after a halt: a finished result saves a re-execution on the next attempt.
-    const line: Outcome = { t: 'step', index, name, kind: 'run', durationMs: this.now() - t0 };
+    const line: Extract<Outcome, { t: 'step' }> = { t: 'step', index, name, kind: 'run', durationMs: this.now() - t0 };
     if (output !== undefined) line.output = output;
+    const lines = logs.seal();
+    if (lines) line.logs = lines;
     this.options.emit(line);
     return this.halted ? { ok: false } : { ok: true, value };
   }

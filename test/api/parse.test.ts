@@ -43,3 +43,21 @@ describe('the SSE parser', () => {
     ]);
   });
 });
+
+describe('step logs in the run detail', () => {
+  const log = { runId: makeRun(1).id, index: 0, name: 'a', attempt: 2, status: 'failed', at: 5, lines: [{ at: 4, level: 'warn', message: 'hm', fields: { n: 1 } }], dropped: 3 };
+  it('reads them, and reads a detail without them (an older runner) as none', () => {
+    const detail = { run: makeRun(1), steps: [makeStep(1, 0)], attempts: [] };
+    expect(parseRunDetail({ ...detail, logs: [log] }).logs).toEqual([log]);
+    expect(parseRunDetail(detail).logs).toEqual([]);
+  });
+  it('names what is wrong', () => {
+    const detail = { run: makeRun(1), steps: [], attempts: [] };
+    expect(() => parseRunDetail({ ...detail, logs: [{ ...log, status: 'maybe' }] })).toThrow(
+      'Expected `status` in `logs[0]` of the run detail to be one of succeeded, failed, got the string "maybe".',
+    );
+    expect(() => parseRunDetail({ ...detail, logs: [{ ...log, lines: [{ at: 1, level: 'loud', message: '' }] }] })).toThrow(
+      'Expected `level` in `lines[0]` in `logs[0]` of the run detail to be one of debug, info, log, warn, error, got the string "loud".',
+    );
+  });
+});

@@ -53,7 +53,7 @@ it('runs on the pinned Node 24', () => {
 describe('help and version', () => {
   const commands: [string, string[]][] = [
     ['dev', ['--port <port>', '--host <host>', '--db <path>', '--token <token>', '--no-tui']],
-    ['logs', ['[runId]', '--follow', '--json', '--runner <url>', '--token <token>']],
+    ['logs', ['[runId]', '--follow', '--json', '--step <step>', '--runner <url>', '--token <token>']],
     ['runs', ['--status <status>', '--limit <n>', '--cursor <runId>', '--json', '--runner <url>', '--token <token>']],
     ['trigger', ['<url>', '--data <json>', '--header <header>', '--idempotency-key <key>']],
     ['cancel', ['<runId>', '--runner <url>', '--token <token>']],

@@ -193,3 +193,26 @@ describe('OutcomeLineSplitter', () => {
     expect(splitter.end()).toBe('{"t":"do');
   });
 });
+
+describe('step logs on outcome lines', () => {
+  const base = { t: 'step', index: 0, name: 'a', kind: 'run', durationMs: 1 };
+  const decode = (logs: unknown) => decodeOutcome(JSON.stringify({ ...base, logs }));
+
+  it('reads lines with level, message, time and fields, and the dropped count', () => {
+    const logs = { lines: [{ at: 5, level: 'warn', message: 'hm', fields: { a: 1 } }], dropped: 3 };
+    expect(decode(logs)).toEqual({ ...base, logs });
+    const failed = { t: 'failed', error: { name: 'Error', message: 'x' }, retryable: true, step: { index: 0, name: 'a', kind: 'run', durationMs: 1, logs } };
+    expect(decodeOutcome(JSON.stringify(failed))).toEqual(failed);
+  });
+
+  it.each([
+    [{ lines: 'no' }, /Expected `lines` in `logs` in the "step" outcome to be an array, got the string "no"/],
+    [{ lines: [{ at: 1, level: 'trace', message: 'x' }] }, /Expected `level` in `lines\[0\]` in `logs` in the "step" outcome to be one of debug, info, log, warn, error, got the string "trace"/],
+    [{ lines: [{ at: 1, level: 'log', message: 2 }] }, /Expected `message` in `lines\[0\]`/],
+    [{ lines: [{ at: 1, level: 'log', message: 'x', fields: [1] }] }, /Expected `fields` in `lines\[0\]` in `logs` in the "step" outcome to be a JSON object, got an array/],
+    [{ lines: [], dropped: -1 }, /Expected `dropped` in `logs` in the "step" outcome to be an integer >= 0/],
+    [{ lines: Array.from({ length: 1001 }, () => ({ at: 1, level: 'log', message: '' })) }, /Expected at most 1000 `lines` in `logs` in the "step" outcome, got 1001/],
+  ])('refuses malformed logs, naming the field: %#', (logs, message) => {
+    expect(() => decode(logs)).toThrow(message);
+  });
+});

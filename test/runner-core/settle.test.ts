@@ -253,3 +253,21 @@ describe('settle: the app unreachable', () => {
     expect(settle(run(), result({ t: 'continue' }), NOW, HALF).patch).not.toHaveProperty('unreachableSince');
   });
 });
+
+describe('settle: step logs of a failed attempt', () => {
+  const logs = { lines: [{ at: NOW - 3, level: 'error' as const, message: 'about to fail' }], dropped: 2 };
+  it.each([
+    ['retrying', 0],
+    ['failed', 3],
+  ] as const)('a step failure (%s) commits what the step printed, under the attempt it failed in', (status, failures) => {
+    const { changes } = settle(run({ failures }), result({ t: 'failed', error: boom, retryable: true, step: { ...step, logs } }), NOW, HALF);
+    expect(changes).toEqual([
+      stepFailed(status),
+      { type: 'step-logs', runId: run().id, index: 2, name: 'charge', attempt: 5, status: 'failed', at: NOW, lines: logs.lines, dropped: 2 },
+    ]);
+  });
+
+  it('a quiet step adds no change', () => {
+    expect(settle(run(), result({ t: 'failed', error: boom, retryable: true, step }), NOW, HALF).changes).toEqual([stepFailed('retrying')]);
+  });
+});

@@ -83,7 +83,7 @@ describe('RunView', () => {
     makeStep(1, 5, { name: 'fetch', kind: 'call', request: { method: 'POST', url: 'https://api.test/x', headers: {} }, outputEncoded: '[{"status":1,"headers":2,"body":3},201,{},"ok"]' }),
     makeStep(1, 6, { name: 'explode', status: 'failed', reportedExecutions: 3, failures: 3, error: { name: 'Error', message: 'db down' } }),
   ];
-  const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [] };
+  const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [], logs: [] };
 
   it('lists the steps in order with status, attempts and duration; parallel steps bracketed; kinds explained', () => {
     const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={5} top={0} width={100} height={20} now={T0} color={false} />));
@@ -127,7 +127,7 @@ describe('RunView timeline column', () => {
     outcome: 'failed',
     responseBody: '{"t":"failed","error":{"name":"Error","message":"card declined"},"retryable":true,"step":{"index":1,"name":"charge","kind":"run","durationMs":50}}\n',
   });
-  const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [failedDrive] };
+  const detail: Detail = { runId: run.id, loading: false, error: null, steps, attempts: [failedDrive], logs: [] };
 
   it('draws a bar per step on the run\'s time axis: executions, the failure, the wait to retry, the sleep', () => {
     const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={120} height={12} now={T0 + 5000} color={false} />));
@@ -190,6 +190,28 @@ describe('StepView', () => {
     expect(drawn[0]).toContain(`lines 6–12 of ${lines.length}`);
     expect(drawn[1]).toBe(lines[5]!.text);
     for (const line of drawn) expect(line.length).toBeLessThanOrEqual(60);
+  });
+
+  it("shows what the step printed, attempt by attempt (the failed one too), with levels, fields and the truncation note", () => {
+    const logs = [
+      { runId: step.runId, index: 1, name: 'charge', attempt: 2, status: 'failed' as const, at: T0, dropped: 0,
+        lines: [{ at: new Date(2026, 0, 2, 3, 4, 5, 6).getTime(), level: 'log' as const, message: 'charging' }, { at: T0, level: 'error' as const, message: 'declined', fields: { code: 'card_declined' } }] },
+      { runId: step.runId, index: 1, name: 'charge', attempt: 4, status: 'succeeded' as const, at: T0, dropped: 12, lines: [{ at: T0, level: 'warn' as const, message: 'slow\nsecond line' }] },
+      { runId: step.runId, index: 0, name: 'other', attempt: 1, status: 'succeeded' as const, at: T0, dropped: 0, lines: [{ at: T0, level: 'log' as const, message: 'not this step' }] },
+    ];
+    const lines = stepViewLines(step, attempts, 100, logs);
+    const frame = frameOf(mount(<StepView step={step} lines={lines} scroll={0} width={100} height={80} color={false} />));
+    expect(frame).toContain('Logs · 2 attempts printed');
+    expect(frame).toContain('◇ attempt 2 · failed · 2 lines');
+    expect(frame).toContain('  03:04:05.006 log   charging');
+    expect(frame).toMatch(/^ {2}\d\d:\d\d:\d\d\.\d{3} error declined code="card_declined"$/m);
+    expect(frame).toContain('◇ attempt 4 · succeeded · 1 line, 12 more not kept');
+    expect(frame).toMatch(/warn {2}slow\n {2}second line$/m);
+    expect(frame).toContain('  … 12 more lines not kept (a step keeps 1,000 lines, 64 KiB)');
+    expect(frame).not.toContain('not this step');
+    // The logs come before the attempts' raw log.
+    expect(frame.indexOf('Logs ·')).toBeLessThan(frame.indexOf('Attempts ·'));
+    expect(frameOf(mount(<StepView step={step} lines={stepViewLines(step, attempts, 100, [])} scroll={0} width={100} height={80} color={false} />))).toContain('Logs · printed nothing');
   });
 
   it('shows a call step its HTTP request and answer', () => {
@@ -289,7 +311,7 @@ describe('child workflows (context.invoke)', () => {
     const child = runId(2);
     const run = makeRun(2, { idempotencyKey: `invoke:${parent}:0`, parentRunId: parent, parentStepIndex: 0 });
     const step = makeStep(2, 0, { kind: 'invoke', name: 'resize', eventId: `wf-child:${runId(3)}`, childRunId: runId(3), request: { url: 'http://127.0.0.1:3000/resize', method: 'POST', headers: {}, body: '{}' } });
-    const detail: Detail = { runId: run.id, loading: false, error: null, steps: [step], attempts: [] };
+    const detail: Detail = { runId: run.id, loading: false, error: null, steps: [step], attempts: [], logs: [] };
     // 100 columns, the test frame's own width: no timeline column, so the detail column starts within it.
     const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={100} height={10} now={T0} color={false} />));
     expect(frame).toContain(`${child}`);

@@ -119,7 +119,11 @@ beforeAll(async () => {
   const options = { token: TOKEN, runnerUrl, baseUrl: appUrl };
   const twoStep = serve<{ text: string }>(async (context) => {
     const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
-    await context.run('second-step', async () => upper.length);
+    await context.run('second-step', async () => {
+      // What a step prints is kept with it and shown in its step view (step logs).
+      context.log('info', 'measured', { length: upper.length });
+      return upper.length;
+    });
   }, options);
   const failing = serve(async (context) => {
     await context.run('ok-step', () => ({ fine: true }));
@@ -185,6 +189,7 @@ describe('wf dev on a terminal shows the dashboard', () => {
     expect(step).toMatch(/^Output\n {2}5$/m);
     expect(step).toMatch(/^◆ attempt 1 · .* HTTP 200 · done$/m);
     expect(step).toContain('wf-signature: [redacted]');
+    expect(step).toMatch(/^Logs · 1 attempt printed\n◇ attempt 1 · succeeded · 1 line\n {2}\d\d:\d\d:\d\d\.\d{3} info {2}measured length=5$/m);
     await keys('Escape');
     await until(/›\s+1 second-step/);
     await backToList();

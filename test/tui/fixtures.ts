@@ -1,7 +1,7 @@
 import type { Run as StoredRun } from '../../runner-core/store/types.js';
 import type { RunnerEvent } from '../../api/events.js';
 import type { StreamEvent } from '../../api/events.js';
-import type { Attempt, Run, Step } from '../../api/dto.js';
+import type { Attempt, Run, Step, StepLog } from '../../api/dto.js';
 import type { DataSource, EventHandlers } from '../../tui/data-source.js';
 
 /** Run ids that sort like real ones: a larger `n` is a newer run. */
@@ -78,7 +78,7 @@ export const runEvent = (run: Run): RunnerEvent => ({ type: 'run', run });
 export class FakeSource implements DataSource {
   readonly label = 'http://runner.test';
   runs: Run[] = [];
-  details = new Map<string, { run: Run; steps: Step[]; attempts: Attempt[] }>();
+  details = new Map<string, { run: Run; steps: Step[]; attempts: Attempt[]; logs?: StepLog[] }>();
   cancelled: string[] = [];
   reruns: string[] = [];
   resumed: string[] = [];
@@ -93,7 +93,7 @@ export class FakeSource implements DataSource {
   async getRun(id: string) {
     const detail = this.details.get(id);
     if (!detail) throw new Error(`No run with id ${id}.`);
-    return detail;
+    return { ...detail, logs: detail.logs ?? [] };
   }
   subscribe(handlers: EventHandlers) {
     this.handlers.add(handlers);

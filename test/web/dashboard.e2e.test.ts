@@ -111,6 +111,29 @@ describe('web dashboard: runs, run, step', () => {
     await screenshot(page, 'step-failed-desktop');
   });
 
+  it('shows what a step printed (its logs, attempt by attempt) on the step, and on the attempt it ran in', async () => {
+    await open(`/runs/${ids.failing}/steps/0`);
+    await waitForText(page.getByTestId('step-status'), 'succeeded');
+    expect(await page.getByTestId('step-logs-empty').innerText()).toBe('This step printed nothing.');
+    await page.getByTestId('step-item').filter({ hasText: 'charge-card' }).click();
+    await page.waitForURL(`**/runs/${ids.failing}/steps/1`);
+    const logs = page.getByTestId('step-logs-section');
+    await waitForText(logs, 'card declined');
+    const lines = page.getByTestId('step-detail').getByTestId('log-line');
+    expect(await lines.count()).toBe(2);
+    expect(await lines.nth(0).innerText()).toMatch(/^\d\d:\d\d:\d\d\.\d{3} log\s+charging order 42$/);
+    expect(await lines.nth(1).getAttribute('data-level')).toBe('error');
+    expect(await lines.nth(1).innerText()).toMatch(/error card declined code="insufficient_funds" amount=4200$/);
+    expect(await page.getByTestId('step-log').innerText()).toMatch(/attempt #1\s+failed\s+2 lines/);
+    await screenshot(page, 'step-logs-desktop');
+    // The attempt the step failed in shows the same lines, linked back to the step.
+    await page.getByTestId('step-log').getByRole('link', { name: 'attempt #1' }).click();
+    await page.waitForURL(`**/runs/${ids.failing}/attempts/1`);
+    const attemptLogs = await waitForText(page.getByTestId('attempt-logs-section'), 'charging order 42');
+    expect(attemptLogs).toContain('step #1 charge-card');
+    await screenshot(page, 'attempt-logs-desktop');
+  });
+
   it('says when the app is unreachable and when the next try is, in the runs list and on the run page', async () => {
     const response = await fetch(`${runner.url}/v1/runs`, {
       method: 'POST',

@@ -33,6 +33,9 @@ const twoStep: Workflow<{ text: string }> = async (context) => {
 const failing: Workflow = async (context) => {
   await context.run('reserve-stock', () => 'reserved');
   await context.run('charge-card', () => {
+    // Step logs: what the step printed before it failed stays with its attempt.
+    console.log('charging order 42');
+    context.log('error', 'card declined', { code: 'insufficient_funds', amount: 4200 });
     throw new NonRetryableError('card declined: insufficient funds');
   });
 };

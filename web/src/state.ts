@@ -1,11 +1,13 @@
 import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../api/events.js';
-import type { Attempt, Run, RunPage, RunStatus, Step } from '../../api/dto.js';
+import type { Attempt, Run, RunPage, RunStatus, Step, StepLog } from '../../api/dto.js';
 import { newerStep } from '../../view/progress.js';
 
 /** A run opened in the dashboard: its steps by index and its attempts by seq, kept live by events. */
 export interface RunDetail {
   steps: Record<number, Step>;
   attempts: Record<number, Attempt>;
+  /** What the steps printed: not carried by events, read with each snapshot (again after a burst of the run's events). */
+  logs: StepLog[];
   /** False until the first `GET /v1/runs/:id` answered (events may fill it before). */
   loaded: boolean;
 }
@@ -83,18 +85,19 @@ export function applyRunPage(state: DashboardState, status: RunStatus | null, pa
 /** Marks a run as opened, so its step and attempt events are kept while its snapshot loads. */
 export function openRun(state: DashboardState, runId: string): DashboardState {
   if (state.details[runId]) return state;
-  return { ...state, details: { ...state.details, [runId]: { steps: {}, attempts: {}, loaded: false } } };
+  return { ...state, details: { ...state.details, [runId]: { steps: {}, attempts: {}, logs: [], loaded: false } } };
 }
 
 /** The answer of `GET /v1/runs/:id`, merged with whatever events brought meanwhile. */
-export function applyRunDetail(state: DashboardState, detail: { run: Run; steps: Step[]; attempts: Attempt[] }): DashboardState {
-  const current = state.details[detail.run.id] ?? { steps: {}, attempts: {}, loaded: false };
+export function applyRunDetail(state: DashboardState, detail: { run: Run; steps: Step[]; attempts: Attempt[]; logs?: StepLog[] }): DashboardState {
+  const current = state.details[detail.run.id] ?? { steps: {}, attempts: {}, logs: [], loaded: false };
   const steps = { ...current.steps };
   for (const step of detail.steps) steps[step.index] = newerStep(steps[step.index], step);
   const attempts = { ...current.attempts };
   for (const attempt of detail.attempts) attempts[attempt.seq] = attempt;
   const next = withRun(state, detail.run);
-  return { ...next, details: { ...next.details, [detail.run.id]: { steps, attempts, loaded: true } } };
+  const logs = detail.logs ?? current.logs;
+  return { ...next, details: { ...next.details, [detail.run.id]: { steps, attempts, logs, loaded: true } } };
 }
 
 /** Steps in order of position. */
@@ -132,7 +135,7 @@ export type Action =
   | { type: 'event'; event: StreamEvent }
   | { type: 'page'; status: RunStatus | null; page: RunPage; more: boolean }
   | { type: 'open'; runId: string }
-  | { type: 'detail'; detail: { run: Run; steps: Step[]; attempts: Attempt[] } };
+  | { type: 'detail'; detail: { run: Run; steps: Step[]; attempts: Attempt[]; logs?: StepLog[] } };
 
 /** The page's one reducer: every change of what it shows goes through here. */
 export function reduce(state: DashboardState, action: Action): DashboardState {

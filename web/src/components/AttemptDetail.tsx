@@ -1,16 +1,17 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
-import type { Attempt, Run, Step } from '../../../api/dto.js';
+import type { Attempt, Run, Step, StepLog } from '../../../api/dto.js';
 import { formatTime, prettyBody } from '../format.js';
 import { stepIndexesOf } from '../../../view/attempts.js';
 import { formatDuration } from '../../../view/duration.js';
 import { paths } from '../router.js';
 import { Body, ErrorBlock, Facts, HeadersTable, Link, Section } from './Common.js';
+import { StepLogs } from './StepLogs.js';
 
 /** One drive request's full log: what the runner sent, what the route answered, how it ended. */
-export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; seq: number; steps: Step[]; now: number }): JSX.Element {
-  const { run, attempt, seq, steps, now } = props;
+export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; seq: number; steps: Step[]; logs: readonly StepLog[]; now: number }): JSX.Element {
+  const { run, attempt, seq, steps, logs, now } = props;
   const requestBody = useMemo(() => prettyBody(attempt?.requestBody), [attempt?.requestBody]);
   if (!attempt) return <p class="muted">No attempt #{seq} (yet).</p>;
   const touched = steps.filter((step) => stepIndexesOf(attempt).has(step.index));
@@ -30,6 +31,11 @@ export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; s
       {attempt.error ? (
         <Section title="Error">
           <ErrorBlock error={attempt.error} />
+        </Section>
+      ) : null}
+      {logs.some((log) => log.attempt === attempt.seq) ? (
+        <Section title="Step logs" testId="attempt-logs-section">
+          <StepLogs runId={run.id} logs={logs.filter((log) => log.attempt === attempt.seq)} view="attempt" empty="" />
         </Section>
       ) : null}
       <Section title="Request">

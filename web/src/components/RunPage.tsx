@@ -89,9 +89,9 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
         </section>
         <section class="panel detail-panel" aria-label="Details">
           {step !== undefined ? (
-            <StepDetail run={run} step={steps.find((s) => s.index === step)} index={step} attempts={attempts} steps={steps} now={now} />
+            <StepDetail run={run} step={steps.find((s) => s.index === step)} index={step} attempts={attempts} steps={steps} logs={detail?.logs ?? []} now={now} />
           ) : attempt !== undefined ? (
-            <AttemptDetail run={run} attempt={attempts.find((a) => a.seq === attempt)} seq={attempt} steps={steps} now={now} />
+            <AttemptDetail run={run} attempt={attempts.find((a) => a.seq === attempt)} seq={attempt} steps={steps} logs={detail?.logs ?? []} now={now} />
           ) : (
             <RunOverview run={run} attempts={attempts} now={now} />
           )}

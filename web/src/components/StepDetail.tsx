@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
-import type { Attempt, Run, Step } from '../../../api/dto.js';
+import type { Attempt, Run, Step, StepLog } from '../../../api/dto.js';
 import { formatTime, prettyBody } from '../format.js';
 import { attemptsForStep } from '../../../view/attempts.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
@@ -9,11 +9,13 @@ import { callAnswer, displayOutput } from '../../../view/step-value.js';
 import { stepChild } from '../../../view/links.js';
 import { paths } from '../router.js';
 import { AttemptList } from './AttemptList.js';
+import { StepLogs } from './StepLogs.js';
+import { logsOfStep } from '../../../view/step-logs.js';
 import { Body, CopyButton, ErrorBlock, Facts, HeadersTable, KindBadge, Link, Section, StatusBadge } from './Common.js';
 
 /** The third level: one step, with what its kind adds (wake-up, event, HTTP exchange) and its attempts. */
-export function StepDetail(props: { run: Run; step: Step | undefined; index: number; steps: Step[]; attempts: Attempt[]; now: number }): JSX.Element {
-  const { run, step, index, steps, attempts, now } = props;
+export function StepDetail(props: { run: Run; step: Step | undefined; index: number; steps: Step[]; attempts: Attempt[]; logs: readonly StepLog[]; now: number }): JSX.Element {
+  const { run, step, index, steps, attempts, logs, now } = props;
   if (!step) return <p class="muted">Step #{index} has not started (yet).</p>;
   const siblings = step.group === null ? [] : steps.filter((s) => s.group === step.group && s.index !== step.index);
   const facts: [string, JSX.Element | string][] = [
@@ -52,6 +54,11 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
         </Section>
       ) : null}
       {step.kind === 'call' ? <CallExchange step={step} /> : <StepOutput step={step} />}
+      {step.kind === 'run' ? (
+        <Section title="Logs" testId="step-logs-section">
+          <StepLogs runId={run.id} logs={logsOfStep(logs, step.index)} view="step" empty="This step printed nothing." />
+        </Section>
+      ) : null}
       <Section title="Attempts for this step">
         <AttemptList runId={run.id} attempts={attemptsForStep(attempts, step.index)} now={now} empty="No drive response mentions this step." />
       </Section>
