@@ -7,3 +7,4 @@ export * from './values.js';
 export { MAX_JSON_DEPTH, assertJsonDepth, parseJson } from './validate.js';
 export * from './display.js';
 export * from './flow-control.js';
+export * from './trace-context.js';

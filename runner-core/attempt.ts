@@ -10,6 +10,7 @@ import { parseRetryAfter } from './retry.js';
 import { signDrive } from './sign.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from './transport.js';
 import type { Attempt, Change, Run } from './store/types.js';
+import type { Tracing } from './tracing.js';
 
 export interface AttemptContext {
   dispatcher: Dispatcher;
@@ -28,6 +29,8 @@ export interface AttemptContext {
   credentials: CallCredentials;
   /** Hands step changes over as they arrive; resolves once committed. */
   commit: (changes: Change[]) => Promise<void>;
+  /** Spans for each drive and its steps, only when traces are exported (`undefined`: nothing to do). */
+  tracing?: Tracing | undefined;
 }
 
 export interface AttemptResult {
@@ -110,6 +113,9 @@ export async function runAttempt(
     [Header.Attempt]: String(run.failures + 1),
     ...signDrive(run.url, body, ctx.tokens, startedAt + ctx.driveDeadlineMs),
   };
+  const trace = ctx.tracing?.attempt(run, { seq: run.attempts + 1, attempt: run.failures + 1, startedAt, failureFunction: failure !== undefined });
+  // The app's own spans nest under this drive's (the header is logged with the others).
+  if (trace) headers[Header.Traceparent] = trace.traceparent;
   const attempt: Attempt = {
     runId: run.id,
     seq: run.attempts + 1,
@@ -132,6 +138,7 @@ export async function runAttempt(
     attempt.responseBody = attempt.responseStatus === null ? null : clip(text, ctx.logBodyLimitBytes);
     attempt.outcome = failure ? `failure-function ${end.t}` : end.t;
     if (end.t === 'error' || end.t === 'failed') attempt.error = end.error;
+    trace?.end(attempt.responseStatus, end, startedAt + attempt.durationMs);
     return { attempt, progressed, end };
   };
 
@@ -173,6 +180,7 @@ export async function runAttempt(
           else {
             if (outcome.t === 'step') progressed = true;
             changes.push(stepChange(run.id, outcome, at));
+            trace?.step(outcome, at);
           }
         }
       } finally {

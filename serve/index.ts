@@ -6,6 +6,7 @@ export type { CallOptions, CallResponse, InvokeOptions, InvokeResult, StepOption
 export type { FailureFunctionArgs } from './core/options.js';
 export type { StandardSchemaV1, StandardSchemaIssue, StandardSchemaResult, InferSchemaOutput, ValidationIssue } from './core/schema.js';
 export type { Duration } from '../protocol/duration.js';
+export type { TraceContext } from '../protocol/trace-context.js';
 export { WorkflowError, NonRetryableError, RetryAfterError, ProtocolError, DeterminismError, StepFailedError } from '../protocol/errors.js';
 export { Client, ClientError, type ClientOptions, type TriggerOptions, type RunDetail } from './client.js';
 

@@ -1,4 +1,5 @@
 import type { Duration } from '../../protocol/duration.js';
+import type { TraceContext } from '../../protocol/trace-context.js';
 import type { InvokeOptions, InvokeResult } from './invoke.js';
 import type { DriveSession } from './session.js';
 export type { InvokeOptions, InvokeResult } from './invoke.js';
@@ -55,6 +56,13 @@ export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown
   /** The public URL the runner calls for this workflow. */
   readonly url: string;
   /**
+   * The drive request's W3C trace context when the runner exports OpenTelemetry traces (its
+   * `traceparent` header), else undefined. Every drive of a run shares `traceId`; `spanId` is this
+   * drive's span: make it the parent of the app's own spans, or pass `traceparent` on.
+   * @example tracer.startActiveSpan('charge', {}, propagation.extract(ROOT_CONTEXT, { traceparent: context.trace?.traceparent }), …)
+   */
+  readonly trace: TraceContext | undefined;
+  /**
    * A durable step: `fn` runs once, its result is stored by the runner, and on every later
    * replay `run` answers from that result without calling `fn`. `name` must be stable.
    * @example const user = await context.run("load-user", () => db.users.get(id));
@@ -99,6 +107,7 @@ export interface ContextInit {
   headers: Record<string, string>;
   env: Record<string, unknown>;
   url: string;
+  trace: TraceContext | undefined;
 }
 
 export function createContext(init: ContextInit, session: DriveSession): WorkflowContext<unknown, Record<string, unknown>> {

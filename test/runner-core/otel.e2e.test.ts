@@ -1,0 +1,188 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NonRetryableError } from '../../protocol/errors.js';
+import { parseTraceparent, type TraceContext } from '../../protocol/trace-context.js';
+import { createRunner, type CreatedRunner } from '../../runner-core/create-runner.js';
+import type { OtlpProtocol } from '../../runner-core/telemetry/otel-config.js';
+import { runTraceIds } from '../../runner-core/telemetry/run-trace-ids.js';
+import type { WorkflowContext } from '../../serve/core/context.js';
+import { startOtlpReceiver, SpanKindCode, StatusCode, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { closeStarted, startApp, startThroughApp, TEST_TOKEN, waitForFinish } from '../helpers/runner.js';
+
+/**
+ * The runner exports a run's trace over OTLP to a loopback receiver, in both protocols: a real
+ * runner (createRunner, SQLite), a real app (serve on node:http), spans decoded as a collector would.
+ */
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  await closeStarted();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function runnerExportingTo(receiver: OtlpReceiver, protocol: OtlpProtocol): Promise<CreatedRunner> {
+  const dir = mkdtempSync(join(tmpdir(), 'wfkit-otel-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const created = await createRunner({
+    database: join(dir, 'runner.db'),
+    tokens: [TEST_TOKEN],
+    port: 0,
+    otel: { endpoint: `${receiver.url}/v1/traces`, protocol, serviceName: 'orders-runner', headers: { 'x-collector-key': 'k1' } },
+  });
+  let closed = false;
+  cleanups.push(() => (closed ? undefined : created.close(0)));
+  return {
+    ...created,
+    close: async (graceMs) => {
+      closed = true;
+      await created.close(graceMs);
+    },
+  };
+}
+
+/** What each drive request showed the workflow as `context.trace`. */
+function orderWorkflow(seen: (TraceContext | undefined)[]) {
+  let flakyCalls = 0;
+  return async (context: WorkflowContext<{ fail?: boolean }>) => {
+    seen.push(context.trace);
+    await context.run('load', () => 1);
+    await context.sleep('pause', '20ms');
+    await context.run(
+      'flaky',
+      () => {
+        if (++flakyCalls === 1) throw new Error('first try fails');
+        return 2;
+      },
+      { retries: 1, retryDelay: 10 },
+    );
+    if (context.requestPayload?.fail) {
+      await context.run('boom', () => {
+        throw new NonRetryableError('boom failed for good');
+      });
+    }
+    return 'ok';
+  };
+}
+
+const byName = (spans: ReceivedSpan[], name: string): ReceivedSpan[] => spans.filter((s) => s.name === name);
+
+describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry export over %s', (protocol) => {
+  it('sends one trace per run: the run, each drive (an HTTP client span) and each step, with the wf.* attributes', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const runner = await runnerExportingTo(receiver, protocol);
+    const seen: (TraceContext | undefined)[] = [];
+    const app = await startApp(orderWorkflow(seen), { token: TEST_TOKEN, runnerUrl: runner.url });
+    const runId = await startThroughApp(app.url, {});
+    const { run, attempts } = await waitForFinish(runner.runner, runId);
+    expect(run.status).toBe('completed');
+    // Closing flushes the batch: everything the run produced is at the receiver now.
+    await runner.close(0);
+
+    const expectedContentType = protocol === 'http/json' ? 'application/json' : 'application/x-protobuf';
+    expect(receiver.requests.length).toBeGreaterThan(0);
+    for (const request of receiver.requests) {
+      expect(request.contentType).toContain(expectedContentType);
+      expect(request.headers['x-collector-key']).toBe('k1');
+    }
+    const ids = runTraceIds(runId);
+    const spans = receiver.spans.filter((s) => s.attributes['wf.run_id'] === runId);
+    expect(spans.every((s) => s.traceId === ids.traceId && s.service === 'orders-runner')).toBe(true);
+
+    // The run: a root span with the ids derived from the run id, from createdAt to the end.
+    const [root, ...more] = byName(spans, 'run /workflow');
+    expect(more).toEqual([]);
+    expect(root).toMatchObject({ spanId: ids.spanId, parentSpanId: '', kind: SpanKindCode.INTERNAL, status: { code: StatusCode.OK } });
+    expect(root!.attributes).toMatchObject({ 'wf.run_id': runId, 'wf.run.status': 'completed', 'url.full': app.url });
+    expect(root!.startMs).toBe(Math.floor(run.createdAt));
+    expect(root!.endMs).toBeGreaterThanOrEqual(root!.startMs);
+
+    // Each drive request: a client span under the run, with the HTTP attributes of the request.
+    const drives = byName(spans, 'drive /workflow');
+    expect(drives).toHaveLength(attempts.length);
+    for (const drive of drives) {
+      expect(drive).toMatchObject({ parentSpanId: ids.spanId, kind: SpanKindCode.CLIENT });
+      expect(drive.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.full': app.url, 'server.address': '127.0.0.1', 'http.response.status_code': 200 });
+    }
+    expect(drives.map((d) => d.attributes['wf.attempt.seq']).sort()).toEqual(attempts.map((a) => a.seq).sort());
+    const failedDrive = drives.find((d) => d.attributes['wf.outcome'] === 'failed')!;
+    expect(failedDrive.status.code).toBe(StatusCode.ERROR);
+    expect(failedDrive.events.map((e) => e.name)).toContain('exception');
+
+    // Each executed step: a span under the drive that ran it; the retried step shows once per try.
+    const driveIds = new Set(drives.map((d) => d.spanId));
+    const [load] = byName(spans, 'step load');
+    expect(load!.attributes).toMatchObject({ 'wf.step.name': 'load', 'wf.step.index': 0, 'wf.step.kind': 'run', 'wf.attempt': 1 });
+    expect(driveIds.has(load!.parentSpanId)).toBe(true);
+    const flaky = byName(spans, 'step flaky').sort((a, b) => Number(a.attributes['wf.attempt']) - Number(b.attributes['wf.attempt']));
+    expect(flaky.map((s) => [s.attributes['wf.step.index'], s.attributes['wf.attempt'], s.status.code])).toEqual([
+      [2, 1, StatusCode.ERROR],
+      [2, 2, StatusCode.OK],
+    ]);
+    expect(flaky[0]!.parentSpanId).toBe(failedDrive.spanId);
+    const exception = flaky[0]!.events.find((e) => e.name === 'exception')!;
+    expect(exception.attributes).toMatchObject({ 'exception.message': 'first try fails', 'exception.type': 'Error' });
+    // The sleep is resolved by the runner between drives: a span under the run, as long as the sleep.
+    const [pause] = byName(spans, 'sleep pause');
+    expect(pause).toMatchObject({ parentSpanId: ids.spanId });
+    expect(pause!.attributes).toMatchObject({ 'wf.step.name': 'pause', 'wf.step.index': 1, 'wf.step.kind': 'sleep' });
+    expect(pause!.endMs - pause!.startMs).toBeGreaterThanOrEqual(15);
+
+    // The app saw each drive's own span as its trace context (the traceparent it was sent).
+    expect(seen).toHaveLength(drives.length);
+    for (const trace of seen) {
+      expect(trace).toBeDefined();
+      expect(trace!.traceId).toBe(ids.traceId);
+      expect(driveIds.has(trace!.spanId)).toBe(true);
+      expect(parseTraceparent(trace!.traceparent)).toEqual(trace);
+    }
+    expect(new Set(seen.map((t) => t!.spanId)).size).toBe(drives.length);
+    // And the attempt log shows the header it was sent.
+    expect(attempts.every((a) => parseTraceparent(a.requestHeaders.traceparent)?.traceId === ids.traceId)).toBe(true);
+  });
+
+  it('marks a run that fails: the failing step and the run carry error status and the exception', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const runner = await runnerExportingTo(receiver, protocol);
+    const app = await startApp(orderWorkflow([]), { token: TEST_TOKEN, runnerUrl: runner.url });
+    const runId = await startThroughApp(app.url, { fail: true });
+    const { run } = await waitForFinish(runner.runner, runId);
+    expect(run.status).toBe('failed');
+    await runner.close(0);
+
+    const spans = receiver.spans.filter((s) => s.attributes['wf.run_id'] === runId);
+    const [root] = byName(spans, 'run /workflow');
+    expect(root).toMatchObject({ status: { code: StatusCode.ERROR, message: 'boom failed for good' } });
+    expect(root!.attributes['wf.run.status']).toBe('failed');
+    expect(root!.events.find((e) => e.name === 'exception')!.attributes).toMatchObject({ 'exception.type': 'NonRetryableError', 'exception.message': 'boom failed for good' });
+    const [boom, ...again] = byName(spans, 'step boom');
+    expect(again).toEqual([]);
+    expect(boom).toMatchObject({ status: { code: StatusCode.ERROR, message: 'boom failed for good' } });
+    expect(boom!.attributes).toMatchObject({ 'wf.step.name': 'boom', 'wf.step.index': 3, 'error.type': 'NonRetryableError' });
+  });
+});
+
+describe('OpenTelemetry off', () => {
+  it('sends no traceparent and leaves context.trace undefined', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wfkit-otel-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const created = await createRunner({ database: join(dir, 'runner.db'), tokens: [TEST_TOKEN], port: 0 });
+    cleanups.push(() => created.close(0));
+    const seen: (TraceContext | undefined)[] = [];
+    const app = await startApp(
+      async (context) => {
+        seen.push(context.trace);
+        await context.run('only', () => 1);
+      },
+      { token: TEST_TOKEN, runnerUrl: created.url },
+    );
+    const runId = await startThroughApp(app.url);
+    const { run, attempts } = await waitForFinish(created.runner, runId);
+    expect(run.status).toBe('completed');
+    expect(seen).toEqual([undefined]);
+    expect(attempts.map((a) => a.requestHeaders.traceparent)).toEqual([undefined]);
+  });
+});
