@@ -19,6 +19,7 @@ import type { Logger } from '../logger.js';
 import type { Run, Step } from '../store/types.js';
 import type { AttemptTrace, AttemptTraceInfo, Tracing } from '../tracing.js';
 import { DEFAULT_SERVICE_NAME, type OtelConfig } from './otel-config.js';
+import { ReportingExporter } from './reporting-exporter.js';
 import { runTraceIds } from './run-trace-ids.js';
 
 /** The attribute names of wfkit's own spans (the issue's contract; the rest are OTel semantic conventions). */
@@ -159,14 +160,26 @@ class OtelTracing implements Tracing {
     span.end(hr(Math.max(ended, step.startedAt)));
   }
 
+  /** Exports what is buffered; a collector that does not answer holds the runner's stop at most `SHUTDOWN_LIMIT_MS`. */
   async shutdown(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<'late'>((done) => {
+      timer = setTimeout(() => done('late'), SHUTDOWN_LIMIT_MS);
+      timer.unref();
+    });
     try {
-      await this.provider.shutdown();
+      const outcome = await Promise.race([this.provider.shutdown(), limit]);
+      if (outcome === 'late') this.logger.warn(`tracing: the collector did not take the last spans within ${SHUTDOWN_LIMIT_MS} ms; they are dropped`);
     } catch (error) {
       this.logger.error(`tracing: exporting the last spans failed: ${String(error)}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
+
+/** How long stopping waits for the last export (the exporter's own timeout is 10 s). */
+const SHUTDOWN_LIMIT_MS = 5_000;
 
 const NO_ATTEMPT_TRACE: AttemptTrace = { traceparent: '', step() {}, end() {} };
 
@@ -260,6 +273,6 @@ class OtelAttemptTrace implements AttemptTrace {
 export async function createOtelTracing(config: OtelConfig, logger: Logger): Promise<Tracing> {
   const { OTLPTraceExporter } =
     config.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
-  const exporter = new OTLPTraceExporter({ url: config.endpoint, headers: config.headers ?? {} });
+  const exporter = new ReportingExporter(new OTLPTraceExporter({ url: config.endpoint, headers: config.headers ?? {} }), config.endpoint, logger);
   return new OtelTracing(exporter, config.serviceName ?? DEFAULT_SERVICE_NAME, logger);
 }

@@ -118,8 +118,8 @@ function decode(body: Buffer, contentType: string): Wire {
   throw new Error(`unexpected content-type ${contentType}`);
 }
 
-/** Listens on 127.0.0.1:0; answers every export 200 (an empty ExportTraceServiceResponse). */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/** Listens on 127.0.0.1 (`port` 0: any free one); answers every export 200 (an empty ExportTraceServiceResponse). */
+export async function startOtlpReceiver(port = 0): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const requests: OtlpRequest[] = [];
   const server = createServer((req, res) => {
@@ -141,6 +141,6 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
-  const port = await listen(server);
-  return { url: `http://127.0.0.1:${port}`, spans, requests, close: () => closeServer(server) };
+  const bound = await listen(server, port);
+  return { url: `http://127.0.0.1:${bound}`, spans, requests, close: () => closeServer(server) };
 }

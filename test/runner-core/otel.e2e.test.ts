@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NonRetryableError } from '../../protocol/errors.js';
 import { parseTraceparent, type TraceContext } from '../../protocol/trace-context.js';
 import { createRunner, type CreatedRunner } from '../../runner-core/create-runner.js';
@@ -9,7 +9,8 @@ import type { OtlpProtocol } from '../../runner-core/telemetry/otel-config.js';
 import { runTraceIds } from '../../runner-core/telemetry/run-trace-ids.js';
 import type { WorkflowContext } from '../../serve/core/context.js';
 import { startOtlpReceiver, SpanKindCode, StatusCode, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { closeStarted, startApp, startThroughApp, TEST_TOKEN, waitForFinish } from '../helpers/runner.js';
+import type { Logger } from '../../runner-core/logger.js';
+import { closeStarted, startApp, startThroughApp, TEST_TOKEN, unusedPort, waitForFinish, waitForRun } from '../helpers/runner.js';
 
 /**
  * The runner exports a run's trace over OTLP to a loopback receiver, in both protocols: a real
@@ -22,7 +23,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function runnerExportingTo(receiver: OtlpReceiver, protocol: OtlpProtocol): Promise<CreatedRunner> {
+async function runnerExportingTo(receiver: Pick<OtlpReceiver, 'url'>, protocol: OtlpProtocol, logger?: Logger): Promise<CreatedRunner> {
   const dir = mkdtempSync(join(tmpdir(), 'wfkit-otel-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const created = await createRunner({
@@ -30,6 +31,7 @@ async function runnerExportingTo(receiver: OtlpReceiver, protocol: OtlpProtocol)
     tokens: [TEST_TOKEN],
     port: 0,
     otel: { endpoint: `${receiver.url}/v1/traces`, protocol, serviceName: 'orders-runner', headers: { 'x-collector-key': 'k1' } },
+    ...(logger && { logger }),
   });
   let closed = false;
   cleanups.push(() => (closed ? undefined : created.close(0)));
@@ -76,7 +78,7 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     const seen: (TraceContext | undefined)[] = [];
     const app = await startApp(orderWorkflow(seen), { token: TEST_TOKEN, runnerUrl: runner.url });
     const runId = await startThroughApp(app.url, {});
-    const { run, attempts } = await waitForFinish(runner.runner, runId);
+    const { run, steps, attempts } = await waitForFinish(runner.runner, runId);
     expect(run.status).toBe('completed');
     // Closing flushes the batch: everything the run produced is at the receiver now.
     await runner.close(0);
@@ -128,7 +130,7 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     const [pause] = byName(spans, 'sleep pause');
     expect(pause).toMatchObject({ parentSpanId: ids.spanId });
     expect(pause!.attributes).toMatchObject({ 'wf.step.name': 'pause', 'wf.step.index': 1, 'wf.step.kind': 'sleep' });
-    expect(pause!.endMs - pause!.startMs).toBeGreaterThanOrEqual(15);
+    expect([pause!.startMs, pause!.endMs]).toEqual([Math.floor(steps[1]!.startedAt), Math.floor(steps[1]!.finishedAt!)]);
 
     // The app saw each drive's own span as its trace context (the traceparent it was sent).
     expect(seen).toHaveLength(drives.length);
@@ -147,7 +149,7 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     const receiver = await startOtlpReceiver();
     cleanups.push(() => receiver.close());
     const runner = await runnerExportingTo(receiver, protocol);
-    const app = await startApp(orderWorkflow([]), { token: TEST_TOKEN, runnerUrl: runner.url });
+    const app = await startApp(orderWorkflow([]), { token: TEST_TOKEN, runnerUrl: runner.url, failureFunction: () => {} });
     const runId = await startThroughApp(app.url, { fail: true });
     const { run } = await waitForFinish(runner.runner, runId);
     expect(run.status).toBe('failed');
@@ -162,6 +164,69 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     expect(again).toEqual([]);
     expect(boom).toMatchObject({ status: { code: StatusCode.ERROR, message: 'boom failed for good' } });
     expect(boom!.attributes).toMatchObject({ 'wf.step.name': 'boom', 'wf.step.index': 3, 'error.type': 'NonRetryableError' });
+    // The failureFunction's delivery is a drive of its own, under the run.
+    const [delivery] = byName(spans, 'failure-function /workflow');
+    expect(delivery).toMatchObject({ parentSpanId: root!.spanId, kind: SpanKindCode.CLIENT, status: { code: StatusCode.UNSET } });
+    expect(delivery!.attributes).toMatchObject({ 'wf.outcome': 'done', 'http.response.status_code': 200 });
+  });
+});
+
+describe('OpenTelemetry export, beyond the happy path', () => {
+  it('ends a cancelled run\'s span, with the wait it was in', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const runner = await runnerExportingTo(receiver, 'http/protobuf');
+    const app = await startApp(
+      async (context) => {
+        await context.waitForEvent('approval', 'order-1-approved', { timeout: '1h' });
+      },
+      { token: TEST_TOKEN, runnerUrl: runner.url },
+    );
+    const runId = await startThroughApp(app.url);
+    await waitForRun(runner.runner, runId, (run) => run.status === 'waiting');
+    await runner.runner.cancelRun(runId);
+    await runner.close(0);
+    const spans = receiver.spans.filter((s) => s.attributes['wf.run_id'] === runId);
+    const [root] = byName(spans, 'run /workflow');
+    expect(root!.attributes['wf.run.status']).toBe('cancelled');
+    expect(root!.status.code).toBe(StatusCode.UNSET);
+    const [wait] = byName(spans, 'wait approval');
+    expect(wait).toMatchObject({ parentSpanId: runTraceIds(runId).spanId });
+    expect(wait!.attributes).toMatchObject({ 'wf.step.kind': 'wait', 'wf.step.index': 0 });
+  });
+
+  it('keeps driving while the collector is down, says so once in the log, and says when it answers again', async () => {
+    const lines: string[] = [];
+    const record = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);
+    const logger: Logger = { info: record('info'), warn: record('warn'), error: record('error') };
+    const port = await unusedPort();
+    // Batches leave every 50 ms instead of 5 s and an export gives up (retries included) after 1 s
+    // instead of 10 s, so both states show soon (the SDK reads these when the exporter is built).
+    const tuning = { OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_TIMEOUT: '1000' };
+    const previous = Object.fromEntries(Object.keys(tuning).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, tuning);
+    let runner: CreatedRunner;
+    try {
+      runner = await runnerExportingTo({ url: `http://127.0.0.1:${port}` }, 'http/protobuf', logger);
+    } finally {
+      for (const [name, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    const app = await startApp(async (context) => void (await context.run('one', () => 1)), { token: TEST_TOKEN, runnerUrl: runner.url });
+    const first = await startThroughApp(app.url);
+    expect((await waitForFinish(runner.runner, first)).run.status).toBe('completed');
+    await vi.waitFor(() => expect(lines.filter((l) => l.includes('failed'))).toEqual([expect.stringMatching(new RegExp(`^warn: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces failed`))]), { timeout: 10_000, interval: 20 });
+
+    const receiver = await startOtlpReceiver(port);
+    cleanups.push(() => receiver.close());
+    const second = await startThroughApp(app.url);
+    expect((await waitForFinish(runner.runner, second)).run.status).toBe('completed');
+    await vi.waitFor(() => expect(receiver.spans.some((s) => s.attributes['wf.run_id'] === second && s.name === 'run /workflow')).toBe(true), { timeout: 10_000, interval: 20 });
+    expect(lines).toContain(`info: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces works again`);
+    expect(lines.filter((l) => l.startsWith('warn'))).toHaveLength(1);
+    await runner.close(0);
   });
 });
 
