@@ -41,3 +41,26 @@ export function parseTraceparent(value: string | null | undefined): TraceContext
   if (ALL_ZERO.test(traceId!) || ALL_ZERO.test(spanId!)) return undefined;
   return { traceId: traceId!, spanId: spanId!, sampled: (parseInt(flags!, 16) & 1) === 1, traceparent: text };
 }
+
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const MASK_64 = 0xffffffffffffffffn;
+
+/**
+ * The span id of step `index` executed in the drive whose span is `driveSpanId`: the runner gives
+ * the step's span this id and `serve` hands it to the step's `fn`, so the app's spans nest under the
+ * step without a round trip. FNV-1a 64 (synchronous, edge-safe): it needs to be shared and unique
+ * within a drive, not secret.
+ * @example stepSpanId('00f067aa0ba902b7', 2) // 16 hex digits, the same on both sides
+ */
+export function stepSpanId(driveSpanId: string, index: number): string {
+  let hash = FNV_OFFSET;
+  for (const char of `${driveSpanId}:${index}`) hash = ((hash ^ BigInt(char.charCodeAt(0))) * FNV_PRIME) & MASK_64;
+  return (hash === 0n ? 1n : hash).toString(16).padStart(16, '0');
+}
+
+/** The trace context of step `index` inside the drive `drive` (same trace, the step's span). */
+export function stepTraceContext(drive: TraceContext, index: number): TraceContext {
+  const spanId = stepSpanId(drive.spanId, index);
+  return { traceId: drive.traceId, spanId, sampled: drive.sampled, traceparent: formatTraceparent(drive.traceId, spanId, drive.sampled) };
+}

@@ -1,6 +1,6 @@
 // Loaded only with a dynamic import when traces are exported (create-runner.ts): a runner without
 // an OTLP endpoint never loads any @opentelemetry package.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type HrTime, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import {
@@ -14,7 +14,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import type { SerializedError } from '../../protocol/errors.js';
 import type { Outcome, TerminalOutcome } from '../../protocol/outcome.js';
-import { formatTraceparent } from '../../protocol/trace-context.js';
+import { formatTraceparent, stepSpanId } from '../../protocol/trace-context.js';
 import type { Logger } from '../logger.js';
 import type { Run, Step } from '../store/types.js';
 import type { AttemptTrace, AttemptTraceInfo, Tracing } from '../tracing.js';
@@ -68,18 +68,28 @@ function recordError(span: Span, error: SerializedError, at: number): void {
 }
 
 /**
- * Random ids except for a run's own span, whose trace and span ids are derived from the run id
- * (`run-trace-ids.ts`): the tracer asks the generator while `startSpan` runs, synchronously, so the
- * ids are set just around that call.
+ * Random ids except where both ends must agree without talking: a run's own span, whose trace and
+ * span ids are derived from the run id (`run-trace-ids.ts`), and a step's span, derived from its
+ * drive's span and its index (`stepSpanId`, which `serve` hands the step). The tracer asks the
+ * generator while `startSpan` runs, synchronously, so the ids are set just around that call.
  */
-class RunIdGenerator implements IdGenerator {
+class DerivedIdGenerator implements IdGenerator {
   private readonly random = new RandomIdGenerator();
-  forced: { traceId: string; spanId: string } | undefined;
+  private forced: { traceId?: string; spanId: string } | undefined;
   generateTraceId(): string {
     return this.forced?.traceId ?? this.random.generateTraceId();
   }
   generateSpanId(): string {
     return this.forced?.spanId ?? this.random.generateSpanId();
+  }
+  /** `tracer.startSpan` with these ids (a child keeps its parent's trace id whatever `traceId` says). */
+  startSpan(tracer: Tracer, ids: { traceId?: string; spanId: string }, name: string, options: SpanOptions, parent: Context): Span {
+    this.forced = ids;
+    try {
+      return tracer.startSpan(name, options, parent);
+    } finally {
+      this.forced = undefined;
+    }
   }
 }
 
@@ -101,7 +111,7 @@ function runContext(runId: string): Context {
 class OtelTracing implements Tracing {
   private readonly provider: BasicTracerProvider;
   private readonly tracer: Tracer;
-  private readonly ids = new RunIdGenerator();
+  private readonly ids = new DerivedIdGenerator();
   private readonly logger: Logger;
 
   constructor(exporter: SpanExporter, serviceName: string, logger: Logger) {
@@ -117,7 +127,7 @@ class OtelTracing implements Tracing {
 
   attempt(run: Run, info: AttemptTraceInfo): AttemptTrace {
     try {
-      return new OtelAttemptTrace(this.tracer, run, info, this.logger);
+      return new OtelAttemptTrace(this.tracer, this.ids, run, info, this.logger);
     } catch (error) {
       this.logger.error(`tracing: could not start the span of a drive: ${String(error)}`, { runId: run.id });
       return NO_ATTEMPT_TRACE;
@@ -128,13 +138,8 @@ class OtelTracing implements Tracing {
     try {
       const parent = runContext(run.id);
       for (const step of steps) if (step.kind !== 'run') this.resolvedStep(run, step, parent, at);
-      this.ids.forced = runTraceIds(run.id);
-      let span: Span;
-      try {
-        span = this.tracer.startSpan(`run ${pathOf(run.url)}`, { kind: SpanKind.INTERNAL, startTime: hr(run.createdAt), attributes: { [WfAttr.RunId]: run.id, [WfAttr.RunStatus]: run.status, [ATTR_URL_FULL]: run.url } }, ROOT_CONTEXT);
-      } finally {
-        this.ids.forced = undefined;
-      }
+      const attributes = { [WfAttr.RunId]: run.id, [WfAttr.RunStatus]: run.status, [ATTR_URL_FULL]: run.url };
+      const span = this.ids.startSpan(this.tracer, runTraceIds(run.id), `run ${pathOf(run.url)}`, { kind: SpanKind.INTERNAL, startTime: hr(run.createdAt), attributes }, ROOT_CONTEXT);
       span.setAttribute('wf.run.attempts', run.attempts);
       span.setAttribute('wf.run.steps_done', run.stepsDone);
       if (run.status === 'failed' && run.error) recordError(span, run.error, at);
@@ -190,12 +195,14 @@ class OtelAttemptTrace implements AttemptTrace {
   private readonly context: Context;
   private readonly steps = new Map<number, { span: Span; startedAt: number }>();
   private readonly tracer: Tracer;
+  private readonly ids: DerivedIdGenerator;
   private readonly run: Run;
   private readonly info: AttemptTraceInfo;
   private readonly logger: Logger;
 
-  constructor(tracer: Tracer, run: Run, info: AttemptTraceInfo, logger: Logger) {
+  constructor(tracer: Tracer, ids: DerivedIdGenerator, run: Run, info: AttemptTraceInfo, logger: Logger) {
     this.tracer = tracer;
+    this.ids = ids;
     this.run = run;
     this.info = info;
     this.logger = logger;
@@ -227,7 +234,10 @@ class OtelAttemptTrace implements AttemptTrace {
           [WfAttr.StepGroup]: outcome.group,
           [WfAttr.Attempt]: this.info.attempt,
         };
-        this.steps.set(outcome.index, { span: this.tracer.startSpan(`step ${outcome.name}`, { startTime: hr(at), attributes }, this.context), startedAt: at });
+        // The id `serve` gave the step's `fn` (step.trace), so the app's spans inside it nest here.
+        const spanId = stepSpanId(this.span.spanContext().spanId, outcome.index);
+        const span = this.ids.startSpan(this.tracer, { spanId }, `step ${outcome.name}`, { startTime: hr(at), attributes }, this.context);
+        this.steps.set(outcome.index, { span, startedAt: at });
         return;
       }
       const open = this.steps.get(outcome.index);

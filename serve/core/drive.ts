@@ -59,6 +59,7 @@ export async function driveRun(input: DriveInput): Promise<Response> {
         committed,
         timeBudgetMs: input.timeBudgetMs,
         deadline: input.deadline,
+        trace: input.trace,
         emit: (outcome) => {
           if (open) controller.enqueue(encoder.encode(encodeOutcome(outcome)));
         },

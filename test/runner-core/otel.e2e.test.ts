@@ -44,12 +44,15 @@ async function runnerExportingTo(receiver: Pick<OtlpReceiver, 'url'>, protocol: 
   };
 }
 
-/** What each drive request showed the workflow as `context.trace`. */
-function orderWorkflow(seen: (TraceContext | undefined)[]) {
+/** What each drive request showed the workflow as `context.trace`, and each step's `fn` as `step.trace`. */
+function orderWorkflow(seen: (TraceContext | undefined)[], seenByStep: Map<string, TraceContext | undefined> = new Map()) {
   let flakyCalls = 0;
   return async (context: WorkflowContext<{ fail?: boolean }>) => {
     seen.push(context.trace);
-    await context.run('load', () => 1);
+    await context.run('load', (step) => {
+      seenByStep.set(step.name, step.trace);
+      return 1;
+    });
     await context.sleep('pause', '20ms');
     await context.run(
       'flaky',
@@ -76,7 +79,8 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     cleanups.push(() => receiver.close());
     const runner = await runnerExportingTo(receiver, protocol);
     const seen: (TraceContext | undefined)[] = [];
-    const app = await startApp(orderWorkflow(seen), { token: TEST_TOKEN, runnerUrl: runner.url });
+    const seenByStep = new Map<string, TraceContext | undefined>();
+    const app = await startApp(orderWorkflow(seen, seenByStep), { token: TEST_TOKEN, runnerUrl: runner.url });
     const runId = await startThroughApp(app.url, {});
     const { run, steps, attempts } = await waitForFinish(runner.runner, runId);
     expect(run.status).toBe('completed');
@@ -141,6 +145,8 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
       expect(parseTraceparent(trace!.traceparent)).toEqual(trace);
     }
     expect(new Set(seen.map((t) => t!.spanId)).size).toBe(drives.length);
+    // Inside a step, its fn was handed the step's own span, so the app's spans nest under the step.
+    expect(seenByStep.get('load')).toEqual({ traceId: ids.traceId, spanId: load!.spanId, sampled: true, traceparent: `00-${ids.traceId}-${load!.spanId}-01` });
     // And the attempt log shows the header it was sent.
     expect(attempts.every((a) => parseTraceparent(a.requestHeaders.traceparent)?.traceId === ids.traceId)).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { signRequest } from '../../protocol/signing.js';
-import type { TraceContext } from '../../protocol/trace-context.js';
+import { stepTraceContext, type TraceContext } from '../../protocol/trace-context.js';
 import { createHandler } from '../../serve/core/handler.js';
 import { driveRequest, readOutcomes } from '../helpers/drive.js';
 
@@ -9,12 +9,18 @@ const URL_ = 'https://app.example.com/api/workflow';
 const TOKEN = 'trace-test-token';
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
+let stepSeen: { index: number; name: string; trace: TraceContext | undefined } | undefined;
+
 async function traceSeen(traceparent: string | undefined): Promise<TraceContext | undefined | 'not called'> {
   let seen: TraceContext | undefined | 'not called' = 'not called';
+  stepSeen = undefined;
   const handle = createHandler(
     async (context) => {
       seen = context.trace;
-      await context.run('a', () => 1);
+      await context.run('a', (step) => {
+        stepSeen = step;
+        return 1;
+      });
     },
     { token: TOKEN, runnerUrl: 'http://127.0.0.1:9', url: URL_ },
   );
@@ -28,11 +34,15 @@ async function traceSeen(traceparent: string | undefined): Promise<TraceContext 
 
 describe('context.trace', () => {
   it('is the drive request\'s traceparent, parsed', async () => {
-    expect(await traceSeen(TRACEPARENT)).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', sampled: true, traceparent: TRACEPARENT });
+    const drive = await traceSeen(TRACEPARENT);
+    expect(drive).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', sampled: true, traceparent: TRACEPARENT });
+    // The step's fn gets the span the runner gives that step.
+    expect(stepSeen).toEqual({ index: 0, name: 'a', trace: stepTraceContext(drive as TraceContext, 0) });
   });
 
   it('is undefined without the header, and for a malformed one the drive still runs', async () => {
     expect(await traceSeen(undefined)).toBeUndefined();
+    expect(stepSeen).toEqual({ index: 0, name: 'a', trace: undefined });
     expect(await traceSeen('00-not-a-trace-01')).toBeUndefined();
   });
 
