@@ -15,6 +15,7 @@ import {
 import type { SerializedError } from '../../protocol/errors.js';
 import type { Outcome, TerminalOutcome } from '../../protocol/outcome.js';
 import { formatTraceparent, stepSpanId } from '../../protocol/trace-context.js';
+import { parentOf } from '../invoke.js';
 import type { Logger } from '../logger.js';
 import type { Run, Step } from '../store/types.js';
 import type { AttemptTrace, AttemptTraceInfo, Tracing } from '../tracing.js';
@@ -138,8 +139,12 @@ class OtelTracing implements Tracing {
     try {
       const parent = runContext(run.id);
       for (const step of steps) if (step.kind !== 'run') this.resolvedStep(run, step, parent, at);
-      const attributes = { [WfAttr.RunId]: run.id, [WfAttr.RunStatus]: run.status, [ATTR_URL_FULL]: run.url };
-      const span = this.ids.startSpan(this.tracer, runTraceIds(run.id), `run ${pathOf(run.url)}`, { kind: SpanKind.INTERNAL, startTime: hr(run.createdAt), attributes }, ROOT_CONTEXT);
+      const attributes: Attributes = { [WfAttr.RunId]: run.id, [WfAttr.RunStatus]: run.status, [ATTR_URL_FULL]: run.url };
+      // A child run (context.invoke) has a trace of its own, linked to its parent run's.
+      const parentRunId = parentOf(run)?.parentRunId;
+      const links = parentRunId === undefined ? [] : [{ context: trace.getSpanContext(runContext(parentRunId))!, attributes: { [WfAttr.RunId]: parentRunId } }];
+      if (parentRunId !== undefined) attributes['wf.parent_run_id'] = parentRunId;
+      const span = this.ids.startSpan(this.tracer, runTraceIds(run.id), `run ${pathOf(run.url)}`, { kind: SpanKind.INTERNAL, startTime: hr(run.createdAt), attributes, links }, ROOT_CONTEXT);
       span.setAttribute('wf.run.attempts', run.attempts);
       span.setAttribute('wf.run.steps_done', run.stepsDone);
       if (run.status === 'failed' && run.error) recordError(span, run.error, at);
@@ -217,8 +222,9 @@ class OtelAttemptTrace implements AttemptTrace {
       runContext(run.id),
     );
     this.context = trace.setSpan(ROOT_CONTEXT, this.span);
-    const { traceId, spanId } = this.span.spanContext();
-    this.traceparent = formatTraceparent(traceId, spanId);
+    const { traceId, spanId, traceFlags } = this.span.spanContext();
+    // Sampled unless OTEL_TRACES_SAMPLER said otherwise for this span: the app then records nothing either.
+    this.traceparent = formatTraceparent(traceId, spanId, (traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED);
   }
 
   step(outcome: Exclude<Outcome, TerminalOutcome>, at: number): void {

@@ -21,8 +21,9 @@ message InstrumentationScope { string name = 1; string version = 2; }
 message Span {
   bytes trace_id = 1; bytes span_id = 2; string trace_state = 3; bytes parent_span_id = 4; string name = 5;
   int32 kind = 6; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8;
-  repeated KeyValue attributes = 9; repeated Event events = 11; Status status = 15;
+  repeated KeyValue attributes = 9; repeated Event events = 11; repeated Link links = 13; Status status = 15;
 }
+message Link { bytes trace_id = 1; bytes span_id = 2; string trace_state = 3; repeated KeyValue attributes = 4; }
 message Event { fixed64 time_unix_nano = 1; string name = 2; repeated KeyValue attributes = 3; }
 message Status { string message = 2; int32 code = 3; }
 message KeyValue { string key = 1; AnyValue value = 2; }
@@ -49,6 +50,7 @@ export interface ReceivedSpan {
   attributes: Record<string, string | number | boolean>;
   status: { code: number; message: string };
   events: { name: string; attributes: Record<string, string | number | boolean> }[];
+  links: { traceId: string; spanId: string; attributes: Record<string, string | number | boolean> }[];
   /** The resource's service.name. */
   service: string;
 }
@@ -102,6 +104,7 @@ function spansOf(request: Wire): ReceivedSpan[] {
           attributes: attributesOf(span.attributes),
           status: { code: Number(span.status?.code ?? 0), message: (span.status?.message as string | undefined) ?? '' },
           events: ((span.events ?? []) as Wire[]).map((event) => ({ name: event.name as string, attributes: attributesOf(event.attributes) })),
+          links: ((span.links ?? []) as Wire[]).map((link) => ({ traceId: hexOf(link.traceId), spanId: hexOf(link.spanId), attributes: attributesOf(link.attributes) })),
           service,
         });
       }

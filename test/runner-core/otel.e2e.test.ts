@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NonRetryableError } from '../../protocol/errors.js';
 import { parseTraceparent, type TraceContext } from '../../protocol/trace-context.js';
+import { childRunIdOf } from '../../runner-core/invoke.js';
 import { createRunner, type CreatedRunner } from '../../runner-core/create-runner.js';
 import type { OtlpProtocol } from '../../runner-core/telemetry/otel-config.js';
 import { runTraceIds } from '../../runner-core/telemetry/run-trace-ids.js';
@@ -199,6 +200,32 @@ describe('OpenTelemetry export, beyond the happy path', () => {
     const [wait] = byName(spans, 'wait approval');
     expect(wait).toMatchObject({ parentSpanId: runTraceIds(runId).spanId });
     expect(wait!.attributes).toMatchObject({ 'wf.step.kind': 'wait', 'wf.step.index': 0 });
+  });
+
+  it('gives a child run (context.invoke) its own trace, linked to its parent run, and the invoke a span', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const runner = await runnerExportingTo(receiver, 'http/json');
+    const app = await startApp(
+      async (context: WorkflowContext<{ child?: boolean }>) => {
+        if (context.requestPayload?.child) return context.run('resize', () => 'small');
+        const { body } = await context.invoke('make-thumbnail', { url: '/workflow', body: { child: true } });
+        return body;
+      },
+      { token: TEST_TOKEN, runnerUrl: runner.url },
+    );
+    const parentId = await startThroughApp(app.url, {});
+    const { run, steps } = await waitForFinish(runner.runner, parentId);
+    expect(run.status).toBe('completed');
+    const childId = childRunIdOf(steps[0]!)!;
+    await runner.close(0);
+    const parentIds = runTraceIds(parentId);
+    const [childRoot] = receiver.spans.filter((s) => s.name === 'run /workflow' && s.attributes['wf.run_id'] === childId);
+    expect(childRoot).toMatchObject({ traceId: runTraceIds(childId).traceId, parentSpanId: '', links: [{ traceId: parentIds.traceId, spanId: parentIds.spanId, attributes: { 'wf.run_id': parentId } }] });
+    expect(childRoot!.attributes['wf.parent_run_id']).toBe(parentId);
+    const [invoke] = receiver.spans.filter((s) => s.name === 'invoke make-thumbnail');
+    expect(invoke).toMatchObject({ traceId: parentIds.traceId, parentSpanId: parentIds.spanId });
+    expect(receiver.spans.some((s) => s.name === 'step resize' && s.traceId === runTraceIds(childId).traceId)).toBe(true);
   });
 
   it('keeps driving while the collector is down, says so once in the log, and says when it answers again', async () => {
