@@ -115,7 +115,7 @@ export async function runAttempt(
   };
   const trace = ctx.tracing?.attempt(run, { seq: run.attempts + 1, attempt: run.failures + 1, startedAt, failureFunction: failure !== undefined });
   // The app's own spans nest under this drive's (the header is logged with the others).
-  if (trace) headers[Header.Traceparent] = trace.traceparent;
+  if (trace?.traceparent) headers[Header.Traceparent] = trace.traceparent;
   const attempt: Attempt = {
     runId: run.id,
     seq: run.attempts + 1,

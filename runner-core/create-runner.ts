@@ -87,8 +87,13 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
   // Loaded here, not imported above: without an endpoint no @opentelemetry package is ever loaded.
   let tracing: Tracing | undefined = runnerOptions.tracing;
   if (!tracing && otel) {
-    const { createOtelTracing } = await import('./telemetry/otel-tracing.js');
-    tracing = await createOtelTracing(otel, runnerOptions.logger ?? consoleLogger);
+    try {
+      const { createOtelTracing } = await import('./telemetry/otel-tracing.js');
+      tracing = await createOtelTracing(otel, runnerOptions.logger ?? consoleLogger);
+    } catch (error) {
+      await closeStore();
+      throw new RunnerConfigError(`Could not set up the OpenTelemetry export to ${otel.endpoint}: ${(error as Error).message}`, { cause: error });
+    }
   }
   const stepDuration = new Histogram();
   const store = instrumentStore(opened!, stepDuration);

@@ -32,7 +32,7 @@ export interface AttemptTraceInfo {
 
 /** One drive request's span and the spans of the steps it runs. */
 export interface AttemptTrace {
-  /** The W3C `traceparent` of the drive's span, sent on the request. */
+  /** The W3C `traceparent` of the drive's span, sent on the request ('' for none). */
   readonly traceparent: string;
   /** A `started` or `step` line arrived at `at`. */
   step(outcome: Exclude<Outcome, TerminalOutcome>, at: number): void;

@@ -27,6 +27,9 @@ import { runTraceIds } from './run-trace-ids.js';
 export const WfAttr = {
   RunId: 'wf.run_id',
   RunStatus: 'wf.run.status',
+  RunAttempts: 'wf.run.attempts',
+  RunStepsDone: 'wf.run.steps_done',
+  ParentRunId: 'wf.parent_run_id',
   StepName: 'wf.step.name',
   StepIndex: 'wf.step.index',
   StepKind: 'wf.step.kind',
@@ -143,10 +146,10 @@ class OtelTracing implements Tracing {
       // A child run (context.invoke) has a trace of its own, linked to its parent run's.
       const parentRunId = parentOf(run)?.parentRunId;
       const links = parentRunId === undefined ? [] : [{ context: trace.getSpanContext(runContext(parentRunId))!, attributes: { [WfAttr.RunId]: parentRunId } }];
-      if (parentRunId !== undefined) attributes['wf.parent_run_id'] = parentRunId;
+      if (parentRunId !== undefined) attributes[WfAttr.ParentRunId] = parentRunId;
       const span = this.ids.startSpan(this.tracer, runTraceIds(run.id), `run ${pathOf(run.url)}`, { kind: SpanKind.INTERNAL, startTime: hr(run.createdAt), attributes, links }, ROOT_CONTEXT);
-      span.setAttribute('wf.run.attempts', run.attempts);
-      span.setAttribute('wf.run.steps_done', run.stepsDone);
+      span.setAttribute(WfAttr.RunAttempts, run.attempts);
+      span.setAttribute(WfAttr.RunStepsDone, run.stepsDone);
       if (run.status === 'failed' && run.error) recordError(span, run.error, at);
       else if (run.status === 'completed') span.setStatus({ code: SpanStatusCode.OK });
       span.end(hr(Math.max(at, run.createdAt)));
@@ -191,6 +194,7 @@ class OtelTracing implements Tracing {
 /** How long stopping waits for the last export (the exporter's own timeout is 10 s). */
 const SHUTDOWN_LIMIT_MS = 5_000;
 
+/** A drive whose span could not start: no header (empty `traceparent`), nothing recorded. */
 const NO_ATTEMPT_TRACE: AttemptTrace = { traceparent: '', step() {}, end() {} };
 
 /** One drive request's span and its `run` steps' spans. */

@@ -6,6 +6,7 @@ import { NonRetryableError } from '../../protocol/errors.js';
 import { parseTraceparent, type TraceContext } from '../../protocol/trace-context.js';
 import { childRunIdOf } from '../../runner-core/invoke.js';
 import { createRunner, type CreatedRunner } from '../../runner-core/create-runner.js';
+import { RunnerConfigError } from '../../runner-core/errors.js';
 import type { OtlpProtocol } from '../../runner-core/telemetry/otel-config.js';
 import { runTraceIds } from '../../runner-core/telemetry/run-trace-ids.js';
 import type { WorkflowContext } from '../../serve/core/context.js';
@@ -260,6 +261,16 @@ describe('OpenTelemetry export, beyond the happy path', () => {
     expect(lines).toContain(`info: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces works again`);
     expect(lines.filter((l) => l.startsWith('warn'))).toHaveLength(1);
     await runner.close(0);
+  });
+});
+
+describe('OpenTelemetry misconfigured', () => {
+  it('refuses to start with a RunnerConfigError naming the endpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wfkit-otel-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const failed = createRunner({ database: join(dir, 'runner.db'), tokens: [TEST_TOKEN], port: 0, otel: { endpoint: 'not a url' } });
+    await expect(failed).rejects.toThrow(RunnerConfigError);
+    await expect(failed).rejects.toThrow(/OpenTelemetry export to not a url: .*not a url/);
   });
 });
 
