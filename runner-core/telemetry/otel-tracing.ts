@@ -149,7 +149,8 @@ class OtelTracing implements Tracing {
       if (parentRunId !== undefined) attributes[WfAttr.ParentRunId] = parentRunId;
       const span = this.ids.startSpan(this.tracer, runTraceIds(run.id), `run ${pathOf(run.url)}`, { kind: SpanKind.INTERNAL, startTime: hr(run.createdAt), attributes, links }, ROOT_CONTEXT);
       span.setAttribute(WfAttr.RunAttempts, run.attempts);
-      span.setAttribute(WfAttr.RunStepsDone, run.stepsDone);
+      // From the steps read now: the driver's copy of the run does not follow the store's count.
+      span.setAttribute(WfAttr.RunStepsDone, steps.filter((step) => step.status === 'succeeded').length);
       if (run.status === 'failed' && run.error) recordError(span, run.error, at);
       else if (run.status === 'completed') span.setStatus({ code: SpanStatusCode.OK });
       span.end(hr(Math.max(at, run.createdAt)));

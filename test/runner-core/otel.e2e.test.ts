@@ -103,7 +103,7 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     const [root, ...more] = byName(spans, 'run /workflow');
     expect(more).toEqual([]);
     expect(root).toMatchObject({ spanId: ids.spanId, parentSpanId: '', kind: SpanKindCode.INTERNAL, status: { code: StatusCode.OK } });
-    expect(root!.attributes).toMatchObject({ 'wf.run_id': runId, 'wf.run.status': 'completed', 'url.full': app.url });
+    expect(root!.attributes).toMatchObject({ 'wf.run_id': runId, 'wf.run.status': 'completed', 'url.full': app.url, 'wf.run.steps_done': 3, 'wf.run.attempts': attempts.length });
     expect(root!.startMs).toBe(Math.floor(run.createdAt));
     expect(root!.endMs).toBeGreaterThanOrEqual(root!.startMs);
 
