@@ -25,11 +25,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function runnerExportingTo(receiver: Pick<OtlpReceiver, 'url'>, protocol: OtlpProtocol, logger?: Logger): Promise<CreatedRunner> {
+async function runnerExportingTo(receiver: Pick<OtlpReceiver, 'url'>, protocol: OtlpProtocol, logger?: Logger, database?: string): Promise<CreatedRunner> {
   const dir = mkdtempSync(join(tmpdir(), 'wfkit-otel-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const created = await createRunner({
-    database: join(dir, 'runner.db'),
+    database: database ?? join(dir, 'runner.db'),
     tokens: [TEST_TOKEN],
     port: 0,
     otel: { endpoint: `${receiver.url}/v1/traces`, protocol, serviceName: 'orders-runner', headers: { 'x-collector-key': 'k1' } },
@@ -227,6 +227,39 @@ describe('OpenTelemetry export, beyond the happy path', () => {
     const [invoke] = receiver.spans.filter((s) => s.name === 'invoke make-thumbnail');
     expect(invoke).toMatchObject({ traceId: parentIds.traceId, parentSpanId: parentIds.spanId });
     expect(receiver.spans.some((s) => s.name === 'step resize' && s.traceId === runTraceIds(childId).traceId)).toBe(true);
+  });
+
+  it('puts every drive of a run in its one trace across a runner restart', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const dir = mkdtempSync(join(tmpdir(), 'wfkit-otel-restart-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const database = join(dir, 'runner.db');
+    const first = await runnerExportingTo(receiver, 'http/protobuf', undefined, database);
+    const app = await startApp(
+      async (context) => {
+        await context.run('before', () => 1);
+        await context.sleep('nap', '300ms');
+        await context.run('after', () => 2);
+      },
+      { token: TEST_TOKEN, runnerUrl: first.url },
+    );
+    const runId = await startThroughApp(app.url);
+    await waitForRun(first.runner, runId, (run) => run.status === 'sleeping');
+    await first.close(0);
+    // The app still points at the first runner's URL; the second drives it from the store all the same.
+    const second = await runnerExportingTo(receiver, 'http/protobuf', undefined, database);
+    expect((await waitForFinish(second.runner, runId)).run.status).toBe('completed');
+    await second.close(0);
+
+    const ids = runTraceIds(runId);
+    const spans = receiver.spans.filter((s) => s.attributes['wf.run_id'] === runId);
+    expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([ids.traceId]));
+    expect(byName(spans, 'run /workflow').map((s) => s.spanId)).toEqual([ids.spanId]);
+    const drives = byName(spans, 'drive /workflow');
+    expect(drives.length).toBeGreaterThanOrEqual(2);
+    expect(drives.every((d) => d.parentSpanId === ids.spanId)).toBe(true);
+    expect(spans.map((s) => s.name)).toEqual(expect.arrayContaining(['step before', 'sleep nap', 'step after']));
   });
 
   it('keeps driving while the collector is down, says so once in the log, and says when it answers again', async () => {
