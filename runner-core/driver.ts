@@ -163,7 +163,7 @@ export class Driver {
    */
   private async park(run: Run, signal: AbortSignal): Promise<boolean> {
     const { store, now } = this.options;
-    const resolveContext = { store, dispatcher: this.ctx.dispatcher, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start };
+    const resolveContext = { store, dispatcher: this.ctx.dispatcher, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start, tracing: this.ctx.tracing };
     const parking = await resolvePending(resolveContext, run, signal);
     if (!parking) return false;
     await this.commit([{ type: 'run', runId: run.id, patch: parking.patch, at: now() }]);

@@ -16,6 +16,11 @@ export interface Tracing {
    * with the spans of the steps the runner resolved between drives (sleeps, waits, calls, invokes).
    */
   runEnded(run: Run, steps: readonly Step[], at: number): void;
+  /**
+   * The `traceparent` the runner sends with a `context.call`'s HTTP request: the call step's span
+   * (emitted with the run), so the called service's spans nest under it.
+   */
+  callTraceparent(runId: string, index: number): string;
   /** Exports what is still buffered, then stops (the runner is stopping). */
   shutdown(): Promise<void>;
 }

@@ -159,7 +159,16 @@ class OtelTracing implements Tracing {
     }
   }
 
-  /** A sleep, wait, call or invoke: from when the route reached it to when the runner resolved it. */
+  callTraceparent(runId: string, index: number): string {
+    const { traceId, spanId } = runTraceIds(runId);
+    return formatTraceparent(traceId, stepSpanId(spanId, index));
+  }
+
+  /**
+   * A sleep, wait, call or invoke: from when the route reached it to when the runner resolved it.
+   * Its span id is derived like a drive's steps' (from the run's span), so a call's request
+   * carried it before the span existed.
+   */
   private resolvedStep(run: Run, step: Step, parent: Context, at: number): void {
     const attributes: Attributes = {
       [WfAttr.RunId]: run.id,
@@ -168,7 +177,9 @@ class OtelTracing implements Tracing {
       [WfAttr.StepKind]: step.kind,
       ...(step.kind === 'call' && step.request && httpAttributes(step.request.url, step.request.method)),
     };
-    const span = this.tracer.startSpan(`${step.kind} ${step.name}`, { kind: step.kind === 'call' ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime: hr(step.startedAt), attributes }, parent);
+    const spanId = stepSpanId(runTraceIds(run.id).spanId, step.index);
+    const options: SpanOptions = { kind: step.kind === 'call' ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime: hr(step.startedAt), attributes };
+    const span = this.ids.startSpan(this.tracer, { spanId }, `${step.kind} ${step.name}`, options, parent);
     const ended = step.finishedAt ?? at;
     if (step.status === 'failed' && step.error) recordError(span, step.error, ended);
     span.end(hr(Math.max(ended, step.startedAt)));

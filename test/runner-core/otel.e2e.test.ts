@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +13,7 @@ import { runTraceIds } from '../../runner-core/telemetry/run-trace-ids.js';
 import type { WorkflowContext } from '../../serve/core/context.js';
 import { startOtlpReceiver, SpanKindCode, StatusCode, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import type { Logger } from '../../runner-core/logger.js';
-import { closeStarted, startApp, startThroughApp, TEST_TOKEN, unusedPort, waitForFinish, waitForRun } from '../helpers/runner.js';
+import { closeServer, closeStarted, listen, startApp, startThroughApp, TEST_TOKEN, unusedPort, waitForFinish, waitForRun } from '../helpers/runner.js';
 
 /**
  * The runner exports a run's trace over OTLP to a loopback receiver, in both protocols: a real
@@ -227,6 +228,34 @@ describe('OpenTelemetry export, beyond the happy path', () => {
     const [invoke] = receiver.spans.filter((s) => s.name === 'invoke make-thumbnail');
     expect(invoke).toMatchObject({ traceId: parentIds.traceId, parentSpanId: parentIds.spanId });
     expect(receiver.spans.some((s) => s.name === 'step resize' && s.traceId === runTraceIds(childId).traceId)).toBe(true);
+  });
+
+  it('sends a context.call\'s request with its call span\'s traceparent, unless the app set one', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const seenByApi: (string | undefined)[] = [];
+    const api = createServer((req, res) => {
+      seenByApi.push(req.headers.traceparent as string | undefined);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    const apiPort = await listen(api);
+    cleanups.push(() => closeServer(api));
+    const runner = await runnerExportingTo(receiver, 'http/protobuf');
+    const own = '00-11111111111111111111111111111111-2222222222222222-01';
+    const app = await startApp(
+      async (context) => {
+        await context.call('quote', { url: `http://127.0.0.1:${apiPort}/quote`, method: 'POST', body: { n: 1 } });
+        await context.call('own-trace', { url: `http://127.0.0.1:${apiPort}/own`, headers: { TraceParent: own } });
+      },
+      { token: TEST_TOKEN, runnerUrl: runner.url },
+    );
+    const runId = await startThroughApp(app.url);
+    expect((await waitForFinish(runner.runner, runId)).run.status).toBe('completed');
+    await runner.close(0);
+    const [quote] = receiver.spans.filter((s) => s.name === 'call quote' && s.attributes['wf.run_id'] === runId);
+    expect(quote).toMatchObject({ parentSpanId: runTraceIds(runId).spanId, kind: SpanKindCode.CLIENT });
+    expect(quote!.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.full': `http://127.0.0.1:${apiPort}/quote`, 'wf.step.kind': 'call' });
+    expect(seenByApi).toEqual([`00-${runTraceIds(runId).traceId}-${quote!.spanId}-01`, own]);
   });
 
   it('puts every drive of a run in its one trace across a runner restart', async () => {
