@@ -25,6 +25,11 @@ export const Header = {
    */
   Probe: 'wf-probe',
   RetryAfter: 'retry-after',
+  /**
+   * W3C Trace Context on a drive request, only when the runner exports OpenTelemetry traces: the
+   * drive's span, so the app's spans nest under it (`protocol/trace-context.ts`). Not signed.
+   */
+  Traceparent: 'traceparent',
 } as const;
 
 /** Content type of a drive response: one JSON outcome per line. */

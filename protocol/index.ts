@@ -8,3 +8,4 @@ export { MAX_JSON_DEPTH, assertJsonDepth, parseJson } from './validate.js';
 export * from './display.js';
 export * from './flow-control.js';
 export * from './step-logs.js';
+export * from './trace-context.js';

@@ -11,6 +11,7 @@ import { toReplayRecords } from './replay-records.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
 import type { Scheduler } from './scheduler.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run, type Store } from './store/types.js';
+import type { Tracing } from './tracing.js';
 
 export interface ActionsOptions {
   store: Store;
@@ -23,6 +24,8 @@ export interface ActionsOptions {
   allowedOrigins: OriginPattern[];
   scheduler: Scheduler;
   commit: Commit;
+  /** Ends a cancelled run's span, when traces are exported. */
+  tracing?: Tracing | undefined;
 }
 
 /**
@@ -97,6 +100,8 @@ export class RunnerActions {
     scheduler.abort(runId);
     await commit(changes);
     const cancelled = (await store.getRun(runId))!;
+    // Traces exported only: the run's span, with the steps the runner resolved between drives.
+    if (this.options.tracing) this.options.tracing.runEnded(cancelled, await store.listSteps(runId), now);
     await this.cancelChildren(runId);
     if (parentOf(cancelled)) await this.childEnded(cancelled);
     return cancelled;

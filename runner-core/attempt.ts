@@ -11,6 +11,7 @@ import { signDrive } from './sign.js';
 import { stepLogsChange } from './step-logs.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from './transport.js';
 import type { Attempt, Change, Run } from './store/types.js';
+import type { Tracing } from './tracing.js';
 
 export interface AttemptContext {
   dispatcher: Dispatcher;
@@ -29,6 +30,8 @@ export interface AttemptContext {
   credentials: CallCredentials;
   /** Hands step changes over as they arrive; resolves once committed. */
   commit: (changes: Change[]) => Promise<void>;
+  /** Spans for each drive and its steps, only when traces are exported (`undefined`: nothing to do). */
+  tracing?: Tracing | undefined;
 }
 
 export interface AttemptResult {
@@ -111,6 +114,9 @@ export async function runAttempt(
     [Header.Attempt]: String(run.failures + 1),
     ...signDrive(run.url, body, ctx.tokens, startedAt + ctx.driveDeadlineMs),
   };
+  const trace = ctx.tracing?.attempt(run, { seq: run.attempts + 1, attempt: run.failures + 1, startedAt, failureFunction: failure !== undefined });
+  // The app's own spans nest under this drive's (the header is logged with the others).
+  if (trace?.traceparent) headers[Header.Traceparent] = trace.traceparent;
   const attempt: Attempt = {
     runId: run.id,
     seq: run.attempts + 1,
@@ -133,6 +139,7 @@ export async function runAttempt(
     attempt.responseBody = attempt.responseStatus === null ? null : clip(text, ctx.logBodyLimitBytes);
     attempt.outcome = failure ? `failure-function ${end.t}` : end.t;
     if (end.t === 'error' || end.t === 'failed') attempt.error = end.error;
+    trace?.end(attempt.responseStatus, end, startedAt + attempt.durationMs);
     return { attempt, progressed, end };
   };
 
@@ -178,6 +185,7 @@ export async function runAttempt(
               const logs = stepLogsChange(run.id, attempt.seq, outcome, 'succeeded', at);
               if (logs) changes.push(logs);
             }
+            trace?.step(outcome, at);
           }
         }
       } finally {

@@ -2,10 +2,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiServer, type ApiOptions } from './api/server.js';
 import { DatabaseOpenError, RunnerConfigError } from './errors.js';
+import { consoleLogger } from './logger.js';
 import { Histogram, instrumentStore, renderMetrics } from './metrics.js';
 import { Runner, type RunnerOptions } from './runner.js';
 import { openStore, parseDatabaseUrl, redactDatabaseUrl } from './store/index.js';
 import type { Store } from './store/types.js';
+import type { OtelConfig } from './telemetry/otel-config.js';
+import type { Tracing } from './tracing.js';
 
 export interface CreateRunnerOptions extends Omit<RunnerOptions, 'store' | 'exclusive'> {
   /**
@@ -25,6 +28,12 @@ export interface CreateRunnerOptions extends Omit<RunnerOptions, 'store' | 'excl
   port?: number;
   /** Everything else the HTTP API takes (limits, dashboard folder, open loopback reads). */
   api?: Omit<ApiOptions, 'host' | 'metrics'>;
+  /**
+   * Export traces over OTLP (a span per run, drive and step; a `traceparent` on every drive request).
+   * The OpenTelemetry packages are loaded only when this is set; `otelConfigFromEnv` reads the
+   * standard `OTEL_*` variables into it. Ignored when `tracing` is given. @default no traces
+   */
+  otel?: OtelConfig;
 }
 
 export interface CreatedRunner {
@@ -51,7 +60,7 @@ export interface CreatedRunner {
  * @throws DatabaseOpenError, RunnerConfigError, or the server's listen error (`code` EADDRINUSE, …)
  */
 export async function createRunner(options: CreateRunnerOptions): Promise<CreatedRunner> {
-  const { store: given, database: target, exclusive, host = '127.0.0.1', port = 7766, api, ...runnerOptions } = options;
+  const { store: given, database: target, exclusive, host = '127.0.0.1', port = 7766, api, otel, ...runnerOptions } = options;
   if ((given === undefined) === (target === undefined)) {
     throw new RunnerConfigError(`createRunner needs exactly one of store (an open Store) and database (a postgres:// URL or a SQLite path); got ${given ? 'both' : 'neither'}.`);
   }
@@ -75,12 +84,24 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
   const closeStore = async (): Promise<void> => {
     if (target !== undefined) await opened!.close();
   };
+  // Loaded here, not imported above: without an endpoint no @opentelemetry package is ever loaded.
+  let tracing: Tracing | undefined = runnerOptions.tracing;
+  if (!tracing && otel) {
+    try {
+      const { createOtelTracing } = await import('./telemetry/otel-tracing.js');
+      tracing = await createOtelTracing(otel, runnerOptions.logger ?? consoleLogger);
+    } catch (error) {
+      await closeStore();
+      throw new RunnerConfigError(`Could not set up the OpenTelemetry export to ${otel.endpoint}: ${(error as Error).message}`, { cause: error });
+    }
+  }
   const stepDuration = new Histogram();
   const store = instrumentStore(opened!, stepDuration);
   let runner: Runner;
   try {
-    runner = new Runner({ ...runnerOptions, store, exclusive: exclusive ?? kind === 'sqlite' });
+    runner = new Runner({ ...runnerOptions, tracing, store, exclusive: exclusive ?? kind === 'sqlite' });
   } catch (error) {
+    await tracing?.shutdown();
     await closeStore();
     throw new RunnerConfigError((error as Error).message, { cause: error });
   }

@@ -121,9 +121,19 @@ export class Driver {
       await this.commit([...changes, { type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at }, ...release]);
       const ended = patch.status !== undefined && FINISHED_RUN_STATUSES.has(patch.status);
       run = { ...run, ...patch, updatedAt: at };
+      if (ended && this.ctx.tracing) await this.traceRunEnded(run, at);
       // Only runs started by `context.invoke` carry such a key: nothing more for any other run.
       if (ended && parentOf(run)) await this.childEnded(run);
       if (!again) return true;
+    }
+  }
+
+  /** The run's span (traces exported only): its steps are read once, at its end; a failed read is logged. */
+  private async traceRunEnded(run: Run, at: number): Promise<void> {
+    try {
+      this.ctx.tracing?.runEnded(run, await this.options.store.listSteps(run.id), at);
+    } catch (error) {
+      this.options.logger.error(`could not read the steps of run ${run.id} for its trace: ${describeError(error)}`, { runId: run.id });
     }
   }
 
@@ -153,7 +163,7 @@ export class Driver {
    */
   private async park(run: Run, signal: AbortSignal): Promise<boolean> {
     const { store, now } = this.options;
-    const resolveContext = { store, dispatcher: this.ctx.dispatcher, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start };
+    const resolveContext = { store, dispatcher: this.ctx.dispatcher, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start, tracing: this.ctx.tracing };
     const parking = await resolvePending(resolveContext, run, signal);
     if (!parking) return false;
     await this.commit([{ type: 'run', runId: run.id, patch: parking.patch, at: now() }]);

@@ -13,3 +13,6 @@ export { EndpointError, EndpointTimeoutError, ApiError, OriginNotAllowedError, R
 export { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, type OriginPattern } from './origins.js';
 export { DEFAULT_UNREACHABLE_POLICY, type UnreachablePolicy } from './unreachable.js';
 export * from './store/index.js';
+export { otelConfigFromEnv, parseOtlpHeaders, type OtelConfig, type OtlpProtocol } from './telemetry/otel-config.js';
+export { runTraceIds } from './telemetry/run-trace-ids.js';
+export type { Tracing, AttemptTrace, AttemptTraceInfo } from './tracing.js';

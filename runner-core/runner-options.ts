@@ -1,6 +1,7 @@
 import type { DispatchOptions } from './dispatch.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/types.js';
+import type { Tracing } from './tracing.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
 /** What a `Runner` is built from (and `createRunner`, which adds the store and the API's). */
@@ -40,4 +41,9 @@ export interface RunnerOptions {
   now?: () => number;
   /** Where the runner reports failed drives, lost leases, failed polls and commits. @default console */
   logger?: Logger;
+  /**
+   * Spans for every run, drive and step (`createRunner`'s `otel` loads the OpenTelemetry one); the
+   * runner shuts it down (flushes) when it stops. @default none: no spans, no `traceparent`
+   */
+  tracing?: Tracing;
 }

@@ -38,6 +38,7 @@ export class Runner {
   readonly schedules: ScheduleService;
   private readonly dispatcher: Dispatcher;
   private readonly exclusive: boolean;
+  private readonly tracing: RunnerOptions['tracing'];
   private stopping: Promise<void> | undefined;
 
   constructor(options: RunnerOptions) {
@@ -51,6 +52,7 @@ export class Runner {
     const now = options.now ?? Date.now;
     const leaseMs = options.leaseMs ?? 15_000;
     this.exclusive = options.exclusive ?? false;
+    this.tracing = options.tracing;
     this.dispatcher = createAgent(options.dispatch);
     const credentials = new CallCredentials(this.tokens.signing, options.redactHeaders);
     const commit: Commit = async (changes, owner) => {
@@ -95,6 +97,7 @@ export class Runner {
         inlineStepsLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
         logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
         credentials,
+        tracing: options.tracing,
       },
     });
     const allowedOrigins = parseOriginPatterns(options.allowedOrigins ?? LOOPBACK_ORIGINS);
@@ -109,6 +112,7 @@ export class Runner {
       allowedOrigins,
       scheduler: this.scheduler,
       commit,
+      tracing: options.tracing,
     });
     this.schedules = new ScheduleService({
       store: this.store.schedules,
@@ -144,6 +148,8 @@ export class Runner {
     await this.scheduler.stop(graceMs);
     await this.queue.drain();
     await this.dispatcher.close();
+    // After the last drive settled: its spans and the runs that ended are exported before exit.
+    await this.tracing?.shutdown();
   }
 
   /** Looks for due work now (coalesced), then sleeps until the next due time or `pollMs`. */

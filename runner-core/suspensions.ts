@@ -5,6 +5,8 @@ import { performCall, type CallResult } from './call.js';
 import type { CallCredentials } from './call-credentials.js';
 import { childEventId, childRunIdOf, childStartRequest, INVOKE_POLL_MS, invokeResult } from './invoke.js';
 import type { StartRequest } from '../protocol/messages.js';
+import { Header } from '../protocol/headers.js';
+import type { Tracing } from './tracing.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run, type RunPatch, type Step, type Store } from './store/types.js';
 
 export interface ResolveContext {
@@ -16,6 +18,8 @@ export interface ResolveContext {
   credentials: CallCredentials;
   /** Starts a child run through the normal start path (allowed origins, idempotency key). */
   startRun: (request: StartRequest) => Promise<{ run: Run }>;
+  /** When traces are exported: a call carries its step span's `traceparent` (unless the app set one). */
+  tracing?: Tracing | undefined;
 }
 
 function isDescribed(step: Step): boolean {
@@ -35,7 +39,9 @@ function succeeded(step: Step, value: unknown, at: number): Change {
 /** Makes a call with its credentials unsealed; one that cannot be unsealed fails like a call that failed. */
 function call(ctx: ResolveContext, step: Step, signal: AbortSignal): ReturnType<typeof performCall> {
   try {
-    return performCall(ctx.dispatcher, ctx.credentials.open(step.request!), signal);
+    const request = ctx.credentials.open(step.request!);
+    const traced = ctx.tracing && !Object.keys(request.headers).some((name) => name.toLowerCase() === Header.Traceparent);
+    return performCall(ctx.dispatcher, traced ? { ...request, headers: { ...request.headers, [Header.Traceparent]: ctx.tracing!.callTraceparent(step.runId, step.index) } } : request, signal);
   } catch (error) {
     return Promise.resolve({ ok: false, error: serializeError(error) });
   }

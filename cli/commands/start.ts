@@ -5,7 +5,7 @@ import { createLogger, type LogFormat } from '../lib/logger.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt } from '../lib/parse.js';
 import { startProductionRunner } from '../lib/production-runner.js';
 import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js';
-import { addRunnerFlags, allowedOriginsFromEnv, type RunnerFlags } from '../lib/runner-flags.js';
+import { addRunnerFlags, allowedOriginsFromEnv, otelFromFlags, type RunnerFlags } from '../lib/runner-flags.js';
 import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
 
 interface StartOptions extends RunnerFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
@@ -33,6 +33,7 @@ export function makeStartCommand(io: CliIO): Command {
       // Listen for SIGTERM/SIGINT before starting, so a stop during startup still shuts down cleanly.
       const interrupted = io.interrupted();
       const named = namedTokensFromEnv(io.env);
+      const otel = otelFromFlags(options, io.env);
       const started = await startProductionRunner({
         database: options.database ?? (io.env.WF_DATABASE_URL || join('.wf', 'runner.db')),
         cwd: io.cwd,
@@ -47,11 +48,12 @@ export function makeStartCommand(io: CliIO): Command {
         allowedOrigins: [...options.allowOrigin, ...allowedOriginsFromEnv(io.env)],
         unreachableHorizonMs: options.unreachableHorizon,
         driveTimeoutMs: options.driveTimeout,
+        otel,
         // The runner's own lines (a failed drive, a lost lease) in this log's format.
         logger: log,
       });
       const { runner } = started;
-      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/` });
+      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }) });
       await interrupted;
       log.info('stopping: no new connections, in-flight drives finish or are released', { inFlight: runner.drivesInFlight, graceMs: options.graceMs });
       await started.close(options.graceMs);

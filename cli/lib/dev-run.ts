@@ -11,7 +11,7 @@ import { eventLine } from './format.js';
 import type { CliIO } from './io.js';
 import { startLocalRunner, type LocalRunner } from './local-runner.js';
 import { redactHeaderNames } from './redact-headers.js';
-import type { RunnerFlags } from './runner-flags.js';
+import { otelFromFlags, type RunnerFlags } from './runner-flags.js';
 import { checkRemoteRunner } from './remote-runner.js';
 import { findClientToken, resolveDevToken, type ResolvedToken } from './token.js';
 import { DEFAULT_TUNNEL_HOST, openTunnel, type Tunnel } from './tunnel.js';
@@ -76,6 +76,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     allowOrigins: options.allowOrigin,
     unreachableHorizonMs: options.unreachableHorizon,
     driveTimeoutMs: options.driveTimeout,
+    otel: otelFromFlags(options, io.env),
   });
   return { url: local.url, token, local };
 }

@@ -5,6 +5,7 @@ import { createRunner } from '../../runner-core/create-runner.js';
 import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
 import type { Logger } from '../../runner-core/logger.js';
 import type { Runner } from '../../runner-core/runner.js';
+import type { OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 // The runner's public surface (wfkit-cli/runner), not its store: only runner-core names the store.
 import { parseDatabaseUrl, type DatabaseLocation } from '../../runner-core/index.js';
 import { CliError } from '../errors.js';
@@ -40,6 +41,8 @@ export interface ProductionRunnerOptions {
   driveTimeoutMs?: number;
   /** Where the runner logs failed drives, lost leases, failed polls. @default console */
   logger?: Logger;
+  /** Export OpenTelemetry traces here (`--otel-endpoint`, OTEL_*). @default no traces */
+  otel?: OtelConfig;
 }
 
 export interface ProductionRunner {
@@ -98,6 +101,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     host: options.host,
     port: options.port,
     api: { openOnLoopback: options.openOnLoopback },
+    ...(options.otel && { otel: options.otel }),
     ...(options.unreachableHorizonMs !== undefined && { unreachable: { horizonMs: options.unreachableHorizonMs } }),
     ...(options.driveTimeoutMs !== undefined && { dispatch: { headersTimeoutMs: options.driveTimeoutMs } }),
   }).catch((error: unknown) => {

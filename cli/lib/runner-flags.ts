@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import ms from 'ms';
 import { parseOriginPattern, splitOriginList } from '../../runner-core/origins.js';
+import { otelConfigFromEnv, type OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 import { CliError } from '../errors.js';
 
 /** The runner's resilience and reach, the same flags on `wf start` and `wf dev`. */
@@ -11,6 +12,20 @@ export interface RunnerFlags {
   unreachableHorizon?: number;
   /** `--drive-timeout`, in ms. */
   driveTimeout?: number;
+  /** `--otel-endpoint`: the OTLP collector's base URL (wins over OTEL_EXPORTER_OTLP_ENDPOINT). */
+  otelEndpoint?: string;
+}
+
+/**
+ * Where the runner exports traces: `--otel-endpoint`, else the standard OTEL_* variables; undefined
+ * when neither names an endpoint (no traces, nothing loaded).
+ */
+export function otelFromFlags(flags: RunnerFlags, env: NodeJS.ProcessEnv): OtelConfig | undefined {
+  try {
+    return otelConfigFromEnv(env, flags.otelEndpoint);
+  } catch (error) {
+    throw new CliError(2, 'BAD_ENV', (error as Error).message, { cause: error });
+  }
 }
 
 /** A duration flag: whole milliseconds (`30000`) or a unit (`90s`, `30m`, `24h`, `2d`). */
@@ -45,7 +60,7 @@ export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Adds `--allow-origin`, `--unreachable-horizon` and `--drive-timeout` to a command.
+ * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout` and `--otel-endpoint` to a command.
  * @example addRunnerFlags(new Command('start')).action((options: RunnerFlags) => …)
  */
 export function addRunnerFlags(command: Command, allowOriginHelp: string): Command {
@@ -56,5 +71,8 @@ export function addRunnerFlags(command: Command, allowOriginHelp: string): Comma
     )
     .addOption(
       new Option('--drive-timeout <duration>', 'how long the runner waits for a drive response to start (default 30s); the route starts no step after it or the lease, whichever ends first').argParser(parseDurationMs),
+    )
+    .addOption(
+      new Option('--otel-endpoint <url>', 'export OpenTelemetry traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; protocol, headers and service name from the OTEL_* variables)'),
     );
 }

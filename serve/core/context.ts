@@ -1,5 +1,6 @@
 import type { Duration } from '../../protocol/duration.js';
 import type { LogLevel } from '../../protocol/step-logs.js';
+import type { TraceContext } from '../../protocol/trace-context.js';
 import type { InvokeOptions, InvokeResult } from './invoke.js';
 import type { DriveSession } from './session.js';
 export type { InvokeOptions, InvokeResult } from './invoke.js';
@@ -12,6 +13,17 @@ export interface StepOptions {
   retryDelay?: Duration;
   /** Fail the attempt when `fn` takes longer: seconds, or a string like "30s". */
   timeout?: Duration;
+}
+
+/** What a step's `fn` receives: where it stands, and its span when the runner exports traces. */
+export interface StepInfo {
+  readonly index: number;
+  readonly name: string;
+  /**
+   * The trace context of this step's span (the runner exports the span with this id), else
+   * undefined: the parent for the app's own spans inside the step.
+   */
+  readonly trace: TraceContext | undefined;
 }
 
 /** What `context.call` asks the runner to send. */
@@ -56,11 +68,19 @@ export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown
   /** The public URL the runner calls for this workflow. */
   readonly url: string;
   /**
+   * The drive request's W3C trace context when the runner exports OpenTelemetry traces (its
+   * `traceparent` header), else undefined. Every drive of a run shares `traceId`; `spanId` is this
+   * drive's span: make it the parent of the app's own spans, or pass `traceparent` on. Inside a
+   * step, its `fn`'s argument has the step's own span (`step.trace`).
+   * @example tracer.startActiveSpan('charge', {}, propagation.extract(ROOT_CONTEXT, { traceparent: context.trace?.traceparent }), …)
+   */
+  readonly trace: TraceContext | undefined;
+  /**
    * A durable step: `fn` runs once, its result is stored by the runner, and on every later
    * replay `run` answers from that result without calling `fn`. `name` must be stable.
    * @example const user = await context.run("load-user", () => db.users.get(id));
    */
-  run<T>(name: string, fn: () => T | Promise<T>, options?: StepOptions): Promise<Awaited<T>>;
+  run<T>(name: string, fn: (step: StepInfo) => T | Promise<T>, options?: StepOptions): Promise<Awaited<T>>;
   /**
    * Pauses the run: the request ends and the runner wakes it later (restarts included).
    * @example await context.sleep("cool-down", "10m");
@@ -107,6 +127,7 @@ export interface ContextInit {
   headers: Record<string, string>;
   env: Record<string, unknown>;
   url: string;
+  trace: TraceContext | undefined;
 }
 
 export function createContext(init: ContextInit, session: DriveSession): WorkflowContext<unknown, Record<string, unknown>> {

@@ -2,6 +2,7 @@ import { Header, NDJSON } from '../../protocol/headers.js';
 import { parseDriveRequest, parseStepRecords, type DriveRequest, type StepRecord } from '../../protocol/messages.js';
 import { encodeOutcome, type Outcome } from '../../protocol/outcome.js';
 import { WorkflowError, serializeError, type SerializedError } from '../../protocol/errors.js';
+import type { TraceContext } from '../../protocol/trace-context.js';
 import { parseJson } from '../../protocol/validate.js';
 import { createContext, type Workflow } from './context.js';
 import type { ServeOptions } from './options.js';
@@ -18,6 +19,8 @@ export interface DriveInput {
   /** Epoch ms from the signed request: no new step starts after it (see `Header.Deadline`). */
   deadline: number;
   failureFunction: ServeOptions['failureFunction'];
+  /** The drive's `traceparent`, parsed (undefined when the runner exports no traces). */
+  trace: TraceContext | undefined;
 }
 
 /** Committed steps that were too large to inline are fetched from the runner, authenticated. */
@@ -56,6 +59,7 @@ export async function driveRun(input: DriveInput): Promise<Response> {
         committed,
         timeBudgetMs: input.timeBudgetMs,
         deadline: input.deadline,
+        trace: input.trace,
         emit: (outcome) => {
           if (open) controller.enqueue(encoder.encode(encodeOutcome(outcome)));
         },
@@ -66,7 +70,7 @@ export async function driveRun(input: DriveInput): Promise<Response> {
       });
       const running = session;
       const context = createContext(
-        { workflowRunId: drive.runId, requestPayload: payload, headers: drive.headers, env: input.env, url: input.workflowUrl },
+        { workflowRunId: drive.runId, requestPayload: payload, headers: drive.headers, env: input.env, url: input.workflowUrl, trace: input.trace },
         running,
       );
       // Deferred a tick so the response (and its headers) leave before the first step runs.
@@ -106,7 +110,7 @@ async function runFailureFunction(
   let line: Outcome = { t: 'done' };
   if (input.failureFunction) {
     const requestPayload = body.trim() === '' ? undefined : parseJson(body, 'the run payload');
-    const context = { workflowRunId: runId, requestPayload, headers, env: input.env, url: input.workflowUrl };
+    const context = { workflowRunId: runId, requestPayload, headers, env: input.env, url: input.workflowUrl, trace: input.trace };
     try {
       await input.failureFunction({ context, error: toError(failure.error), failedStep: failure.failedStep });
     } catch (error) {

@@ -1,6 +1,7 @@
 import { WorkflowError } from '../../protocol/errors.js';
 import { Header } from '../../protocol/headers.js';
 import { checkSignatureClaim, hasSignature, verifyRequest } from '../../protocol/signing.js';
+import { parseTraceparent } from '../../protocol/trace-context.js';
 import type { Workflow } from './context.js';
 import { driveRun } from './drive.js';
 import { BodyTooLargeError, errorResponse, readBodyLimited } from './http.js';
@@ -102,7 +103,7 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
         // `wf dev` checking the route: the token matches (the signature says so); tell it where the runner will call.
         if (probe) return Response.json({ ok: true, framework: options.framework ?? null, url: workflowUrl }, { headers: { 'cache-control': 'no-store' } });
         const { runnerUrl, token, env } = settings;
-        return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, deadline, failureFunction: options.failureFunction });
+        return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, deadline, failureFunction: options.failureFunction, trace: parseTraceparent(request.headers.get(Header.Traceparent)) });
       }
       const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
       if (options.authorize && !(await options.authorize(request))) {

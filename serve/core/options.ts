@@ -9,7 +9,7 @@ import type { UrlEnv } from './url.js';
 
 /** What `failureFunction` receives once a run has failed for good. */
 export interface FailureFunctionArgs<Payload = any, Env = any> {
-  context: Pick<WorkflowContext<Payload, Env>, 'workflowRunId' | 'requestPayload' | 'headers' | 'env' | 'url'>;
+  context: Pick<WorkflowContext<Payload, Env>, 'workflowRunId' | 'requestPayload' | 'headers' | 'env' | 'url' | 'trace'>;
   /** The error the run failed with (name, message and stack as recorded). */
   error: Error;
   /** The step that failed, when a step did. */

@@ -2,9 +2,10 @@ import { toMilliseconds, type Duration } from '../../protocol/duration.js';
 import { DeterminismError, RetryAfterError, StepFailedError, WorkflowError, isRetryable, serializeError } from '../../protocol/errors.js';
 import type { StepKind, StepRecord } from '../../protocol/messages.js';
 import type { Outcome, Suspension } from '../../protocol/outcome.js';
+import { stepTraceContext, type TraceContext } from '../../protocol/trace-context.js';
 import { decodeValue, encodeValue } from '../../protocol/values.js';
 import { isLogLevel, type LogLevel } from '../../protocol/step-logs.js';
-import type { CallOptions, StepOptions } from './context.js';
+import type { CallOptions, StepInfo, StepOptions } from './context.js';
 import { toInvokeRequest, type InvokeOptions } from './invoke.js';
 import { DEFAULT_WAIT_TIMEOUT, toCallRequest, toEpochMs, withTimeout } from './steps.js';
 import { currentStepLogs, followsAwaits, printOriginal, runWithStepLogs, StepLogBuffer } from './step-logs.js';
@@ -26,6 +27,8 @@ export interface SessionOptions {
    * response or may have handed the run to another runner, so no new step starts (`continue`).
    */
   deadline?: number;
+  /** The drive's trace context (its `traceparent`): each step's `fn` gets its own span under it. */
+  trace?: TraceContext | undefined;
 }
 
 interface Slot {
@@ -71,7 +74,7 @@ export class DriveSession {
     this.started = this.now();
   }
 
-  run<T>(name: string, fn: () => T | Promise<T>, options: StepOptions = {}): Promise<Awaited<T>> {
+  run<T>(name: string, fn: (step: StepInfo) => T | Promise<T>, options: StepOptions = {}): Promise<Awaited<T>> {
     const slot = this.claim('run', name);
     if (!slot) return parked();
     if (slot.record) return this.replay(slot.record);
@@ -259,7 +262,7 @@ export class DriveSession {
   private async execute<T>(
     slot: Slot,
     name: string,
-    fn: () => T | Promise<T>,
+    fn: (step: StepInfo) => T | Promise<T>,
     policy: { timeoutMs?: number; retryDelayMs?: number; retries?: number },
   ): Promise<{ ok: true; value: Awaited<T> } | { ok: false }> {
     const { index, group } = slot;
@@ -273,7 +276,7 @@ export class DriveSession {
       let result: T | Promise<T>;
       this.executing = name;
       try {
-        result = runWithStepLogs(logs, fn);
+        result = runWithStepLogs(logs, () => fn(this.stepInfo(index, name)));
       } finally {
         this.executing = undefined;
       }
@@ -299,6 +302,12 @@ export class DriveSession {
     if (lines) line.logs = lines;
     this.options.emit(line);
     return this.halted ? { ok: false } : { ok: true, value };
+  }
+
+  /** What a step's `fn` is told about itself; its trace context is the span the runner gives the step. */
+  private stepInfo(index: number, name: string): StepInfo {
+    const drive = this.options.trace;
+    return { index, name, trace: drive && stepTraceContext(drive, index) };
   }
 
   /** Stops the workflow; the terminal line goes out once no step is in flight, so it is always last. */

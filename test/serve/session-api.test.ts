@@ -39,7 +39,7 @@ function drive(
       resolveClosed();
     },
   });
-  const context = createContext({ workflowRunId: 'wfr_TEST', requestPayload: undefined, headers: {}, env: {}, url: 'http://app.test/wf' }, session);
+  const context = createContext({ workflowRunId: 'wfr_TEST', requestPayload: undefined, headers: {}, env: {}, url: 'http://app.test/wf', trace: undefined }, session);
   Promise.resolve()
     .then(() => workflow(context))
     .then((value) => session.finish(value), (error: unknown) => session.fail(error));
