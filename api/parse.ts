@@ -1,7 +1,7 @@
 import { ProtocolError } from '../protocol/errors.js';
 import { parseStepKind } from '../protocol/messages.js';
 import { describe, expectBoolean, expectInteger, expectNumber, expectObject, expectSerializedError, expectString, expectStringRecord, optionalString, type Fields } from '../protocol/validate.js';
-import { RUN_STATUSES, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepStatus } from './dto.js';
+import { ALERT_STATES, RUN_STATUSES, type AlertState, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepStatus } from './dto.js';
 import type { ResetEvent, StreamEvent } from './events.js';
 
 /**
@@ -68,6 +68,8 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
     unreachableSince: orNull(o, 'unreachableSince', where, expectNumber),
     failureCall: orNull(o, 'failureCall', where, (f, k, w) => oneOf<FailureCallState>(f, k, w, FAILURE_CALL_STATES)),
     failureCallAttempts: expectInteger(o, 'failureCallAttempts', where),
+    // Only on runs that owe (or owed) an alert, so other runs and older runners carry neither.
+    ...(o.alert !== undefined && { alert: oneOf<AlertState>(o, 'alert', where, ALERT_STATES), alertAttempts: expectInteger(o, 'alertAttempts', where) }),
     ...(o.parentRunId !== undefined && { parentRunId: expectString(o, 'parentRunId', where), parentStepIndex: expectInteger(o, 'parentStepIndex', where) }),
   };
   // Only with flow control, so runs without it (and older runners) carry neither.
