@@ -9,6 +9,7 @@ import { readAppPackage } from './scaffold.js';
 import { reportTunnel, startAppSession, type DevReporter } from './dev-session.js';
 import { eventLine } from './format.js';
 import type { CliIO } from './io.js';
+import { alertOptions } from './alert-flags.js';
 import { startLocalRunner, type LocalRunner } from './local-runner.js';
 import { redactHeaderNames } from './redact-headers.js';
 import type { RunnerFlags } from './runner-flags.js';
@@ -76,6 +77,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     allowOrigins: options.allowOrigin,
     unreachableHorizonMs: options.unreachableHorizon,
     driveTimeoutMs: options.driveTimeout,
+    alerts: alertOptions(options, io.env),
   });
   return { url: local.url, token, local };
 }

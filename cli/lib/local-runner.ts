@@ -1,3 +1,4 @@
+import type { AlertOptions } from '../../runner-core/alerts/options.js';
 import { LOOPBACK_ORIGINS } from '../../runner-core/origins.js';
 import { startProductionRunner, type ProductionRunner } from './production-runner.js';
 
@@ -14,6 +15,8 @@ export interface LocalRunnerOptions {
   allowOrigins?: string[];
   unreachableHorizonMs?: number;
   driveTimeoutMs?: number;
+  /** Failure alerts (`--alert-webhook`); off when absent. */
+  alerts?: AlertOptions;
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -42,6 +45,7 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
     allowedOrigins: [...LOOPBACK_ORIGINS, ...(options.allowOrigins ?? [])],
     unreachableHorizonMs: options.unreachableHorizonMs,
     driveTimeoutMs: options.driveTimeoutMs,
+    ...(options.alerts && { alerts: options.alerts }),
   });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

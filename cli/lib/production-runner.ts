@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { isLoopbackHost } from '../../runner-core/api/http-io.js';
 import { createRunner } from '../../runner-core/create-runner.js';
 import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
+import type { AlertOptions } from '../../runner-core/alerts/options.js';
 import type { Logger } from '../../runner-core/logger.js';
 import type { Runner } from '../../runner-core/runner.js';
 // The runner's public surface (wfkit-cli/runner), not its store: only runner-core names the store.
@@ -40,6 +41,8 @@ export interface ProductionRunnerOptions {
   driveTimeoutMs?: number;
   /** Where the runner logs failed drives, lost leases, failed polls. @default console */
   logger?: Logger;
+  /** Failure alerts (`--alert-webhook`, `alertOptions`); off when absent. */
+  alerts?: AlertOptions;
 }
 
 export interface ProductionRunner {
@@ -100,6 +103,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     api: { openOnLoopback: options.openOnLoopback },
     ...(options.unreachableHorizonMs !== undefined && { unreachable: { horizonMs: options.unreachableHorizonMs } }),
     ...(options.driveTimeoutMs !== undefined && { dispatch: { headersTimeoutMs: options.driveTimeoutMs } }),
+    ...(options.alerts && { alerts: options.alerts }),
   }).catch((error: unknown) => {
     throw toCliError(error, options);
   });

@@ -2,9 +2,10 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import ms from 'ms';
 import { parseOriginPattern, splitOriginList } from '../../runner-core/origins.js';
 import { CliError } from '../errors.js';
+import { parseFlagUrl, type AlertFlags } from './alert-flags.js';
 
 /** The runner's resilience and reach, the same flags on `wf start` and `wf dev`. */
-export interface RunnerFlags {
+export interface RunnerFlags extends AlertFlags {
   /** `--allow-origin`, repeated. */
   allowOrigin: string[];
   /** `--unreachable-horizon`, in ms. */
@@ -45,7 +46,7 @@ export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Adds `--allow-origin`, `--unreachable-horizon` and `--drive-timeout` to a command.
+ * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout`, `--alert-webhook` and `--public-url` to a command.
  * @example addRunnerFlags(new Command('start')).action((options: RunnerFlags) => …)
  */
 export function addRunnerFlags(command: Command, allowOriginHelp: string): Command {
@@ -56,5 +57,9 @@ export function addRunnerFlags(command: Command, allowOriginHelp: string): Comma
     )
     .addOption(
       new Option('--drive-timeout <duration>', 'how long the runner waits for a drive response to start (default 30s); the route starts no step after it or the lease, whichever ends first').argParser(parseDurationMs),
-    );
+    )
+    .addOption(
+      new Option('--alert-webhook <url>', 'POST a signed JSON alert here once per failed run, retried until delivered (also WF_ALERT_WEBHOOK; signed with WF_ALERT_SECRET, else the token)').argParser(parseFlagUrl),
+    )
+    .addOption(new Option('--public-url <url>', "the dashboard's address as people reach it, for the links in alerts (also WF_PUBLIC_URL; default: the listen URL)").argParser(parseFlagUrl));
 }
