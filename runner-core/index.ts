@@ -12,4 +12,7 @@ export { nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
 export { EndpointError, EndpointTimeoutError, ApiError, OriginNotAllowedError, RunNotFoundError, RunFinishedError, DatabaseOpenError, RunnerConfigError } from './errors.js';
 export { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, type OriginPattern } from './origins.js';
 export { DEFAULT_UNREACHABLE_POLICY, type UnreachablePolicy } from './unreachable.js';
+export type { AlertOptions } from './alerts/options.js';
+export type { AlertDocument } from './alerts/document.js';
+export { ALERT_ID_HEADER, ALERT_SIGNATURE_HEADER, verifyAlertSignature } from './alerts/signature.js';
 export * from './store/index.js';
