@@ -17,6 +17,14 @@ describe('parsers of the API answers', () => {
     expect(parseStreamEvent({ type: 'reset' })).toEqual({ type: 'reset' });
   });
 
+  it("keep a failed run's alert fields, and only when the run has an alert", () => {
+    const alerted = { ...makeRun(2, { status: 'failed' }), alert: 'pending', alertAttempts: 2 };
+    expect(parseRun(JSON.parse(JSON.stringify(alerted)))).toEqual(alerted);
+    expect(parseRun(makeRun(1))).not.toHaveProperty('alert');
+    expect(() => parseRun({ ...alerted, alert: 'sent' })).toThrow('Expected `alert` in the run to be one of pending, delivered, failed, got the string "sent".');
+    expect(() => parseRun({ ...alerted, alertAttempts: undefined })).toThrow('Expected `alertAttempts` in the run to be');
+  });
+
   it('name the field, what was expected and what came, and where', () => {
     expect(() => parseRun({ ...makeRun(1), status: 'done' })).toThrow(
       'Expected `status` in the run to be one of queued, running, sleeping, waiting, completed, failed, cancelled, got the string "done".',
