@@ -79,9 +79,13 @@ export interface Run {
   failureCall: FailureCallState | null;
   /** Deliveries of the failureFunction call so far (each is an attempt in the run's log). */
   failureCallAttempts: number;
-  /** The failure alert to the runner's webhook; absent when the run owes none (it did not fail, or no webhook was set). */
-  alert?: AlertState;
-  /** Deliveries of the alert so far (each is an attempt in the run's log); present with `alert`. */
+  /**
+   * The failure alert to the runner's webhook; null when the run owes none (it did not fail, or no
+   * webhook was set). Always sent by this runner (null included, so a resumed run's event clears an
+   * old one in a dashboard); absent only from older runners.
+   */
+  alert?: AlertState | null;
+  /** Deliveries of the alert so far (each is an attempt in the run's log). */
   alertAttempts?: number;
   /** A child run (`context.invoke`): the run that invoked it and that step's index. Absent otherwise. */
   parentRunId?: string;

@@ -68,8 +68,11 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
     unreachableSince: orNull(o, 'unreachableSince', where, expectNumber),
     failureCall: orNull(o, 'failureCall', where, (f, k, w) => oneOf<FailureCallState>(f, k, w, FAILURE_CALL_STATES)),
     failureCallAttempts: expectInteger(o, 'failureCallAttempts', where),
-    // Only on runs that owe (or owed) an alert, so other runs and older runners carry neither.
-    ...(o.alert !== undefined && { alert: oneOf<AlertState>(o, 'alert', where, ALERT_STATES), alertAttempts: expectInteger(o, 'alertAttempts', where) }),
+    // Absent only from older runners, which know no alerts.
+    ...(o.alert !== undefined && {
+      alert: orNull(o, 'alert', where, (f, k, w) => oneOf<AlertState>(f, k, w, ALERT_STATES)),
+      alertAttempts: expectInteger(o, 'alertAttempts', where),
+    }),
     ...(o.parentRunId !== undefined && { parentRunId: expectString(o, 'parentRunId', where), parentStepIndex: expectInteger(o, 'parentStepIndex', where) }),
   };
   // Only with flow control, so runs without it (and older runners) carry neither.

@@ -65,8 +65,7 @@ export function toRun(row: RunRow): Run {
     error: fromJson<SerializedError>(row.error), idempotencyKey: row.idempotency_key,
     unreachableSince: row.unreachable_since, failureCall: row.failure_call as FailureCallState | null,
     failureCallAttempts: row.failure_call_attempts,
-    // Only on a run that owes (or owed) an alert: other runs keep their shape.
-    ...(row.alert === null ? {} : { alert: row.alert as AlertState, alertAttempts: row.alert_attempts }),
+    alert: row.alert as AlertState | null, alertAttempts: row.alert_attempts,
     // Only with flow control: runs without it keep their shape. Only an unfinished run waits; the
     // reason is its last refused claim's, until a claim succeeds.
     ...(row.flow_key === null ? {} : { flowKey: row.flow_key, flowControl: toFlowControl(row.flow_key, row) }),

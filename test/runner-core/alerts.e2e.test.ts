@@ -98,7 +98,7 @@ describe('failure alerts', () => {
     const run = await waitForRun(runner.runner, id, (r) => r.status === 'completed');
     await sleep(200);
     expect(hook.received).toHaveLength(0);
-    expect(run.alert).toBeUndefined();
+    expect(run).toMatchObject({ alert: null, alertAttempts: 0 });
     expect((await runner.store.listAttempts(id)).map((a) => a.outcome)).toEqual(['done']);
   });
 

@@ -48,6 +48,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           headers: { 'content-type': 'application/json' }, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null,
           nextAt: T0 + 1, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0,
           output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
+          alert: null, alertAttempts: 0,
         });
         expect(await store.getRun(runId(1))).toEqual(run);
         expect(await store.getRun(runId(2))).toBeUndefined();
