@@ -57,6 +57,10 @@ function feedReporter(feed: LogFeed): DevReporter {
 /** The runner `wf dev` uses: a new local one (SQLite), or a remote one checked for reach and token. */
 async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string; token: ResolvedToken; local?: LocalRunner }> {
   if (options.remote) {
+    // Alerts are the runner's: a remote runner has its own (wf start --alert-webhook), this one starts none.
+    if (options.alertWebhook !== undefined || options.publicUrl !== undefined) {
+      throw new CliError(2, 'BAD_FLAG', `--alert-webhook and --public-url configure the local runner; with --remote, set them on the remote runner (wf start --alert-webhook).`);
+    }
     const token = findClientToken(io.cwd, io.env, options.token);
     if (!token) throw new CliError(2, 'NO_TOKEN', `--remote needs the runner's token: pass --token, or set WF_TOKEN (or WF_TOKEN in .env).`);
     const url = options.remote.replace(/\/+$/, '');

@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alertOptions } from '../../cli/lib/alert-flags.js';
+import type { CliIO } from '../../cli/lib/io.js';
+import { createProgram } from '../../cli/program.js';
 
 describe('alertOptions', () => {
   it('is off without a webhook, whatever else is set', () => {
@@ -13,5 +18,20 @@ describe('alertOptions', () => {
     expect(alertOptions({ alertWebhook: 'https://flag.example.com/hook', publicUrl: 'https://flag.example.com' }, env)).toEqual({
       webhookUrl: 'https://flag.example.com/hook', publicUrl: 'https://flag.example.com', secret: 's'.repeat(20),
     });
+  });
+});
+
+describe('wf dev --remote with alert flags', () => {
+  it('refuses them: alerts are the remote runner’s own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wf-dev-remote-alert-'));
+    const io: CliIO = { out: () => {}, err: () => {}, env: {}, cwd: dir, interrupted: () => new Promise<void>(() => {}) };
+    try {
+      const args = ['dev', '--no-tui', '--no-app', '--remote', 'http://127.0.0.1:9', '--token', 'T', '--alert-webhook', 'https://hooks.example.com/x'];
+      await expect(createProgram(io).exitOverride().parseAsync(args, { from: 'user' })).rejects.toMatchObject({
+        code: 'BAD_FLAG', message: expect.stringContaining('with --remote, set them on the remote runner'),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
