@@ -195,11 +195,15 @@ export class Driver {
    */
   private async deliverAlert(initial: Run, signal: AbortSignal): Promise<boolean> {
     const { store, now, owner, unreachable, scheduler, alerts } = this.options;
-    let run = initial;
+    // Read back once (failed runs are rare): the status as stored, which a cancel may have kept.
+    let run = (await store.getRun(initial.id)) ?? initial;
     for (;;) {
-      let attempt: Attempt;
+      let attempt: Attempt | undefined;
       let patch: RunPatch;
-      if (alerts) {
+      if (run.status !== 'failed') {
+        // A cancel that landed while the failing drive settled keeps the run cancelled: nothing to alert.
+        patch = { alert: null, alertAttempts: 0, nextAt: run.failureCall === 'pending' ? now() : null };
+      } else if (alerts) {
         const delivery = await sendAlert({ dispatcher: this.ctx.dispatcher, now, config: alerts }, run, await store.listSteps(run.id), signal);
         if (signal.aborted) return this.aborted(run, delivery.attempt);
         attempt = delivery.attempt;
@@ -211,7 +215,8 @@ export class Driver {
       const at = now();
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
       const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
-      await this.commit([{ type: 'attempt', attempt }, { type: 'run', runId: run.id, patch, at }, ...release]);
+      const logged: Change[] = attempt ? [{ type: 'attempt', attempt }] : [];
+      await this.commit([...logged, { type: 'run', runId: run.id, patch, at }, ...release]);
       run = { ...run, ...patch, updatedAt: at };
       if (!again) return true;
       if (run.alert !== 'pending') return this.deliverFailureCall(run, signal);

@@ -208,6 +208,33 @@ describe('failure alerts', () => {
     expect(run.alertAttempts).toBeGreaterThan(1);
   });
 
+  it('an app that is down: the run fails at the horizon and is alerted at once, before its failureFunction call waits out the app', async () => {
+    const hook = await receiver();
+    const { runner } = await world(failing, hook.url, { runner: { unreachable: { baseMs: 20, capMs: 50, horizonMs: 400 } } });
+    const { run: started } = await runner.runner.startRun({ url: `http://127.0.0.1:${await unusedPort()}/workflow`, body: '{}', headers: {} });
+    const run = await alertSettled(runner, started.id);
+    expect(run).toMatchObject({ status: 'failed', alert: 'delivered', error: { code: 'APP_UNREACHABLE' } });
+    // Never answered, so a failureFunction call is owed too: it comes after the alert, on the app's schedule.
+    expect(run.failureCall).not.toBeNull();
+    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({ runId: started.id, failedStep: null, error: { code: 'APP_UNREACHABLE' } });
+    const outcomes = (await runner.store.listAttempts(started.id)).map((a) => a.outcome);
+    const delivered = outcomes.indexOf('alert delivered');
+    expect(delivered).toBeGreaterThan(0);
+    expect(outcomes.slice(0, delivered).filter((o) => o.startsWith('failure-function'))).toEqual([]);
+  });
+
+  it('a run that a cancel kept cancelled while its failing drive settled is not alerted', async () => {
+    const hook = await receiver();
+    const { runner } = await world(failing, hook.url);
+    // The state that race leaves (injected through the store): cancelled, yet an alert owed and due.
+    const { run } = await runner.runner.startRun({ url: `http://127.0.0.1:${await unusedPort()}/workflow`, body: '{}', headers: {}, delayMs: 60_000 });
+    const now = Date.now();
+    await runner.store.apply([{ type: 'run', runId: run.id, at: now, patch: { status: 'cancelled', finishedAt: now, alert: 'pending', alertAttempts: 0, nextAt: now } }]);
+    const settled = await waitForRun(runner.runner, run.id, (r) => r.alert !== 'pending');
+    expect(settled).toMatchObject({ status: 'cancelled', alert: null });
+    expect(hook.received).toHaveLength(0);
+  });
+
   it('a rerun is a new run with its own alert; a resumed run that fails again owes a new one', async () => {
     const hook = await receiver();
     const { runner, app } = await world(failing, hook.url);
