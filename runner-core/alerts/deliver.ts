@@ -81,10 +81,15 @@ export async function sendAlert(ctx: AlertContext, run: Run, steps: readonly Ste
     attempt.responseStatus = response.status;
     attempt.responseHeaders = response.headers;
     let text = '';
-    // Leaving the loop early ends the body's stream: the rest is never read.
-    for await (const chunk of response.chunks) {
-      text += Buffer.from(chunk).toString('utf8');
-      if (text.length >= RESPONSE_KEEP_BYTES) break;
+    try {
+      // Leaving the loop early ends the body's stream: the rest is never read.
+      for await (const chunk of response.chunks) {
+        text += Buffer.from(chunk).toString('utf8');
+        if (text.length >= RESPONSE_KEEP_BYTES) break;
+      }
+    } catch {
+      // The status decides; a body that broke off (or outlived the timeout) is only the log's loss.
+      text += '\n… [the answer broke off]';
     }
     attempt.responseBody = text.length > RESPONSE_KEEP_BYTES ? `${text.slice(0, RESPONSE_KEEP_BYTES)}\n… [not kept]` : text;
     if (response.status >= 200 && response.status < 300) return finish({ delivered: true });

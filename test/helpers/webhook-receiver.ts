@@ -20,7 +20,8 @@ export interface WebhookReceiver {
   received: ReceivedHook[];
   /** Bodies of the requests answered 2xx, parsed. */
   accepted(): any[];
-  answer: (n: number) => { status: number; headers?: Record<string, string> };
+  /** How to answer the n-th request; `cut`: send the head and a little body, then drop the connection. */
+  answer: (n: number) => { status: number; headers?: Record<string, string>; cut?: boolean };
   close(): Promise<void>;
   listenAgain(): Promise<void>;
 }
@@ -44,9 +45,11 @@ export async function startWebhookReceiver(port = 0, path = '/hook'): Promise<We
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
       req.on('end', () => {
-        const { status, headers } = receiver.answer(receiver.received.length + 1);
+        const { status, headers, cut } = receiver.answer(receiver.received.length + 1);
         receiver.received.push({ headers: req.headers, body, status });
-        res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : 'not now');
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers });
+        if (!cut) return void res.end(status < 300 ? 'ok' : 'not now');
+        res.write('partial', () => res.destroy());
       });
     });
   server = make();

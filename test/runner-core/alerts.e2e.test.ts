@@ -151,6 +151,18 @@ describe('failure alerts', () => {
     expect(alerts[1]!.error!.message).toContain('redirected to https://elsewhere.example/hook; redirects are not followed');
   });
 
+  it('a receiver that answers 2xx and then drops the connection mid-body has the alert: the status decides', async () => {
+    const hook = await receiver();
+    hook.answer = () => ({ status: 200, cut: true });
+    const { runner, app } = await world(failing, hook.url);
+    const id = await startThroughApp(app.url);
+    const run = await alertSettled(runner, id);
+    expect(run).toMatchObject({ alert: 'delivered', alertAttempts: 1 });
+    const last = (await runner.store.listAttempts(id)).at(-1)!;
+    expect(last).toMatchObject({ outcome: 'alert delivered', responseStatus: 200 });
+    expect(last.responseBody).toContain('[the answer broke off]');
+  });
+
   it('a receiver that is down for a while gets the alert once it is back', async () => {
     const hook = await receiver();
     await hook.close();
