@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alertOptions } from '../../cli/lib/alert-flags.js';
+import { startLocalRunner } from '../../cli/lib/local-runner.js';
 import type { CliIO } from '../../cli/lib/io.js';
 import { createProgram } from '../../cli/program.js';
 
@@ -31,6 +32,20 @@ describe('wf dev --remote with alert flags', () => {
         code: 'BAD_FLAG', message: expect.stringContaining('with --remote, set them on the remote runner'),
       });
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("wf dev's runner with an alert webhook", () => {
+  it('alerts to it, linking its own listen URL and signing with its token when nothing else is said', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wf-dev-alert-'));
+    const local = await startLocalRunner({ dbPath: join(dir, 'dev.db'), host: '127.0.0.1', port: 0, tokens: ['wf_dev_token_0123456789'], alerts: { webhookUrl: 'https://hooks.example.com/x' } });
+    try {
+      expect(local.runner.alerts).toMatchObject({ publicUrl: local.url, secret: 'wf_dev_token_0123456789' });
+      expect(local.runner.alerts?.webhook.href).toBe('https://hooks.example.com/x');
+    } finally {
+      await local.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
