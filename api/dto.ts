@@ -22,6 +22,14 @@ export const FINISHED_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['completed
  */
 export type FailureCallState = 'pending' | 'delivered' | 'failed';
 
+/**
+ * Delivery of a failed run's alert to the runner's alert webhook (`--alert-webhook`): `pending`
+ * until the receiver answers 2xx (the run stays claimable meanwhile), then `delivered`, or
+ * `failed` once the runner's unreachable horizon passed without an answer.
+ */
+export type AlertState = 'pending' | 'delivered' | 'failed';
+export const ALERT_STATES: readonly AlertState[] = ['pending', 'delivered', 'failed'];
+
 /*
  * Values: `output` is the plain JSON value, for readers like `curl` and `jq`; it is absent when
  * the value would not come back from JSON exactly as it was (a Date, Map, Set, BigInt,
@@ -73,6 +81,14 @@ export interface Run {
   failureCall: FailureCallState | null;
   /** Deliveries of the failureFunction call so far (each is an attempt in the run's log). */
   failureCallAttempts: number;
+  /**
+   * The failure alert to the runner's webhook; null when the run owes none (it did not fail, or no
+   * webhook was set). Always sent by this runner (null included, so a resumed run's event clears an
+   * old one in a dashboard); absent only from older runners.
+   */
+  alert?: AlertState | null;
+  /** Deliveries of the alert so far (each is an attempt in the run's log). */
+  alertAttempts?: number;
   /** A child run (`context.invoke`): the run that invoked it and that step's index. Absent otherwise. */
   parentRunId?: string;
   parentStepIndex?: number;

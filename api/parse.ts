@@ -2,7 +2,7 @@ import { ProtocolError } from '../protocol/errors.js';
 import { parseStepKind } from '../protocol/messages.js';
 import { describe, expectBoolean, expectInteger, expectNumber, expectObject, expectSerializedError, expectString, expectStringRecord, optionalString, type Fields } from '../protocol/validate.js';
 import { parseStepLogs } from '../protocol/step-logs.js';
-import { RUN_STATUSES, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepLog, type StepStatus } from './dto.js';
+import { ALERT_STATES, RUN_STATUSES, type AlertState, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepLog, type StepStatus } from './dto.js';
 import type { ResetEvent, StreamEvent } from './events.js';
 
 /**
@@ -69,6 +69,11 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
     unreachableSince: orNull(o, 'unreachableSince', where, expectNumber),
     failureCall: orNull(o, 'failureCall', where, (f, k, w) => oneOf<FailureCallState>(f, k, w, FAILURE_CALL_STATES)),
     failureCallAttempts: expectInteger(o, 'failureCallAttempts', where),
+    // Absent only from older runners, which know no alerts.
+    ...(o.alert !== undefined && {
+      alert: orNull(o, 'alert', where, (f, k, w) => oneOf<AlertState>(f, k, w, ALERT_STATES)),
+      alertAttempts: expectInteger(o, 'alertAttempts', where),
+    }),
     ...(o.parentRunId !== undefined && { parentRunId: expectString(o, 'parentRunId', where), parentStepIndex: expectInteger(o, 'parentStepIndex', where) }),
   };
   // Only with flow control, so runs without it (and older runners) carry neither.

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setPublicUrl } from './alerts/options.js';
 import { createApiServer, type ApiOptions } from './api/server.js';
 import { DatabaseOpenError, RunnerConfigError } from './errors.js';
 import { consoleLogger } from './logger.js';
@@ -111,6 +112,8 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
       server.once('error', reject);
       server.listen(port, host, done);
     });
+    // The alert's dashboard link: where this server listens, unless the options said otherwise.
+    if (runner.alerts && runner.alerts.publicUrl === undefined) setPublicUrl(runner.alerts, listenUrl(host, (server.address() as AddressInfo).port));
     await runner.start();
   } catch (error) {
     server.close();
@@ -122,7 +125,7 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
   return {
     runner,
     server,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    url: listenUrl(host, bound),
     storeKind: kind,
     database,
     async close(graceMs) {
@@ -136,4 +139,8 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
       await closeStore();
     },
   };
+}
+
+function listenUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -1,4 +1,7 @@
 import type { StartRequest } from '../protocol/messages.js';
+import { sendAlert, unsentAlert } from './alerts/deliver.js';
+import type { AlertConfig } from './alerts/options.js';
+import { owedAlert, settleAlert } from './alerts/settle.js';
 import { childRunIdOf, parentOf } from './invoke.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { describeError, type Logger } from './logger.js';
@@ -8,7 +11,7 @@ import type { Scheduler } from './scheduler.js';
 import { settle } from './settle.js';
 import { failureRequest, settleFailureCall } from './settle-failure-call.js';
 import { LeaseLostError } from './store/errors.js';
-import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type Step, type Store } from './store/types.js';
+import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type RunPatch, type Step, type Store } from './store/types.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
@@ -27,13 +30,15 @@ export interface DriverOptions {
   logger: Logger;
   /** Child workflows: start one (the normal start path), and wake a parent when its child ended. */
   children: { start: (request: StartRequest) => Promise<{ run: Run }>; ended: (child: Run) => Promise<void> };
+  /** Failure alerts (`--alert-webhook`); undefined when none is set: no run then owes one. */
+  alerts?: AlertConfig;
 }
 
 /**
  * One run's drive: what the runner owes it first (park or resolve), then a drive request whose
  * streamed steps are committed as they come, then the settled outcome, committed with the
  * attempt's log (and the lease's release when the drive ends there). Also a failed run's
- * failureFunction delivery. Every commit is fenced by this runner's lease.
+ * deliveries: its alert, then its failureFunction call. Every commit is fenced by this runner's lease.
  */
 export class Driver {
   private readonly ctx: AttemptContext;
@@ -94,6 +99,7 @@ export class Driver {
     // (Each mark's rejection is handled in `commit`, so none is unhandled while the attempt runs.)
     const marks: Promise<void>[] = run.status === 'queued' ? [this.markRunning(run)] : [];
     for (let first = true; ; first = false) {
+      if (run.alert === 'pending') return this.deliverAlert(run, signal);
       if (run.failureCall === 'pending') return this.deliverFailureCall(run, signal);
       if (!(first && isNew)) {
         const parked = await this.park(run, signal);
@@ -114,6 +120,8 @@ export class Driver {
       if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
       const { changes, patch } = settle(run, result, at, Math.random, unreachable);
+      // Owed in the same commit that fails the run, so a crash right after still sends it.
+      if (patch.status === 'failed' && this.options.alerts) Object.assign(patch, owedAlert(at));
       // Due now: a `continue`, a resolved suspension, or a failed run's failureFunction call.
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
@@ -188,6 +196,41 @@ export class Driver {
       { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() },
     ]);
     return false;
+  }
+
+  /**
+   * Delivers a failed run's alert (durably, like the failureFunction call: the run was committed
+   * `failed` with the alert `pending` first). Each delivery is an attempt in the run's log;
+   * `settleAlert` decides whether and when to try again. Then the failureFunction call, if owed.
+   */
+  private async deliverAlert(initial: Run, signal: AbortSignal): Promise<boolean> {
+    const { store, now, owner, unreachable, scheduler, alerts } = this.options;
+    // Read back once (failed runs are rare): the status as stored, which a cancel may have kept.
+    let run = (await store.getRun(initial.id)) ?? initial;
+    for (;;) {
+      let attempt: Attempt | undefined;
+      let patch: RunPatch;
+      if (run.status !== 'failed') {
+        // A cancel that landed while the failing drive settled keeps the run cancelled: nothing to alert.
+        patch = { alert: null, alertAttempts: 0, nextAt: run.failureCall === 'pending' ? now() : null };
+      } else if (alerts) {
+        const delivery = await sendAlert({ dispatcher: this.ctx.dispatcher, now, config: alerts }, run, await store.listSteps(run.id), signal);
+        if (signal.aborted) return this.aborted(run, delivery.attempt);
+        attempt = delivery.attempt;
+        patch = settleAlert(run, delivery, now(), Math.random, unreachable);
+      } else {
+        attempt = unsentAlert(run, now());
+        patch = { attempts: run.attempts + 1, alert: 'failed', nextAt: run.failureCall === 'pending' ? now() : null };
+      }
+      const at = now();
+      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
+      const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
+      const logged: Change[] = attempt ? [{ type: 'attempt', attempt }] : [];
+      await this.commit([...logged, { type: 'run', runId: run.id, patch, at }, ...release]);
+      run = { ...run, ...patch, updatedAt: at };
+      if (!again) return true;
+      if (run.alert !== 'pending') return this.deliverFailureCall(run, signal);
+    }
   }
 
   /**

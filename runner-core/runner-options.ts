@@ -1,3 +1,4 @@
+import type { AlertOptions } from './alerts/options.js';
 import type { DispatchOptions } from './dispatch.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/types.js';
@@ -39,6 +40,11 @@ export interface RunnerOptions {
   inlineStepsLimitBytes?: number;
   logBodyLimitBytes?: number;
   now?: () => number;
+  /**
+   * Failure alerts: every failed run's signed JSON document is POSTed to `webhookUrl`, retried
+   * durably until delivered (runner-core/alerts/). Off when absent.
+   */
+  alerts?: AlertOptions;
   /** Where the runner reports failed drives, lost leases, failed polls and commits. @default console */
   logger?: Logger;
   /**

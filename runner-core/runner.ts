@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { RunnerActions } from './actions.js';
+import { alertConfig, type AlertConfig } from './alerts/options.js';
 import { announce } from './announce.js';
 import { CallCredentials } from './call-credentials.js';
 import { CommitQueue } from './commit-queue.js';
@@ -39,6 +40,8 @@ export class Runner {
   private readonly dispatcher: Dispatcher;
   private readonly exclusive: boolean;
   private readonly tracing: RunnerOptions['tracing'];
+  /** Failure alerts, checked (`RunnerOptions.alerts`); createRunner completes its public URL. */
+  readonly alerts: AlertConfig | undefined;
   private stopping: Promise<void> | undefined;
 
   constructor(options: RunnerOptions) {
@@ -48,6 +51,7 @@ export class Runner {
     this.tokens = new TokenSet(options.tokens);
     if (this.tokens.size === 0) throw new Error('The runner needs at least one token (WF_TOKEN) to sign drive requests with.');
     // Records are read back (in the commit's transaction) only when someone listens.
+    this.alerts = options.alerts ? alertConfig(options.alerts, this.tokens.signing[0]!) : undefined;
     this.queue = new CommitQueue(options.store, () => this.events.size > 0);
     const now = options.now ?? Date.now;
     const leaseMs = options.leaseMs ?? 15_000;
@@ -87,6 +91,7 @@ export class Runner {
       scheduler: this.scheduler,
       commit,
       logger: this.logger,
+      ...(this.alerts && { alerts: this.alerts }),
       // Child workflows start and link through the actions (created below; only called later).
       children: { start: (request) => this.actions.startRun(request), ended: (child) => this.actions.childEnded(child) },
       attempt: {

@@ -16,9 +16,9 @@ interface LogsOptions {
   step?: string;
 }
 
-/** Nothing more will happen to the run: finished, and its failureFunction call (if any) settled. */
+/** Nothing more will happen to the run: finished, and its alert and failureFunction call (if any) settled. */
 function settled(run: Run): boolean {
-  return FINISHED_RUN_STATUSES.has(run.status) && run.failureCall !== 'pending';
+  return FINISHED_RUN_STATUSES.has(run.status) && run.failureCall !== 'pending' && run.alert !== 'pending';
 }
 
 function eventsOf({ run, steps, attempts }: RunDetail): RunnerEvent[] {
@@ -67,7 +67,7 @@ export function makeLogsCommand(io: CliIO): Command {
   return withRunnerOptions(new Command('logs'))
     .description('print the log of one run, or of all runs')
     .argument('[runId]', 'the run (wfr_…); all runs when left out')
-    .option('-f, --follow', 'keep printing new events (until the run finishes and its failureFunction is delivered, or Ctrl-C)')
+    .option('-f, --follow', 'keep printing new events (until the run finishes and its alert and failureFunction are delivered, or Ctrl-C)')
     .option('--json', 'one JSON object per line')
     .option('--step <step>', "one step's detailed logs (what it printed, attempt by attempt): its index or name")
     .action(async (runId: string | undefined, options: LogsOptions) => {

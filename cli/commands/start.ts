@@ -5,6 +5,7 @@ import { createLogger, type LogFormat } from '../lib/logger.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt } from '../lib/parse.js';
 import { startProductionRunner } from '../lib/production-runner.js';
 import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js';
+import { alertOptions } from '../lib/alert-flags.js';
 import { addRunnerFlags, allowedOriginsFromEnv, otelFromFlags, type RunnerFlags } from '../lib/runner-flags.js';
 import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
 
@@ -49,11 +50,14 @@ export function makeStartCommand(io: CliIO): Command {
         unreachableHorizonMs: options.unreachableHorizon,
         driveTimeoutMs: options.driveTimeout,
         otel,
+        alerts: alertOptions(options, io.env),
         // The runner's own lines (a failed drive, a lost lease) in this log's format.
         logger: log,
       });
       const { runner } = started;
       log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }) });
+      // The webhook's origin only: its path may be its secret (a Slack incoming webhook's is).
+      if (runner.alerts) log.info(`alerting failed runs to ${runner.alerts.webhook.origin}`, { alertWebhook: runner.alerts.webhook.origin, publicUrl: runner.alerts.publicUrl, signedWith: io.env.WF_ALERT_SECRET ? 'WF_ALERT_SECRET' : 'the token' });
       await interrupted;
       log.info('stopping: no new connections, in-flight drives finish or are released', { inFlight: runner.drivesInFlight, graceMs: options.graceMs });
       await started.close(options.graceMs);

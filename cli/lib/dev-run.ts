@@ -9,6 +9,7 @@ import { readAppPackage } from './scaffold.js';
 import { reportTunnel, startAppSession, type DevReporter } from './dev-session.js';
 import { eventLine } from './format.js';
 import type { CliIO } from './io.js';
+import { alertOptions } from './alert-flags.js';
 import { startLocalRunner, type LocalRunner } from './local-runner.js';
 import { redactHeaderNames } from './redact-headers.js';
 import { otelFromFlags, type RunnerFlags } from './runner-flags.js';
@@ -56,6 +57,10 @@ function feedReporter(feed: LogFeed): DevReporter {
 /** The runner `wf dev` uses: a new local one (SQLite), or a remote one checked for reach and token. */
 async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string; token: ResolvedToken; local?: LocalRunner }> {
   if (options.remote) {
+    // Alerts are the runner's: a remote runner has its own (wf start --alert-webhook), this one starts none.
+    if (options.alertWebhook !== undefined || options.publicUrl !== undefined) {
+      throw new CliError(2, 'BAD_FLAG', `--alert-webhook and --public-url configure the local runner; with --remote, set them on the remote runner (wf start --alert-webhook).`);
+    }
     const token = findClientToken(io.cwd, io.env, options.token);
     if (!token) throw new CliError(2, 'NO_TOKEN', `--remote needs the runner's token: pass --token, or set WF_TOKEN (or WF_TOKEN in .env).`);
     const url = options.remote.replace(/\/+$/, '');
@@ -77,6 +82,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     unreachableHorizonMs: options.unreachableHorizon,
     driveTimeoutMs: options.driveTimeout,
     otel: otelFromFlags(options, io.env),
+    alerts: alertOptions(options, io.env),
   });
   return { url: local.url, token, local };
 }

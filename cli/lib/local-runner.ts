@@ -1,3 +1,4 @@
+import type { AlertOptions } from '../../runner-core/alerts/options.js';
 import { LOOPBACK_ORIGINS } from '../../runner-core/origins.js';
 import type { OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 import { startProductionRunner, type ProductionRunner } from './production-runner.js';
@@ -17,6 +18,8 @@ export interface LocalRunnerOptions {
   driveTimeoutMs?: number;
   /** Export OpenTelemetry traces here (`--otel-endpoint`, OTEL_*). */
   otel?: OtelConfig;
+  /** Failure alerts (`--alert-webhook`); off when absent. */
+  alerts?: AlertOptions;
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -46,6 +49,7 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
     unreachableHorizonMs: options.unreachableHorizonMs,
     driveTimeoutMs: options.driveTimeoutMs,
     otel: options.otel,
+    ...(options.alerts && { alerts: options.alerts }),
   });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

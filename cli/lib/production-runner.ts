@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { isLoopbackHost } from '../../runner-core/api/http-io.js';
 import { createRunner } from '../../runner-core/create-runner.js';
 import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
+import type { AlertOptions } from '../../runner-core/alerts/options.js';
 import type { Logger } from '../../runner-core/logger.js';
 import type { Runner } from '../../runner-core/runner.js';
 import type { OtelConfig } from '../../runner-core/telemetry/otel-config.js';
@@ -43,6 +44,8 @@ export interface ProductionRunnerOptions {
   logger?: Logger;
   /** Export OpenTelemetry traces here (`--otel-endpoint`, OTEL_*). @default no traces */
   otel?: OtelConfig;
+  /** Failure alerts (`--alert-webhook`, `alertOptions`); off when absent. */
+  alerts?: AlertOptions;
 }
 
 export interface ProductionRunner {
@@ -104,6 +107,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     ...(options.otel && { otel: options.otel }),
     ...(options.unreachableHorizonMs !== undefined && { unreachable: { horizonMs: options.unreachableHorizonMs } }),
     ...(options.driveTimeoutMs !== undefined && { dispatch: { headersTimeoutMs: options.driveTimeoutMs } }),
+    ...(options.alerts && { alerts: options.alerts }),
   }).catch((error: unknown) => {
     throw toCliError(error, options);
   });

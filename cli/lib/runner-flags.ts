@@ -3,9 +3,10 @@ import ms from 'ms';
 import { parseOriginPattern, splitOriginList } from '../../runner-core/origins.js';
 import { otelConfigFromEnv, type OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 import { CliError } from '../errors.js';
+import { parseFlagUrl, type AlertFlags } from './alert-flags.js';
 
 /** The runner's resilience and reach, the same flags on `wf start` and `wf dev`. */
-export interface RunnerFlags {
+export interface RunnerFlags extends AlertFlags {
   /** `--allow-origin`, repeated. */
   allowOrigin: string[];
   /** `--unreachable-horizon`, in ms. */
@@ -60,7 +61,7 @@ export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout` and `--otel-endpoint` to a command.
+ * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout`, `--otel-endpoint`, `--alert-webhook` and `--public-url` to a command.
  * @example addRunnerFlags(new Command('start')).action((options: RunnerFlags) => …)
  */
 export function addRunnerFlags(command: Command, allowOriginHelp: string): Command {
@@ -74,5 +75,9 @@ export function addRunnerFlags(command: Command, allowOriginHelp: string): Comma
     )
     .addOption(
       new Option('--otel-endpoint <url>', 'export OpenTelemetry traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; protocol, headers and service name from the OTEL_* variables)'),
-    );
+    )
+    .addOption(
+      new Option('--alert-webhook <url>', 'POST a signed JSON alert here once per failed run, retried until delivered (also WF_ALERT_WEBHOOK; signed with WF_ALERT_SECRET, else the token)').argParser(parseFlagUrl),
+    )
+    .addOption(new Option('--public-url <url>', "the dashboard's address as people reach it, for the links in alerts (also WF_PUBLIC_URL; default: the listen URL)").argParser(parseFlagUrl));
 }

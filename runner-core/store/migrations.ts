@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { SQLITE_MIGRATION_STEP_LOGS } from './sqlite-migration-step-logs.js';
+import { SQLITE_MIGRATION_ALERTS } from './sqlite-migration-alerts.js';
 
 /**
  * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
@@ -126,6 +127,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flow ON runs(flow_key, flow_started_at) WHERE flow_key IS NOT NULL;
   `,
   SQLITE_MIGRATION_STEP_LOGS,
+  SQLITE_MIGRATION_ALERTS,
 ];
 
 function userVersion(db: Database): number {

@@ -144,7 +144,7 @@ export class PostgresStore implements Store {
     const [row] = await sql<(RunRow & { resumed: boolean })[]>`WITH resumed AS (
         UPDATE runs SET status = 'queued', next_at = ${ms(now)}, updated_at = ${ms(now)}, finished_at = NULL, output = NULL,
           error = NULL, failures = 0, unreachable_since = NULL, failure_call = NULL, failure_call_attempts = 0,
-          lease_owner = NULL, lease_until = NULL
+          alert = NULL, alert_attempts = 0, lease_owner = NULL, lease_until = NULL
         WHERE id = ${runId} AND status IN ('failed', 'cancelled')
         RETURNING *
       ), cleared AS (

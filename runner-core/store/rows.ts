@@ -1,7 +1,7 @@
 import type { SerializedError } from '../../protocol/errors.js';
 import type { FlowControl } from '../../protocol/flow-control.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
-import type { Attempt, FailureCallState, Run, RunPage, RunStatus, Step, StepStatus } from './types.js';
+import type { AlertState, Attempt, FailureCallState, Run, RunPage, RunStatus, Step, StepStatus } from './types.js';
 
 /**
  * Rows of the store tables and their mapping to records, shared by both dialects: the only place
@@ -31,6 +31,7 @@ export interface RunRow {
   failures: number; retries: number; retry_delay_ms: number; steps_done: number; attempts: number;
   output: string | null; error: string | null; idempotency_key: string | null;
   unreachable_since: number | null; failure_call: string | null; failure_call_attempts: number;
+  alert: string | null; alert_attempts: number;
   flow_key: string | null; flow_wait_reason: string | null;
   flow_parallelism: number | null; flow_rate: number | null; flow_period_ms: number | null;
 }
@@ -64,6 +65,7 @@ export function toRun(row: RunRow): Run {
     error: fromJson<SerializedError>(row.error), idempotencyKey: row.idempotency_key,
     unreachableSince: row.unreachable_since, failureCall: row.failure_call as FailureCallState | null,
     failureCallAttempts: row.failure_call_attempts,
+    alert: row.alert as AlertState | null, alertAttempts: row.alert_attempts,
     // Only with flow control: runs without it keep their shape. Only an unfinished run waits; the
     // reason is its last refused claim's, until a claim succeeds.
     ...(row.flow_key === null ? {} : { flowKey: row.flow_key, flowControl: toFlowControl(row.flow_key, row) }),

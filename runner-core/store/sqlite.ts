@@ -23,6 +23,7 @@ const PATCH_COLUMNS = {
   status: 'status', nextAt: 'next_at', failures: 'failures', finishedAt: 'finished_at',
   output: 'output', error: 'error', attempts: 'attempts', unreachableSince: 'unreachable_since',
   failureCall: 'failure_call', failureCallAttempts: 'failure_call_attempts',
+  alert: 'alert', alertAttempts: 'alert_attempts',
 } as const satisfies Record<keyof RunPatch, string>;
 
 // A finished run keeps its status: a drive that settles after a cancel (or, with several runners,
@@ -128,7 +129,7 @@ function prepareStatements(db: Database.Database) {
     // Resume: only these two statuses; the lease goes too, so whichever runner claims it next drives it.
     resumeRun: db.prepare(`UPDATE runs SET status = 'queued', next_at = @now, updated_at = @now, finished_at = NULL, output = NULL,
         error = NULL, failures = 0, unreachable_since = NULL, failure_call = NULL, failure_call_attempts = 0,
-        lease_owner = NULL, lease_until = NULL
+        alert = NULL, alert_attempts = 0, lease_owner = NULL, lease_until = NULL
       WHERE id = @id AND status IN ('failed', 'cancelled')`),
     clearUnsucceededSteps: db.prepare(`DELETE FROM steps WHERE run_id = ? AND status != 'succeeded'`),
     countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status'),

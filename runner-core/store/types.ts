@@ -9,7 +9,7 @@ import type { Attempt, RunStatus } from '../../api/dto.js';
 // the store's records differ only in how they hold a value: `output` is the devalue text the
 // route replays from. The API edge maps records to DTOs (runner-core/api/dto-map.ts).
 export { FINISHED_RUN_STATUSES, RUN_STATUSES } from '../../api/dto.js';
-export type { Attempt, FailureCallState, RunStatus, StepLog, StepStatus } from '../../api/dto.js';
+export type { AlertState, Attempt, FailureCallState, RunStatus, StepLog, StepStatus } from '../../api/dto.js';
 import type { StepLog } from '../../api/dto.js';
 
 /** A run as stored; `output` is its devalue text (null when none). */
@@ -61,7 +61,7 @@ export interface RunQuery {
 
 /** Fields of a run the runner changes as it drives it. */
 export type RunPatch = Partial<
-  Pick<Run, 'status' | 'nextAt' | 'failures' | 'finishedAt' | 'output' | 'error' | 'attempts' | 'unreachableSince' | 'failureCall' | 'failureCallAttempts'>
+  Pick<Run, 'status' | 'nextAt' | 'failures' | 'finishedAt' | 'output' | 'error' | 'attempts' | 'unreachableSince' | 'failureCall' | 'failureCallAttempts' | 'alert' | 'alertAttempts'>
 >;
 
 /**

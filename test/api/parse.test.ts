@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseAttempt, parseRun, parseRunDetail, parseStep, parseStreamEvent } from '../../api/parse.js';
 import { createSseParser, type SseMessage } from '../../api/sse-parser.js';
-import { slimEvent } from '../../api/events.js';
+import type { Run } from '../../api/dto.js';
+import { fillRun, slimEvent } from '../../api/events.js';
 import { makeAttempt, makeRun, makeStep } from '../tui/fixtures.js';
 
 /** The contract's parsers: they accept what the runner sends and name what is wrong otherwise. */
@@ -15,6 +16,18 @@ describe('parsers of the API answers', () => {
     const slim = slimEvent({ type: 'run', run });
     expect(parseStreamEvent(JSON.parse(JSON.stringify(slim)))).toEqual(slim);
     expect(parseStreamEvent({ type: 'reset' })).toEqual({ type: 'reset' });
+  });
+
+  it("keep a failed run's alert fields, and only when the run has an alert", () => {
+    const alerted = { ...makeRun(2, { status: 'failed' }), alert: 'pending', alertAttempts: 2 };
+    expect(parseRun(JSON.parse(JSON.stringify(alerted)))).toEqual(alerted);
+    // An older runner's run has none; this runner sends null for a run that owes none.
+    expect(parseRun(makeRun(1))).not.toHaveProperty('alert');
+    expect(parseRun({ ...makeRun(1), alert: null, alertAttempts: 0 })).toMatchObject({ alert: null, alertAttempts: 0 });
+    // A resumed run's event (alert null) clears the alert a dashboard knew.
+    expect(fillRun(alerted as Run, { ...makeRun(2, { status: 'running' }), alert: null, alertAttempts: 0 }).alert).toBeNull();
+    expect(() => parseRun({ ...alerted, alert: 'sent' })).toThrow('Expected `alert` in the run to be one of pending, delivered, failed, got the string "sent".');
+    expect(() => parseRun({ ...alerted, alertAttempts: undefined })).toThrow('Expected `alertAttempts` in the run to be');
   });
 
   it('name the field, what was expected and what came, and where', () => {

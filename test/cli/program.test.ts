@@ -52,7 +52,7 @@ it('runs on the pinned Node 24', () => {
 
 describe('help and version', () => {
   const commands: [string, string[]][] = [
-    ['dev', ['--port <port>', '--host <host>', '--db <path>', '--token <token>', '--no-tui']],
+    ['dev', ['--port <port>', '--host <host>', '--db <path>', '--token <token>', '--no-tui', '--alert-webhook <url>', '--public-url <url>']],
     ['logs', ['[runId]', '--follow', '--json', '--step <step>', '--runner <url>', '--token <token>']],
     ['runs', ['--status <status>', '--limit <n>', '--cursor <runId>', '--json', '--runner <url>', '--token <token>']],
     ['trigger', ['<url>', '--data <json>', '--header <header>', '--idempotency-key <key>']],

@@ -139,14 +139,14 @@ export async function waitForRun(
   }
 }
 
-/** Waits for a finished status (and a failed run's failureFunction call settled) and returns the run with its steps and attempts. */
+/** Waits for a finished status (and a failed run's alert and failureFunction call settled) and returns the run with its steps and attempts. */
 export async function waitForFinish(
   source: Runner | Store,
   runId: string,
   timeoutMs = 10_000,
 ): Promise<{ run: Run; steps: Step[]; attempts: Attempt[] }> {
   const store = source instanceof Runner ? source.store : source;
-  const run = await waitForRun(store, runId, (r) => r.finishedAt !== null && r.failureCall !== 'pending', timeoutMs);
+  const run = await waitForRun(store, runId, (r) => r.finishedAt !== null && r.failureCall !== 'pending' && r.alert !== 'pending', timeoutMs);
   return { run, steps: await store.listSteps(runId), attempts: await store.listAttempts(runId) };
 }
 

@@ -11,7 +11,10 @@ export type ThreeRunners = [WfStartProcess, WfStartProcess, WfStartProcess];
  * it and opens a store to read it with. After the suite, everything is stopped: the runners (a
  * SIGSTOPped or killed one included), the apps `startApp` started, the store, the cluster.
  */
-export function postgresRunners(database: string): { start(token: string, leaseMs: number): Promise<{ runners: ThreeRunners; reader: PostgresStore }> } {
+export function postgresRunners(database: string): {
+  /** `extra`: more flags and environment for every runner (the same for all three). */
+  start(token: string, leaseMs: number, extra?: { args?: string[]; env?: Record<string, string> }): Promise<{ runners: ThreeRunners; reader: PostgresStore }>;
+} {
   let pg: PostgresCluster | undefined;
   let reader: PostgresStore | undefined;
   const runners: WfStartProcess[] = [];
@@ -30,9 +33,9 @@ export function postgresRunners(database: string): { start(token: string, leaseM
   });
 
   return {
-    async start(token, leaseMs) {
-      const args = ['--database', pg!.url, '--lease-ms', String(leaseMs), '--log-format', 'json', '--grace-ms', '500'];
-      runners.push(...(await Promise.all([0, 1, 2].map(() => spawnWfStart(args, { WF_TOKENS: token })))));
+    async start(token, leaseMs, extra = {}) {
+      const args = ['--database', pg!.url, '--lease-ms', String(leaseMs), '--log-format', 'json', '--grace-ms', '500', ...(extra.args ?? [])];
+      runners.push(...(await Promise.all([0, 1, 2].map(() => spawnWfStart(args, { WF_TOKENS: token, ...extra.env })))));
       reader = await openPostgresStore(pg!.url);
       return { runners: runners as ThreeRunners, reader };
     },

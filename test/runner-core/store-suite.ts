@@ -7,6 +7,7 @@ import { describeFlow } from './store-suite-flow.js';
 import { describeResilience } from './store-suite-resilience.js';
 import { describeResume } from './store-suite-resume.js';
 import { describeStepLogs } from './store-suite-step-logs.js';
+import { describeAlerts } from './store-suite-alerts.js';
 
 export { newRun, runId } from './store-fixtures.js';
 
@@ -30,6 +31,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
     describeResume(open);
     describeFlow(open);
     describeStepLogs(open);
+    describeAlerts(open);
 
     let store: Store;
     beforeEach(async () => {
@@ -48,6 +50,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           headers: { 'content-type': 'application/json' }, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null,
           nextAt: T0 + 1, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0,
           output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
+          alert: null, alertAttempts: 0,
         });
         expect(await store.getRun(runId(1))).toEqual(run);
         expect(await store.getRun(runId(2))).toBeUndefined();

@@ -58,6 +58,19 @@ describe('RunList', () => {
     expect(narrow).toContain(`${runId(4)} app unreachable…`);
   });
 
+  it("shows a failed run's alert: pending (with its next try) in the list and run view, delivered in the run view", () => {
+    const pending = makeRun(7, { status: 'failed', alert: 'pending', alertAttempts: 3, nextAt: T0 + 7000 });
+    const list = frameOf(mount(<RunList runs={[pending]} selected={-1} width={140} height={3} now={T0 + 6000} color={false} total={1} filter="" />));
+    expect(list).toContain(`${runId(7)} alert pending (3 attempts, next try at 03:04`);
+    const delivered = makeRun(8, { status: 'failed', error: { name: 'Error', message: 'boom' }, alert: 'delivered', alertAttempts: 2, attempts: 3 });
+    const detail = { runId: delivered.id, steps: [], attempts: [], loading: false, error: null } as unknown as Detail;
+    const view = frameOf(mount(<RunView run={delivered} detail={detail} cursor={0} top={0} width={120} height={20} now={T0} color={false} />));
+    expect(view).toContain('alert delivered (2 attempts) · error  Error: boom');
+    // A delivered alert is not worth a line in the list (as a delivered failureFunction call).
+    const quiet = frameOf(mount(<RunList runs={[delivered]} selected={-1} width={140} height={3} now={T0} color={false} total={1} filter="" />));
+    expect(quiet).not.toContain('alert');
+  });
+
   it('says why a run waits on flow control, in the list and in the run view', () => {
     const waiting = makeRun(6, { status: 'queued', finishedAt: null, flowKey: 'tenant-42', queuedReason: 'flow control `tenant-42`: 5 of 5 running' });
     const list = frameOf(mount(<RunList runs={[waiting]} selected={-1} width={120} height={3} now={T0} color={false} total={1} filter="" />));

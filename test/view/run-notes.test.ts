@@ -31,6 +31,14 @@ describe('runNotes', () => {
       ['warn waiting: flow control `tenant-42`: 5 of 5 running'],
     ],
     ['given up', { status: 'failed', finishedAt: T0, failureCall: 'failed', failureCallAttempts: 4 }, ['error failureFunction not delivered: gave up after 4 attempts']],
+    ['alert owed, not sent', { status: 'failed', finishedAt: T0, alert: 'pending', alertAttempts: 0, nextAt: T0 }, ['warn alert pending (not sent yet, next try at t+0s)']],
+    [
+      'alert retried, the failureFunction call waiting for it',
+      { status: 'failed', finishedAt: T0, alert: 'pending', alertAttempts: 2, nextAt: T0 + 3000, failureCall: 'pending' },
+      ['warn alert pending (2 attempts, next try at t+3s)', 'warn failureFunction pending (not sent yet, after the alert)'],
+    ],
+    ['alert delivered', { status: 'failed', finishedAt: T0, alert: 'delivered', alertAttempts: 1 }, ['ok alert delivered (1 attempt)']],
+    ['alert given up', { status: 'failed', finishedAt: T0, alert: 'failed', alertAttempts: 9 }, ['error alert not delivered: gave up after 9 attempts']],
   ])('%s', (_, overrides, expected) => {
     expect(runNotes(run(overrides), time).map((n) => `${n.tone} ${n.text}`)).toEqual(expected);
   });

@@ -24,3 +24,11 @@ export function prettyBody(text: string | null | undefined): string {
 export function headerEntries(headers: Record<string, string> | null | undefined): [string, string][] {
   return Object.entries(headers ?? {}).sort(([a], [b]) => a.localeCompare(b));
 }
+
+/**
+ * An attempt's outcome as one CSS class word: `failure-function done` → `failure-function-done`,
+ * `alert delivered` → `alert-delivered` (a space would split it into two unrelated classes).
+ */
+export function outcomeClass(outcome: string): string {
+  return outcome.trim().replace(/[^a-zA-Z0-9-]+/g, '-');
+}

@@ -2,7 +2,7 @@
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import type { Attempt, Run, Step, StepLog } from '../../../api/dto.js';
-import { formatTime, prettyBody } from '../format.js';
+import { formatTime, outcomeClass, prettyBody } from '../format.js';
 import { stepIndexesOf } from '../../../view/attempts.js';
 import { formatDuration } from '../../../view/duration.js';
 import { paths } from '../router.js';
@@ -22,7 +22,7 @@ export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; s
       </header>
       <Facts
         items={[
-          ['Outcome', <span class={`outcome outcome-${attempt.error ? 'error' : attempt.outcome}`}>{attempt.outcome}</span>],
+          ['Outcome', <span class={`outcome outcome-${attempt.error ? 'error' : outcomeClass(attempt.outcome)}`}>{attempt.outcome}</span>],
           ['Started', formatTime(attempt.startedAt, now)],
           ['Duration', formatDuration(attempt.durationMs)],
           ['Steps', touched.length === 0 ? '–' : <StepLinks runId={run.id} steps={touched} />],

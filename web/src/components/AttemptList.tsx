@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { JSX } from 'preact';
 import type { Attempt } from '../../../api/dto.js';
-import { formatTime } from '../format.js';
+import { formatTime, outcomeClass } from '../format.js';
 import { formatDuration } from '../../../view/duration.js';
 import { paths } from '../router.js';
 import { Link } from './Common.js';
@@ -16,7 +16,7 @@ export function AttemptList(props: { runId: string; attempts: Attempt[]; now: nu
         <li key={attempt.seq}>
           <Link href={paths.attempt(runId, attempt.seq)} class="attempt-item" testId="attempt-item">
             <span class="attempt-seq">#{attempt.seq}</span>
-            <span class={`outcome outcome-${attempt.error ? 'error' : attempt.outcome}`}>{attempt.outcome}</span>
+            <span class={`outcome outcome-${attempt.error ? 'error' : outcomeClass(attempt.outcome)}`}>{attempt.outcome}</span>
             <span class="mono">{attempt.responseStatus === null ? 'no answer' : `HTTP ${attempt.responseStatus}`}</span>
             <span class="muted">{formatTime(attempt.startedAt, now)}</span>
             <span class="attempt-duration">{formatDuration(attempt.durationMs)}</span>

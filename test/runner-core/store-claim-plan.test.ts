@@ -1,0 +1,21 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { CLAIMABLE } from '../../runner-core/store/claimable.js';
+import { migrate } from '../../runner-core/store/migrations.js';
+
+/**
+ * The claim reads the partial index `runs_claimable`, whose predicate each migration that widens
+ * CLAIMABLE (the failureFunction call, the failure alert) spells out again: if the two ever differ,
+ * SQLite stops using the index and every claim scans the runs table.
+ */
+describe('the claim query plan (SQLite)', () => {
+  it('uses runs_claimable after every migration', () => {
+    const db = new Database(':memory:');
+    migrate(db);
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= 5 AND (lease_until IS NULL OR lease_until < 5) ORDER BY next_at LIMIT 10`)
+      .all() as { detail: string }[];
+    expect(plan.map((row) => row.detail).join('\n')).toMatch(/USING INDEX runs_claimable/);
+    db.close();
+  });
+});
