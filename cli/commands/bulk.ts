@@ -1,10 +1,10 @@
 import { Argument, Command, Option } from 'commander';
 import { BULK_ACTIONS, isEmptyFilter, type BulkActionName, type BulkFilter } from '../../api/bulk.js';
 import { RUN_STATUSES, type RunStatus } from '../../api/dto.js';
-import { toMilliseconds } from '../../protocol/duration.js';
 import { CliError } from '../errors.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import type { CliIO } from '../lib/io.js';
+import { parseTimeFlag } from '../lib/parse.js';
 
 interface BulkOptions {
   runner: string;
@@ -15,14 +15,6 @@ interface BulkOptions {
   until?: string;
   yes?: boolean;
   all?: boolean;
-}
-
-/** `--since 2h` (that long ago) or an ISO date-time, as epoch ms. */
-function parseTime(text: string, flag: string, now: number): number {
-  if (/^\d+(\.\d+)?\s*(ms|s|m|h|d|w)$/.test(text)) return now - toMilliseconds(text, flag);
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) throw new CliError(2, 'BAD_ARGUMENT', `Expected ${flag} to be a duration ago like "2h" or "7d", or a date like 2026-01-31T12:00:00Z, got "${text}".`);
-  return at;
 }
 
 /** `wf bulk <resume|cancel|rerun>`: counts the matching runs first, then asks (or takes `--yes`). */
@@ -41,8 +33,8 @@ export function makeBulkCommand(io: CliIO): Command {
       const filter: BulkFilter = {};
       if (options.status !== undefined) filter.status = options.status;
       if (options.url !== undefined) filter.url = options.url;
-      if (options.since !== undefined) filter.createdAfter = parseTime(options.since, '--since', now);
-      if (options.until !== undefined) filter.createdBefore = parseTime(options.until, '--until', now);
+      if (options.since !== undefined) filter.createdAfter = parseTimeFlag(options.since, '--since', now);
+      if (options.until !== undefined) filter.createdBefore = parseTimeFlag(options.until, '--until', now);
       if (isEmptyFilter(filter) && !options.all) {
         throw new CliError(2, 'NO_FILTER', `Expected a filter (--status, --url, --since or --until) for wf bulk ${action}, got none: pass --all to act on every run.`);
       }

@@ -6,6 +6,7 @@ import { describeFencing } from './store-suite-fencing.js';
 import { describeFlow } from './store-suite-flow.js';
 import { describeResilience } from './store-suite-resilience.js';
 import { describeResume } from './store-suite-resume.js';
+import { describeSearch } from './store-suite-search.js';
 
 export { newRun, runId } from './store-fixtures.js';
 
@@ -28,6 +29,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
     describeConcurrency(open, options.peer);
     describeResume(open);
     describeFlow(open);
+    describeSearch(open);
 
     let store: Store;
     beforeEach(async () => {
