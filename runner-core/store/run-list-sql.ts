@@ -13,6 +13,9 @@ import type { RunQuery } from './types.js';
  */
 export type Dialect = 'sqlite' | 'postgres';
 
+/** JavaScript's last date (year 275760) in epoch ms: beyond any run's creation time. */
+const MAX_TIME = 8_640_000_000_000_000;
+
 /** The smallest string greater than every string starting with `prefix` (code point order, which is UTF-8 byte order). */
 export function prefixEnd(prefix: string): string {
   const points = Array.from(prefix);
@@ -54,8 +57,13 @@ export function runListSql(query: RunQuery, limit: number, dialect: Dialect): { 
   if (query.url !== undefined) where.push(`url = ${p(query.url)}`);
   if (query.urlPrefix !== undefined) prefix('url', query.urlPrefix);
   if (query.idPrefix !== undefined) prefix('id', query.idPrefix);
-  if (query.createdAfter !== undefined) where.push(`created_at >= ${p(Math.ceil(query.createdAfter))}`);
-  if (query.createdBefore !== undefined) where.push(`created_at < ${p(Math.ceil(query.createdBefore))}`);
+  if (query.createdAfter !== undefined || query.createdBefore !== undefined) {
+    // Both bounds always (the open one as far as times go): SQLite, without statistics, takes a
+    // one-sided range for unselective and walks the whole primary key instead, which finds a
+    // recent hour's few runs only after reading every older one. A range on runs_created costs
+    // what it matches.
+    where.push(`created_at >= ${p(Math.ceil(query.createdAfter ?? -MAX_TIME))} AND created_at < ${p(Math.ceil(query.createdBefore ?? MAX_TIME))}`);
+  }
   // The partial index steps_failed holds failed steps only, so this reads the few runs that have one.
   if (query.failedStep !== undefined) where.push(`id IN (SELECT run_id FROM steps WHERE status = 'failed' AND name = ${p(query.failedStep)})`);
   if (query.cursor !== undefined) where.push(`id < ${p(query.cursor)}`);
