@@ -105,10 +105,12 @@ describe('the run list on PostgreSQL', () => {
     const runs: unknown[][] = [];
     const steps: unknown[][] = [];
     seedRows((row) => runs.push(row), (row) => steps.push(row));
-    const columns = ['id', 'url', 'status', 'body', 'headers', 'created_at', 'updated_at', 'retries', 'retry_delay_ms'];
+    const runColumns = ['id', 'url', 'status', 'body', 'headers', 'created_at', 'updated_at', 'retries', 'retry_delay_ms'];
+    const stepColumns = ['run_id', 'idx', 'name', 'kind', 'status', 'started_at'];
+    const records = (rows: unknown[][], columns: string[]) => rows.map((row) => Object.fromEntries(columns.map((c, k) => [c, row[k]])) as Record<string, postgres.ParameterOrJSON<never>>);
     for (let i = 0; i < runs.length; i += 500) {
-      await sql`INSERT INTO runs ${sql(runs.slice(i, i + 500).map((row) => Object.fromEntries(columns.map((c, k) => [c, row[k]]))))}`;
-      await sql`INSERT INTO steps ${sql(steps.slice(i, i + 500).map(([run_id, idx, name, kind, status, started_at]) => ({ run_id, idx, name, kind, status, started_at })))}`;
+      await sql`INSERT INTO runs ${sql(records(runs.slice(i, i + 500), runColumns))}`;
+      await sql`INSERT INTO steps ${sql(records(steps.slice(i, i + 500), stepColumns))}`;
     }
     await sql`ANALYZE`;
   }, 300_000);
