@@ -67,6 +67,9 @@ export function runListSql(query: RunQuery, limit: number, dialect: Dialect): { 
   // The partial index steps_failed holds failed steps only, so this reads the few runs that have one.
   if (query.failedStep !== undefined) where.push(`id IN (SELECT run_id FROM steps WHERE status = 'failed' AND name = ${p(query.failedStep)})`);
   if (query.cursor !== undefined) where.push(`id < ${p(query.cursor)}`);
-  const text = `SELECT * FROM runs${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${p(limit)}`;
+  if (where.length === 0) return { text: `SELECT * FROM runs ORDER BY id DESC LIMIT ${p(limit)}`, params };
+  // The page's ids first, then their rows: when a filter is a range that must be sorted by id (a
+  // URL prefix, a time range), the sort handles ids from a covering index, not whole rows.
+  const text = `SELECT * FROM runs WHERE id IN (SELECT id FROM runs WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${p(limit)}) ORDER BY id DESC`;
   return { text, params };
 }

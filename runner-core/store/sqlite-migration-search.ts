@@ -8,6 +8,6 @@
  */
 export const SQLITE_MIGRATION_SEARCH = `
   CREATE INDEX runs_url ON runs(url, id);
-  CREATE INDEX runs_created ON runs(created_at);
+  CREATE INDEX runs_created ON runs(created_at, id);
   CREATE INDEX steps_failed ON steps(name, run_id) WHERE status = 'failed';
 `;

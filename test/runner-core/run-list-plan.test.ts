@@ -40,13 +40,13 @@ function seedRows(insertRun: (row: unknown[]) => void, insertStep: (row: unknown
 const SHAPES: { name: string; query: RunQuery; sqlite: RegExp; postgres: RegExp }[] = [
   { name: 'one status', query: { status: 'failed' }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status/, postgres: /runs_status/ },
   { name: 'several statuses', query: { status: ['failed', 'cancelled'] }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status/, postgres: /runs_status/ },
-  { name: 'exact URL', query: { url: 'http://app3.test/wf' }, sqlite: /SEARCH runs USING INDEX runs_url \(url=\?\)/, postgres: /runs_url/ },
-  { name: 'URL prefix', query: { urlPrefix: 'http://app3.' }, sqlite: /SEARCH runs USING INDEX runs_url \(url>\? AND url<\?\)/, postgres: /runs_url/ },
-  { name: 'created from', query: { createdAfter: T0 + 2900_000 }, sqlite: /SEARCH runs USING INDEX runs_created/, postgres: /runs_created|runs_pkey/ },
-  { name: 'created range', query: { createdAfter: T0 + 1000_000, createdBefore: T0 + 1100_000 }, sqlite: /SEARCH runs USING INDEX runs_created/, postgres: /runs_created/ },
+  { name: 'exact URL', query: { url: 'http://app3.test/wf' }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_url \(url=\?\)/, postgres: /runs_url/ },
+  { name: 'URL prefix', query: { urlPrefix: 'http://app3.' }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_url \(url>\? AND url<\?\)/, postgres: /runs_url/ },
+  { name: 'created from', query: { createdAfter: T0 + 2900_000 }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_created/, postgres: /runs_created|runs_pkey/ },
+  { name: 'created range', query: { createdAfter: T0 + 1000_000, createdBefore: T0 + 1100_000 }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_created/, postgres: /runs_created/ },
   { name: 'failed step', query: { failedStep: 'charge' }, sqlite: /SEARCH steps USING COVERING INDEX steps_failed \(name=\?\)/, postgres: /steps_failed/ },
-  { name: 'id prefix', query: { idPrefix: runId(1234) }, sqlite: /SEARCH runs USING INDEX sqlite_autoindex_runs_1 \(id>\? AND id<\?\)/, postgres: /runs_id_prefix|runs_pkey/ },
-  { name: 'status and URL', query: { status: 'failed', url: 'http://app3.test/wf' }, sqlite: /SEARCH runs USING INDEX runs_(url|status)/, postgres: /runs_(url|status)/ },
+  { name: 'id prefix', query: { idPrefix: runId(1234) }, sqlite: /SEARCH runs USING (COVERING )?INDEX sqlite_autoindex_runs_1 \(id>\? AND id<\?\)/, postgres: /runs_id_prefix|runs_pkey/ },
+  { name: 'status and URL', query: { status: 'failed', url: 'http://app3.test/wf' }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_(url|status)/, postgres: /runs_(url|status)/ },
   { name: 'a later page of several statuses', query: { status: ['failed', 'cancelled'], cursor: runId(1500) }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status \(status=\? AND id<\?\)/, postgres: /runs_status/ },
 ];
 
