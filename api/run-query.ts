@@ -118,3 +118,19 @@ export function parseRunFilterParams(params: URLSearchParams): RunFilter {
   }
   return filter;
 }
+
+/**
+ * Whether a run matches a filter, as the store decides it: for a live list that places the runs
+ * events bring. Undefined when the run alone cannot tell (`failedStep` needs its steps): the list
+ * then keeps what the runner listed and adds nothing from events.
+ */
+export function matchesRunFilter(run: { id: string; url: string; status: RunStatus; createdAt: number }, filter: RunFilter): boolean | undefined {
+  const statuses = filterStatuses(filter);
+  if (statuses.length > 0 && !statuses.includes(run.status)) return false;
+  if (filter.url !== undefined && run.url !== filter.url) return false;
+  if (filter.urlPrefix !== undefined && !run.url.startsWith(filter.urlPrefix)) return false;
+  if (filter.idPrefix !== undefined && !run.id.startsWith(filter.idPrefix)) return false;
+  if (filter.createdAfter !== undefined && run.createdAt < filter.createdAfter) return false;
+  if (filter.createdBefore !== undefined && run.createdAt >= filter.createdBefore) return false;
+  return filter.failedStep === undefined ? true : undefined;
+}
