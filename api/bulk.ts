@@ -1,7 +1,7 @@
 import { ProtocolError } from '../protocol/errors.js';
 import { describe, expectInteger, expectObject, expectString, optionalNumber, optionalString, type Fields } from '../protocol/validate.js';
 import { RUN_STATUSES, type RunStatus } from './dto.js';
-import { isEmptyRunFilter, type RunFilter } from './run-query.js';
+import { checkFilterText, isEmptyRunFilter, type RunFilter } from './run-query.js';
 
 /**
  * `POST /v1/runs/bulk`: one action on every run a filter matches. Shared by the runner (which parses
@@ -63,7 +63,7 @@ export function parseBulkRequest(u: unknown, where = 'the bulk request'): BulkRe
   else if (status !== undefined) filter.status = status as RunStatus;
   for (const key of ['url', 'urlPrefix', 'failedStep', 'idPrefix'] as const) {
     const value = optionalString(f, key, filterWhere);
-    if (value !== undefined) filter[key] = value;
+    if (value !== undefined) filter[key] = checkFilterText(value, `\`${key}\` in ${filterWhere}`);
   }
   for (const key of ['createdAfter', 'createdBefore'] as const) {
     const value = optionalNumber(f, key, filterWhere);

@@ -74,6 +74,16 @@ export function parseTimeText(text: string): number | undefined {
   return Number.isNaN(at) ? undefined : at;
 }
 
+/**
+ * A text filter as the stores can take it: at most `MAX_FILTER_TEXT` characters and no NUL
+ * (PostgreSQL text cannot hold one, so it would be a server error there rather than no match).
+ */
+export function checkFilterText(value: string, what: string): string {
+  if (value.length > MAX_FILTER_TEXT) throw new ProtocolError(`Expected ${what} to be at most ${MAX_FILTER_TEXT} characters, got ${value.length}.`);
+  if (value.includes('\0')) throw new ProtocolError(`Expected ${what} without NUL characters, got one at ${value.indexOf('\0')}.`);
+  return value;
+}
+
 /** Reads one query parameter; a repeated one (other than `status`) is refused rather than guessed at. */
 function single(params: URLSearchParams, key: string): string | undefined {
   const values = params.getAll(key);
@@ -100,10 +110,7 @@ export function parseRunFilterParams(params: URLSearchParams): RunFilter {
   for (const key of TEXT_FILTERS) {
     const value = single(params, key);
     if (value === undefined || value === '') continue;
-    if (value.length > MAX_FILTER_TEXT) {
-      throw new ProtocolError(`Expected the query parameter \`${key}\` to be at most ${MAX_FILTER_TEXT} characters, got ${value.length}.`);
-    }
-    filter[key] = value;
+    filter[key] = checkFilterText(value, `the query parameter \`${key}\``);
   }
   for (const key of TIME_FILTERS) {
     const value = single(params, key);

@@ -103,13 +103,14 @@ describe('GET /v1/runs filters, through the Client', () => {
       ['status=failed,nope', /`status`.*got "nope"/],
       ['url=a&url=b', /`url` at most once, got it 2 times/],
       [`idPrefix=${'x'.repeat(3000)}`, /`idPrefix` to be at most 2048 characters, got 3000/],
+      ['failedStep=a%00b', /`failedStep` without NUL characters, got one at 1/],
     ];
     for (const [query, message] of bad) {
       const response = await fetch(`${runner.url}/v1/runs?${query}`);
       expect(response.status, query).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message, query).toMatch(message);
     }
-    for (const query of ['urlPrefix=%25', 'idPrefix=%5C', 'failedStep=%00', 'url=%F0%9F%92%A5', 'urlPrefix=%F4%8F%BF%BF']) {
+    for (const query of ['urlPrefix=%25', 'idPrefix=%5C', 'failedStep=%FF', 'url=%F0%9F%92%A5', 'urlPrefix=%F4%8F%BF%BF', 'createdAfter=9999999999999999']) {
       expect((await fetch(`${runner.url}/v1/runs?${query}`)).status, query).toBe(200);
     }
   });

@@ -68,6 +68,16 @@ export function describeSearch(open: () => Promise<Store> | Store): void {
       expect(await ids({ idPrefix: 'wfr_%' })).toEqual([]);
     });
 
+    it('answers odd but valid text and times with no match rather than an error', async () => {
+      for (const query of [
+        { urlPrefix: '\\' }, { idPrefix: '\u{10ffff}' }, { urlPrefix: 'https://shop.test/\u{10ffff}' }, { url: '💥' }, { failedStep: "'; DROP TABLE runs; --" },
+        { createdAfter: 9_999_999_999_999_999 }, { createdBefore: -1 }, { createdAfter: 0.5, createdBefore: 1.5 },
+      ] satisfies RunQuery[]) {
+        expect(await ids(query), JSON.stringify(query)).toEqual([]);
+      }
+      expect(await ids({})).toHaveLength(12);
+    });
+
     it('filters by a creation time range: from inclusive, to exclusive', async () => {
       expect(await ids({ createdAfter: at(4), createdBefore: at(7) })).toEqual([6, 5, 4]);
       expect(await ids({ createdAfter: at(11) })).toEqual([12, 11]);
