@@ -100,6 +100,10 @@ describe('web dashboard: finding runs', () => {
     await expectListed(newestFirst(made.failed));
     expect(new URL(page.url()).searchParams.get('failedStep')).toBe('charge');
     await screenshot(page, 'runs-search-failed-step');
+    // The bulk action counts what the search lists, not every run.
+    await page.getByRole('button', { name: 'Rerun all runs matching the search…' }).click();
+    await page.getByTestId('bulk-confirm').getByText(`Rerun ${made.failed.length} runs matching the search?`).waitFor();
+    await page.getByTestId('bulk-confirm').getByRole('button', { name: 'No' }).click();
 
     await page.getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: 'completed', exact: true }).click();
     await expectListed([]);

@@ -70,7 +70,7 @@ export function BulkActions(props: { status: RunStatus | null; search?: RunSearc
         ))
       ) : pending.matched === 0 ? (
         <span class="confirm" role="status">
-          <span>No {what} match.</span>
+          <span>No {what} now.</span>
           <button type="button" class="button subtle" onClick={() => setPending(null)}>
             OK
           </button>
