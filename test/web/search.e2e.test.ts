@@ -131,6 +131,10 @@ describe('web dashboard: finding runs', () => {
     await bar.getByRole('button', { name: 'Search' }).click();
     await expectListed(made.mail);
     await screenshot(page, 'runs-search-url-prefix');
+    // On a phone the fields wrap; the bar stays inside the page (no sideways scroll).
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'runs-search-phone');
   });
 
   it('opens a copied address with a time range, fields filled in', async () => {
