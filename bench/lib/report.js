@@ -112,10 +112,13 @@ export function buildRows(r) {
 
 /** Finding runs: each list query at 100,000 runs against a primary-key lookup in the same run. */
 function runListRows(r, ratios) {
-  const list = r.runList;
+  return listRows(r.runList, 'SQLite', ratios);
+}
+
+function listRows(list, store, ratios) {
   if (!list) return [];
-  if (list.error) return [{ section: 'finding runs' }, { metric: `failed: ${list.error.split('\n')[0]}`, value: 'error' }];
-  const rows = [{ section: `finding runs: store.listRuns, first page of 50, at ${list.runs.toLocaleString('en')} runs (SQLite; seeded in ${round(list.seedMs / 1000, 1)} s)` }];
+  if (list.error) return [{ section: `finding runs (${store})` }, { metric: `failed: ${list.error.split('\n')[0]}`, value: 'error' }];
+  const rows = [{ section: `finding runs: store.listRuns, first page of 50, at ${list.runs.toLocaleString('en')} runs (${store}; seeded in ${round(list.seedMs / 1000, 1)} s)` }];
   rows.push({ metric: `baseline: one run by primary key (store.getRun), median of ${list.lookup.n}`, value: ms(list.lookup.median), target: 'info', ...ratios(list.lookup.median) });
   for (const q of list.rows) {
     rows.push({
@@ -164,5 +167,6 @@ function postgresRows(r, ratios) {
       target: 'info',
     });
   }
+  rows.push(...listRows(pg.runList, 'PostgreSQL', ratios));
   return rows;
 }

@@ -129,7 +129,9 @@ export class PostgresStore implements Store {
   async listRuns(query: RunQuery): Promise<RunPage> {
     const limit = pageLimit(query.limit);
     const { text, params } = runListSql(query, limit + 1, 'postgres');
-    const rows = await this.#sql.unsafe<RunRow[]>(text, params as never[], { prepare: true });
+    // Not prepared: a prepared statement goes to a generic plan after five runs, and the best plan
+    // of a search depends on its values (a rare status, a recent hour, a broad URL prefix).
+    const rows = await this.#sql.unsafe<RunRow[]>(text, params as never[], { prepare: false });
     return toRunPage(rows, limit);
   }
 

@@ -70,6 +70,11 @@ export function runListSql(query: RunQuery, limit: number, dialect: Dialect): { 
   if (where.length === 0) return { text: `SELECT * FROM runs ORDER BY id DESC LIMIT ${p(limit)}`, params };
   // The page's ids first, then their rows: when a filter is a range that must be sorted by id (a
   // URL prefix, a time range), the sort handles ids from a covering index, not whole rows.
-  const text = `SELECT * FROM runs WHERE id IN (SELECT id FROM runs WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${p(limit)}) ORDER BY id DESC`;
+  // PostgreSQL prices a LIMIT as if matches were spread evenly along the order, so for a range that
+  // ends in the past it walks the primary key from the newest run down to it (the whole table, for
+  // "an hour yesterday"). Sorting by an expression of the id (the same order) keeps it on the
+  // range's own index. A range from a time to now needs no help: its runs come first on that walk.
+  const order = dialect === 'postgres' && query.createdBefore !== undefined ? `id || ''` : 'id';
+  const text = `SELECT * FROM runs WHERE id IN (SELECT id FROM runs WHERE ${where.join(' AND ')} ORDER BY ${order} DESC LIMIT ${p(limit)}) ORDER BY id DESC`;
   return { text, params };
 }
