@@ -156,7 +156,9 @@ describe('wf runs flags and wf bulk on the same filter', () => {
     expect(result).toEqual({ matched: 2, done: 0, failed: [], truncated: false });
     const dry = await client.bulk({ action: 'cancel', filter: { url: shop.url, createdAfter: beforeSecond }, dryRun: true });
     expect(dry.matched).toBe(0);
-    const resumed = await wf('bulk', 'resume', '--status', 'failed', '--url', shop.url, '--yes');
+    const none = await wf('bulk', 'cancel', '--failed-step', 'reserve', '--url-prefix', shop.url, '--yes');
+    expect(none.out).toEqual(['No runs match; nothing to cancel.']);
+    const resumed = await wf('bulk', 'resume', '--status', 'failed,cancelled', '--failed-step', 'charge', '--url', shop.url, '--yes');
     expect(resumed.out).toEqual(['resume: 2 of 2 done']);
   });
 });
