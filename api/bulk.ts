@@ -1,6 +1,7 @@
 import { ProtocolError } from '../protocol/errors.js';
 import { describe, expectInteger, expectObject, expectString, optionalNumber, optionalString, type Fields } from '../protocol/validate.js';
 import { RUN_STATUSES, type RunStatus } from './dto.js';
+import { checkFilterText, isEmptyRunFilter, type RunFilter } from './run-query.js';
 
 /**
  * `POST /v1/runs/bulk`: one action on every run a filter matches. Shared by the runner (which parses
@@ -9,16 +10,12 @@ import { RUN_STATUSES, type RunStatus } from './dto.js';
 export type BulkActionName = 'resume' | 'cancel' | 'rerun';
 export const BULK_ACTIONS: readonly BulkActionName[] = ['resume', 'cancel', 'rerun'];
 
-/** Which runs: every field given must match; an empty filter matches every run. Times are epoch ms. */
-export interface BulkFilter {
-  status?: RunStatus;
-  /** The run's route, exactly. */
-  url?: string;
-  /** Created at or after this time. */
-  createdAfter?: number;
-  /** Created before this time. */
-  createdBefore?: number;
-}
+/**
+ * Which runs: the run list's filter (api/run-query.ts), so a bulk action acts on exactly what
+ * `GET /v1/runs` with the same filter lists. Every field given must match; an empty filter matches
+ * every run. Times are epoch ms.
+ */
+export type BulkFilter = RunFilter;
 
 export interface BulkRequest {
   action: BulkActionName;
@@ -43,7 +40,7 @@ export const BULK_MAX_RUNS = 10_000;
 
 /** True when no field narrows the filter (the `wf` command refuses this without `--all`). */
 export function isEmptyFilter(filter: BulkFilter): boolean {
-  return Object.values(filter).every((value) => value === undefined);
+  return isEmptyRunFilter(filter);
 }
 
 export function parseBulkRequest(u: unknown, where = 'the bulk request'): BulkRequest {
@@ -54,18 +51,24 @@ export function parseBulkRequest(u: unknown, where = 'the bulk request'): BulkRe
   }
   const f = o.filter === undefined ? {} : expectObject(o.filter, `\`filter\` in ${where}`);
   const filterWhere = `\`filter\` in ${where}`;
-  const status = optionalString(f, 'status', filterWhere);
-  if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
-    throw new ProtocolError(`Expected \`status\` in ${filterWhere} to be one of ${RUN_STATUSES.join(', ')}, got ${describe(status)}.`);
-  }
   const filter: BulkFilter = {};
-  if (status !== undefined) filter.status = status as RunStatus;
-  const url = optionalString(f, 'url', filterWhere);
-  if (url !== undefined) filter.url = url;
-  const createdAfter = optionalNumber(f, 'createdAfter', filterWhere);
-  if (createdAfter !== undefined) filter.createdAfter = createdAfter;
-  const createdBefore = optionalNumber(f, 'createdBefore', filterWhere);
-  if (createdBefore !== undefined) filter.createdBefore = createdBefore;
+  const status = f.status;
+  const statuses = Array.isArray(status) ? status : status === undefined ? [] : [status];
+  for (const one of statuses) {
+    if (!(RUN_STATUSES as readonly unknown[]).includes(one)) {
+      throw new ProtocolError(`Expected \`status\` in ${filterWhere} to be one of ${RUN_STATUSES.join(', ')} (or a list of them), got ${describe(one)}.`);
+    }
+  }
+  if (Array.isArray(status)) filter.status = statuses as RunStatus[];
+  else if (status !== undefined) filter.status = status as RunStatus;
+  for (const key of ['url', 'urlPrefix', 'failedStep', 'idPrefix'] as const) {
+    const value = optionalString(f, key, filterWhere);
+    if (value !== undefined) filter[key] = checkFilterText(value, `\`${key}\` in ${filterWhere}`);
+  }
+  for (const key of ['createdAfter', 'createdBefore'] as const) {
+    const value = optionalNumber(f, key, filterWhere);
+    if (value !== undefined) filter[key] = value;
+  }
   if (o.dryRun !== undefined && typeof o.dryRun !== 'boolean') {
     throw new ProtocolError(`Expected \`dryRun\` in ${where} to be a boolean, got ${describe(o.dryRun)}.`);
   }

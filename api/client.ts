@@ -4,6 +4,7 @@ import { parseJson } from '../protocol/validate.js';
 import { parseBulkResult, type BulkRequest, type BulkResult } from './bulk.js';
 import type { Attempt, Run, RunPage, RunStatus } from './dto.js';
 import { ClientError } from './errors.js';
+import { runQueryParams, type RunListQuery } from './run-query.js';
 import { parseSchedule, parseScheduleList, type NewScheduleRequest, type Schedule } from './schedule-dto.js';
 import { followEvents, type EventsOptions } from './follow.js';
 import { DEFAULT_RUNNER_URL } from './runner-url.js';
@@ -86,10 +87,9 @@ export class Client {
     return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`, parseRunDetail);
   }
 
-  /** Runs, newest first; pass `nextCursor` back as `cursor` for the next page. `scheduleId`: only the runs that schedule started. */
-  list(query: { status?: RunStatus; cursor?: string; limit?: number; scheduleId?: string } = {}): Promise<RunPage> {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(key, String(value));
+  /** Runs, newest first, that match the filters (`api/run-query.ts`); pass `nextCursor` back as `cursor` for the next page. `scheduleId`: only the runs that schedule started. */
+  list(query: RunListQuery = {}): Promise<RunPage> {
+    const params = runQueryParams(query);
     return this.request('GET', `/v1/runs${params.size > 0 ? `?${params}` : ''}`, parseRunPage);
   }
 

@@ -1,5 +1,5 @@
 // wfkit benchmark: baselines, per-step overhead, where a run's time goes, throughput,
-// bytes per run, runner RSS, and the PostgreSQL store (1 and 3 runners) beside SQLite. Run with `npm run bench` (builds first; imports ../dist).
+// bytes per run, runner RSS, run-list queries at 100,000 runs, and the PostgreSQL store (1 and 3 runners) beside SQLite. Run with `npm run bench` (builds first; imports ../dist).
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -13,6 +13,7 @@ import { buildRows } from './lib/report.js';
 import { measureRss } from './lib/rss.js';
 import { startRunner } from './lib/runner-harness.js';
 import { measurePostgres } from './lib/postgres-bench.js';
+import { measureRunList } from './lib/run-list.js';
 import { measureSequential } from './lib/sequential.js';
 import { pooled, withoutSamples } from './lib/stats.js';
 import { createClient, startInProcess } from './lib/start-run.js';
@@ -110,6 +111,13 @@ async function main() {
 
   await measureInProcess(results);
   await measureWithAppProcess(results);
+
+  log('finding runs: list queries at 100,000 runs');
+  try {
+    results.runList = await measureRunList({ runs: 100_000 });
+  } catch (error) {
+    results.runList = { error: String(error?.stack ?? error) };
+  }
 
   log('baselines (end)');
   const httpEnd = await measureHttpRoundTrip({ n: 2000 });

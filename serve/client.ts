@@ -5,5 +5,6 @@
 export { Client, DEFAULT_RUNNER_URL, type ClientOptions, type EventsOptions, type TriggerOptions } from '../api/client.js';
 export { ClientError } from '../api/errors.js';
 export type { RunDetail } from '../api/parse.js';
+export type { RunFilter, RunListQuery } from '../api/run-query.js';
 export type { Attempt, Run, RunPage, RunStatus, Step } from '../api/dto.js';
 export type { ResetEvent, RunnerEvent, StreamEvent } from '../api/events.js';

@@ -13,6 +13,7 @@ import { useSchedules } from './hooks/use-schedules.js';
 import { scheduleSummary } from './schedule-summary.js';
 import { useLogFeed } from './hooks/use-log-feed.js';
 import { useRunnerEvents, type RunnerEventsOptions } from './hooks/use-runner-events.js';
+import { useRunSearch } from './hooks/use-run-search.js';
 import { bodyRows, logPaneRows, runRows, type Size } from './layout.js';
 import type { LogFeed } from './log-feed.js';
 import { detailLines, selectedStep } from './selectors.js';
@@ -65,6 +66,7 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
     return () => clearInterval(timer);
   }, [now, tickMs]);
   useRunnerEvents(source, dispatch, state.detail?.runId ?? null, events);
+  useRunSearch(source, dispatch, state.filter, state.filtering, now);
   useLogFeed(log, dispatch);
   const schedules = scheduleSummary(useSchedules(source), state.now);
   useKeymap(state, dispatch, {

@@ -1,6 +1,7 @@
 import { Client } from '../api/client.js';
 import type { Run, RunPage } from '../api/dto.js';
 import { ClientError } from '../api/errors.js';
+import type { RunListQuery } from '../api/run-query.js';
 import type { Schedule } from '../api/schedule-dto.js';
 import type { StreamEvent } from '../api/events.js';
 import type { RunDetail } from '../api/parse.js';
@@ -23,7 +24,8 @@ export interface EventHandlers {
 export interface DataSource {
   /** Where the data comes from, as the status bar shows it. */
   readonly label: string;
-  listRuns(query: { cursor?: string; limit?: number }): Promise<RunPage>;
+  /** Runs newest first; the filters are the runner's search (api/run-query.ts). */
+  listRuns(query: RunListQuery): Promise<RunPage>;
   getRun(id: string): Promise<RunDetail>;
   /**
    * Follows every runner event until the returned function is called. A stream the runner ends

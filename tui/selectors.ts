@@ -4,11 +4,6 @@ import { stepViewLines, type Line } from './step-lines.js';
 
 /** What the views and the keymap read off the state. */
 
-/** Every word of the filter must appear in the run's id, workflow URL or status. */
-export function matches(run: Run, filter: string): boolean {
-  const haystack = `${run.id} ${run.url} ${run.status}`.toLowerCase();
-  return filter.toLowerCase().split(/\s+/).every((word) => haystack.includes(word));
-}
 
 /** The run `c` and `r` act on: the selected row, or the open run. */
 export function selectedRunId(state: DashboardState): string | undefined {

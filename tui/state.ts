@@ -4,7 +4,8 @@ import { newerStep } from '../view/progress.js';
 import { detailRows, follow, runRows, stepRows, viewSize, type Size } from './layout.js';
 import type { LogEntry } from './log-feed.js';
 import { mergeIds, positionOf, RunTable } from './run-table.js';
-import { detailLines, matches } from './selectors.js';
+import { detailLines } from './selectors.js';
+import { searchMatcher } from './search.js';
 
 /*
  * The dashboard's whole state and its pure reducer: `(state, action) => state`, where actions
@@ -50,6 +51,8 @@ export interface DashboardState {
   /** The ids the filter lets through (`order` itself when there is no filter). */
   visible: readonly string[];
   filter: string;
+  /** The runs the runner found for the filter's `key:value` terms (tui/search.ts), for that text only. */
+  found: { text: string; ids: ReadonlySet<string> } | null;
   /** The `/` prompt is open: typing edits the filter. */
   filtering: boolean;
   view: View;
@@ -74,6 +77,7 @@ export type Action =
   | StreamEvent
   | { type: 'events'; events: readonly StreamEvent[] }
   | { type: 'runs-loaded'; runs: readonly Run[] }
+  | { type: 'search-loaded'; text: string; runs: readonly Run[] }
   | { type: 'detail-loaded'; run: Run; steps: readonly Step[]; attempts: readonly Attempt[]; logs?: readonly StepLog[] }
   | { type: 'detail-failed'; runId: string; message: string }
   | { type: 'key'; key: KeyAction }
@@ -94,7 +98,7 @@ const NOTICE_MS = 6000;
 export function initialState(size: Size, now: number, withLog = false): DashboardState {
   const order: readonly string[] = [];
   return {
-    runs: RunTable.empty, order, visible: order, filter: '', filtering: false, view: 'runs', cursor: 0, top: 0,
+    runs: RunTable.empty, order, visible: order, filter: '', found: null, filtering: false, view: 'runs', cursor: 0, top: 0,
     detail: null, stepCursor: 0, stepTop: 0, scroll: 0, size, now, connection: 'connecting', notice: null,
     log: { enabled: withLog, open: withLog, lines: [], total: 0 },
   };
@@ -125,7 +129,8 @@ function upsertRuns(state: DashboardState, incoming: readonly Run[]): DashboardS
   const order = mergeIds(state.order, accepted.filter((run) => !state.runs.get(run.id)).map((run) => run.id));
   let visible = order;
   if (state.filter !== '') {
-    const remove = new Set(accepted.filter((run) => !matches(run, state.filter)).map((run) => run.id));
+    const test = searchMatcher(state.filter, state.now, foundFor(state, state.filter));
+    const remove = new Set(accepted.filter((run) => !test(run)).map((run) => run.id));
     visible = mergeIds(state.visible, accepted.filter((run) => !remove.has(run.id)).map((run) => run.id), remove);
   }
   const selected = state.visible[state.cursor];
@@ -171,9 +176,25 @@ function applyEvents(state: DashboardState, events: readonly StreamEvent[]): Das
   return upsertRuns(detail === state.detail ? state : { ...state, detail }, [...changed.values()]);
 }
 
+/** The runner's answer for this text, if it is the one held. */
+function foundFor(state: DashboardState, text: string): ReadonlySet<string> | undefined {
+  return state.found?.text === text ? state.found.ids : undefined;
+}
+
 function withFilter(state: DashboardState, filter: string): DashboardState {
-  const visible = filter === '' ? state.order : state.order.filter((id) => matches(state.runs.get(id)!, filter));
+  const test = searchMatcher(filter, state.now, foundFor(state, filter));
+  const visible = filter === '' ? state.order : state.order.filter((id) => test(state.runs.get(id)!));
   return { ...state, filter, visible, cursor: 0, top: 0 };
+}
+
+/** The runner's answer to the filter's terms: its runs join the table, and the list is drawn again by them. */
+function searchLoaded(state: DashboardState, text: string, runs: readonly Run[]): DashboardState {
+  if (text !== state.filter) return state; // the text changed meanwhile: a newer search is on its way
+  const found = { text, ids: new Set(runs.map((run) => run.id)) };
+  const withRuns = upsertRuns({ ...state, found }, runs);
+  const test = searchMatcher(text, state.now, found.ids);
+  const visible = withRuns.order.filter((id) => test(withRuns.runs.get(id)!));
+  return clamp({ ...withRuns, visible, cursor: Math.min(withRuns.cursor, Math.max(0, visible.length - 1)) });
 }
 
 function move(cursor: number, key: KeyAction, count: number, page: number): number {
@@ -234,6 +255,8 @@ export function reducer(state: DashboardState, action: Action): DashboardState {
       return applyEvents(state, action.events);
     case 'runs-loaded':
       return upsertRuns(state, action.runs);
+    case 'search-loaded':
+      return searchLoaded(state, action.text, action.runs);
     case 'detail-loaded': {
       const detail = state.detail;
       if (detail?.runId !== action.run.id) return upsertRuns(state, [action.run]);

@@ -1,5 +1,6 @@
 // The PostgreSQL store beside SQLite: per-step overhead and throughput with one runner in this
-// process, and throughput of `wf start` processes (1 on SQLite, 1 and 3 on PostgreSQL).
+// process, throughput of `wf start` processes (1 on SQLite, 1 and 3 on PostgreSQL), and the run
+// list's queries at 100,000 runs.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { startApp } from './app.js';
 import { measurePgCommit, startBenchPostgres } from './postgres.js';
 import { startRunner } from './runner-harness.js';
 import { measureProcessThroughput, startRunnerProcesses } from './runner-processes.js';
+import { measurePgRunList } from './run-list.js';
 import { measureSequential } from './sequential.js';
 import { startInProcess } from './start-run.js';
 import { measureThroughput } from './throughput.js';
@@ -102,6 +104,12 @@ export async function measurePostgres({ token, log }) {
     results.commit = await measurePgCommit(cluster.url);
     await measureInProcess({ url: cluster.url, token, log, results });
     await measureProcesses({ url: cluster.url, token, log, results });
+    log('PostgreSQL: list queries at 100,000 runs');
+    try {
+      results.runList = await measurePgRunList(() => openPostgresStore(cluster.url, { schema: 'bench_run_list' }), { runs: 100_000 });
+    } catch (error) {
+      results.runList = { error: String(error?.stack ?? error) };
+    }
   } finally {
     await cluster.stop();
   }

@@ -105,7 +105,29 @@ export function buildRows(r) {
     });
     rows.push({ metric: `  starting ${m.runs} runs one after another (runner.startRun)`, value: ms(m.startAllMs), vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start` });
   }
+  rows.push(...runListRows(r, ratios));
   rows.push(...postgresRows(r, ratios));
+  return rows;
+}
+
+/** Finding runs: each list query at 100,000 runs against a primary-key lookup in the same run. */
+function runListRows(r, ratios) {
+  return listRows(r.runList, 'SQLite', ratios);
+}
+
+function listRows(list, store, ratios) {
+  if (!list) return [];
+  if (list.error) return [{ section: `finding runs (${store})` }, { metric: `failed: ${list.error.split('\n')[0]}`, value: 'error' }];
+  const rows = [{ section: `finding runs: store.listRuns, first page of 50, at ${list.runs.toLocaleString('en')} runs (${store}; seeded in ${round(list.seedMs / 1000, 1)} s)` }];
+  rows.push({ metric: `baseline: one run by primary key (store.getRun), median of ${list.lookup.n}`, value: ms(list.lookup.median), target: 'info', ...ratios(list.lookup.median) });
+  for (const q of list.rows) {
+    rows.push({
+      metric: `  ${q.label} (${q.found} found; p99 ${ms(q.p99)}; ${round(q.vsLookup, 1)}x a PK lookup)`,
+      value: ms(q.median),
+      target: 'info',
+      ...ratios(q.median),
+    });
+  }
   return rows;
 }
 
@@ -145,5 +167,6 @@ function postgresRows(r, ratios) {
       target: 'info',
     });
   }
+  rows.push(...listRows(pg.runList, 'PostgreSQL', ratios));
   return rows;
 }

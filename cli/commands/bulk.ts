@@ -1,28 +1,23 @@
 import { Argument, Command, Option } from 'commander';
 import { BULK_ACTIONS, isEmptyFilter, type BulkActionName, type BulkFilter } from '../../api/bulk.js';
 import { RUN_STATUSES, type RunStatus } from '../../api/dto.js';
-import { toMilliseconds } from '../../protocol/duration.js';
 import { CliError } from '../errors.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import type { CliIO } from '../lib/io.js';
+import { collectStatuses, parseTimeFlag } from '../lib/parse.js';
 
 interface BulkOptions {
   runner: string;
   token?: string;
-  status?: RunStatus;
+  status?: RunStatus[];
   url?: string;
+  urlPrefix?: string;
+  failedStep?: string;
+  id?: string;
   since?: string;
   until?: string;
   yes?: boolean;
   all?: boolean;
-}
-
-/** `--since 2h` (that long ago) or an ISO date-time, as epoch ms. */
-function parseTime(text: string, flag: string, now: number): number {
-  if (/^\d+(\.\d+)?\s*(ms|s|m|h|d|w)$/.test(text)) return now - toMilliseconds(text, flag);
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) throw new CliError(2, 'BAD_ARGUMENT', `Expected ${flag} to be a duration ago like "2h" or "7d", or a date like 2026-01-31T12:00:00Z, got "${text}".`);
-  return at;
 }
 
 /** `wf bulk <resume|cancel|rerun>`: counts the matching runs first, then asks (or takes `--yes`). */
@@ -30,8 +25,11 @@ export function makeBulkCommand(io: CliIO): Command {
   return withRunnerOptions(new Command('bulk'))
     .description('resume, cancel or rerun every run a filter matches (at most 10,000 a call)')
     .addArgument(new Argument('<action>', 'what to do with each run').choices(BULK_ACTIONS))
-    .addOption(new Option('--status <status>', 'only runs in this status').choices(RUN_STATUSES))
+    .addOption(new Option('--status <status>', `only runs in this status; several comma-separated (${RUN_STATUSES.join(', ')})`).argParser(collectStatuses))
     .option('--url <url>', 'only runs of this workflow URL')
+    .option('--url-prefix <prefix>', 'only runs whose workflow URL starts with this')
+    .option('--failed-step <name>', 'only runs where a step of this name failed')
+    .option('--id <prefix>', 'only runs whose id starts with this')
     .option('--since <time>', 'only runs created since (a duration ago like 2h, or a date)')
     .option('--until <time>', 'only runs created before (a duration ago, or a date)')
     .option('--yes', 'do not ask for confirmation (scripts)')
@@ -39,12 +37,15 @@ export function makeBulkCommand(io: CliIO): Command {
     .action(async (action: BulkActionName, options: BulkOptions) => {
       const now = Date.now();
       const filter: BulkFilter = {};
-      if (options.status !== undefined) filter.status = options.status;
+      if (options.status !== undefined && options.status.length > 0) filter.status = options.status.length === 1 ? options.status[0]! : options.status;
       if (options.url !== undefined) filter.url = options.url;
-      if (options.since !== undefined) filter.createdAfter = parseTime(options.since, '--since', now);
-      if (options.until !== undefined) filter.createdBefore = parseTime(options.until, '--until', now);
+      if (options.urlPrefix !== undefined) filter.urlPrefix = options.urlPrefix;
+      if (options.failedStep !== undefined) filter.failedStep = options.failedStep;
+      if (options.id !== undefined) filter.idPrefix = options.id;
+      if (options.since !== undefined) filter.createdAfter = parseTimeFlag(options.since, '--since', now);
+      if (options.until !== undefined) filter.createdBefore = parseTimeFlag(options.until, '--until', now);
       if (isEmptyFilter(filter) && !options.all) {
-        throw new CliError(2, 'NO_FILTER', `Expected a filter (--status, --url, --since or --until) for wf bulk ${action}, got none: pass --all to act on every run.`);
+        throw new CliError(2, 'NO_FILTER', `Expected a filter (--status, --url, --url-prefix, --since, --until, --failed-step or --id) for wf bulk ${action}, got none: pass --all to act on every run.`);
       }
       const client = clientFrom(io, options);
       const { matched, truncated } = await client.bulk({ action, filter, dryRun: true });

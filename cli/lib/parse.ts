@@ -1,4 +1,8 @@
 import { InvalidArgumentError } from 'commander';
+import { RUN_STATUSES, type RunStatus } from '../../api/dto.js';
+import { parseTimeText } from '../../api/run-query.js';
+import { toMilliseconds } from '../../protocol/duration.js';
+import { CliError } from '../errors.js';
 
 export function parsePort(value: string): number {
   const port = Number(value);
@@ -33,4 +37,29 @@ export function parseNonNegativeInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`Expected a non-negative integer, got "${value}".`);
   return n;
+}
+
+/**
+ * A time flag (`--since 2h`, `--until 2026-01-31T12:00:00Z`) as epoch ms: a duration ago, or a
+ * date (ISO 8601, or epoch milliseconds) as the API reads it.
+ */
+export function parseTimeFlag(text: string, flag: string, now: number): number {
+  if (/^\d+(\.\d+)?\s*(ms|s|m|h|d|w)$/.test(text.trim())) return now - toMilliseconds(text.trim(), flag);
+  const at = parseTimeText(text);
+  if (at === undefined) {
+    throw new CliError(2, 'BAD_ARGUMENT', `Expected ${flag} to be a duration ago like "2h" or "7d", or a date like 2026-01-31T12:00:00Z, got "${text}".`);
+  }
+  return at;
+}
+
+/** `--status failed,cancelled` (repeatable), each checked against the run statuses. */
+export function collectStatuses(value: string, previous: RunStatus[] = []): RunStatus[] {
+  const next = [...previous];
+  for (const part of value.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    if (!(RUN_STATUSES as readonly string[]).includes(part)) {
+      throw new InvalidArgumentError(`Expected a status among ${RUN_STATUSES.join(', ')} (comma-separated), got "${part}".`);
+    }
+    if (!next.includes(part as RunStatus)) next.push(part as RunStatus);
+  }
+  return next;
 }

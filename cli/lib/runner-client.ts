@@ -1,6 +1,7 @@
 import type { BulkRequest, BulkResult } from '../../api/bulk.js';
 import { Client } from '../../api/client.js';
-import type { Run, RunPage, RunStatus } from '../../api/dto.js';
+import type { Run, RunPage } from '../../api/dto.js';
+import type { RunListQuery } from '../../api/run-query.js';
 import type { NewScheduleRequest, Schedule } from '../../api/schedule-dto.js';
 import { ClientError } from '../../api/errors.js';
 import type { RunnerEvent } from '../../api/events.js';
@@ -34,8 +35,8 @@ export class RunnerClient {
     }
   }
 
-  listRuns(query: { status?: string; limit?: number; cursor?: string } = {}): Promise<RunPage> {
-    return this.call((c) => c.list(query as { status?: RunStatus; limit?: number; cursor?: string }));
+  listRuns(query: RunListQuery = {}): Promise<RunPage> {
+    return this.call((c) => c.list(query));
   }
 
   getRun(id: string): Promise<RunDetail> {

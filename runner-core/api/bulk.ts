@@ -1,30 +1,22 @@
 import { BULK_MAX_RUNS, type BulkFilter, type BulkRequest, type BulkResult } from '../../api/bulk.js';
 import type { Runner } from '../runner.js';
-import type { Run } from '../store/types.js';
 import { toApiError } from './error-response.js';
 
 /** Rows read per page while matching: the store's largest page. */
 const PAGE = 500;
 
-function matches(run: Run, filter: BulkFilter): boolean {
-  if (filter.url !== undefined && run.url !== filter.url) return false;
-  if (filter.createdAfter !== undefined && run.createdAt < filter.createdAfter) return false;
-  if (filter.createdBefore !== undefined && run.createdAt >= filter.createdBefore) return false;
-  return true;
-}
-
 /**
  * The ids of the runs `filter` matches, newest first, at most `BULK_MAX_RUNS` (+1 to tell that more
- * matched). Paged through `listRuns` (by status in the store, the rest here): bulk actions are rare
- * operator actions, so they add no index or query to the stores.
+ * matched). Paged through `listRuns` with the whole filter, so the store's indexes find the runs
+ * (the same query as the run list's).
  */
 async function matchingRunIds(runner: Runner, filter: BulkFilter): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | undefined;
   // Bounded: each turn reads one page and ends at the last page or at the cap.
   for (;;) {
-    const page = await runner.store.listRuns({ status: filter.status, cursor, limit: PAGE });
-    for (const run of page.runs) if (matches(run, filter)) ids.push(run.id);
+    const page = await runner.store.listRuns({ ...filter, cursor, limit: PAGE });
+    for (const run of page.runs) ids.push(run.id);
     if (ids.length > BULK_MAX_RUNS || page.nextCursor === null) return ids;
     cursor = page.nextCursor;
   }

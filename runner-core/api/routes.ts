@@ -2,12 +2,12 @@ import type { Context } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { parseBulkRequest } from '../../api/bulk.js';
+import { parseRunFilterParams } from '../../api/run-query.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
 import { ApiError } from '../errors.js';
 import { RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
-import type { RunStatus } from '../store/types.js';
 import type { Access, RouteAccess } from './access.js';
 import { runDto, runPageDto, stepDto } from './dto-map.js';
 import { jsonResponse, readBody } from './http-io.js';
@@ -37,7 +37,6 @@ export interface RouteDeps {
   metrics?: () => Promise<string>;
 }
 
-const STATUSES: ReadonlySet<string> = new Set<RunStatus>(['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled']);
 const NO_STORE = { 'cache-control': 'no-store' };
 
 /**
@@ -94,10 +93,9 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       path: '/v1/runs',
       write: false,
       handle: async (c) => {
-        const status = c.req.query('status');
-        if (status !== undefined && !STATUSES.has(status)) {
-          throw new ApiError(400, 'BAD_REQUEST', `Expected \`status\` to be one of ${[...STATUSES].join(', ')}, got "${status}".`);
-        }
+        // Filters (status, url, urlPrefix, createdAfter/Before, failedStep, idPrefix): a ProtocolError
+        // naming the parameter on bad input, which error-response.ts answers 400.
+        const filter = parseRunFilterParams(new URL(c.req.url).searchParams);
         const limitText = c.req.query('limit');
         const limit = limitText === undefined ? undefined : Number(limitText);
         if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) {
@@ -106,7 +104,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const cursor = c.req.query('cursor');
         const scheduleId = c.req.query('scheduleId');
         if (scheduleId !== undefined) return jsonResponse(200, runPageDto(await runner.store.schedules.listScheduleRuns(scheduleId, { cursor, limit })));
-        return jsonResponse(200, runPageDto(await runner.store.listRuns({ status: status as RunStatus | undefined, cursor, limit })));
+        return jsonResponse(200, runPageDto(await runner.store.listRuns({ ...filter, cursor, limit })));
       },
     },
     {

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { SQLITE_MIGRATION_STEP_LOGS } from './sqlite-migration-step-logs.js';
 import { SQLITE_MIGRATION_ALERTS } from './sqlite-migration-alerts.js';
+import { SQLITE_MIGRATION_SEARCH } from './sqlite-migration-search.js';
 
 /**
  * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
@@ -128,6 +129,8 @@ export const MIGRATIONS: readonly string[] = [
   `,
   SQLITE_MIGRATION_STEP_LOGS,
   SQLITE_MIGRATION_ALERTS,
+  // finding runs: indexes for the run list's filters.
+  SQLITE_MIGRATION_SEARCH,
 ];
 
 function userVersion(db: Database): number {

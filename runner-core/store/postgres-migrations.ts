@@ -5,6 +5,7 @@ import { PG_MIGRATION_2 } from './postgres-migration-2.js';
 import { PG_MIGRATION_FLOW } from './postgres-migration-flow.js';
 import { PG_MIGRATION_STEP_LOGS } from './postgres-migration-step-logs.js';
 import { PG_MIGRATION_ALERTS } from './postgres-migration-alerts.js';
+import { PG_MIGRATION_SEARCH } from './postgres-migration-search.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -96,6 +97,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   PG_MIGRATION_FLOW,
   PG_MIGRATION_STEP_LOGS,
   PG_MIGRATION_ALERTS,
+  PG_MIGRATION_SEARCH,
 ];
 
 /**

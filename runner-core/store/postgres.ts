@@ -1,3 +1,4 @@
+import { runListSql } from './run-list-sql.js';
 import { PostgresSchedules } from './postgres-schedules.js';
 import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
@@ -127,14 +128,11 @@ export class PostgresStore implements Store {
   }
 
   async listRuns(query: RunQuery): Promise<RunPage> {
-    const sql = this.#sql;
     const limit = pageLimit(query.limit);
-    const { status, cursor } = query;
-    const where =
-      status !== undefined
-        ? cursor !== undefined ? sql`WHERE status = ${status} AND id < ${cursor}` : sql`WHERE status = ${status}`
-        : cursor !== undefined ? sql`WHERE id < ${cursor}` : sql``;
-    const rows = await sql<RunRow[]>`SELECT * FROM runs ${where} ORDER BY id DESC LIMIT ${limit + 1}`;
+    const { text, params } = runListSql(query, limit + 1, 'postgres');
+    // Not prepared: a prepared statement goes to a generic plan after five runs, and the best plan
+    // of a search depends on its values (a rare status, a recent hour, a broad URL prefix).
+    const rows = await this.#sql.unsafe<RunRow[]>(text, params as never[], { prepare: false });
     return toRunPage(rows, limit);
   }
 

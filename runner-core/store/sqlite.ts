@@ -9,6 +9,7 @@ import { admit, type FlowCandidate } from './flow-admission.js';
 /** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
 const FLOW_LOOKAHEAD = 16;
 import { migrate } from './migrations.js';
+import { runListSql } from './run-list-sql.js';
 import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
 import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
@@ -52,7 +53,6 @@ function patchParams(runId: string, patch: RunPatch, at: number): Record<string,
 const STEP_KEEP_SUCCEEDED = `WHERE steps.status != 'succeeded'`;
 
 function prepareStatements(db: Database.Database) {
-  const listSql = (where: string) => `SELECT * FROM runs ${where} ORDER BY id DESC LIMIT @limit`;
   return {
     runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
     runByKey: db.prepare('SELECT * FROM runs WHERE idempotency_key = ?'),
@@ -61,10 +61,6 @@ function prepareStatements(db: Database.Database) {
       VALUES (@id, @url, @status, @body, @headers, @now, @now, @nextAt, @retries, @retryDelayMs, @idempotencyKey,
         @flowKey, @flowParallelism, @flowRate, @flowPeriodMs) RETURNING *`),
     leaseNew: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
-    list: db.prepare(listSql('')),
-    listByStatus: db.prepare(listSql('WHERE status = @status')),
-    listAfter: db.prepare(listSql('WHERE id < @cursor')),
-    listByStatusAfter: db.prepare(listSql('WHERE status = @status AND id < @cursor')),
     steps: db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY idx'),
     attempts: db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY seq'),
     stepLogs: db.prepare('SELECT * FROM step_logs WHERE run_id = ? ORDER BY idx, attempt'),
@@ -145,6 +141,8 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly schedules: SqliteSchedules;
   readonly #s: Statements;
+  /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
+  readonly #listStatements = new Map<string, Database.Statement>();
   readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
   readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
   readonly #claimDueTx: (options: ClaimOptions) => { runs: Run[]; waiting: string[] };
@@ -239,6 +237,12 @@ export class SqliteStore implements Store {
     this.#resumeTx = (runId, now) => resume.immediate(runId, now);
   }
 
+  #listStatement(text: string): Database.Statement {
+    let statement = this.#listStatements.get(text);
+    if (!statement) this.#listStatements.set(text, (statement = this.#db.prepare(text)));
+    return statement;
+  }
+
   #create(input: NewRun): { run: Run; created: boolean } {
     const key = input.idempotencyKey ?? null;
     if (key !== null) {
@@ -315,12 +319,8 @@ export class SqliteStore implements Store {
 
   async listRuns(query: RunQuery): Promise<RunPage> {
     const limit = pageLimit(query.limit);
-    const { status, cursor } = query;
-    const s = this.#s;
-    const statement =
-      status !== undefined ? (cursor !== undefined ? s.listByStatusAfter : s.listByStatus) : cursor !== undefined ? s.listAfter : s.list;
-    const rows = statement.all({ limit: limit + 1, ...(status !== undefined && { status }), ...(cursor !== undefined && { cursor }) }) as RunRow[];
-    return toRunPage(rows, limit);
+    const { text, params } = runListSql(query, limit + 1, 'sqlite');
+    return toRunPage(this.#listStatement(text).all(...params) as RunRow[], limit);
   }
 
   async resumeRun(runId: string, now: number): Promise<{ run: Run; resumed: boolean } | undefined> {

@@ -4,6 +4,7 @@ import type { CallRequest, StepKind } from '../../protocol/messages.js';
 
 import type { Run as RunDto, Step as StepDto } from '../../api/dto.js';
 import type { Attempt, RunStatus } from '../../api/dto.js';
+import type { RunFilter } from '../../api/run-query.js';
 
 // The fields of runs, steps and attempts are the API contract's (api/dto.ts, the one authority);
 // the store's records differ only in how they hold a value: `output` is the devalue text the
@@ -51,8 +52,8 @@ export interface NewRun {
   lease?: { owner: string; until: number };
 }
 
-export interface RunQuery {
-  status?: RunStatus;
+/** The run list's filters are the API's (api/run-query.ts); see run-list-sql.ts for how each is indexed. */
+export interface RunQuery extends RunFilter {
   /** Newest first; `cursor` is the id of the last run of the previous page. */
   cursor?: string;
   limit?: number;

@@ -27,6 +27,12 @@ const MiB = 1024 * 1024;
 
 const METHODS = ['GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'CONNECT', 'PROPFIND', 'QUERY', 'BREW', 'get', 'M'.repeat(2000), 'G\0T', ''];
 const VERSIONS = ['HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/0.9', 'HTTP/1.1x', 'FOO', ''];
+// Run list filters (api/run-query.ts): bad ones must be 400s, odd but valid ones 200s, never a 5xx.
+const ODD_RUN_QUERIES = [
+  'status=%ZZ', 'status=,,,', 'status=failed&status=done', 'createdAfter=1e400', 'createdAfter=99999999999999999999', 'createdBefore=2026-02-30',
+  'urlPrefix=%00', 'idPrefix=%F4%8F%BF%BF', `url=${'a'.repeat(5000)}`, 'failedStep=%25_%5C', 'urlPrefix=%ED%A0%80', 'idPrefix=wfr_&idPrefix=x',
+  'createdAfter=-1&createdBefore=0', 'status=failed,cancelled&urlPrefix=http&failedStep=x&createdAfter=2026-01-01&limit=500&cursor=%FF',
+];
 const ODD_IDS = ['%ZZ', '%', '%00', '%2F..%2F', 'a'.repeat(5000), '..', '%F0%9F%92%A9', '%C3%28', '%E2%82', 'wfr_%ZZ', ' ', 'é', '\u0000', '%25%25'];
 
 function target(random: SeededRandom, paths: readonly string[]): [string, string] {
@@ -42,6 +48,7 @@ function target(random: SeededRandom, paths: readonly string[]): [string, string
     case 7: return [`${path}/${'a'.repeat(random.pick([9_000, 70_000]))}`, 'long-target'];
     case 8: return [`${path}?${'q=%ZZ&'.repeat(random.between(1, 3000))}`, 'long-query'];
     case 9: return [`/v1/runs/${random.pick(ODD_IDS)}${random.pick(['', '/steps', '/cancel', '/rerun'])}`, 'odd-run-id'];
+    case 10: return [`/v1/runs?${random.pick(ODD_RUN_QUERIES)}`, 'odd-run-query'];
     default: return [path, 'path'];
   }
 }

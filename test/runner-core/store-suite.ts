@@ -8,6 +8,7 @@ import { describeResilience } from './store-suite-resilience.js';
 import { describeResume } from './store-suite-resume.js';
 import { describeStepLogs } from './store-suite-step-logs.js';
 import { describeAlerts } from './store-suite-alerts.js';
+import { describeSearch } from './store-suite-search.js';
 
 export { newRun, runId } from './store-fixtures.js';
 
@@ -32,6 +33,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
     describeFlow(open);
     describeStepLogs(open);
     describeAlerts(open);
+    describeSearch(open);
 
     let store: Store;
     beforeEach(async () => {

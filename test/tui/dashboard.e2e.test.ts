@@ -16,6 +16,7 @@ import { requireSystemDependency } from '../setup/system-deps.js';
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ARTIFACTS = join(ROOT, 'test', 'artifacts');
 const CLI = join(ROOT, 'dist', 'cli', 'index.js');
 const TOKEN = 'T';
 // A tmux server of our own (not the user's), its socket in a temp folder removed at the end.
@@ -212,6 +213,26 @@ describe('wf dev on a terminal shows the dashboard', () => {
     expect(step).toMatch(/^◆ attempt 1 · .* failed: boom/m);
     await keys('NPage');
     await until(/^ {4}▶ \{"t":"failed"/m);
+    await backToList();
+  });
+
+  it('/ with key:value terms searches the runner: step:explode lists the runs that failed there', async () => {
+    const failed = [await trigger('/fail'), await trigger('/fail')];
+    const ok = await trigger('/workflow');
+    for (const id of failed) await until(new RegExp(`✗ failed\\s+${id}`));
+    await until(new RegExp(`✓ completed\\s+${ok}`));
+    await keys('/');
+    await until('enter keep · esc clear · words, or status: url: step: id: since: until:');
+    await type('step:explode');
+    await keys('Enter');
+    const rows = (s: string): string[] => s.split('\n').filter((line) => line.includes('wfr_'));
+    const found = await until((s) => s.includes('the runner found') && failed.every((id) => s.includes(id)));
+    expect(rows(found).length).toBeGreaterThanOrEqual(2);
+    for (const row of rows(found)) expect(row).toContain('✗ failed');
+    expect(found).not.toContain(ok);
+    // The screen as text beside the browser screenshots (test/artifacts, kept by CI).
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'tui-search-failed-step.txt'), found);
     await backToList();
   });
 

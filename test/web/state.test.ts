@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Attempt, Run, Step } from '../../api/dto.js';
 import { prettyBody } from '../../web/src/format.js';
 import { parseRoute, paths } from '../../web/src/router.js';
-import { applyEvent, applyRunDetail, applyRunPage, blocksOf, initialState, openRun, stepsOf, type DashboardState } from '../../web/src/state.js';
+import { applyEvent, applyRunDetail, applyRunPage, blocksOf, initialState, openRun, searchKey, stepsOf, type DashboardState } from '../../web/src/state.js';
 
 /** The dashboard's pure parts (web/src/state.ts, format.ts, router.ts), without a browser. */
 
@@ -53,6 +53,19 @@ describe('web state: the run list', () => {
     expect(listed(state)).toEqual([id(4)]);
     state = applyRunPage(state, 'running', { runs: [run(2)], nextCursor: null }, true);
     expect(listed(state)).toEqual([id(4), id(2)]);
+  });
+
+  it('places live runs by the search too: a URL prefix decides, a failed-step search adds nothing it cannot check', () => {
+    let state = applyRunPage(initialState, null, { runs: [run(1)], nextCursor: null }, false, { urlPrefix: 'http://127.0.0.1:3000/' });
+    state = applyEvent(state, { type: 'run', run: run(2) });
+    state = applyEvent(state, { type: 'run', run: run(3, { url: 'http://127.0.0.1:4000/workflow' }) });
+    expect(listed(state)).toEqual([id(2), id(1)]);
+    let failedStep = applyRunPage(initialState, 'failed', { runs: [run(1, { status: 'failed' })], nextCursor: null }, false, { failedStep: 'charge' });
+    failedStep = applyEvent(failedStep, { type: 'run', run: run(2, { status: 'failed' }) });
+    expect(listed(failedStep)).toEqual([id(1)]);
+    failedStep = applyEvent(failedStep, { type: 'run', run: run(1, { status: 'queued', updatedAt: T + 10 }) }); // resumed: no longer failed
+    expect(listed(failedStep)).toEqual([]);
+    expect(searchKey({ failedStep: 'charge' })).not.toBe(searchKey({ idPrefix: 'charge' }));
   });
 
   it('keeps the newer copy of a run when an older one arrives late', () => {
@@ -116,5 +129,14 @@ describe('web routes', () => {
     expect(parseRoute(paths.attempt(id(1), 2), '')).toEqual({ page: 'run', runId: id(1), attempt: 2 });
     expect(parseRoute('/runs/a/b/c', '')).toEqual({ page: 'not-found', path: '/runs/a/b/c' });
     expect(paths.run('javascript:alert(1)')).toBe('/runs/javascript%3Aalert(1)');
+  });
+
+  it('keeps the search in the address: parsed back as built, bad times dropped', () => {
+    const search = { idPrefix: 'wfr_01', urlPrefix: 'https://app/api/', failedStep: 'charge', createdAfter: T, createdBefore: T + 60_000 };
+    const path = paths.runs('failed', search);
+    const url = new URL(path, 'http://runner');
+    expect(parseRoute(url.pathname, url.search)).toEqual({ page: 'runs', status: 'failed', search });
+    expect(paths.runs(null, {})).toBe('/');
+    expect(parseRoute('/runs', '?createdAfter=2026-01-31T12:00:00Z&createdBefore=soon&url=')).toEqual({ page: 'runs', status: null, search: { createdAfter: Date.parse('2026-01-31T12:00:00Z') } });
   });
 });

@@ -1,3 +1,4 @@
+import { SEARCH_HELP } from '../search.js';
 import { Text } from 'ink';
 import type { View } from '../state.js';
 
@@ -38,7 +39,7 @@ export function Footer({ view, filtering, filter, width, log = false }: FooterPr
         <Text bold>/</Text>
         {filter}
         <Text inverse> </Text>
-        <Text dimColor>{width >= 50 ? '   enter keep · esc clear' : ''}</Text>
+        <Text dimColor>{width >= 50 ? `   enter keep · esc clear${width - filter.length >= 90 ? ` · ${SEARCH_HELP}` : ''}` : ''}</Text>
       </Text>
     );
   }

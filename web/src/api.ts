@@ -1,4 +1,5 @@
 import type { BulkRequest, BulkResult } from '../../api/bulk.js';
+import type { RunSearch } from './router.js';
 import { Client } from '../../api/client.js';
 import type { Run, RunPage, RunStatus } from '../../api/dto.js';
 import type { RunDetail } from '../../api/parse.js';
@@ -30,7 +31,8 @@ export interface Api {
   session(): Promise<{ needsToken: boolean }>;
   /** Tries a token before the page keeps it. */
   check(candidate: string): Promise<RunPage>;
-  listRuns(query: { status: RunStatus | null; cursor?: string | null; limit?: number }): Promise<RunPage>;
+  /** Runs newest first; `search` is the search bar's filters (api/run-query.ts), applied by the runner. */
+  listRuns(query: { status: RunStatus | null; search?: RunSearch; cursor?: string | null; limit?: number }): Promise<RunPage>;
   getRun(id: string): Promise<RunWithDetail>;
   cancel(id: string): Promise<{ run: Run }>;
   rerun(id: string): Promise<{ run: Run }>;
@@ -53,7 +55,7 @@ export function createApi(token: () => string | null): Api {
     client,
     session: () => new Client({ runnerUrl: '', token: '' }).session(),
     check: (candidate) => new Client({ runnerUrl: '', token: candidate }).list({ limit: 1 }),
-    listRuns: ({ status, cursor, limit = 50 }) => client.list({ limit, status: status ?? undefined, cursor: cursor ?? undefined }),
+    listRuns: ({ status, search = {}, cursor, limit = 50 }) => client.list({ ...search, limit, status: status ?? undefined, cursor: cursor ?? undefined }),
     getRun: (id) => client.get(id),
     cancel: async (id) => ({ run: await client.cancel(id) }),
     rerun: async (id) => ({ run: await client.rerun(id) }),

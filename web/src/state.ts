@@ -1,6 +1,8 @@
 import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../../api/events.js';
 import type { Attempt, Run, RunPage, RunStatus, Step, StepLog } from '../../api/dto.js';
+import { matchesRunFilter } from '../../api/run-query.js';
 import { newerStep } from '../../view/progress.js';
+import type { RunSearch } from './router.js';
 
 /** A run opened in the dashboard: its steps by index and its attempts by seq, kept live by events. */
 export interface RunDetail {
@@ -12,9 +14,11 @@ export interface RunDetail {
   loaded: boolean;
 }
 
-/** The run list the page shows: one status filter, newest first, paged with the API's cursor. */
+/** The run list the page shows: one status filter and a search, newest first, paged with the API's cursor. */
 export interface RunList {
   status: RunStatus | null;
+  /** The search bar's filters the list was loaded with (`searchKey` tells two apart). */
+  search: RunSearch;
   ids: string[];
   nextCursor: string | null;
   loaded: boolean;
@@ -27,7 +31,7 @@ export interface DashboardState {
   details: Record<string, RunDetail>;
 }
 
-export const initialState: DashboardState = { runs: {}, list: { status: null, ids: [], nextCursor: null, loaded: false }, details: {} };
+export const initialState: DashboardState = { runs: {}, list: { status: null, search: {}, ids: [], nextCursor: null, loaded: false }, details: {} };
 
 function newerRun(current: Run | undefined, incoming: Run): Run {
   return current && current.updatedAt > incoming.updatedAt ? current : incoming;
@@ -43,9 +47,10 @@ function insertSorted(ids: string[], id: string): string[] {
 function placeInList(list: RunList, run: Run): RunList {
   if (!list.loaded) return list;
   const present = list.ids.includes(run.id);
-  const matches = list.status === null || list.status === run.status;
-  if (present && !matches) return { ...list, ids: list.ids.filter((id) => id !== run.id) };
-  if (present || !matches) return list;
+  // Undefined when the run alone cannot tell (a failed-step search): keep what the runner listed, add nothing.
+  const matches = matchesRunFilter(run, { ...list.search, ...(list.status !== null && { status: list.status }) });
+  if (present && matches === false) return { ...list, ids: list.ids.filter((id) => id !== run.id) };
+  if (present || matches !== true) return list;
   // Older than the last loaded run while more pages exist: it belongs to a page not loaded yet.
   const last = list.ids[list.ids.length - 1];
   if (list.nextCursor !== null && last !== undefined && run.id < last) return list;
@@ -73,12 +78,17 @@ export function applyEvent(state: DashboardState, event: StreamEvent): Dashboard
   return { ...state, details: { ...state.details, [runId]: next } };
 }
 
+/** One text per search (field order fixed), to tell whether the list shown is the one asked for. */
+export function searchKey(search: RunSearch): string {
+  return JSON.stringify([search.idPrefix, search.url, search.urlPrefix, search.failedStep, search.createdAfter, search.createdBefore]);
+}
+
 /** A page of `GET /v1/runs`: replaces the list (a new filter, a reload) or appends to it (`more`). */
-export function applyRunPage(state: DashboardState, status: RunStatus | null, page: RunPage, more = false): DashboardState {
+export function applyRunPage(state: DashboardState, status: RunStatus | null, page: RunPage, more = false, search: RunSearch = {}): DashboardState {
   let runs = state.runs;
   for (const run of page.runs) runs = { ...runs, [run.id]: newerRun(runs[run.id], run) };
   const ids = page.runs.map((run) => run.id);
-  const list: RunList = { status, ids: more ? [...state.list.ids, ...ids.filter((id) => !state.list.ids.includes(id))] : ids, nextCursor: page.nextCursor, loaded: true };
+  const list: RunList = { status, search, ids: more ? [...state.list.ids, ...ids.filter((id) => !state.list.ids.includes(id))] : ids, nextCursor: page.nextCursor, loaded: true };
   return { ...state, runs, list };
 }
 
@@ -133,7 +143,7 @@ export function blocksOf(steps: readonly Step[]): StepBlock[] {
 
 export type Action =
   | { type: 'event'; event: StreamEvent }
-  | { type: 'page'; status: RunStatus | null; page: RunPage; more: boolean }
+  | { type: 'page'; status: RunStatus | null; search?: RunSearch; page: RunPage; more: boolean }
   | { type: 'open'; runId: string }
   | { type: 'detail'; detail: { run: Run; steps: Step[]; attempts: Attempt[]; logs?: StepLog[] } };
 
@@ -143,7 +153,7 @@ export function reduce(state: DashboardState, action: Action): DashboardState {
     case 'event':
       return applyEvent(state, action.event);
     case 'page':
-      return applyRunPage(state, action.status, action.page, action.more);
+      return applyRunPage(state, action.status, action.page, action.more, action.search);
     case 'open':
       return openRun(state, action.runId);
     case 'detail':

@@ -155,7 +155,7 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
     <DashboardContext.Provider value={dashboard}>
       <Shell stream={stream} onSignOut={props.onSignOut}>
         {route.page === 'runs' ? (
-          <RunsPage status={route.status} />
+          <RunsPage status={route.status} {...(route.search && { search: route.search })} />
         ) : route.page === 'run' ? (
           <RunPage runId={route.runId} step={route.step} attempt={route.attempt} />
         ) : route.page === 'schedules' ? (

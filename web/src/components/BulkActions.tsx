@@ -3,6 +3,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { BulkActionName, BulkResult } from '../../../api/bulk.js';
 import type { RunStatus } from '../../../api/dto.js';
+import type { RunSearch } from '../router.js';
 import { useDashboard } from '../use-dashboard.js';
 
 const LABELS: Record<BulkActionName, string> = { resume: 'Resume', cancel: 'Cancel', rerun: 'Rerun' };
@@ -21,15 +22,17 @@ function actionsFor(status: RunStatus | null): BulkActionName[] {
  * while the list is shown even when it is empty, so the result stays visible after the acted-on
  * runs leave the list (resumed runs are no longer `failed`).
  */
-export function BulkActions(props: { status: RunStatus | null; hasRuns: boolean; onDone: () => void }): JSX.Element | null {
+export function BulkActions(props: { status: RunStatus | null; search?: RunSearch; hasRuns: boolean; onDone: () => void }): JSX.Element | null {
   const { api, canWrite, describe } = useDashboard();
   const { status } = props;
   const [pending, setPending] = useState<{ action: BulkActionName; matched: number } | null>(null);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   if (!canWrite || (!props.hasRuns && message === null && pending === null)) return null;
-  const filter = status === null ? {} : { status };
-  const what = status === null ? 'runs' : `${status} runs`;
+  // The same filter the list shows (status and search), so the count is what the user sees listed.
+  const search = props.search ?? {};
+  const filter = { ...search, ...(status !== null && { status }) };
+  const what = `${status === null ? 'runs' : `${status} runs`}${Object.keys(search).length > 0 ? ' matching the search' : ''}`;
 
   const count = async (action: BulkActionName): Promise<void> => {
     setBusy(true);
@@ -67,7 +70,7 @@ export function BulkActions(props: { status: RunStatus | null; hasRuns: boolean;
         ))
       ) : pending.matched === 0 ? (
         <span class="confirm" role="status">
-          <span>No {what} match.</span>
+          <span>No {what} now.</span>
           <button type="button" class="button subtle" onClick={() => setPending(null)}>
             OK
           </button>

@@ -4,17 +4,24 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Run, RunStatus } from '../../../api/dto.js';
 import { formatTime } from '../format.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
-import { paths } from '../router.js';
+import { navigate, paths, type RunSearch } from '../router.js';
+import { searchKey } from '../state.js';
 import { RUN_STATUSES } from '../../../view/status.js';
 import { useDashboard } from '../use-dashboard.js';
 import { CopyButton, Link, StatusBadge, useNow } from './Common.js';
 import { BulkActions } from './BulkActions.js';
 import { RunNotes } from './RunNotes.js';
+import { RunSearchBar } from './RunSearchBar.js';
 
-/** The first level: runs newest first, a status filter, live as runs start and change. */
-export function RunsPage(props: { status: RunStatus | null }): JSX.Element {
+const NO_SEARCH: RunSearch = {};
+
+/** The first level: runs newest first, a status filter and a search, live as runs start and change. */
+export function RunsPage(props: { status: RunStatus | null; search?: RunSearch }): JSX.Element {
   const { api, dispatch, state, reloads, describe } = useDashboard();
   const { status } = props;
+  const search = props.search ?? NO_SEARCH;
+  const key = searchKey(search);
+  const searching = Object.keys(search).length > 0;
   const [error, setError] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const now = useNow();
@@ -22,21 +29,21 @@ export function RunsPage(props: { status: RunStatus | null }): JSX.Element {
   useEffect(() => {
     let current = true;
     setError(null);
-    api.listRuns({ status }).then(
-      (page) => current && dispatch({ type: 'page', status, page, more: false }),
+    api.listRuns({ status, search }).then(
+      (page) => current && dispatch({ type: 'page', status, search, page, more: false }),
       (failure: unknown) => current && setError(describe(failure)),
     );
     return () => void (current = false);
-  }, [status, reloads]);
+  }, [status, key, reloads]);
 
   const list = state.list;
-  const shown = list.loaded && list.status === status;
+  const shown = list.loaded && list.status === status && searchKey(list.search) === key;
   const runs = shown ? list.ids.map((id) => state.runs[id]).filter((run): run is Run => run !== undefined) : [];
 
   const more = async (): Promise<void> => {
     setLoadingMore(true);
     try {
-      dispatch({ type: 'page', status, page: await api.listRuns({ status, cursor: list.nextCursor }), more: true });
+      dispatch({ type: 'page', status, search, page: await api.listRuns({ status, search, cursor: list.nextCursor }), more: true });
     } catch (failure) {
       setError(describe(failure));
     }
@@ -50,20 +57,22 @@ export function RunsPage(props: { status: RunStatus | null }): JSX.Element {
         {shown ? <span class="muted count">{runs.length === 1 ? '1 run' : `${runs.length}${list.nextCursor ? '+' : ''} runs`}</span> : null}
       </div>
       <nav class="filters" aria-label="Filter runs by status">
-        <Link href={paths.runs(null)} class="chip" current={status === null}>
+        <Link href={paths.runs(null, search)} class="chip" current={status === null}>
           all
         </Link>
         {RUN_STATUSES.map((s) => (
-          <Link key={s} href={paths.runs(s)} class={`chip chip-${s}`} current={status === s}>
+          <Link key={s} href={paths.runs(s, search)} class={`chip chip-${s}`} current={status === s}>
             {s}
           </Link>
         ))}
       </nav>
+      <RunSearchBar search={search} onSearch={(next) => navigate(paths.runs(status, next))} />
       {shown ? (
         <BulkActions
           status={status}
+          search={search}
           hasRuns={runs.length > 0}
-          onDone={() => api.listRuns({ status }).then((page) => dispatch({ type: 'page', status, page, more: false }), (failure: unknown) => setError(describe(failure)))}
+          onDone={() => api.listRuns({ status, search }).then((page) => dispatch({ type: 'page', status, search, page, more: false }), (failure: unknown) => setError(describe(failure)))}
         />
       ) : null}
       {error ? (
@@ -75,7 +84,9 @@ export function RunsPage(props: { status: RunStatus | null }): JSX.Element {
         <p class="muted">Loading runs…</p>
       ) : runs.length === 0 ? (
         <div class="panel empty">
-          {status ? (
+          {searching ? (
+            <p>No {status ? `${status} ` : ''}runs match this search.</p>
+          ) : status ? (
             <p>No {status} runs.</p>
           ) : (
             <p>
