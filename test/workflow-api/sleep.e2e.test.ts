@@ -14,7 +14,7 @@ describe('context.sleep', () => {
     const calls = new Counter();
     const { runner, app, openDrives } = await worlds.setup(async (context) => {
       const before = await context.run('before', () => (calls.hit('before'), 'B'));
-      await context.sleep('nap', 0.3);
+      await context.sleep('nap', 1);
       return context.run('after', () => (calls.hit('after'), `${before}-after`));
     });
     const id = await startThroughApp(app.url);
@@ -24,10 +24,10 @@ describe('context.sleep', () => {
     expect(before).toMatchObject({ name: 'before', kind: 'run', status: 'succeeded' });
     expect(nap).toMatchObject({ index: 1, name: 'nap', kind: 'sleep', status: 'running', group: 2, until: expect.any(Number), eventId: null, request: null });
     expect(sleeping.nextAt).toBe(nap!.until);
-    // The route set the wake-up 300 ms after it reached the sleep, during the first drive request.
+    // The route set the wake-up 1 s after it reached the sleep, during the first drive request.
     const [first] = await runner.store.listAttempts(id);
-    expect(nap!.until! - first!.startedAt).toBeGreaterThanOrEqual(300);
-    expect(nap!.until! - first!.startedAt).toBeLessThanOrEqual(300 + first!.durationMs);
+    expect(nap!.until! - first!.startedAt).toBeGreaterThanOrEqual(1000);
+    expect(nap!.until! - first!.startedAt).toBeLessThanOrEqual(1000 + first!.durationMs);
     // Nothing holds the route while the run sleeps.
     expect(openDrives()).toBe(0);
     expect(calls.of('after')).toBe(0);
