@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import type { Commit } from '../driver.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -6,6 +7,7 @@ import { failureResponse } from '../api/error-response.js';
 import { jsonResponse, readBody } from '../api/http-io.js';
 import { checkEventId, parseWaitRequest, waitRunId } from './waits-parse.js';
 import { waitResultStep, type Wait } from './waits.js';
+import { waitEndedChanges, waitStartedChanges } from './waits-steps.js';
 
 /** What ends a wait needs from the engine: deliver one more step of a run to its workflow. */
 export interface RunStepAppender {
@@ -16,6 +18,8 @@ export interface RunStepAppender {
 export interface WaitRouteDeps {
   store: Pick<Store, 'getRun' | 'qstashWaits'>;
   engine: RunStepAppender;
+  /** The runner's commit (group-committed, then announced): the wait's step rows go through it. */
+  commit: Commit;
   logger: Logger;
   now?: () => number;
   /** How long a run-targeted notify nobody waits for is kept for the run's next wait. @default 7 days */
@@ -74,6 +78,7 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
       taken.map(async (wait) => {
         try {
           const messageId = await deps.engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
+          await deps.commit(waitEndedChanges(wait, { data }, now()));
           return { waiter: waiterDto(wait), messageId, error: '' };
         } catch (error) {
           deps.logger.warn(`notify ${wait.eventId}: run ${wait.runId} did not take the event: ${(error as Error).message}`);
@@ -97,9 +102,13 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
       if (body.timeoutBody !== undefined) wait.timeoutBody = body.timeoutBody;
       if (body.timeoutHeaders !== undefined) wait.timeoutHeaders = body.timeoutHeaders;
       const registered = await waits.register(wait, at);
-      if (registered.kind === 'waiting') return jsonResponse(200, { waiting: true });
+      if (registered.kind === 'waiting') {
+        await deps.commit(waitStartedChanges(wait, at));
+        return jsonResponse(200, { waiting: true });
+      }
       // A notify for this run came first (lookback): the wait ends at once.
       const messageId = await deps.engine.appendRunStep(runId, JSON.stringify(waitResultStep(wait, { data: registered.data })));
+      await deps.commit(waitEndedChanges(wait, { data: registered.data }, at));
       return jsonResponse(200, { waiting: false, messageId });
     }),
   );

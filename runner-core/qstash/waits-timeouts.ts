@@ -2,10 +2,14 @@ import { describeError, type Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import { resultStepId, waitResultStep } from './waits.js';
 import type { RunStepAppender } from './waits-routes.js';
+import { waitEndedChanges } from './waits-steps.js';
+import type { Commit } from '../driver.js';
 
 export interface WaitTimeoutsOptions {
   store: Pick<Store, 'getRun' | 'qstashWaits'>;
   engine: RunStepAppender;
+  /** The runner's commit: the wait's step row ends through it. */
+  commit: Commit;
   logger: Logger;
   now?: () => number;
   /** Longest gap between two looks for timed-out waits. @default 1000 */
@@ -68,6 +72,7 @@ export class WaitTimeouts {
       }
       try {
         await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { timedOut: true })));
+        await this.#o.commit(waitEndedChanges(wait, { timedOut: true }, this.#o.now()));
         await store.qstashWaits.deleteWait(...key);
         delivered++;
       } catch (error) {

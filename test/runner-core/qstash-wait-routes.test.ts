@@ -4,6 +4,8 @@ import type { Logger } from '../../runner-core/logger.js';
 import { mountWaitRoutes } from '../../runner-core/qstash/waits-routes.js';
 import { WaitTimeouts } from '../../runner-core/qstash/waits-timeouts.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
+import type { Change } from '../../runner-core/store/types.js';
+import { decodeValue } from '../../protocol/values.js';
 import { newRun, T0 } from './store-fixtures.js';
 
 /**
@@ -31,8 +33,10 @@ async function setup(options: { failFor?: string } = {}) {
       return `msg_${appended.length}`;
     },
   };
+  // The store's own apply stands in for the runner's commit queue (which group-commits and announces).
+  const commit = async (changes: Change[]): Promise<void> => void (await store.apply(changes));
   const app = new Hono();
-  mountWaitRoutes(app, { store, engine, logger: quiet, now: () => clock, keepMs: 60_000 });
+  mountWaitRoutes(app, { store, engine, commit, logger: quiet, now: () => clock, keepMs: 60_000 });
   const run = async (n: number, status?: 'completed'): Promise<string> => {
     const { run } = await store.createRun(newRun(n));
     if (status) await store.apply([{ type: 'run', runId: run.id, patch: { status, finishedAt: T0 }, at: T0 }]);
@@ -41,7 +45,7 @@ async function setup(options: { failFor?: string } = {}) {
   const request = (method: string, path: string, body?: string, headers: Record<string, string> = {}) => app.request(new Request(`http://runner${path}`, { method, body, headers }));
   const wait = (runId: string, eventId: string, step: Record<string, unknown> = { stepId: 2, stepName: 'approval', stepType: 'Wait', concurrent: 1 }, timeout = '30s') =>
     request('POST', `/v2/wait/${eventId}`, JSON.stringify({ url: 'http://127.0.0.1:3000/wf', timeout, timeoutUrl: 'http://127.0.0.1:3000/wf', timeoutHeaders: { 'Upstash-Workflow-Runid': [runId] }, step }), { 'Upstash-Workflow-RunId': runId });
-  return { store, app, appended, engine, run, request, wait, tick: (ms: number) => (clock += ms), now: () => clock };
+  return { store, app, appended, engine, commit, run, request, wait, tick: (ms: number) => (clock += ms), now: () => clock };
 }
 
 describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
@@ -50,6 +54,8 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     const runId = await t.run(1);
     expect((await t.wait(runId, 'order-7')).status).toBe(200);
     expect(t.appended).toEqual([]);
+    // The wait is a step of the run for the dashboards: waiting until its deadline, no native event id.
+    expect(await t.store.listSteps(runId)).toMatchObject([{ index: 2, name: 'approval', kind: 'wait', status: 'running', until: T0 + 30_000, eventId: null }]);
     const waiters = await (await t.request('GET', '/v2/waiters/order-7')).json();
     expect(waiters).toEqual([{ url: 'http://127.0.0.1:3000/wf', deadline: Math.floor((T0 + 30_000) / 1000), headers: { 'upstash-workflow-runid': [runId] }, timeoutUrl: 'http://127.0.0.1:3000/wf', timeoutHeaders: { 'Upstash-Workflow-Runid': [runId] } }]);
     const response = await t.request('POST', '/v2/notify/order-7', JSON.stringify({ approved: true }));
@@ -59,6 +65,9 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     expect(t.appended).toEqual([
       { runId, step: { stepId: 2, stepName: 'approval', stepType: 'Wait', waitEventId: 'order-7', timeout: '30s', concurrent: 1, out: Buffer.from('{"approved":true}').toString('base64'), waitTimeout: false } },
     ]);
+    const [step] = await t.store.listSteps(runId);
+    expect(step).toMatchObject({ index: 2, kind: 'wait', status: 'succeeded' });
+    expect(decodeValue(step!.output!)).toEqual({ eventData: { approved: true }, timeout: false });
     // Taken: a second notify finds nobody, and the waiters list is empty.
     expect(await (await t.request('POST', '/v2/notify/order-7', 'again')).json()).toEqual([]);
     expect(await (await t.request('GET', '/v2/waiters/order-7')).json()).toEqual([]);
@@ -126,20 +135,23 @@ describe('wait timeouts', () => {
     await t.wait(runId, 'e');
     await t.wait(finished, 'e');
     await t.store.apply([{ type: 'run', runId: finished, patch: { status: 'cancelled', finishedAt: T0 }, at: T0 }]);
-    const timeouts = new WaitTimeouts({ store: t.store, engine: t.engine, logger: quiet, now: t.now });
+    const timeouts = new WaitTimeouts({ store: t.store, engine: t.engine, commit: t.commit, logger: quiet, now: t.now });
     expect(await timeouts.fireDue()).toBe(0);
     t.tick(30_000);
     expect(await timeouts.fireDue()).toBe(1);
     expect(t.appended).toEqual([{ runId, step: { stepId: 2, stepName: 'approval', stepType: 'Wait', waitEventId: 'e', timeout: '30s', concurrent: 1, waitTimeout: true } }]);
     expect(await timeouts.fireDue()).toBe(0);
     expect(await t.store.qstashWaits.listWaits('e', 10)).toEqual([]);
+    const [step] = await t.store.listSteps(runId);
+    expect(step).toMatchObject({ kind: 'wait', status: 'succeeded' });
+    expect(decodeValue(step!.output!)).toEqual({ eventData: undefined, timeout: true });
   });
 
   it('a failed delivery is tried again after the lease', async () => {
     const t = await setup({ failFor: 'wfr_00000000000000000000000001' });
     await t.run(1);
     await t.wait('wfr_00000000000000000000000001', 'e');
-    const timeouts = new WaitTimeouts({ store: t.store, engine: t.engine, logger: quiet, now: t.now, leaseMs: 5_000 });
+    const timeouts = new WaitTimeouts({ store: t.store, engine: t.engine, commit: t.commit, logger: quiet, now: t.now, leaseMs: 5_000 });
     t.tick(30_000);
     expect(await timeouts.fireDue()).toBe(0);
     expect(await t.store.qstashWaits.claimTimedOut(t.now() + 1, 5_000, 10)).toEqual([]);
