@@ -1,15 +1,11 @@
 import { describeError, type Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
-import { resultStepId, waitResultStep } from './waits.js';
-import type { RunStepAppender } from './waits-routes.js';
-import { waitEndedChanges } from './waits-steps.js';
-import type { Commit } from '../driver.js';
+import { resultStepId } from './waits.js';
+import type { QstashWaits } from './waits-service.js';
 
 export interface WaitTimeoutsOptions {
   store: Pick<Store, 'getRun' | 'qstashWaits'>;
-  engine: RunStepAppender;
-  /** The runner's commit: the wait's step row ends through it. */
-  commit: Commit;
+  waits: QstashWaits;
   logger: Logger;
   now?: () => number;
   /** Longest gap between two looks for timed-out waits. @default 1000 */
@@ -60,7 +56,7 @@ export class WaitTimeouts {
 
   /** One look: delivers every timeout due now; resolves how many were delivered. */
   async fireDue(): Promise<number> {
-    const { store, engine, logger } = this.#o;
+    const { store, waits, logger } = this.#o;
     const due = await store.qstashWaits.claimTimedOut(this.#o.now(), this.#o.leaseMs, this.#o.batch);
     let delivered = 0;
     for (const wait of due) {
@@ -71,8 +67,7 @@ export class WaitTimeouts {
         continue;
       }
       try {
-        await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { timedOut: true })));
-        await this.#o.commit(waitEndedChanges(wait, { timedOut: true }, this.#o.now()));
+        await waits.timeOut(wait);
         await store.qstashWaits.deleteWait(...key);
         delivered++;
       } catch (error) {

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../runner-core/logger.js';
 import { mountWaitRoutes } from '../../runner-core/qstash/waits-routes.js';
+import { QstashWaits } from '../../runner-core/qstash/waits-service.js';
 import { WaitTimeouts } from '../../runner-core/qstash/waits-timeouts.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
 import type { Change } from '../../runner-core/store/types.js';
@@ -35,8 +36,9 @@ async function setup(options: { failFor?: string } = {}) {
   };
   // The store's own apply stands in for the runner's commit queue (which group-commits and announces).
   const commit = async (changes: Change[]): Promise<void> => void (await store.apply(changes));
+  const waits = new QstashWaits({ store, engine, commit, logger: quiet, now: () => clock, keepMs: 60_000 });
   const app = new Hono();
-  mountWaitRoutes(app, { store, engine, commit, logger: quiet, now: () => clock, keepMs: 60_000 });
+  mountWaitRoutes(app, { store, waits, logger: quiet });
   const run = async (n: number, status?: 'completed'): Promise<string> => {
     const { run } = await store.createRun(newRun(n));
     if (status) await store.apply([{ type: 'run', runId: run.id, patch: { status, finishedAt: T0 }, at: T0 }]);
@@ -45,7 +47,7 @@ async function setup(options: { failFor?: string } = {}) {
   const request = (method: string, path: string, body?: string, headers: Record<string, string> = {}) => app.request(new Request(`http://runner${path}`, { method, body, headers }));
   const wait = (runId: string, eventId: string, step: Record<string, unknown> = { stepId: 2, stepName: 'approval', stepType: 'Wait', concurrent: 1 }, timeout = '30s') =>
     request('POST', `/v2/wait/${eventId}`, JSON.stringify({ url: 'http://127.0.0.1:3000/wf', timeout, timeoutUrl: 'http://127.0.0.1:3000/wf', timeoutHeaders: { 'Upstash-Workflow-Runid': [runId] }, step }), { 'Upstash-Workflow-RunId': runId });
-  return { store, app, appended, engine, commit, run, request, wait, tick: (ms: number) => (clock += ms), now: () => clock };
+  return { store, app, appended, waits, run, request, wait, tick: (ms: number) => (clock += ms), now: () => clock };
 }
 
 describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
@@ -135,7 +137,7 @@ describe('wait timeouts', () => {
     await t.wait(runId, 'e');
     await t.wait(finished, 'e');
     await t.store.apply([{ type: 'run', runId: finished, patch: { status: 'cancelled', finishedAt: T0 }, at: T0 }]);
-    const timeouts = new WaitTimeouts({ store: t.store, engine: t.engine, commit: t.commit, logger: quiet, now: t.now });
+    const timeouts = new WaitTimeouts({ store: t.store, waits: t.waits, logger: quiet, now: t.now });
     expect(await timeouts.fireDue()).toBe(0);
     t.tick(30_000);
     expect(await timeouts.fireDue()).toBe(1);
@@ -151,7 +153,7 @@ describe('wait timeouts', () => {
     const t = await setup({ failFor: 'wfr_00000000000000000000000001' });
     await t.run(1);
     await t.wait('wfr_00000000000000000000000001', 'e');
-    const timeouts = new WaitTimeouts({ store: t.store, engine: t.engine, commit: t.commit, logger: quiet, now: t.now, leaseMs: 5_000 });
+    const timeouts = new WaitTimeouts({ store: t.store, waits: t.waits, logger: quiet, now: t.now, leaseMs: 5_000 });
     t.tick(30_000);
     expect(await timeouts.fireDue()).toBe(0);
     expect(await t.store.qstashWaits.claimTimedOut(t.now() + 1, 5_000, 10)).toEqual([]);
