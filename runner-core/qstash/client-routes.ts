@@ -6,6 +6,9 @@ import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Run, type Store } from '../store/types.js';
 import { workflowRunLog, workflowState, type RunLogExtras } from './client-logs.js';
 import { parseCancelQuery, parseLogsQuery, type RunFilter } from './client-query.js';
+import type { RunConfig } from './context.js';
+import type { QStashEngine } from './engine.js';
+import type { QStashRouteSet } from './routes.js';
 
 export interface ClientRouteDeps {
   store: Pick<Store, 'getRun' | 'listRuns' | 'listSteps'>;
@@ -22,7 +25,7 @@ const SCAN_CAP = 10_000;
 
 /** A run started through the QStash API (the engine marks it); native runs are not the Workflow Client's. */
 export function isUpstashRun(run: Run): boolean {
-  return (run as Run & { protocol?: string }).protocol === 'upstash';
+  return run.protocol === 'upstash';
 }
 
 async function matchesFilter(run: Run, filter: RunFilter, extras: () => Promise<RunLogExtras | undefined>): Promise<boolean> {
@@ -61,7 +64,7 @@ async function scan(store: ClientRouteDeps['store'], cursor: string | undefined,
 /**
  * What the Workflow `Client` calls besides publish: `DELETE /v2/workflows/runs` (`Client.cancel`:
  * ids, a URL prefix or exact URL with date and label filters, or all) and `GET /v2/workflows/events`
- * (`Client.logs`). Mounted on the engine's `/v2` app, behind its token check.
+ * (`Client.logs`). Mounted on the engine's `/v2` app (paths relative to it), behind its token check.
  */
 export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
   const extrasOf = (runId: string) => () => deps.runExtras?.(runId) ?? Promise.resolve(undefined);
@@ -81,7 +84,7 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
     }
   };
 
-  app.delete('/v2/workflows/runs', async (c) => {
+  app.delete('/workflows/runs', async (c) => {
     try {
       const query = parseCancelQuery(new URL(c.req.url).searchParams);
       refuseLabelWithoutExtras(query);
@@ -100,7 +103,7 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
     }
   });
 
-  app.get('/v2/workflows/events', async (c) => {
+  app.get('/workflows/events', async (c) => {
     try {
       const query = parseLogsQuery(new URL(c.req.url).searchParams);
       refuseLabelWithoutExtras(query);
@@ -122,3 +125,20 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
     }
   });
 }
+
+/** The run's label and retry delay from its config (`qstash_runs.config`, see context.ts's `RunConfig`). */
+async function runExtrasOf(engine: QStashEngine, runId: string): Promise<RunLogExtras | undefined> {
+  const text = await engine.context.messages.runConfig(runId);
+  if (text === undefined) return undefined;
+  const config = JSON.parse(text) as Partial<RunConfig>;
+  return { label: config.label ?? null, retryDelay: config.retryDelay ?? null };
+}
+
+/** The route set `QSTASH_ROUTE_SETS` mounts (routes.ts): a cancel is the engine's, as the SDK's own `context.cancel()`. */
+export const clientRoutes: QStashRouteSet = (app, { engine, logger }) =>
+  mountClientRoutes(app, {
+    store: engine.context.store,
+    cancelRun: (runId) => engine.finishRun(runId, true, ''),
+    runExtras: (runId) => runExtrasOf(engine, runId),
+    logger,
+  });

@@ -55,8 +55,9 @@ export class QstashWaits {
       await commit(waitStartedChanges(full, at));
       return { waiting: true };
     }
-    const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(full, { data: registered.data })));
+    // The step row first: a succeeded step never changes again, so ours ({ eventData, timeout }) is the one kept.
     await commit(waitEndedChanges(full, { data: registered.data }, at));
+    const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(full, { data: registered.data })));
     return { waiting: false, messageId };
   }
 
@@ -78,8 +79,8 @@ export class QstashWaits {
     return Promise.all(
       taken.map(async (wait) => {
         try {
-          const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
           await commit(waitEndedChanges(wait, { data }, this.#o.now()));
+          const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
           return { wait, messageId, error: '' };
         } catch (error) {
           logger.warn(`notify ${wait.eventId}: run ${wait.runId} did not take the event: ${describeError(error)}`);
@@ -91,7 +92,7 @@ export class QstashWaits {
 
   /** A wait past its deadline ends with `waitTimeout: true` (see waits-timeouts.ts, which leases it first). */
   async timeOut(wait: Wait): Promise<void> {
-    await this.#o.engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { timedOut: true })));
     await this.#o.commit(waitEndedChanges(wait, { timedOut: true }, this.#o.now()));
+    await this.#o.engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { timedOut: true })));
   }
 }

@@ -37,8 +37,9 @@ async function setup(options: { failFor?: string } = {}) {
   // The store's own apply stands in for the runner's commit queue (which group-commits and announces).
   const commit = async (changes: Change[]): Promise<void> => void (await store.apply(changes));
   const waits = new QstashWaits({ store, engine, commit, logger: quiet, now: () => clock, keepMs: 60_000 });
+  // Mounted as the engine's `/v2` sub-app mounts it: paths relative to /v2.
   const app = new Hono();
-  mountWaitRoutes(app, { store, waits, logger: quiet });
+  mountWaitRoutes(app.basePath('/v2'), { store, waits, logger: quiet });
   const run = async (n: number, status?: 'completed'): Promise<string> => {
     const { run } = await store.createRun(newRun(n));
     if (status) await store.apply([{ type: 'run', runId: run.id, patch: { status, finishedAt: T0 }, at: T0 }]);
