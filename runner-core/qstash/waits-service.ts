@@ -1,6 +1,6 @@
 import type { Commit } from '../driver.js';
 import { ApiError } from '../errors.js';
-import { describeError, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import { waitResultStep, type Wait } from './waits.js';
 import { waitEndedChanges, waitStartedChanges } from './waits-steps.js';
@@ -75,15 +75,18 @@ export class QstashWaits {
 
   /** A run gone or finished meanwhile is that waiter's `error`; the others still get the event. */
   async #deliver(taken: Wait[], data: string): Promise<Notified[]> {
-    const { engine, commit, logger } = this.#o;
+    const { store, engine, commit, logger } = this.#o;
     return Promise.all(
       taken.map(async (wait) => {
+        // A run that ended while it waited (cancelled, failed) takes no event, and its step rows stay as they ended.
+        const run = await store.getRun(wait.runId);
+        if (!run || FINISHED_RUN_STATUSES.has(run.status)) return { wait, messageId: '', error: `Workflow run ${wait.runId} is ${run ? run.status : 'gone'}: it takes no event.` };
         try {
           await commit(waitEndedChanges(wait, { data }, this.#o.now()));
           const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
           return { wait, messageId, error: '' };
         } catch (error) {
-          logger.warn(`notify ${wait.eventId}: run ${wait.runId} did not take the event: ${describeError(error)}`);
+          logger.warn(`notify ${wait.eventId}: run ${wait.runId} did not take the event: ${error instanceof Error ? error.message : String(error)}`);
           return { wait, messageId: '', error: error instanceof Error ? error.message : String(error) };
         }
       }),
