@@ -1,5 +1,6 @@
 import type { DispatchOptions } from './dispatch.js';
 import type { Logger } from './logger.js';
+import type { UpstashSigningKeys } from './qstash/signing-keys.js';
 import type { Store } from './store/types.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
@@ -35,6 +36,12 @@ export interface RunnerOptions {
    * @default loopback only: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`
    */
   allowedOrigins?: readonly string[];
+  /**
+   * The keys Upstash-protocol deliveries are signed with (`Upstash-Signature`), the app's
+   * `QSTASH_CURRENT_SIGNING_KEY` and `QSTASH_NEXT_SIGNING_KEY`. `wf start` and `wf dev` read them
+   * from the same variables; `wf dev` makes a pair when none is set.
+   */
+  upstashSigningKeys?: UpstashSigningKeys;
   inlineStepsLimitBytes?: number;
   logBodyLimitBytes?: number;
   now?: () => number;

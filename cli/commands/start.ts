@@ -7,8 +7,9 @@ import { startProductionRunner } from '../lib/production-runner.js';
 import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js';
 import { addRunnerFlags, allowedOriginsFromEnv, type RunnerFlags } from '../lib/runner-flags.js';
 import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
+import { addUpstashKeyFlags, configuredUpstashKeys, type UpstashKeyFlags } from '../lib/upstash-keys.js';
 
-interface StartOptions extends RunnerFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
+interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -27,12 +28,13 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
     .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)');
-  return addRunnerFlags(command, 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
+  return addRunnerFlags(addUpstashKeyFlags(command), 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
     .action(async (options: StartOptions) => {
       const log = createLogger(options.logFormat, io);
       // Listen for SIGTERM/SIGINT before starting, so a stop during startup still shuts down cleanly.
       const interrupted = io.interrupted();
       const named = namedTokensFromEnv(io.env);
+      const upstash = configuredUpstashKeys(io.env, options);
       const started = await startProductionRunner({
         database: options.database ?? (io.env.WF_DATABASE_URL || join('.wf', 'runner.db')),
         cwd: io.cwd,
@@ -49,9 +51,10 @@ export function makeStartCommand(io: CliIO): Command {
         driveTimeoutMs: options.driveTimeout,
         // The runner's own lines (a failed drive, a lost lease) in this log's format.
         logger: log,
+        upstashSigningKeys: upstash?.keys,
       });
       const { runner } = started;
-      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/` });
+      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, upstashSigningKeys: upstash ? `from ${upstash.source}` : 'none' });
       await interrupted;
       log.info('stopping: no new connections, in-flight drives finish or are released', { inFlight: runner.drivesInFlight, graceMs: options.graceMs });
       await started.close(options.graceMs);

@@ -15,8 +15,10 @@ import type { RunnerFlags } from './runner-flags.js';
 import { checkRemoteRunner } from './remote-runner.js';
 import { findClientToken, resolveDevToken, type ResolvedToken } from './token.js';
 import { DEFAULT_TUNNEL_HOST, openTunnel, type Tunnel } from './tunnel.js';
+import { reportUpstashApp } from './upstash-dev.js';
+import { configuredUpstashKeys, resolveDevUpstashKeys, type ResolvedUpstashKeys, type UpstashKeyFlags } from './upstash-keys.js';
 
-export interface DevOptions extends RunnerFlags {
+export interface DevOptions extends RunnerFlags, UpstashKeyFlags {
   port: number;
   host: string;
   db: string;
@@ -33,6 +35,8 @@ export interface DevOptions extends RunnerFlags {
   remote?: string;
   /** `--redact-header` names (WF_REDACT_HEADERS adds more). */
   redactHeader?: string[];
+  /** Write an Upstash Workflow app's QSTASH_* variables into its env file. */
+  writeUpstashEnv?: boolean;
 }
 
 function plainReporter(io: CliIO): DevReporter {
@@ -54,18 +58,20 @@ function feedReporter(feed: LogFeed): DevReporter {
 }
 
 /** The runner `wf dev` uses: a new local one (SQLite), or a remote one checked for reach and token. */
-async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string; token: ResolvedToken; local?: LocalRunner }> {
+async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string; token: ResolvedToken; upstashKeys?: ResolvedUpstashKeys; local?: LocalRunner }> {
   if (options.remote) {
     const token = findClientToken(io.cwd, io.env, options.token);
     if (!token) throw new CliError(2, 'NO_TOKEN', `--remote needs the runner's token: pass --token, or set WF_TOKEN (or WF_TOKEN in .env).`);
     const url = options.remote.replace(/\/+$/, '');
     await checkRemoteRunner(url, token);
-    return { url, token: { token, source: options.token ? '--token' : 'WF_TOKEN or the env files' } };
+    // A remote runner's keys are its own: known here only when they were given to `wf dev` too.
+    return { url, token: { token, source: options.token ? '--token' : 'WF_TOKEN or the env files' }, upstashKeys: configuredUpstashKeys(io.env, options) };
   }
   // .wf/ holds the token and the database: keep it out of git from the first run.
   mkdirSync(join(io.cwd, '.wf'), { recursive: true });
   writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
   const token = resolveDevToken(io.cwd, io.env, options.token);
+  const upstashKeys = resolveDevUpstashKeys(io.cwd, io.env, options);
   const local = await startLocalRunner({
     dbPath: resolve(io.cwd, options.db),
     host: options.host,
@@ -76,8 +82,9 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     allowOrigins: options.allowOrigin,
     unreachableHorizonMs: options.unreachableHorizon,
     driveTimeoutMs: options.driveTimeout,
+    upstashSigningKeys: upstashKeys.keys,
   });
-  return { url: local.url, token, local };
+  return { url: local.url, token, upstashKeys, local };
 }
 
 /**
@@ -149,7 +156,8 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   // After the runner's events are followed, so nothing the app starts goes unseen.
   const pkg = readAppPackage(io.cwd);
   const wrangler = 'wrangler' in { ...pkg?.dependencies, ...pkg?.devDependencies } || /\bwrangler\b/.test(app.label ?? '');
-  const session = startAppSession({ app, cwd: io.cwd, env: io.env, token, runnerUrl: runner.url, remote: !runner.local, tunnel, wrangler, report, portTimeoutMs: options.appWait * 1000 });
+  const upstash = reportUpstashApp({ io, pkg, report, runnerUrl: runner.url, token, keys: runner.upstashKeys, tunnel, appPort: app.port, write: options.writeUpstashEnv === true });
+  const session = startAppSession({ app, cwd: io.cwd, env: io.env, token, runnerUrl: runner.url, remote: !runner.local, tunnel, wrangler, report, portTimeoutMs: options.appWait * 1000, ...(upstash && { extraEnv: upstash.processEnv, upstash: true }) });
   if (!tui) report.info('waiting for runs (Ctrl-C stops)');
 
   await Promise.race([dashboard?.exited ?? new Promise<never>(() => {}), interrupted]);

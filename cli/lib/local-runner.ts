@@ -1,4 +1,5 @@
 import { LOOPBACK_ORIGINS } from '../../runner-core/origins.js';
+import type { UpstashSigningKeys } from '../../runner-core/qstash/signing-keys.js';
 import { startProductionRunner, type ProductionRunner } from './production-runner.js';
 
 export interface LocalRunnerOptions {
@@ -14,6 +15,8 @@ export interface LocalRunnerOptions {
   allowOrigins?: string[];
   unreachableHorizonMs?: number;
   driveTimeoutMs?: number;
+  /** Keys Upstash-protocol deliveries are signed with (`wf dev` always has a pair). */
+  upstashSigningKeys?: UpstashSigningKeys;
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -42,6 +45,7 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
     allowedOrigins: [...LOOPBACK_ORIGINS, ...(options.allowOrigins ?? [])],
     unreachableHorizonMs: options.unreachableHorizonMs,
     driveTimeoutMs: options.driveTimeoutMs,
+    upstashSigningKeys: options.upstashSigningKeys,
   });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

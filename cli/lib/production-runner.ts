@@ -4,6 +4,7 @@ import { isLoopbackHost } from '../../runner-core/api/http-io.js';
 import { createRunner } from '../../runner-core/create-runner.js';
 import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
 import type { Logger } from '../../runner-core/logger.js';
+import type { UpstashSigningKeys } from '../../runner-core/qstash/signing-keys.js';
 import type { Runner } from '../../runner-core/runner.js';
 // The runner's public surface (wfkit-cli/runner), not its store: only runner-core names the store.
 import { parseDatabaseUrl, type DatabaseLocation } from '../../runner-core/index.js';
@@ -40,6 +41,8 @@ export interface ProductionRunnerOptions {
   driveTimeoutMs?: number;
   /** Where the runner logs failed drives, lost leases, failed polls. @default console */
   logger?: Logger;
+  /** Keys Upstash-protocol deliveries are signed with (QSTASH_CURRENT/NEXT_SIGNING_KEY). */
+  upstashSigningKeys?: UpstashSigningKeys;
 }
 
 export interface ProductionRunner {
@@ -95,6 +98,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     redactHeaders: options.redactHeaders,
     allowedOrigins: options.allowedOrigins,
     logger: options.logger,
+    ...(options.upstashSigningKeys && { upstashSigningKeys: options.upstashSigningKeys }),
     host: options.host,
     port: options.port,
     api: { openOnLoopback: options.openOnLoopback },
