@@ -51,22 +51,30 @@ export async function startUpstashApp(upstash: UpstashEnv): Promise<UpstashApp> 
     child.stdout!.on('data', check);
     void exited.then(() => (clearTimeout(timer), fail(new Error(`The Upstash app exited before listening; its output:\n${output}`))));
   });
+  return upstashAppAt(url, url, () => output, async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  });
+}
+
+/**
+ * The handle of an app that listens at `url` (started here or by `wf dev`); `publicUrl` is the base
+ * its workflow URLs carry (its UPSTASH_WORKFLOW_URL when set).
+ */
+export function upstashAppAt(url: string, publicUrl: string, output: () => string, stop: () => Promise<void>): UpstashApp {
   const counters = async (): Promise<Record<string, number>> => (await (await fetch(`${url}/counters`)).json()) as Record<string, number>;
   return {
     url,
-    workflowUrl: (name) => `${url}/workflows/${name}`,
+    workflowUrl: (name) => `${publicUrl}/workflows/${name}`,
     counters,
     async countersOf(runId) {
       const all = await counters();
       return Object.fromEntries(Object.entries(all).filter(([key]) => key.startsWith(`${runId}:`)).map(([key, n]) => [key.slice(runId.length + 1), n]));
     },
-    output: () => output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    output,
+    stop,
   };
 }
