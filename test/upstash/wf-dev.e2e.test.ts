@@ -38,7 +38,7 @@ beforeAll(async () => {
   port = await unusedPort();
   dev = spawnCli(['dev', '--no-tui', '--port', '0', '--app-port', String(port), '--route', '/workflows/two-steps', '--', process.execPath, APP], dir, devEnv());
   for (const name of ['QSTASH_URL', 'QSTASH_TOKEN', 'QSTASH_CURRENT_SIGNING_KEY', 'QSTASH_NEXT_SIGNING_KEY', 'UPSTASH_WORKFLOW_URL']) {
-    printed[name] = (await untilOutput(dev, new RegExp(`^\\S*\\s*${name}=(\\S+)$`, 'm'), 30_000))[1]!;
+    printed[name] = (await untilOutput(dev, new RegExp(`^.*?\\b${name}=(\\S+)$`, 'm'), 30_000))[1]!;
   }
   await untilOutput(dev, /upstash app listening on http:\/\/127\.0\.0\.1:\d+/, 30_000);
   // The app wf dev started: it announced itself at UPSTASH_WORKFLOW_URL (localhost:<app port>).
