@@ -40,6 +40,7 @@ export interface RunnerOptions {
    * The keys Upstash-protocol deliveries are signed with (`Upstash-Signature`), the app's
    * `QSTASH_CURRENT_SIGNING_KEY` and `QSTASH_NEXT_SIGNING_KEY`. `wf start` and `wf dev` read them
    * from the same variables; `wf dev` makes a pair when none is set.
+   * Default without them: derived from the first token (stable across restarts; see `defaultSigningKeys`).
    */
   upstashSigningKeys?: UpstashSigningKeys;
   inlineStepsLimitBytes?: number;

@@ -11,6 +11,7 @@ import { EventBus } from './events.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { LOOPBACK_ORIGINS, parseOriginPatterns } from './origins.js';
 import type { RunnerOptions } from './runner-options.js';
+import { messageStoreFor, QStashEngine } from './qstash/engine.js';
 import { Scheduler } from './scheduler.js';
 import { ScheduleService } from './schedules/service.js';
 import type { Run, Store } from './store/types.js';
@@ -38,6 +39,8 @@ export class Runner {
   readonly schedules: ScheduleService;
   private readonly dispatcher: Dispatcher;
   private readonly exclusive: boolean;
+  /** The QStash API's engine (`/v2/…`, runner-core/qstash/); undefined on a store other than SQLite or PostgreSQL. */
+  readonly qstash: QStashEngine | undefined;
   private stopping: Promise<void> | undefined;
 
   constructor(options: RunnerOptions) {
@@ -110,6 +113,33 @@ export class Runner {
       scheduler: this.scheduler,
       commit,
     });
+    const messages = messageStoreFor(options.store);
+    this.qstash = messages
+      ? new QStashEngine(
+          {
+            store: this.store,
+            commit,
+            events: this.events,
+            credentials,
+            allowedOrigins,
+            dispatcher: this.dispatcher,
+            owner: this.owner,
+            now,
+            logger: this.logger,
+            leaseMs,
+            pollMs: options.pollMs ?? 1_000,
+            concurrency: options.concurrency ?? 256,
+            unreachable: unreachablePolicy(options.unreachable),
+            inlineLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
+            logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
+            timeoutMs: options.dispatch?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+            token: this.tokens.signing[0]!,
+            signingKeys: options.upstashSigningKeys,
+            exclusive: this.exclusive,
+          },
+          messages,
+        )
+      : undefined;
     this.schedules = new ScheduleService({
       store: this.store.schedules,
       now,
@@ -131,6 +161,7 @@ export class Runner {
     if (this.exclusive) await this.store.releaseAll();
     this.scheduler.start();
     this.schedules.start();
+    await this.qstash?.start();
   }
 
   /** Stops scheduling, gives in-flight drives `graceMs` to finish, then aborts them (their steps run again later). */
@@ -142,6 +173,7 @@ export class Runner {
   private async shutdown(graceMs: number): Promise<void> {
     await this.schedules.stop();
     await this.scheduler.stop(graceMs);
+    await this.qstash?.stop(graceMs);
     await this.queue.drain();
     await this.dispatcher.close();
   }

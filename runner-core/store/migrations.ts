@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { SQLITE_MIGRATION_QSTASH } from './sqlite-migration-qstash.js';
 
 /**
  * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
@@ -124,6 +125,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN flow_wait_reason TEXT;
   CREATE INDEX runs_flow ON runs(flow_key, flow_started_at) WHERE flow_key IS NOT NULL;
   `,
+  SQLITE_MIGRATION_QSTASH,
 ];
 
 function userVersion(db: Database): number {

@@ -3,6 +3,7 @@ import type { Sql } from 'postgres';
 import { PG_FUNCTIONS } from './postgres-functions.js';
 import { PG_MIGRATION_2 } from './postgres-migration-2.js';
 import { PG_MIGRATION_FLOW } from './postgres-migration-flow.js';
+import { PG_MIGRATION_QSTASH } from './postgres-migration-qstash.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -92,6 +93,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   PG_MIGRATION_2,
   PG_MIGRATION_SCHEDULES,
   PG_MIGRATION_FLOW,
+  PG_MIGRATION_QSTASH,
 ];
 
 /**

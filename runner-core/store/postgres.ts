@@ -279,6 +279,11 @@ export class PostgresStore implements Store {
     return row?.at ?? null;
   }
 
+  /** The connection pool (search_path = the store's schema), for parts with tables of their own in it (runner-core/qstash). */
+  get sql(): Sql<{ bigint: number }> {
+    return this.#sql;
+  }
+
   /** Runs a query against the store's schema (for diagnostics and tests). */
   query<T extends readonly Row[]>(text: string, parameters: unknown[] = []): Promise<T> {
     return this.#sql.unsafe(text, parameters as never[]) as unknown as Promise<T>;

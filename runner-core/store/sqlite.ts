@@ -372,6 +372,11 @@ export class SqliteStore implements Store {
     return this.#db.pragma(name, { simple: true });
   }
 
+  /** The open database, for parts with tables of their own in the same file (runner-core/qstash). */
+  get database(): Database.Database {
+    return this.#db;
+  }
+
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }
