@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { SQLITE_MIGRATION_QSTASH } from './sqlite-migration-qstash.js';
+import { SQLITE_MIGRATION_QSTASH_WAITS } from './sqlite-migration-qstash-waits.js';
 
 /**
  * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
@@ -126,6 +127,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flow ON runs(flow_key, flow_started_at) WHERE flow_key IS NOT NULL;
   `,
   SQLITE_MIGRATION_QSTASH,
+  SQLITE_MIGRATION_QSTASH_WAITS,
 ];
 
 function userVersion(db: Database): number {

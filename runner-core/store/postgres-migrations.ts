@@ -4,6 +4,7 @@ import { PG_FUNCTIONS } from './postgres-functions.js';
 import { PG_MIGRATION_2 } from './postgres-migration-2.js';
 import { PG_MIGRATION_FLOW } from './postgres-migration-flow.js';
 import { PG_MIGRATION_QSTASH } from './postgres-migration-qstash.js';
+import { PG_MIGRATION_QSTASH_WAITS } from './postgres-migration-qstash-waits.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -94,6 +95,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   PG_MIGRATION_SCHEDULES,
   PG_MIGRATION_FLOW,
   PG_MIGRATION_QSTASH,
+  PG_MIGRATION_QSTASH_WAITS,
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { PostgresSchedules } from './postgres-schedules.js';
+import { PostgresQstashWaits } from '../qstash/waits-postgres.js';
 import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
@@ -74,12 +75,14 @@ const bigintAsNumber: PostgresType<number> = { to: 20, from: [20], serialize: (v
 export class PostgresStore implements Store {
   readonly #sql: Sql<{ bigint: number }>;
   readonly schedules: PostgresSchedules;
+  readonly qstashWaits: PostgresQstashWaits;
   readonly #databaseClock: boolean;
   readonly #schema: string;
 
   constructor(sql: Sql<{ bigint: number }>, options: { schema: string; leaseClock: 'database' | 'caller' }) {
     this.#sql = sql;
     this.schedules = new PostgresSchedules(sql);
+    this.qstashWaits = new PostgresQstashWaits(sql);
     this.#schema = options.schema;
     this.#databaseClock = options.leaseClock === 'database';
   }

@@ -1,4 +1,5 @@
 import { SqliteSchedules } from './sqlite-schedules.js';
+import { SqliteQstashWaits } from '../qstash/waits-sqlite.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -138,6 +139,7 @@ type Statements = ReturnType<typeof prepareStatements>;
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly schedules: SqliteSchedules;
+  readonly qstashWaits: SqliteQstashWaits;
   readonly #s: Statements;
   readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
   readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
@@ -159,6 +161,7 @@ export class SqliteStore implements Store {
     db.pragma('foreign_keys = ON');
     migrate(db);
     this.schedules = new SqliteSchedules(db);
+    this.qstashWaits = new SqliteQstashWaits(db);
     const s = prepareStatements(db);
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)

@@ -1,0 +1,97 @@
+import type { Commit } from '../driver.js';
+import { ApiError } from '../errors.js';
+import { describeError, type Logger } from '../logger.js';
+import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
+import { waitResultStep, type Wait } from './waits.js';
+import { waitEndedChanges, waitStartedChanges } from './waits-steps.js';
+
+/** What ending a wait needs from the engine: deliver one more step of a run to its workflow. */
+export interface RunStepAppender {
+  /** Appends `stepJson` to the run's steps and delivers it to the workflow URL; resolves the message id. */
+  appendRunStep(runId: string, stepJson: string): Promise<string>;
+}
+
+export interface QstashWaitsOptions {
+  store: Pick<Store, 'getRun' | 'qstashWaits'>;
+  engine: RunStepAppender;
+  /** The runner's commit (group-committed, then announced): the wait's step rows go through it. */
+  commit: Commit;
+  logger: Logger;
+  now?: () => number;
+  /** How long a run-targeted notify nobody waits for is kept for the run's next wait. @default 7 days */
+  keepMs?: number;
+}
+
+export const DEFAULT_KEEP_MS = 7 * 86_400_000;
+
+/** One notified wait, as QStash's `NotifyResponse` needs it: the message that carries the event, or why none does. */
+export interface Notified {
+  wait: Wait;
+  messageId: string;
+  error: string;
+}
+
+/**
+ * The one place Upstash-protocol waits begin and end, for the `/v2` routes, `wf notify`
+ * (`Runner.notify`) and the timeouts: the store decides who gets an event; the engine delivers the
+ * wait's result as one more step; the step rows tell the dashboards.
+ */
+export class QstashWaits {
+  readonly #o: Required<QstashWaitsOptions>;
+  constructor(options: QstashWaitsOptions) {
+    this.#o = { now: Date.now, keepMs: DEFAULT_KEEP_MS, ...options };
+  }
+
+  /** Registers `wait` (its run must be unfinished); a kept event for it ends it at once (lookback). */
+  async register(wait: Omit<Wait, 'createdAt' | 'deadline'>, timeoutMs: number): Promise<{ waiting: true } | { waiting: false; messageId: string }> {
+    const { store, engine, commit } = this.#o;
+    const run = await store.getRun(wait.runId);
+    if (!run) throw new ApiError(404, 'NOT_FOUND', `No workflow run with id ${wait.runId} to wait in.`);
+    if (FINISHED_RUN_STATUSES.has(run.status)) throw new ApiError(409, 'FINISHED', `Workflow run ${wait.runId} is already ${run.status}: it cannot wait for ${wait.eventId}.`);
+    const at = this.#o.now();
+    const full: Wait = { ...wait, createdAt: at, deadline: at + timeoutMs };
+    const registered = await store.qstashWaits.register(full, at);
+    if (registered.kind === 'waiting') {
+      await commit(waitStartedChanges(full, at));
+      return { waiting: true };
+    }
+    const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(full, { data: registered.data })));
+    await commit(waitEndedChanges(full, { data: registered.data }, at));
+    return { waiting: false, messageId };
+  }
+
+  /** Every wait on `eventId` gets `data` (the event's body, as text); nobody waiting means it is dropped, as on QStash. */
+  async notify(eventId: string, data: string): Promise<Notified[]> {
+    return this.#deliver(await this.#o.store.qstashWaits.takeWaits(eventId, this.#o.now()), data);
+  }
+
+  /** One run's waits on `eventId` get `data`; when it has none, `data` is kept for its next wait (lookback). */
+  async notifyRun(runId: string, eventId: string, data: string): Promise<Notified[]> {
+    const at = this.#o.now();
+    const { waits } = await this.#o.store.qstashWaits.notifyRun(runId, eventId, data, at, at + this.#o.keepMs);
+    return this.#deliver(waits, data);
+  }
+
+  /** A run gone or finished meanwhile is that waiter's `error`; the others still get the event. */
+  async #deliver(taken: Wait[], data: string): Promise<Notified[]> {
+    const { engine, commit, logger } = this.#o;
+    return Promise.all(
+      taken.map(async (wait) => {
+        try {
+          const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
+          await commit(waitEndedChanges(wait, { data }, this.#o.now()));
+          return { wait, messageId, error: '' };
+        } catch (error) {
+          logger.warn(`notify ${wait.eventId}: run ${wait.runId} did not take the event: ${describeError(error)}`);
+          return { wait, messageId: '', error: error instanceof Error ? error.message : String(error) };
+        }
+      }),
+    );
+  }
+
+  /** A wait past its deadline ends with `waitTimeout: true` (see waits-timeouts.ts, which leases it first). */
+  async timeOut(wait: Wait): Promise<void> {
+    await this.#o.engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { timedOut: true })));
+    await this.#o.commit(waitEndedChanges(wait, { timedOut: true }, this.#o.now()));
+  }
+}
