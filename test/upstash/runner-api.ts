@@ -15,7 +15,7 @@ export async function getRunView(runnerUrl: string, token: string, id: string): 
 }
 
 /** Polls until the run is finished (completed, failed or cancelled); fails with the last answer after `timeoutMs`. */
-export async function waitForRunView(runnerUrl: string, token: string, id: string, timeoutMs = 30_000, appOutput?: () => string): Promise<RunView> {
+export async function waitForRunView(runnerUrl: string, token: string, id: string, timeoutMs = 20_000, appOutput?: () => string): Promise<RunView> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {

@@ -86,7 +86,7 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       const text = await response.text();
       expect(response.status, text).toBe(200);
       const { workflowRunId } = JSON.parse(text) as { workflowRunId: string };
-      const view = await waitForRunView(h.runnerUrl, h.token, workflowRunId, 30_000, h.openApp.output);
+      const view = await waitForRunView(h.runnerUrl, h.token, workflowRunId, 20_000, h.openApp.output);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       expect(stepOutputs(view).filter(([name]) => name === 'upper' || name === 'length')).toEqual([
         ['upper', 'DIRECT'],
@@ -108,7 +108,7 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       const runId = await until('the published run', async () => {
         const ids = Object.keys(await h.app.counters()).filter((key) => key.endsWith(':length')).map((key) => key.slice(0, -':length'.length));
         for (const id of ids) {
-          const { steps } = await waitForRunView(h.runnerUrl, h.token, id, 30_000, h.app.output);
+          const { steps } = await waitForRunView(h.runnerUrl, h.token, id, 20_000, h.app.output);
           if (steps.some((step) => step.output === 'PUBLISHED')) return id;
         }
         return undefined;
