@@ -19,6 +19,7 @@ import { createClient, startInProcess } from './lib/start-run.js';
 import { loadWarning, systemInfo } from './lib/sysinfo.js';
 import { renderTable } from './lib/table.js';
 import { measureThroughput } from './lib/throughput.js';
+import { measureUpstash } from './lib/upstash.js';
 import { measureTimeline } from './lib/timeline.js';
 import { createTracer } from './lib/tracer.js';
 import { noop, smallOutputs, traced } from './lib/workflows.js';
@@ -110,6 +111,12 @@ async function main() {
 
   await measureInProcess(results);
   await measureWithAppProcess(results);
+
+  try {
+    results.upstash = await measureUpstash({ token, log });
+  } catch (error) {
+    results.upstash = { error: String(error?.stack ?? error) };
+  }
 
   log('baselines (end)');
   const httpEnd = await measureHttpRoundTrip({ n: 2000 });
