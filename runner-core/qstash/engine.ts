@@ -118,7 +118,7 @@ export class QStashEngine {
       maxResponseBytes: 10 * 1024 * 1024,
       timeoutMs: options.timeoutMs,
     });
-    this.waits = new QstashWaits({ store: options.store, engine: this, commit: options.commit, logger: options.logger, now: options.now });
+    this.waits = new QstashWaits({ store: options.store, engine: this, commit: options.commit, logger: options.logger, now: options.now, redactNames: options.credentials.names });
     this.waitTimeouts = new WaitTimeouts({ store: options.store, waits: this.waits, logger: options.logger, now: options.now, leaseMs: options.leaseMs, pollMs: options.pollMs });
   }
 

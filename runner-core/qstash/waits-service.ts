@@ -1,3 +1,4 @@
+import { credentialHeaderNames, REDACTED } from '../../protocol/headers.js';
 import type { Commit } from '../driver.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -20,6 +21,8 @@ export interface QstashWaitsOptions {
   now?: () => number;
   /** How long a run-targeted notify nobody waits for is kept for the run's next wait. @default 7 days */
   keepMs?: number;
+  /** Lower-case credential header names, redacted before a wait is stored. @default the built-in list */
+  redactNames?: ReadonlySet<string>;
 }
 
 export const DEFAULT_KEEP_MS = 7 * 86_400_000;
@@ -39,7 +42,15 @@ export interface Notified {
 export class QstashWaits {
   readonly #o: Required<QstashWaitsOptions>;
   constructor(options: QstashWaitsOptions) {
-    this.#o = { now: Date.now, keepMs: DEFAULT_KEEP_MS, ...options };
+    this.#o = { now: Date.now, keepMs: DEFAULT_KEEP_MS, redactNames: credentialHeaderNames([]), ...options };
+  }
+
+  /** Header lists with credential values redacted: under their own name or forwarded (`Upstash-Forward-Authorization`). */
+  #redact(lists: Record<string, string[]> | undefined): Record<string, string[]> | undefined {
+    if (lists === undefined) return undefined;
+    const names = this.#o.redactNames;
+    const secret = (name: string): boolean => names.has(name.toLowerCase()) || names.has(name.toLowerCase().replace(/^upstash-forward-/, ''));
+    return Object.fromEntries(Object.entries(lists).map(([name, values]) => [name, secret(name) ? values.map(() => REDACTED) : values]));
   }
 
   /** Registers `wait` (its run must be unfinished); a kept event for it ends it at once (lookback). */
@@ -49,7 +60,10 @@ export class QstashWaits {
     if (!run) throw new ApiError(404, 'NOT_FOUND', `No workflow run with id ${wait.runId} to wait in.`);
     if (FINISHED_RUN_STATUSES.has(run.status)) throw new ApiError(409, 'FINISHED', `Workflow run ${wait.runId} is already ${run.status}: it cannot wait for ${wait.eventId}.`);
     const at = this.#o.now();
-    const full: Wait = { ...wait, createdAt: at, deadline: at + timeoutMs };
+    // Stored and shown by getWaiters: never with the app's credentials in it.
+    const full: Wait = { ...wait, headers: this.#redact(wait.headers)!, createdAt: at, deadline: at + timeoutMs };
+    const timeoutHeaders = this.#redact(wait.timeoutHeaders);
+    if (timeoutHeaders !== undefined) full.timeoutHeaders = timeoutHeaders;
     const registered = await store.qstashWaits.register(full, at);
     if (registered.kind === 'waiting') {
       await commit(waitStartedChanges(full, at));

@@ -86,6 +86,22 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     expect(t.appended[0]?.step).toMatchObject({ waitEventId: 'early', out: Buffer.from('kept data').toString('base64'), waitTimeout: false });
   });
 
+  it('stores no credential: Authorization and forwarded credentials are redacted in what getWaiters shows', async () => {
+    const t = await setup();
+    const runId = await t.run(1);
+    const body = {
+      url: 'http://127.0.0.1:3000/wf',
+      timeout: '30s',
+      timeoutHeaders: { 'Upstash-Workflow-Runid': [runId], Authorization: ['Bearer app-secret'], 'Upstash-Forward-X-Api-Key': ['k-secret'], 'X-Plain': ['visible'] },
+      step: { stepId: 2, stepName: 'approval', stepType: 'Wait', concurrent: 1 },
+    };
+    await t.request('POST', '/v2/wait/secret', JSON.stringify(body), { 'Upstash-Workflow-RunId': runId, 'Upstash-Forward-Authorization': 'Bearer fwd-secret' });
+    const [waiter] = (await (await t.request('GET', '/v2/waiters/secret')).json()) as { headers: Record<string, string[]>; timeoutHeaders: Record<string, string[]> }[];
+    expect(JSON.stringify(waiter)).not.toMatch(/secret/);
+    expect(waiter!.headers['upstash-forward-authorization']).toEqual(['[redacted]']);
+    expect(waiter!.timeoutHeaders).toMatchObject({ Authorization: ['[redacted]'], 'Upstash-Forward-X-Api-Key': ['[redacted]'], 'X-Plain': ['visible'] });
+  });
+
   it('a wait inside Promise.all gets its result at its target step', async () => {
     const t = await setup();
     const runId = await t.run(1);
