@@ -7,6 +7,7 @@ import { WaitTimeouts } from '../../runner-core/qstash/waits-timeouts.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
 import type { Change } from '../../runner-core/store/types.js';
 import { decodeValue } from '../../protocol/values.js';
+import { closeStarted, startTestRunner } from '../helpers/runner.js';
 import { newRun, T0 } from './store-fixtures.js';
 
 /**
@@ -18,6 +19,7 @@ import { newRun, T0 } from './store-fixtures.js';
 const stores: SqliteStore[] = [];
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()));
+  await closeStarted();
 });
 
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} } as unknown as Logger;
@@ -142,6 +144,30 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
       const text = await response.text();
       expect(response.status, text).toBe(status);
       expect(text).toMatch(message);
+    }
+  });
+});
+
+describe('odd input through the runner\'s own /v2 app', () => {
+  it('answers 4xx, never 5xx, to malformed escapes, odd ids and odd bodies', async () => {
+    const runner = await startTestRunner();
+    const auth = { authorization: `Bearer ${runner.token}` };
+    const cases: [string, string, string?][] = [
+      ['POST', '/v2/notify/%E0%A4%A'],
+      ['POST', '/v2/notify/wfr_x/%ZZ'],
+      ['GET', '/v2/waiters/%'],
+      ['POST', '/v2/wait/e', '[]'],
+      ['POST', '/v2/wait/e', 'null'],
+      ['POST', '/v2/wait/e', JSON.stringify({ url: 'http://a', timeout: '1m', step: { stepId: 1, stepName: 'a', stepType: 'Wait' }, timeoutHeaders: { x: [1] } })],
+      ['POST', '/v2/wait/e', '{"a":'.repeat(200)],
+      ['DELETE', '/v2/workflows/runs?count=abc'],
+      ['DELETE', '/v2/workflows/runs?workflowRunIds=' + 'x'.repeat(5000)],
+      ['GET', '/v2/workflows/events?groupBy=workflowRunId&cursor=%FF'],
+      ['GET', '/v2/workflows/events?groupBy=workflowRunId&workflowRunId=nope'],
+    ];
+    for (const [method, path, body] of cases) {
+      const response = await runner.app.request(new Request(`http://127.0.0.1${path}`, { method, headers: auth, body }));
+      expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(500);
     }
   });
 });
