@@ -8,14 +8,16 @@ import { workflowRunLog, workflowState, type RunLogExtras } from './client-logs.
 import { parseCancelQuery, parseLogsQuery, type RunFilter } from './client-query.js';
 import type { RunConfig } from './context.js';
 import type { QStashEngine } from './engine.js';
+import type { RunMessage } from './message-store.js';
+import { readSdkStep } from './sdk-steps.js';
 import type { QStashRouteSet } from './routes.js';
 
 export interface ClientRouteDeps {
   store: Pick<Store, 'getRun' | 'listRuns' | 'listSteps'>;
   /** The runner's cancel (`RunnerActions.cancelRun`): the same as `wf cancel` and the dashboards'. */
   cancelRun(runId: string): Promise<unknown>;
-  /** A run's label and retry delay, from the engine's run settings; without it a `label` filter is refused. */
-  runExtras?(runId: string): Promise<RunLogExtras | undefined>;
+  /** A run's label and retry delay (and for a log, its message ids), from the engine; without it a `label` filter is refused. */
+  runExtras?(runId: string, purpose: 'filter' | 'log'): Promise<RunLogExtras | undefined>;
   logger: Logger;
 }
 
@@ -67,7 +69,7 @@ async function scan(store: ClientRouteDeps['store'], cursor: string | undefined,
  * (`Client.logs`). Mounted on the engine's `/v2` app (paths relative to it), behind its token check.
  */
 export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
-  const extrasOf = (runId: string) => () => deps.runExtras?.(runId) ?? Promise.resolve(undefined);
+  const extrasOf = (runId: string) => () => deps.runExtras?.(runId, 'filter') ?? Promise.resolve(undefined);
   const refuseLabelWithoutExtras = (filter: RunFilter): void => {
     if (filter.label !== undefined && !deps.runExtras) throw new ApiError(400, 'BAD_REQUEST', 'The `label` filter is not supported by this runner yet.');
   };
@@ -118,7 +120,7 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
       } else {
         found = await scan(deps.store, query.cursor, query.count, keep);
       }
-      const runs = await Promise.all(found.runs.map(async (run) => workflowRunLog(run, await deps.store.listSteps(run.id), (await deps.runExtras?.(run.id)) ?? {})));
+      const runs = await Promise.all(found.runs.map(async (run) => workflowRunLog(run, await deps.store.listSteps(run.id), (await deps.runExtras?.(run.id, 'log')) ?? {})));
       return jsonResponse(200, found.cursor === undefined ? { runs } : { cursor: found.cursor, runs });
     } catch (error) {
       return failureResponse(error, deps.logger);
@@ -127,11 +129,28 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
 }
 
 /** The run's label and retry delay from its config (`qstash_runs.config`, see context.ts's `RunConfig`). */
-async function runExtrasOf(engine: QStashEngine, runId: string): Promise<RunLogExtras | undefined> {
+async function runExtrasOf(engine: QStashEngine, runId: string, withMessages: boolean): Promise<RunLogExtras | undefined> {
   const text = await engine.context.messages.runConfig(runId);
   if (text === undefined) return undefined;
   const config = JSON.parse(text) as Partial<RunConfig>;
-  return { label: config.label ?? null, retryDelay: config.retryDelay ?? null };
+  const extras: RunLogExtras = { label: config.label ?? null, retryDelay: config.retryDelay ?? null };
+  if (withMessages) extras.messageIds = messageIdsOf(await engine.context.messages.runMessages(runId));
+  return extras;
+}
+
+/** Position → the message that carried it: the first message is the payload (0), a step message carries its `stepId`. */
+function messageIdsOf(messages: readonly RunMessage[]): Map<number, string> {
+  const ids = new Map<number, string>();
+  for (const [i, message] of messages.entries()) {
+    if (i === 0) {
+      ids.set(0, message.id);
+      continue;
+    }
+    if (message.callType !== null && message.callType !== 'step') continue;
+    const step = readSdkStep(message.body);
+    if (step && step.stepId > 0) ids.set(step.stepId, message.id);
+  }
+  return ids;
 }
 
 /** The route set `QSTASH_ROUTE_SETS` mounts (routes.ts): a cancel is the engine's, as the SDK's own `context.cancel()`. */
@@ -139,6 +158,6 @@ export const clientRoutes: QStashRouteSet = (app, { engine, logger }) =>
   mountClientRoutes(app, {
     store: engine.context.store,
     cancelRun: (runId) => engine.finishRun(runId, true, ''),
-    runExtras: (runId) => runExtrasOf(engine, runId),
+    runExtras: (runId, purpose) => runExtrasOf(engine, runId, purpose === 'log'),
     logger,
   });

@@ -78,6 +78,10 @@ describe('Client.cancel and Client.logs with the real @upstash/workflow', () => 
     expect(JSON.parse(log.workflowRunResponse!)).toEqual({ b: 'AB' });
     expect(log.steps.map((group) => group.steps.map((step) => ('stepName' in step ? step.stepName : undefined)))).toEqual([['init'], ['a'], ['b']]);
     expect(log.steps[1]!.steps[0]).toMatchObject({ stepType: 'Run', out: 'A', state: 'STEP_SUCCESS' });
+    // Message ids are those of the messages that carried the payload and each step.
+    const messageIds = log.steps.map((group) => group.steps[0]!.messageId);
+    expect(messageIds.every((id) => /^msg_/.test(id))).toBe(true);
+    expect(new Set(messageIds).size).toBe(3);
 
     const all = await client.logs({});
     expect(all.runs.map((run) => run.workflowRunId)).toEqual([parked, done]);
