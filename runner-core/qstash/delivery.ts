@@ -185,8 +185,9 @@ export class DeliveryWorker {
     }
     const { spec } = message;
     let headers = openHeaders(credentials, spec.method, spec.destination, spec.headers, spec.sealed);
-    // The run's forwarded headers go to the app with each of its deliveries; never to a call's third party.
-    if (config && message.callType !== 'toCallback') {
+    // The run's forwarded headers go with each step to the app. Not to a call's third party, nor with
+    // a callback: its SDK version header would make the SDK read the callback's body as a step list.
+    if (config && message.kind === 'workflow') {
       headers = { ...openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed), ...headers };
       if (config.label !== null) headers['upstash-label'] = config.label;
     }
@@ -225,7 +226,11 @@ export class DeliveryWorker {
         const step = readSdkStep(spec.body);
         if (step) changes.push(...deliveredStepChanges(run.id, step, now, message.dueAt));
       }
-      if (message.callType === 'failureCall' && run) changes.push({ type: 'run', runId: run.id, patch: { failureCall: 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      if (message.callType === 'failureCall' && run) {
+        // A route without failureFunction says so: then there was none to call.
+        const none = answer?.headers['upstash-workflow-failure-callback-notfound'] === 'true';
+        changes.push({ type: 'run', runId: run.id, patch: { failureCall: none ? null : 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      }
       await this.sendOn(message, verdict, answered, sent, retried, run, config, changes, now);
       await messages.settle(message.id, owner, { status: 'delivered', unreachableSince: null }, now);
     } else if (verdict.kind === 'retry') {

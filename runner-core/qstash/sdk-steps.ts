@@ -56,18 +56,13 @@ export function stepOutput(step: SdkStep): string | null {
   return encodeValue(value, `step "${step.stepName}"`) ?? null;
 }
 
-/** A parallel group's id: the first position of the branch, so the plan steps of one `Promise.all` share it. */
-function groupOf(step: SdkStep): number | null {
-  return (step.concurrent ?? 1) > 1 ? step.stepId === 0 ? (step.targetStep ?? 0) : step.stepId : null;
-}
-
 /**
  * What publishing `step` means for the run's rows: a plan step starts its branch's row; a result
  * succeeds it, unless it is delivered later (`dueAt` after now: a sleep), then the row waits until then.
+ * `group`: a parallel branch's group (the first position of its `Promise.all`; its plan steps come in one batch).
  */
-export function publishedStepChanges(runId: string, step: SdkStep, now: number, dueAt: number): Change[] {
+export function publishedStepChanges(runId: string, step: SdkStep, now: number, dueAt: number, group: number | null = null): Change[] {
   const kind = stepKind(step.stepType);
-  const group = groupOf(step);
   if (step.stepId === 0) {
     const index = step.targetStep ?? 0;
     if (index <= 0) return [];

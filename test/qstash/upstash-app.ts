@@ -28,8 +28,11 @@ export async function startUpstashApp(
   runner: TestRunner,
   workflows: Record<string, { route: RouteFunction; options?: Omit<WorkflowServeOptions, 'env'> }>,
   env: Record<string, string> = upstashEnv(runner),
+  /** Plain routes beside the workflows (a `context.call` target, …). */
+  extra?: (app: Hono) => void,
 ): Promise<UpstashApp> {
   const app = new Hono();
+  extra?.(app);
   for (const [name, { route, options }] of Object.entries(workflows)) app.post(`/${name}`, serve(route, { ...options, env } as WorkflowServeOptions));
   let server: ServerType | undefined;
   const port = await new Promise<number>((resolve) => {
