@@ -58,6 +58,9 @@ export interface RunMessage {
   seq: number;
   callType: string | null;
   body: string;
+  status: MessageStatus;
+  retried: number;
+  createdAt: number;
 }
 
 /** A QStash-protocol run's first row: inserted with its config and its first message in one transaction. */

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { MessagePatch, MessageStore, NewMessage, NewUpstashRun, RunMessage, StoredMessage } from './message-store.js';
-import { toMessage, toRunMessage, type MessageRow } from './sqlite-messages.js';
+import { toMessage, toRunMessage, type MessageRow, type RunMessageRow } from './sqlite-messages.js';
 
 /**
  * The `MessageStore` on PostgreSQL, for several runners on one database. Every write is one
@@ -87,7 +87,7 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async runMessages(runId: string): Promise<RunMessage[]> {
-    const rows = await this.#sql<{ id: string; seq: number; call_type: string | null; spec: string }[]>`SELECT id, seq, call_type, spec
+    const rows = await this.#sql<RunMessageRow[]>`SELECT id, seq, call_type, spec, status, retried, created_at
       FROM qstash_messages WHERE run_id = ${runId} ORDER BY seq`;
     return rows.map(toRunMessage);
   }

@@ -17,8 +17,15 @@ export function toMessage(row: MessageRow): StoredMessage {
 }
 
 /** A run message's entry: its body as the SDK decodes it. */
-export function toRunMessage(row: { id: string; seq: number; call_type: string | null; spec: string }): RunMessage {
-  return { id: row.id, seq: Number(row.seq), callType: row.call_type, body: (JSON.parse(row.spec) as StoredSpec).body };
+export interface RunMessageRow {
+  id: string; seq: number; call_type: string | null; spec: string; status: string; retried: number; created_at: number;
+}
+
+export function toRunMessage(row: RunMessageRow): RunMessage {
+  return {
+    id: row.id, seq: Number(row.seq), callType: row.call_type, body: (JSON.parse(row.spec) as StoredSpec).body,
+    status: row.status as RunMessage['status'], retried: row.retried, createdAt: Number(row.created_at),
+  };
 }
 
 export class SqliteMessageStore implements MessageStore {
@@ -46,7 +53,7 @@ export class SqliteMessageStore implements MessageStore {
           unreachable_since = CASE WHEN @setUnreachable = 1 THEN @unreachableSince ELSE unreachable_since END,
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
-      runMessages: db.prepare('SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? ORDER BY seq'),
+      runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? ORDER BY seq'),
       cancelPending: db.prepare(`UPDATE qstash_messages SET status = 'cancelled', updated_at = @now WHERE run_id = @runId AND status = 'pending'
         AND (call_type IS NULL OR call_type != 'failureCall')`),
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
@@ -109,7 +116,7 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async runMessages(runId: string): Promise<RunMessage[]> {
-    return (this.#s.runMessages.all(runId) as { id: string; seq: number; call_type: string | null; spec: string }[]).map(toRunMessage);
+    return (this.#s.runMessages.all(runId) as RunMessageRow[]).map(toRunMessage);
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {
