@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Client, WorkflowNonRetryableError } from '@upstash/workflow';
+import { Client, WorkflowNonRetryableError, WorkflowRetryAfterError } from '@upstash/workflow';
 import { closeStarted, startTestRunner, waitForFinish, type TestRunner } from '../helpers/runner.js';
 import { startUpstashApp, upstashEnv, type RouteFunction, type UpstashApp } from './upstash-app.js';
 
@@ -132,5 +132,68 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     const { run } = await waitForFinish(runner.runner, workflowRunId, 10_000);
     expect(run.status).toBe('completed');
     expect(runner.requests.some((r) => r === `GET /v2/workflows/runs/${workflowRunId}`)).toBe(true);
+  });
+
+  it('429 + Retry-After waits as told; wf cancel (POST /v1/runs/:id/cancel) stops a sleeping run; resume and rerun are refused', async () => {
+    let tries = 0;
+    const { runner, app, client } = await setup({
+      later: {
+        route: async (context) => {
+          return await context.run('once-busy', async () => {
+            tries += 1;
+            if (tries === 1) throw new WorkflowRetryAfterError('busy', 1);
+            return tries;
+          });
+        },
+      },
+      sleepy: {
+        route: async (context) => {
+          await context.run('before', async () => 'ok');
+          await context.sleep('long', 3600);
+          await context.run('after', async () => 'never');
+        },
+      },
+    });
+    const later = await client.trigger({ url: `${app.url}/later`, body: {}, retries: 1, retryDelay: '999999' });
+    const done = await waitForFinish(runner.runner, later.workflowRunId, 10_000);
+    expect(done.run.status).toBe('completed');
+    const busy = done.attempts.find((a) => a.responseStatus === 429)!;
+    const next = done.attempts[done.attempts.indexOf(busy) + 1]!;
+    // Retry-After: 1 s, not the 999999 ms of the retry delay.
+    expect(next.startedAt - busy.startedAt).toBeGreaterThanOrEqual(900);
+
+    const sleepy = await client.trigger({ url: `${app.url}/sleepy`, body: {} });
+    await vi.waitFor(async () => expect((await runner.store.listSteps(sleepy.workflowRunId)).map((s) => [s.name, s.status])).toEqual([['before', 'succeeded'], ['long', 'running']]));
+    const auth = { authorization: `Bearer ${runner.token}` };
+    const cancel = await fetch(`${runner.url}/v1/runs/${sleepy.workflowRunId}/cancel`, { method: 'POST', headers: auth });
+    expect(cancel.status).toBe(200);
+    const cancelled = await waitForFinish(runner.runner, sleepy.workflowRunId);
+    expect(cancelled.run.status).toBe('cancelled');
+    expect(cancelled.steps.find((s) => s.name === 'long')?.status).toBe('cancelled');
+    for (const action of ['resume', 'rerun']) {
+      const refused = await fetch(`${runner.url}/v1/runs/${sleepy.workflowRunId}/${action}`, { method: 'POST', headers: auth });
+      expect(refused.status).toBe(409);
+      expect(await refused.text()).toContain('UPSTASH_RUN');
+    }
+    // The sleep's message is dropped, not delivered later: the lazy fetch answers 404 for the ended run.
+    const fetched = await fetch(`${runner.url}/v2/workflows/runs/${sleepy.workflowRunId}`, { headers: auth });
+    expect(fetched.status).toBe(404);
+  });
+
+  it('an app that is down is tried again without spending retries, and the run goes on when it is back', async () => {
+    const runner = await startTestRunner({ runner: { unreachable: { baseMs: 50, capMs: 200 } } });
+    let app = await startUpstashApp(runner, { flaky: { route: async (context) => context.run('only', async () => 'up') } });
+    const port = new URL(app.url).port;
+    const env = upstashEnv(runner);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    await app.close();
+    // Published while the app is down: the runner keeps trying its URL.
+    const { workflowRunId } = await client.trigger({ url: `http://127.0.0.1:${port}/flaky`, body: {}, retries: 0 });
+    await vi.waitFor(async () => expect((await runner.store.getRun(workflowRunId))?.unreachableSince).not.toBeNull(), { timeout: 5_000 });
+    app = await startUpstashApp(runner, { flaky: { route: async (context) => context.run('only', async () => 'up') } }, env, undefined, Number(port));
+    apps.push(app);
+    const { run, attempts } = await waitForFinish(runner.runner, workflowRunId, 10_000);
+    expect(run).toMatchObject({ status: 'completed', unreachableSince: null });
+    expect(attempts.some((a) => a.outcome === 'unreachable' && a.responseStatus === null)).toBe(true);
   });
 });
