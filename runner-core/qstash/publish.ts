@@ -30,6 +30,9 @@ export function newMessageId(): string {
 /** The default backoff of a run whose first message names none: QStash's own (see durations.ts). */
 const DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW = 12_000;
 
+/** What a run's later messages take from the run when they say nothing. */
+type RunDefaults = Pick<RunConfig, 'retries' | 'retryDelay' | 'flowControl'>;
+
 function checkOrigin(context: EngineContext, url: string): void {
   if (!originAllowed(url, context.allowedOrigins)) throw new OriginNotAllowedError(url, context.allowedOrigins.map((p) => p.text));
 }
@@ -42,7 +45,7 @@ function storedFollowUp(context: EngineContext, followUp: FollowUp | undefined):
 }
 
 /** The message as stored; `runDefaults` fills what a run's later messages leave to the run (retries, backoff). */
-export function storedSpec(context: EngineContext, spec: MessageSpec, runDefaults?: { retries: number; retryDelay: string | null }): StoredSpec {
+export function storedSpec(context: EngineContext, spec: MessageSpec, runDefaults?: RunDefaults): StoredSpec {
   const sealed = sealHeaders(context.credentials, spec.method, spec.destination, spec.deliverHeaders);
   return {
     destination: spec.destination,
@@ -66,7 +69,7 @@ function dedupKey(spec: MessageSpec): string | null {
 }
 
 /** The message row of `spec` (not yet inserted). */
-export function newMessage(context: EngineContext, spec: MessageSpec, now: number, runDefaults?: { retries: number; retryDelay: string | null }): NewMessage {
+export function newMessage(context: EngineContext, spec: MessageSpec, now: number, runDefaults?: RunDefaults): NewMessage {
   const workflow = spec.workflow;
   const callType = workflow ? workflow.callType : null;
   return {
@@ -78,7 +81,8 @@ export function newMessage(context: EngineContext, spec: MessageSpec, now: numbe
     spec: storedSpec(context, spec, runDefaults),
     dueAt: spec.notBefore ?? now + spec.delayMs,
     dedupKey: dedupKey(spec),
-    flowKey: spec.flowControl?.key ?? null,
+    // A run's steps go under the run's flow control; a call under its own.
+    flow: spec.flowControl ?? (callType === 'step' ? runDefaults?.flowControl : null) ?? null,
     now,
   };
 }

@@ -196,4 +196,36 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     expect(run).toMatchObject({ status: 'completed', unreachableSince: null });
     expect(attempts.some((a) => a.outcome === 'unreachable' && a.responseStatus === null)).toBe(true);
   });
+
+  it('flow control: runs triggered with one key and parallelism 1 never deliver two steps at once', async () => {
+    let inside = 0;
+    let most = 0;
+    const { runner, app, client } = await setup({
+      limited: {
+        route: async (context) => {
+          for (const name of ['one', 'two']) {
+            await context.run(name, async () => {
+              inside += 1;
+              most = Math.max(most, inside);
+              await new Promise((r) => setTimeout(r, 60));
+              inside -= 1;
+            });
+          }
+        },
+      },
+    });
+    const triggered = await client.trigger(
+      [1, 2, 3].map(() => ({ url: `${app.url}/limited`, body: {}, flowControl: { key: 'tenant-1', parallelism: 1 } })),
+    );
+    for (const { workflowRunId } of triggered) expect((await waitForFinish(runner.runner, workflowRunId, 20_000)).run.status).toBe('completed');
+    // Without the key the three runs overlap (3 at once): the limit is what keeps this at 1.
+    expect(most).toBe(1);
+  });
+
+  it('refuses a destination outside the allowed origins (403 naming the setting)', async () => {
+    const runner = await startTestRunner();
+    const refused = await fetch(`${runner.url}/v2/publish/https://example.com/hook`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` }, body: 'x' });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('--allow-origin https://example.com');
+  });
 });
