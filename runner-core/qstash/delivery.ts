@@ -309,7 +309,7 @@ export class DeliveryWorker {
     const retried = message.retried + 1;
     const retryAfter = answer?.status === 429 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
     const delay = retryAfter ?? (message.spec.retryDelay !== null ? parseRetryDelay(message.spec.retryDelay)(retried) : defaultRetryDelayMs(retried));
-    return { kind: 'retry', retried, at: now + delay };
+    return { kind: 'retry', retried, at: now + Math.round(delay) };
   }
 
   private async send(url: string, method: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ answer?: Answer; transportError?: unknown }> {

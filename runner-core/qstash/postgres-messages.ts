@@ -52,7 +52,7 @@ export class PostgresMessageStore implements MessageStore {
     const inserted = await sql<{ id: string }[]>`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
         flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
       SELECT id, run_id, call_type, kind, spec, 'pending', due_at, dedup_key, flow_key, flow_parallelism, flow_rate, flow_period_ms, now, now
-      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(id text, run_id text, call_type text, kind text, spec text, due_at bigint,
+      FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS x(id text, run_id text, call_type text, kind text, spec text, due_at bigint,
         dedup_key text, flow_key text, flow_parallelism int, flow_rate int, flow_period_ms bigint, now bigint, ord int) ORDER BY ord
       ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
     const fresh = new Set(inserted.map((row) => row.id));
@@ -110,8 +110,8 @@ export class PostgresMessageStore implements MessageStore {
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
     const sql = this.#sql;
-    const unreachable = patch.unreachableSince === undefined ? sql`unreachable_since` : sql`${patch.unreachableSince}::bigint`;
-    const rows = await sql`UPDATE qstash_messages SET status = ${patch.status}, due_at = COALESCE(${patch.dueAt ?? null}::bigint, due_at),
+    const unreachable = patch.unreachableSince === undefined ? sql`unreachable_since` : sql`${patch.unreachableSince === null ? null : Math.round(patch.unreachableSince)}::bigint`;
+    const rows = await sql`UPDATE qstash_messages SET status = ${patch.status}, due_at = COALESCE(${patch.dueAt === undefined ? null : Math.round(patch.dueAt)}::bigint, due_at),
         retried = COALESCE(${patch.retried ?? null}::int, retried), unreachable_since = ${unreachable},
         lease_owner = NULL, lease_until = NULL, updated_at = ${now}::bigint
       WHERE id = ${id} AND lease_owner = ${owner} RETURNING id`;
