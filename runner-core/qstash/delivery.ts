@@ -222,9 +222,11 @@ export class DeliveryWorker {
     const answered: Answer = answer ?? { status: transportError instanceof undiciErrors.HeadersTimeoutError || /timeout/i.test(String(transportError)) ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
     const retried = verdict.kind === 'retry' ? verdict.retried : message.retried;
     if (verdict.kind === 'delivered') {
-      if (message.kind === 'workflow' && run) {
+      // A step delivered later than published (a sleep) succeeds now; the others did when published
+      // (committing them again would change nothing but announce them twice).
+      if (message.kind === 'workflow' && run && message.dueAt > message.createdAt) {
         const step = readSdkStep(spec.body);
-        if (step) changes.push(...deliveredStepChanges(run.id, step, now, message.dueAt));
+        if (step) changes.push(...deliveredStepChanges(run.id, step, now, message.createdAt));
       }
       if (message.callType === 'failureCall' && run) {
         // A route without failureFunction says so: then there was none to call.
