@@ -4,7 +4,8 @@ import type { SerializedError } from '../../protocol/errors.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
-import { UNREACHABLE_STATUSES } from '../transport.js';
+import { EndpointTimeoutError } from '../errors.js';
+import { isUnreachable, UNREACHABLE_STATUSES } from '../transport.js';
 import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
@@ -219,7 +220,9 @@ export class DeliveryWorker {
         if (unreachableSince !== run.unreachableSince) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince }, at: now });
       }
     }
-    const answered: Answer = answer ?? { status: transportError instanceof undiciErrors.HeadersTimeoutError || /timeout/i.test(String(transportError)) ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
+    // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else 502.
+    const timedOut = transportError instanceof undiciErrors.HeadersTimeoutError || transportError instanceof EndpointTimeoutError;
+    const answered: Answer = answer ?? { status: timedOut ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
     const retried = verdict.kind === 'retry' ? verdict.retried : message.retried;
     if (verdict.kind === 'delivered') {
       // A step delivered later than published (a sleep) succeeds now; the others did when published
@@ -294,8 +297,9 @@ export class DeliveryWorker {
   private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number): Verdict {
     const { unreachable } = this.options;
     const toApp = message.callType !== 'toCallback';
-    // No answer at all (refused, reset, DNS, timeout: transport.ts's cases and any other) is an outage, as a 502/503/504 is.
-    const outage = answer === undefined || UNREACHABLE_STATUSES.has(answer.status);
+    // No answer (refused, reset, DNS, timeout: transport.ts's cases) is an outage, as a 502/503/504 is;
+    // a request that could not even be made (undici refusing it) is the message's failure.
+    const outage = answer === undefined ? isUnreachable(transportError) : UNREACHABLE_STATUSES.has(answer.status);
     if (toApp && outage) {
       const since = message.unreachableSince ?? now;
       if (now - since >= unreachable.horizonMs) {
@@ -317,7 +321,7 @@ export class DeliveryWorker {
   private async send(url: string, method: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ answer?: Answer; transportError?: unknown }> {
     const controller = new AbortController();
     this.aborts.add(controller);
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms (timeout)`)), timeoutMs);
+    const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
     try {
       const target = new URL(url);
       const response = await this.options.dispatcher.request({

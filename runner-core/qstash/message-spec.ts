@@ -56,6 +56,10 @@ export const MAX_RETRIES = 100;
 /** The run ids the runner stores (`UPSTASH_RUN_ID_PATTERN` in ids.ts): what the SDK makes, and safe in paths. */
 const RUN_ID = /^wfr_[A-Za-z0-9_-]{1,128}$/;
 
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Visible characters, spaces and tabs (and obs-text): no CR, LF or NUL.
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /** `Upstash-*` headers (lower case) that are read, or deliberately dropped (telemetry, feature sets). */
@@ -133,6 +137,11 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     else if (name.startsWith('upstash-workflow-')) deliverHeaders[name] = value;
   }
   if (headers['upstash-label'] !== undefined) deliverHeaders['upstash-label'] = headers['upstash-label'];
+  for (const [name, value] of Object.entries(deliverHeaders)) {
+    // Checked now: a header the runner could not send would otherwise fail every delivery.
+    if (!HEADER_NAME.test(name)) throw new QStashHeaderError(name, `Expected a forwarded header name to be an HTTP token, got "${name.slice(0, 100)}".`);
+    if (!HEADER_VALUE.test(value)) throw new QStashHeaderError(name, `Expected the value of forwarded header ${name} to hold no control characters (CR, LF, NUL…).`);
+  }
 
   const read = <T>(name: string, parse: (value: string) => T): T | undefined => (headers[name] === undefined ? undefined : parse(headers[name]));
   const retryDelay = read('upstash-retry-delay', (value) => (parseRetryDelay(value), value));

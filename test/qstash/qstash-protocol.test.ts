@@ -81,6 +81,18 @@ describe('published headers', () => {
     expect(attempt({ 'Upstash-Callback': 'http://127.0.0.1/cb', 'Upstash-Callback-Queue-Name': 'q' })).toThrow(/upstash-queue-name/);
     expect(attempt({ 'Upstash-Flow-Control-Key': 'k' })).toThrow(/together/);
     expect(() => parseMessage('not a url', {}, '')).toThrow(QStashHeaderError);
+    // A header the runner could not send is the publish's 400, not a delivery failing forever.
+    expect(attempt({ 'Upstash-Forward-X-Note': 'a\r\nInjected: 1' })).toThrow(/control characters/);
+    expect(attempt({ 'Upstash-Forward-Bad Name': 'x' })).toThrow(/HTTP token/);
+    expect(attempt({ 'Upstash-Flow-Control-Key': 'k', 'Upstash-Flow-Control-Value': 'parallelism=0' })).toThrow(/parallelism or rate/);
+    expect(attempt({ 'Upstash-Flow-Control-Key': 'k', 'Upstash-Flow-Control-Value': 'burst=3' })).toThrow(/parts like/);
+  });
+});
+
+describe('flow control values', () => {
+  it('reads parallelism, rate and period in any order', () => {
+    const spec = parseMessage('http://127.0.0.1:3000/wf', { 'Upstash-Flow-Control-Key': 'tenant', 'Upstash-Flow-Control-Value': 'rate=10, parallelism=2, period=1m' }, '');
+    expect(spec.flowControl).toEqual({ key: 'tenant', parallelism: 2, rate: 10, periodMs: 60_000 });
   });
 });
 
