@@ -209,6 +209,11 @@ export class DeliveryWorker {
       'upstash-signature': signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
     const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs);
+    if (answer === undefined && this.stopped) {
+      // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
+      await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
+      return;
+    }
     const verdict = this.judge(message, answer, transportError, context.now());
     const now = context.now();
     const changes: Change[] = [];
