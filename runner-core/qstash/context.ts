@@ -1,3 +1,4 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
 import type { CallCredentials } from '../call-credentials.js';
 import type { Commit } from '../driver.js';
 import type { EventBus } from '../events.js';
@@ -35,7 +36,8 @@ export interface RunConfig {
   retryDelay: string | null;
   failureCallback: StoredFollowUp | null;
   label: string | null;
-  flowControl: { key: string; value: string } | null;
+  /** Every delivery of the run's steps counts against it (the first message's `Upstash-Flow-Control-*`). */
+  flowControl: FlowControl | null;
 }
 
 /** Seals the credential values of `headers` (see call-credentials.ts), bound to `method url`. */

@@ -4,7 +4,8 @@ import type { SerializedError } from '../../protocol/errors.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
-import { UNREACHABLE_STATUSES } from '../transport.js';
+import { EndpointTimeoutError } from '../errors.js';
+import { isUnreachable, UNREACHABLE_STATUSES } from '../transport.js';
 import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
@@ -185,8 +186,9 @@ export class DeliveryWorker {
     }
     const { spec } = message;
     let headers = openHeaders(credentials, spec.method, spec.destination, spec.headers, spec.sealed);
-    // The run's forwarded headers go to the app with each of its deliveries; never to a call's third party.
-    if (config && message.callType !== 'toCallback') {
+    // The run's forwarded headers go with each step to the app. Not to a call's third party, nor with
+    // a callback: its SDK version header would make the SDK read the callback's body as a step list.
+    if (config && message.kind === 'workflow') {
       headers = { ...openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed), ...headers };
       if (config.label !== null) headers['upstash-label'] = config.label;
     }
@@ -207,6 +209,11 @@ export class DeliveryWorker {
       'upstash-signature': signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
     const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs);
+    if (answer === undefined && this.stopped) {
+      // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
+      await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
+      return;
+    }
     const verdict = this.judge(message, answer, transportError, context.now());
     const now = context.now();
     const changes: Change[] = [];
@@ -218,14 +225,22 @@ export class DeliveryWorker {
         if (unreachableSince !== run.unreachableSince) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince }, at: now });
       }
     }
-    const answered: Answer = answer ?? { status: transportError instanceof undiciErrors.HeadersTimeoutError || /timeout/i.test(String(transportError)) ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
+    // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else 502.
+    const timedOut = transportError instanceof undiciErrors.HeadersTimeoutError || transportError instanceof EndpointTimeoutError;
+    const answered: Answer = answer ?? { status: timedOut ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
     const retried = verdict.kind === 'retry' ? verdict.retried : message.retried;
     if (verdict.kind === 'delivered') {
-      if (message.kind === 'workflow' && run) {
+      // A step delivered later than published (a sleep) succeeds now; the others did when published
+      // (committing them again would change nothing but announce them twice).
+      if (message.kind === 'workflow' && run && message.dueAt > message.createdAt) {
         const step = readSdkStep(spec.body);
-        if (step) changes.push(...deliveredStepChanges(run.id, step, now, message.dueAt));
+        if (step) changes.push(...deliveredStepChanges(run.id, step, now, message.createdAt));
       }
-      if (message.callType === 'failureCall' && run) changes.push({ type: 'run', runId: run.id, patch: { failureCall: 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      if (message.callType === 'failureCall' && run) {
+        // A route without failureFunction says so: then there was none to call.
+        const none = answer?.headers['upstash-workflow-failure-callback-notfound'] === 'true';
+        changes.push({ type: 'run', runId: run.id, patch: { failureCall: none ? null : 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      }
       await this.sendOn(message, verdict, answered, sent, retried, run, config, changes, now);
       await messages.settle(message.id, owner, { status: 'delivered', unreachableSince: null }, now);
     } else if (verdict.kind === 'retry') {
@@ -287,8 +302,9 @@ export class DeliveryWorker {
   private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number): Verdict {
     const { unreachable } = this.options;
     const toApp = message.callType !== 'toCallback';
-    // No answer at all (refused, reset, DNS, timeout: transport.ts's cases and any other) is an outage, as a 502/503/504 is.
-    const outage = answer === undefined || UNREACHABLE_STATUSES.has(answer.status);
+    // No answer (refused, reset, DNS, timeout: transport.ts's cases) is an outage, as a 502/503/504 is;
+    // a request that could not even be made (undici refusing it) is the message's failure.
+    const outage = answer === undefined ? isUnreachable(transportError) : UNREACHABLE_STATUSES.has(answer.status);
     if (toApp && outage) {
       const since = message.unreachableSince ?? now;
       if (now - since >= unreachable.horizonMs) {
@@ -304,13 +320,13 @@ export class DeliveryWorker {
     const retried = message.retried + 1;
     const retryAfter = answer?.status === 429 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
     const delay = retryAfter ?? (message.spec.retryDelay !== null ? parseRetryDelay(message.spec.retryDelay)(retried) : defaultRetryDelayMs(retried));
-    return { kind: 'retry', retried, at: now + delay };
+    return { kind: 'retry', retried, at: now + Math.round(delay) };
   }
 
   private async send(url: string, method: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ answer?: Answer; transportError?: unknown }> {
     const controller = new AbortController();
     this.aborts.add(controller);
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms (timeout)`)), timeoutMs);
+    const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
     try {
       const target = new URL(url);
       const response = await this.options.dispatcher.request({

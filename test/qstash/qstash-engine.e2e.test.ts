@@ -39,6 +39,8 @@ describe('QStash engine with the real @upstash/workflow', () => {
     const runner = await startTestRunner();
     const app = await startUpstashApp(runner, { 'two-steps': twoSteps });
     apps.push(app);
+    const stepEvents: string[] = [];
+    runner.runner.events.subscribe((event) => void (event.type === 'step' && stepEvents.push(`${event.step.name} ${event.step.status}`)));
     const published = await fetch(`${runner.url}/v2/publish/${app.url}/two-steps`, {
       method: 'POST',
       headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
@@ -69,6 +71,8 @@ describe('QStash engine with the real @upstash/workflow', () => {
     });
     expect(all.map((a) => a.responseStatus)).toEqual([200, 200, 200]);
     expect(all[0]!.requestHeaders['upstash-signature']).toMatch(/^ey/);
+    // The dashboards hear of each step once (wf logs prints one line a step).
+    expect(stepEvents).toEqual(['double succeeded', 'greet succeeded']);
   });
 
   it('Client.trigger starts a run under the given id; an unsigned direct POST is refused by the app', async () => {
