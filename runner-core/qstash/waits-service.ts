@@ -1,6 +1,6 @@
 import { credentialHeaderNames, REDACTED } from '../../protocol/headers.js';
 import type { Commit } from '../driver.js';
-import { ApiError } from '../errors.js';
+import { RunFinishedError, RunNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import { waitResultStep, type Wait } from './waits.js';
@@ -57,8 +57,9 @@ export class QstashWaits {
   async register(wait: Omit<Wait, 'createdAt' | 'deadline'>, timeoutMs: number): Promise<{ waiting: true } | { waiting: false; messageId: string }> {
     const { store, engine, commit } = this.#o;
     const run = await store.getRun(wait.runId);
-    if (!run) throw new ApiError(404, 'NOT_FOUND', `No workflow run with id ${wait.runId} to wait in.`);
-    if (FINISHED_RUN_STATUSES.has(run.status)) throw new ApiError(409, 'FINISHED', `Workflow run ${wait.runId} is already ${run.status}: it cannot wait for ${wait.eventId}.`);
+    // Domain errors: the API edge answers them 404 and 409 (api/error-response.ts).
+    if (!run) throw new RunNotFoundError(wait.runId);
+    if (FINISHED_RUN_STATUSES.has(run.status)) throw new RunFinishedError(wait.runId, run.status);
     const at = this.#o.now();
     // Stored and shown by getWaiters: never with the app's credentials in it.
     const full: Wait = { ...wait, headers: this.#redact(wait.headers)!, createdAt: at, deadline: at + timeoutMs };
