@@ -44,7 +44,7 @@ export interface DeliveryOptions {
   logBodyLimitBytes: number;
   /** Largest answer body kept (a call's answer goes to its callback). @default 10 MiB */
   maxResponseBytes: number;
-  /** A delivery without `Upstash-Timeout` waits this long for its answer. */
+  /** A delivery without `Upstash-Timeout` waits this long for its answer (QStash's longest, 15 min). */
   timeoutMs: number;
 }
 
@@ -336,6 +336,10 @@ export class DeliveryWorker {
         headers,
         body: method === 'GET' || method === 'HEAD' ? undefined : body,
         signal: controller.signal,
+        // The SDK answers after running the step: the agent's drive timeouts (answer headers within
+        // 30 s) do not fit, the message's own timeout does.
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       const chunks: Buffer[] = [];
       let size = 0;

@@ -45,12 +45,16 @@ export interface QStashEngineOptions {
   unreachable: UnreachablePolicy;
   inlineLimitBytes: number;
   logBodyLimitBytes: number;
-  timeoutMs: number;
+  /** How long a delivery without `Upstash-Timeout` waits for its answer. @default 15 minutes */
+  timeoutMs?: number;
   /** The runner's first token: the default signing keys derive from it (stable across restarts). */
   token: string;
   signingKeys?: UpstashSigningKeys;
   exclusive: boolean;
 }
+
+/** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 15 * 60_000;
 
 /**
  * Signing keys when none are configured: derived from the runner's token, so they stay the same
@@ -111,7 +115,7 @@ export class QStashEngine {
       inlineLimitBytes: options.inlineLimitBytes,
       logBodyLimitBytes: options.logBodyLimitBytes,
       maxResponseBytes: 10 * 1024 * 1024,
-      timeoutMs: options.timeoutMs,
+      timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     });
   }
 
