@@ -11,6 +11,7 @@ import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failureSpec, type Answer } from './follow-ups.js';
 import type { StoredMessage } from './message-store.js';
+import { answerInvoker } from './invoke.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
@@ -296,6 +297,7 @@ export class DeliveryWorker {
         { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }) }, at: now },
       );
       await context.messages.cancelPending(run.id, now);
+      if (config) await answerInvoker(context, config, { body: verdict.error.message, isFailed: true, isCanceled: false });
     }
   }
 

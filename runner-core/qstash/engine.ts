@@ -10,7 +10,8 @@ import { PostgresStore } from '../store/postgres.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { FINISHED_RUN_STATUSES, type Change, type Store } from '../store/types.js';
 import type { UnreachablePolicy } from '../unreachable.js';
-import type { EngineContext } from './context.js';
+import type { EngineContext, RunConfig } from './context.js';
+import { answerInvoker } from './invoke.js';
 import { DeliveryWorker } from './delivery.js';
 import { runNotRunning } from './errors.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
@@ -167,6 +168,10 @@ export class QStashEngine {
       : [{ type: 'run', runId, patch: { status: 'completed', finishedAt: now, output: resultOutput(body), unreachableSince: null }, at: now }];
     await commit(changes);
     await messages.cancelPending(runId, now);
+    const config = await messages.runConfig(runId);
+    if (config !== undefined) {
+      await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body: cancel ? undefined : body, isFailed: false, isCanceled: cancel });
+    }
   }
 
   /**
