@@ -222,8 +222,10 @@ export class DeliveryWorker {
       const seq = await messages.nextAttemptSeq(run.id, now);
       changes.push({ type: 'attempt', attempt: this.attemptRecord(run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now) });
       if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
+        // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
         const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;
-        if (unreachableSince !== run.unreachableSince) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince }, at: now });
+        const failures = verdict.kind === 'retry' ? verdict.retried : verdict.kind === 'delivered' ? 0 : run.failures;
+        if (unreachableSince !== run.unreachableSince || failures !== run.failures) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince, failures }, at: now });
       }
     }
     // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else 502.

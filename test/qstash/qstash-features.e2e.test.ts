@@ -87,6 +87,7 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     await vi.waitFor(async () => expect((await runner.store.getRun(workflowRunId))!.failureCall).toBe('delivered'));
     // One first try and one retry of the failing step (Upstash-Retries: 1), each an attempt.
     expect(attempts.filter((a) => a.responseStatus === 500)).toHaveLength(2);
+    expect(attempts.map((a) => a.outcome)).toEqual(expect.arrayContaining(['retry', 'failed', 'failure-function done']));
   });
 
   it('a non-retryable error (489) fails the run at once; context.cancel() cancels it', async () => {
