@@ -43,7 +43,11 @@ export interface DeliveryOptions {
   unreachable: UnreachablePolicy;
   inlineLimitBytes: number;
   logBodyLimitBytes: number;
-  /** Largest answer body kept (a call's answer goes to its callback). @default 10 MiB */
+  /**
+   * Largest answer body kept of a call (`context.call`: the answer goes to the workflow). Any other
+   * answer is read only for the log and a failure callback: `logBodyLimitBytes` of it. So memory per
+   * delivery in flight stays bounded.
+   */
   maxResponseBytes: number;
   /** A delivery without `Upstash-Timeout` waits this long for its answer (QStash's longest, 15 min). */
   timeoutMs: number;
@@ -209,7 +213,8 @@ export class DeliveryWorker {
       'user-agent': 'Upstash-QStash',
       'upstash-signature': signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
-    const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs);
+    const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
+    const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
     if (answer === undefined && this.stopped) {
       // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
       await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
@@ -327,7 +332,14 @@ export class DeliveryWorker {
     return { kind: 'retry', retried, at: now + Math.round(delay) };
   }
 
-  private async send(url: string, method: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ answer?: Answer; transportError?: unknown }> {
+  private async send(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+    keepBytes: number,
+  ): Promise<{ answer?: Answer; transportError?: unknown }> {
     const controller = new AbortController();
     this.aborts.add(controller);
     const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
@@ -349,9 +361,10 @@ export class DeliveryWorker {
       let size = 0;
       for await (const chunk of response.body) {
         const buffer = Buffer.from(chunk as Uint8Array);
-        if (size + buffer.length > this.options.maxResponseBytes) {
-          chunks.push(buffer.subarray(0, this.options.maxResponseBytes - size));
-          size = this.options.maxResponseBytes;
+        if (size + buffer.length > keepBytes) {
+          // The rest is not needed: stop reading (the connection is dropped, not drained).
+          chunks.push(buffer.subarray(0, keepBytes - size));
+          size = keepBytes;
           response.body.destroy();
           break;
         }

@@ -46,6 +46,8 @@ export interface QStashEngineOptions {
   unreachable: UnreachablePolicy;
   inlineLimitBytes: number;
   logBodyLimitBytes: number;
+  /** Largest call answer kept for its callback. @default 1 MiB (the API's body limit) */
+  maxMessageBytes?: number;
   /** How long a delivery without `Upstash-Timeout` waits for its answer. @default 15 minutes */
   timeoutMs?: number;
   /** The runner's first token: the default signing keys derive from it (stable across restarts). */
@@ -115,7 +117,8 @@ export class QStashEngine {
       unreachable: options.unreachable,
       inlineLimitBytes: options.inlineLimitBytes,
       logBodyLimitBytes: options.logBodyLimitBytes,
-      maxResponseBytes: 10 * 1024 * 1024,
+      // A call's answer becomes a callback message: no larger than a message the API accepts.
+      maxResponseBytes: options.maxMessageBytes ?? 1024 * 1024,
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     });
   }
