@@ -5,6 +5,7 @@ import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
 import type { Store } from '../store/types.js';
+import type { Invoker } from './invoke.js';
 import type { FollowUp } from './message-spec.js';
 import type { MessageStore } from './message-store.js';
 
@@ -38,6 +39,8 @@ export interface RunConfig {
   label: string | null;
   /** Every delivery of the run's steps counts against it (the first message's `Upstash-Flow-Control-*`). */
   flowControl: FlowControl | null;
+  /** Set when `context.invoke` started the run: its result goes back to the invoker (invoke.ts). */
+  invoker?: Invoker;
 }
 
 /** Seals the credential values of `headers` (see call-credentials.ts), bound to `method url`. */

@@ -11,6 +11,7 @@ import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failureSpec, type Answer } from './follow-ups.js';
 import type { StoredMessage } from './message-store.js';
+import { answerInvoker } from './invoke.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
@@ -42,9 +43,13 @@ export interface DeliveryOptions {
   unreachable: UnreachablePolicy;
   inlineLimitBytes: number;
   logBodyLimitBytes: number;
-  /** Largest answer body kept (a call's answer goes to its callback). @default 10 MiB */
+  /**
+   * Largest answer body kept of a call (`context.call`: the answer goes to the workflow). Any other
+   * answer is read only for the log and a failure callback: `logBodyLimitBytes` of it. So memory per
+   * delivery in flight stays bounded.
+   */
   maxResponseBytes: number;
-  /** A delivery without `Upstash-Timeout` waits this long for its answer. */
+  /** A delivery without `Upstash-Timeout` waits this long for its answer (QStash's longest, 15 min). */
   timeoutMs: number;
 }
 
@@ -208,7 +213,8 @@ export class DeliveryWorker {
       'user-agent': 'Upstash-QStash',
       'upstash-signature': signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
-    const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs);
+    const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
+    const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
     if (answer === undefined && this.stopped) {
       // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
       await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
@@ -221,8 +227,10 @@ export class DeliveryWorker {
       const seq = await messages.nextAttemptSeq(run.id, now);
       changes.push({ type: 'attempt', attempt: this.attemptRecord(run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now) });
       if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
+        // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
         const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;
-        if (unreachableSince !== run.unreachableSince) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince }, at: now });
+        const failures = verdict.kind === 'retry' ? verdict.retried : verdict.kind === 'delivered' ? 0 : run.failures;
+        if (unreachableSince !== run.unreachableSince || failures !== run.failures) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince, failures }, at: now });
       }
     }
     // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else 502.
@@ -296,6 +304,7 @@ export class DeliveryWorker {
         { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }) }, at: now },
       );
       await context.messages.cancelPending(run.id, now);
+      if (config) await answerInvoker(context, config, { body: verdict.error.message, isFailed: true, isCanceled: false });
     }
   }
 
@@ -323,7 +332,14 @@ export class DeliveryWorker {
     return { kind: 'retry', retried, at: now + Math.round(delay) };
   }
 
-  private async send(url: string, method: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ answer?: Answer; transportError?: unknown }> {
+  private async send(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+    keepBytes: number,
+  ): Promise<{ answer?: Answer; transportError?: unknown }> {
     const controller = new AbortController();
     this.aborts.add(controller);
     const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
@@ -336,14 +352,19 @@ export class DeliveryWorker {
         headers,
         body: method === 'GET' || method === 'HEAD' ? undefined : body,
         signal: controller.signal,
+        // The SDK answers after running the step: the agent's drive timeouts (answer headers within
+        // 30 s) do not fit, the message's own timeout does.
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of response.body) {
         const buffer = Buffer.from(chunk as Uint8Array);
-        if (size + buffer.length > this.options.maxResponseBytes) {
-          chunks.push(buffer.subarray(0, this.options.maxResponseBytes - size));
-          size = this.options.maxResponseBytes;
+        if (size + buffer.length > keepBytes) {
+          // The rest is not needed: stop reading (the connection is dropped, not drained).
+          chunks.push(buffer.subarray(0, keepBytes - size));
+          size = keepBytes;
           response.body.destroy();
           break;
         }

@@ -72,11 +72,16 @@ export class PostgresMessageStore implements MessageStore {
    * when some have a flow key, a transaction-scoped advisory lock per key (in key order, so two
    * claimers never deadlock) before counting what the key uses, as the runs' flow claim does
    * (store/postgres-flow-claim.ts): a second claimer's counts then see the first one's leases.
+   * The only multi-statement transaction of the QStash store, bounded by its session settings.
    */
   async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
     const claimed = await this.#sql.begin(async (tx) => {
+      // A runner that froze inside this transaction must not hold its rows and key locks for long: the
+      // server ends such a session, and a claimer waiting on a key lock gives up and polls again.
+      await tx`SET LOCAL idle_in_transaction_session_timeout = '5s'`;
+      await tx`SET LOCAL lock_timeout = '2s'`;
       const rows = await tx<MessageRow[]>`SELECT * FROM qstash_messages WHERE status = 'pending' AND due_at <= ${now}::bigint
         AND (lease_until IS NULL OR lease_until < ${now}::bigint) ORDER BY due_at LIMIT ${take * 2 + FLOW_LOOKAHEAD} FOR UPDATE SKIP LOCKED`;
       const keys = [...new Set(rows.map((row) => row.flow_key).filter((key): key is string => key !== null))].sort();

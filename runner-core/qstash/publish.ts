@@ -7,6 +7,7 @@ import { sealHeaders, type EngineContext, type RunConfig, type StoredFollowUp } 
 import { runNotRunning } from './errors.js';
 import type { FollowUp, MessageSpec } from './message-spec.js';
 import type { NewMessage, StoredSpec } from './message-store.js';
+import { invokeStepChanges, readInvokeRequest } from './invoke.js';
 import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk-steps.js';
 
 /**
@@ -112,6 +113,9 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
   checkOrigin(context, spec.destination);
   const failureCallback = storedFollowUp(context, spec.failureCallback ?? defaultFailureCallback(workflow.runId, workflow.url ?? spec.destination, spec.forwarded));
   const forwarded = sealHeaders(context.credentials, 'POST', spec.destination, spec.forwarded);
+  // context.invoke: the body wraps the child's payload and names the invoker (invoke.ts).
+  const invoke = spec.deliverHeaders['upstash-workflow-invoke'] === 'true' ? readInvokeRequest(context, spec.body) : undefined;
+  if (invoke) spec = { ...spec, body: invoke.payload };
   const config: RunConfig = {
     forwarded: forwarded.headers,
     ...(forwarded.sealed !== undefined && { sealed: forwarded.sealed }),
@@ -120,6 +124,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
     failureCallback,
     label: spec.label ?? null,
     flowControl: spec.flowControl ?? null,
+    ...(invoke && { invoker: invoke.invoker }),
   };
   // The first message itself is a step of the list (the payload), delivered like the others.
   const first = newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config);
@@ -143,6 +148,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
   }
   const run = await context.store.getRun(workflow.runId);
   if (run) context.events.emit({ type: 'run', run });
+  if (invoke) await context.commit(invokeStepChanges(invoke.invoker, now));
   return { messageId: first.id, url: spec.destination };
 }
 

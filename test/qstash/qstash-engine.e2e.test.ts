@@ -108,4 +108,23 @@ describe('QStash engine with the real @upstash/workflow', () => {
     expect(unknownEndpoint.status).toBe(404);
     expect(await unknownEndpoint.text()).toContain('GET /v2/topics');
   });
+
+  it('deduplicates a repeated Upstash-Deduplication-Id and delivers the message once', async () => {
+    const runner = await startTestRunner();
+    let received = 0;
+    const app = await startUpstashApp(runner, {}, upstashEnv(runner), (hono) => {
+      hono.post('/hook', (c) => ((received += 1), c.text('ok')));
+    });
+    apps.push(app);
+    const publish = () =>
+      fetch(`${runner.url}/v2/publish/${app.url}/hook`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}`, 'upstash-deduplication-id': 'once' }, body: 'x' }).then(
+        (r) => r.json() as Promise<{ messageId: string; deduplicated?: boolean }>,
+      );
+    const first = await publish();
+    const second = await publish();
+    expect(second).toEqual({ messageId: first.messageId, url: `${app.url}/hook`, deduplicated: true });
+    await vi.waitFor(() => expect(received).toBe(1));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(received).toBe(1);
+  });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, WorkflowNonRetryableError, WorkflowRetryAfterError } from '@upstash/workflow';
+import { createWorkflow, serveMany } from '@upstash/workflow/hono';
 import { closeStarted, startTestRunner, waitForFinish, type TestRunner } from '../helpers/runner.js';
 import { startUpstashApp, upstashEnv, type RouteFunction, type UpstashApp } from './upstash-app.js';
 
@@ -86,6 +87,7 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     await vi.waitFor(async () => expect((await runner.store.getRun(workflowRunId))!.failureCall).toBe('delivered'));
     // One first try and one retry of the failing step (Upstash-Retries: 1), each an attempt.
     expect(attempts.filter((a) => a.responseStatus === 500)).toHaveLength(2);
+    expect(attempts.map((a) => a.outcome)).toEqual(expect.arrayContaining(['retry', 'failed', 'failure-function done']));
   });
 
   it('a non-retryable error (489) fails the run at once; context.cancel() cancels it', async () => {
@@ -227,5 +229,29 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     const refused = await fetch(`${runner.url}/v2/publish/https://example.com/hook`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` }, body: 'x' });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('--allow-origin https://example.com');
+  });
+
+  it('context.invoke: the child runs on its own payload and its result comes back to the invoker', async () => {
+    const runner = await startTestRunner();
+    const env = upstashEnv(runner);
+    const child = createWorkflow(async (context: any) => context.run('double', async () => (context.requestPayload as { n: number }).n * 2), { env });
+    const parent = createWorkflow(async (context: any) => {
+      const answer = await context.invoke('ask-child', { workflow: child, body: { n: 21 } });
+      return { body: answer.body, isFailed: answer.isFailed };
+    }, { env });
+    const app = await startUpstashApp(runner, {}, env, (hono) => {
+      hono.post('/wf/*', serveMany({ parent, child }));
+    });
+    apps.push(app);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const { workflowRunId } = await client.trigger({ url: `${app.url}/wf/parent`, body: {} });
+    const { run, steps } = await waitForFinish(runner.runner, workflowRunId, 15_000);
+    expect(run.status).toBe('completed');
+    const detail = (await (await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { output: unknown } };
+    expect(detail.run.output).toEqual({ body: 42, isFailed: false });
+    expect(steps.map((s) => [s.name, s.kind, s.status])).toEqual([['ask-child', 'invoke', 'succeeded']]);
+    // The child is a run of its own, started with the payload alone.
+    const children = (await runner.store.listRuns({})).runs.filter((r) => r.id !== workflowRunId);
+    expect(children.map((r) => [r.url, r.body, r.status])).toEqual([[`${app.url}/wf/child`, '{"n":21}', 'completed']]);
   });
 });
