@@ -137,6 +137,7 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
       [t.request('POST', '/v2/wait/e', JSON.stringify({ url: 'http://a/wf', timeout: '1m', step: { stepId: 1, stepName: 'a', stepType: 'Wait' } })), 400, /Upstash-Workflow-RunId/],
       [t.request('POST', '/v2/wait/e', JSON.stringify({ url: 'http://a/wf', timeoutUrl: 'http://elsewhere/x', step: { stepId: 1, stepName: 'a', stepType: 'Wait' } }), { 'Upstash-Workflow-RunId': runId }), 400, /timeoutUrl/],
       [t.request('POST', `/v2/notify/${'x'.repeat(600)}`, 'd'), 400, /at most 512/],
+      [t.request('POST', `/v2/notify/wfr_${'x'.repeat(600)}/e`, 'd'), 400, /workflow run id of at most 512/],
       [t.request('POST', '/v2/notify/e', 'x'.repeat(1024 * 1024 + 1)), 413, /limit/],
     ];
     for (const [pending, status, message] of cases) {
