@@ -104,6 +104,17 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     expect(waiter!.timeoutHeaders).toMatchObject({ Authorization: ['[redacted]'], 'Upstash-Forward-X-Api-Key': ['[redacted]'], 'X-Plain': ['visible'] });
   });
 
+  it('the same wait posted again after it ended (a retried delivery) is not registered anew', async () => {
+    const t = await setup();
+    const runId = await t.run(1);
+    await t.wait(runId, 'again');
+    await t.request('POST', '/v2/notify/again', 'first');
+    expect((await t.wait(runId, 'again')).status).toBe(200);
+    expect(await (await t.request('GET', '/v2/waiters/again')).json()).toEqual([]);
+    expect(await (await t.request('POST', '/v2/notify/again', 'second')).json()).toEqual([]);
+    expect(t.appended).toHaveLength(1);
+  });
+
   it('a wait inside Promise.all gets its result at its target step', async () => {
     const t = await setup();
     const runId = await t.run(1);
