@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Suites with a project of their own below; the others leave them out. */
-const OWN_PROJECTS = ['test/frameworks/**', 'test/fuzz/**', 'test/chaos/**'];
+const OWN_PROJECTS = ['test/frameworks/**', 'test/upstash/frameworks/**', 'test/fuzz/**', 'test/chaos/**'];
 const E2E = ['test/**/*.e2e.test.ts', 'test/**/*.e2e.test.tsx'];
 
 export default defineConfig({
@@ -23,9 +23,10 @@ export default defineConfig({
       { extends: true, test: { name: 'e2e', include: E2E, exclude: [...configDefaults.exclude, ...OWN_PROJECTS] } },
       {
         extends: true,
-        // The proof on the real frameworks: installs and dev servers on fixed ports, so one host
+        // The proof on the real frameworks (wfkit's starters, and unchanged Upstash Workflow apps on
+        // Next.js and a Cloudflare Worker): installs and dev servers on fixed ports, so one host
         // at a time (no file parallelism here); the unit project keeps the other worker busy.
-        test: { name: 'frameworks', include: ['test/frameworks/**/*.e2e.test.ts'], fileParallelism: false, testTimeout: 180_000, hookTimeout: 900_000 },
+        test: { name: 'frameworks', include: ['test/frameworks/**/*.e2e.test.ts', 'test/upstash/frameworks/**/*.e2e.test.ts'], fileParallelism: false, testTimeout: 180_000, hookTimeout: 900_000 },
       },
       {
         extends: true,

@@ -72,6 +72,11 @@ export interface Run {
   /** The schedule that started this run (present only on such runs; `GET /v1/runs?scheduleId=` lists them). */
   scheduleId?: string;
   /**
+   * `upstash` for a run an `@upstash/workflow` app started through the runner's QStash API (`/v2/…`):
+   * its steps come from the app's published messages, and it is driven by QStash deliveries, not drive requests.
+   */
+  protocol?: 'upstash';
+  /**
    * Since when the app has not answered (refused or reset connections, DNS errors, timeouts,
    * 502/503/504, a stream cut before its last line); null while it answers. Any answered drive
    * clears it; past the runner's unreachable horizon from this time, the run fails.

@@ -75,6 +75,7 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
       alertAttempts: expectInteger(o, 'alertAttempts', where),
     }),
     ...(o.parentRunId !== undefined && { parentRunId: expectString(o, 'parentRunId', where), parentStepIndex: expectInteger(o, 'parentStepIndex', where) }),
+    ...(o.protocol !== undefined && { protocol: oneOf<'upstash'>(o, 'protocol', where, ['upstash']) }),
   };
   // Only with flow control, so runs without it (and older runners) carry neither.
   for (const key of ['flowKey', 'queuedReason'] as const) {

@@ -20,6 +20,7 @@ import { createClient, startInProcess } from './lib/start-run.js';
 import { loadWarning, systemInfo } from './lib/sysinfo.js';
 import { renderTable } from './lib/table.js';
 import { measureThroughput } from './lib/throughput.js';
+import { measureUpstash } from './lib/upstash.js';
 import { measureTimeline } from './lib/timeline.js';
 import { createTracer } from './lib/tracer.js';
 import { noop, smallOutputs, traced } from './lib/workflows.js';
@@ -117,6 +118,11 @@ async function main() {
     results.runList = await measureRunList({ runs: 100_000 });
   } catch (error) {
     results.runList = { error: String(error?.stack ?? error) };
+  }
+  try {
+    results.upstash = await measureUpstash({ token, log });
+  } catch (error) {
+    results.upstash = { error: String(error?.stack ?? error) };
   }
 
   log('baselines (end)');

@@ -41,3 +41,6 @@ export function newRunId(now: number = Date.now()): string {
 }
 
 export const RUN_ID_PATTERN = /^wfr_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** A run id `@upstash/workflow` makes (`wfr_` + nanoid, or `wfr_` + the id given to `Client.trigger`). */
+export const UPSTASH_RUN_ID_PATTERN = /^wfr_[A-Za-z0-9_-]{1,128}$/;

@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import type { Store } from './store/types.js';
 import type { Tracing } from './tracing.js';
 import type { UnreachablePolicy } from './unreachable.js';
+import type { UpstashSigningKeys } from './qstash/signature.js';
 
 /** What a `Runner` is built from (and `createRunner`, which adds the store and the API's). */
 export interface RunnerOptions {
@@ -37,6 +38,12 @@ export interface RunnerOptions {
    * @default loopback only: `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`
    */
   allowedOrigins?: readonly string[];
+  /**
+   * The keys QStash-protocol deliveries are signed with (`Upstash-Signature`, with `current`); an
+   * `@upstash/workflow` app verifies them with QSTASH_CURRENT_SIGNING_KEY / QSTASH_NEXT_SIGNING_KEY.
+   * @default derived from the first token (stable across restarts; see `defaultSigningKeys`)
+   */
+  upstashSigningKeys?: UpstashSigningKeys;
   inlineStepsLimitBytes?: number;
   logBodyLimitBytes?: number;
   now?: () => number;

@@ -12,6 +12,7 @@ import { EventBus } from './events.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { LOOPBACK_ORIGINS, parseOriginPatterns } from './origins.js';
 import type { RunnerOptions } from './runner-options.js';
+import { messageStoreFor, QStashEngine } from './qstash/engine.js';
 import { Scheduler } from './scheduler.js';
 import { ScheduleService } from './schedules/service.js';
 import type { Run, Store } from './store/types.js';
@@ -42,6 +43,8 @@ export class Runner {
   private readonly tracing: RunnerOptions['tracing'];
   /** Failure alerts, checked (`RunnerOptions.alerts`); createRunner completes its public URL. */
   readonly alerts: AlertConfig | undefined;
+  /** The QStash API's engine (`/v2/…`, runner-core/qstash/); undefined on a store other than SQLite or PostgreSQL. */
+  readonly qstash: QStashEngine | undefined;
   private stopping: Promise<void> | undefined;
 
   constructor(options: RunnerOptions) {
@@ -119,6 +122,32 @@ export class Runner {
       commit,
       tracing: options.tracing,
     });
+    const messages = messageStoreFor(options.store);
+    this.qstash = messages
+      ? new QStashEngine(
+          {
+            store: this.store,
+            commit,
+            events: this.events,
+            credentials,
+            allowedOrigins,
+            dispatcher: this.dispatcher,
+            owner: this.owner,
+            now,
+            logger: this.logger,
+            leaseMs,
+            pollMs: options.pollMs ?? 1_000,
+            concurrency: options.concurrency ?? 256,
+            unreachable: unreachablePolicy(options.unreachable),
+            inlineLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
+            logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
+            token: this.tokens.signing[0]!,
+            signingKeys: options.upstashSigningKeys,
+            exclusive: this.exclusive,
+          },
+          messages,
+        )
+      : undefined;
     this.schedules = new ScheduleService({
       store: this.store.schedules,
       now,
@@ -140,6 +169,7 @@ export class Runner {
     if (this.exclusive) await this.store.releaseAll();
     this.scheduler.start();
     this.schedules.start();
+    await this.qstash?.start();
   }
 
   /** Stops scheduling, gives in-flight drives `graceMs` to finish, then aborts them (their steps run again later). */
@@ -151,6 +181,7 @@ export class Runner {
   private async shutdown(graceMs: number): Promise<void> {
     await this.schedules.stop();
     await this.scheduler.stop(graceMs);
+    await this.qstash?.stop(graceMs);
     await this.queue.drain();
     await this.dispatcher.close();
     // After the last drive settled: its spans and the runs that ended are exported before exit.
@@ -187,9 +218,17 @@ export class Runner {
     return this.actions.resumeRun(runId);
   }
 
-  /** Delivers an event to every step waiting for `eventId`, or keeps it for a later wait. */
-  notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
-    return this.actions.notify(eventId, data);
+  /**
+   * Delivers an event to every step waiting for `eventId`, or keeps it for a later wait; Upstash
+   * workflows waiting for it (`context.waitForEvent`) get it too, its data as the JSON body
+   * `Client.notify` would send (nothing is kept for them: a notify without a run id, as on QStash).
+   */
+  async notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
+    const native = await this.actions.notify(eventId, data);
+    const upstash = this.qstash ? await this.qstash.waits.notify(eventId, data === undefined ? '' : JSON.stringify(data)) : [];
+    const reached = upstash.filter((notified) => notified.error === '').map((notified) => notified.wait.runId);
+    if (reached.length === 0) return native;
+    return { delivered: [...native.delivered, ...reached], kept: native.kept };
   }
 
   /** The committed steps a route replays from, as the drive request carries them. */

@@ -106,6 +106,7 @@ export function buildRows(r) {
     rows.push({ metric: `  starting ${m.runs} runs one after another (runner.startRun)`, value: ms(m.startAllMs), vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start` });
   }
   rows.push(...runListRows(r, ratios));
+  rows.push(...upstashRows(r, ratios));
   rows.push(...postgresRows(r, ratios));
   return rows;
 }
@@ -128,6 +129,16 @@ function listRows(list, store, ratios) {
       ...ratios(q.median),
     });
   }
+/** The Upstash-protocol run beside the native one (same runner, interleaved): per step, and as a multiple of native. */
+function upstashRows(r, ratios) {
+  const u = r.upstash;
+  const rows = [{ section: 'Upstash protocol (QStash API, real @upstash/workflow on Hono) beside the native run, sequential, SQLite' }];
+  if (!u) return rows.concat({ metric: 'not measured', value: 'skipped' });
+  if (u.error) return rows.concat({ metric: `failed: ${u.error.split('\n')[0]}`, value: 'error' });
+  for (const row of u.rows) {
+    rows.push({ metric: `${u.steps} steps, ${row.label} (${u.runs} runs; run median ${round(row.runMs.median, 2)} ms, p99 ${round(row.runMs.p99, 2)} ms)`, value: ms(row.perStepMs), target: 'info', ...ratios(row.perStepMs) });
+  }
+  rows.push({ metric: `Upstash-protocol run / native run (median ${u.steps}-step run time)`, value: `${u.upstashOverNative}x`, target: 'info' });
   return rows;
 }
 

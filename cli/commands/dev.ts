@@ -5,6 +5,7 @@ import type { CliIO } from '../lib/io.js';
 import { parsePort, parsePositiveInt } from '../lib/parse.js';
 import { redactHeaderOption } from '../lib/redact-headers.js';
 import { addRunnerFlags } from '../lib/runner-flags.js';
+import { addUpstashKeyFlags } from '../lib/upstash-keys.js';
 
 function parseRoute(value: string): string {
   if (!value.startsWith('/')) throw new InvalidArgumentError(`Expected a path starting with /, got "${value}".`);
@@ -44,7 +45,8 @@ export function makeDevCommand(io: CliIO): Command {
     .addOption(new Option('--tunnel-host <url>', 'a self-hosted localtunnel server (implies --tunnel)').argParser(parseHttpUrl))
     .option('--subdomain <name>', 'ask the tunnel service for this name (implies --tunnel)')
     .addOption(new Option('--remote <url>', 'use the runner at this URL (a `wf start`) instead of starting one').argParser(parseHttpUrl))
-    .addOption(redactHeaderOption());
-  return addRunnerFlags(command, 'an origin the local runner may call besides localhost, 127.0.0.1 and [::1] on any port, and the tunnel\'s (repeatable)')
+    .addOption(redactHeaderOption())
+    .option('--write-upstash-env', 'for an Upstash Workflow app, write QSTASH_URL, QSTASH_TOKEN, the signing keys and UPSTASH_WORKFLOW_URL into its env file (.env.local, .dev.vars or .env)');
+  return addRunnerFlags(addUpstashKeyFlags(command), 'an origin the local runner may call besides localhost, 127.0.0.1 and [::1] on any port, and the tunnel\'s (repeatable)')
     .action((argv: string[], options: DevOptions) => runDev(io, argv, options));
 }

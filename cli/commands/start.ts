@@ -8,8 +8,9 @@ import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js'
 import { alertOptions } from '../lib/alert-flags.js';
 import { addRunnerFlags, allowedOriginsFromEnv, otelFromFlags, type RunnerFlags } from '../lib/runner-flags.js';
 import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
+import { addUpstashKeyFlags, configuredUpstashKeys, type UpstashKeyFlags } from '../lib/upstash-keys.js';
 
-interface StartOptions extends RunnerFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
+interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -28,13 +29,14 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
     .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)');
-  return addRunnerFlags(command, 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
+  return addRunnerFlags(addUpstashKeyFlags(command), 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
     .action(async (options: StartOptions) => {
       const log = createLogger(options.logFormat, io);
       // Listen for SIGTERM/SIGINT before starting, so a stop during startup still shuts down cleanly.
       const interrupted = io.interrupted();
       const named = namedTokensFromEnv(io.env);
       const otel = otelFromFlags(options, io.env);
+      const upstash = configuredUpstashKeys(io.env, options);
       const started = await startProductionRunner({
         database: options.database ?? (io.env.WF_DATABASE_URL || join('.wf', 'runner.db')),
         cwd: io.cwd,
@@ -53,9 +55,10 @@ export function makeStartCommand(io: CliIO): Command {
         alerts: alertOptions(options, io.env),
         // The runner's own lines (a failed drive, a lost lease) in this log's format.
         logger: log,
+        upstashSigningKeys: upstash?.keys,
       });
       const { runner } = started;
-      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }) });
+      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }), upstashSigningKeys: upstash ? `from ${upstash.source}` : 'derived from the first token (set QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY to choose them)' });
       // The webhook's origin only: its path may be its secret (a Slack incoming webhook's is).
       if (runner.alerts) log.info(`alerting failed runs to ${runner.alerts.webhook.origin}`, { alertWebhook: runner.alerts.webhook.origin, publicUrl: runner.alerts.publicUrl, signedWith: io.env.WF_ALERT_SECRET ? 'WF_ALERT_SECRET' : 'the token' });
       await interrupted;

@@ -16,8 +16,11 @@ import { otelFromFlags, type RunnerFlags } from './runner-flags.js';
 import { checkRemoteRunner } from './remote-runner.js';
 import { findClientToken, resolveDevToken, type ResolvedToken } from './token.js';
 import { DEFAULT_TUNNEL_HOST, openTunnel, type Tunnel } from './tunnel.js';
+import { isUpstashApp } from './upstash-app.js';
+import { reportUpstashApp } from './upstash-dev.js';
+import { configuredUpstashKeys, resolveDevUpstashKeys, type ResolvedUpstashKeys, type UpstashKeyFlags } from './upstash-keys.js';
 
-export interface DevOptions extends RunnerFlags {
+export interface DevOptions extends RunnerFlags, UpstashKeyFlags {
   port: number;
   host: string;
   db: string;
@@ -34,6 +37,8 @@ export interface DevOptions extends RunnerFlags {
   remote?: string;
   /** `--redact-header` names (WF_REDACT_HEADERS adds more). */
   redactHeader?: string[];
+  /** Write an Upstash Workflow app's QSTASH_* variables into its env file. */
+  writeUpstashEnv?: boolean;
 }
 
 function plainReporter(io: CliIO): DevReporter {
@@ -55,7 +60,7 @@ function feedReporter(feed: LogFeed): DevReporter {
 }
 
 /** The runner `wf dev` uses: a new local one (SQLite), or a remote one checked for reach and token. */
-async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string; token: ResolvedToken; local?: LocalRunner }> {
+async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string; token: ResolvedToken; upstashKeys?: ResolvedUpstashKeys; local?: LocalRunner }> {
   if (options.remote) {
     // Alerts are the runner's: a remote runner has its own (wf start --alert-webhook), this one starts none.
     if (options.alertWebhook !== undefined || options.publicUrl !== undefined) {
@@ -65,12 +70,14 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     if (!token) throw new CliError(2, 'NO_TOKEN', `--remote needs the runner's token: pass --token, or set WF_TOKEN (or WF_TOKEN in .env).`);
     const url = options.remote.replace(/\/+$/, '');
     await checkRemoteRunner(url, token);
-    return { url, token: { token, source: options.token ? '--token' : 'WF_TOKEN or the env files' } };
+    // A remote runner's keys are its own: known here only when they were given to `wf dev` too.
+    return { url, token: { token, source: options.token ? '--token' : 'WF_TOKEN or the env files' }, upstashKeys: configuredUpstashKeys(io.env, options) };
   }
   // .wf/ holds the token and the database: keep it out of git from the first run.
   mkdirSync(join(io.cwd, '.wf'), { recursive: true });
   writeFileSync(join(io.cwd, '.wf', '.gitignore'), '*\n');
   const token = resolveDevToken(io.cwd, io.env, options.token);
+  const upstashKeys = resolveDevUpstashKeys(io.cwd, io.env, options);
   const local = await startLocalRunner({
     dbPath: resolve(io.cwd, options.db),
     host: options.host,
@@ -83,8 +90,9 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     driveTimeoutMs: options.driveTimeout,
     otel: otelFromFlags(options, io.env),
     alerts: alertOptions(options, io.env),
+    upstashSigningKeys: upstashKeys.keys,
   });
-  return { url: local.url, token, local };
+  return { url: local.url, token, upstashKeys, local };
 }
 
 /**
@@ -133,10 +141,14 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
     // Loaded only here, so the plain commands never load React and Ink.
     const { startDashboard } = await import('../../tui/index.js');
     const managesApp = app.command !== undefined || app.port !== undefined || tunnel !== undefined;
+    // An Upstash app reads QSTASH_* (listed in the log pane): say so where a wfkit app's variables are named.
+    const upstashApp = isUpstashApp(readAppPackage(io.cwd));
     const subtitle = managesApp
-      ? `${app.label ? `app: ${app.label}` : `app on port ${app.port}`}${tunnel ? ` · public ${tunnel.url}` : ''} · WF_TOKEN from ${source}`
-      : `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${runner.url} · SQLite ${options.db}`;
-    dashboard = startDashboard({ runnerUrl: runner.url, token, title: 'wf dev', subtitle, env: io.env, log: managesApp ? feed : undefined });
+      ? `${app.label ? `app: ${app.label}` : `app on port ${app.port}`}${tunnel ? ` · public ${tunnel.url}` : ''} · ${upstashApp ? `Upstash app: QSTASH_URL=${runner.url}` : `WF_TOKEN from ${source}`}`
+      : upstashApp
+        ? `Upstash apps need QSTASH_URL=${runner.url} and QSTASH_TOKEN=${token} (the keys are in the log pane) · SQLite ${options.db}`
+        : `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${runner.url} · SQLite ${options.db}`;
+    dashboard = startDashboard({ runnerUrl: runner.url, token, title: 'wf dev', subtitle, env: io.env, log: managesApp || upstashApp ? feed : undefined });
   } else if (runner.local) {
     stopFollowing = runner.local.runner.events.subscribe((event) => io.out(eventLine(eventDto(event))));
   } else {
@@ -156,7 +168,8 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   // After the runner's events are followed, so nothing the app starts goes unseen.
   const pkg = readAppPackage(io.cwd);
   const wrangler = 'wrangler' in { ...pkg?.dependencies, ...pkg?.devDependencies } || /\bwrangler\b/.test(app.label ?? '');
-  const session = startAppSession({ app, cwd: io.cwd, env: io.env, token, runnerUrl: runner.url, remote: !runner.local, tunnel, wrangler, report, portTimeoutMs: options.appWait * 1000 });
+  const upstash = reportUpstashApp({ io, pkg, report, runnerUrl: runner.url, token, keys: runner.upstashKeys, tunnel, appPort: app.port, write: options.writeUpstashEnv === true, startsApp: app.command !== undefined });
+  const session = startAppSession({ app, cwd: io.cwd, env: io.env, token, runnerUrl: runner.url, remote: !runner.local, tunnel, wrangler, report, portTimeoutMs: options.appWait * 1000, ...(upstash && { extraEnv: upstash.processEnv, upstash: true }) });
   if (!tui) report.info('waiting for runs (Ctrl-C stops)');
 
   await Promise.race([dashboard?.exited ?? new Promise<never>(() => {}), interrupted]);

@@ -22,6 +22,10 @@ export interface AppSessionOptions {
   tunnel?: Tunnel;
   /** The app runs on `wrangler dev`, which must be told to pass the process env to the Worker. */
   wrangler?: boolean;
+  /** More variables for the app (an Upstash Workflow app's QSTASH_URL and friends). */
+  extraEnv?: Record<string, string>;
+  /** An Upstash Workflow app: its route checks `Upstash-Signature`, so the wfkit probe would only mislead. */
+  upstash?: boolean;
   report: DevReporter;
   /** How long to wait for the app's port. @default 60000 */
   portTimeoutMs?: number;
@@ -36,8 +40,8 @@ export interface AppSession {
 }
 
 /** The variables the app gets: the runner's token and URL, the tunnel's URL, its port, and ENVIRONMENT=development unless it has one. */
-export function appEnv(options: Pick<AppSessionOptions, 'env' | 'token' | 'runnerUrl' | 'tunnel' | 'app' | 'wrangler'>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...options.env, WF_TOKEN: options.token, WF_RUNNER_URL: options.runnerUrl };
+export function appEnv(options: Pick<AppSessionOptions, 'env' | 'token' | 'runnerUrl' | 'tunnel' | 'app' | 'wrangler' | 'extraEnv'>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...options.env, ...options.extraEnv, WF_TOKEN: options.token, WF_RUNNER_URL: options.runnerUrl };
   if (options.tunnel) env.WF_WORKFLOW_URL = options.tunnel.url;
   // Development: the route may take its URL from a localhost Host (never in production; see serve/core/url.ts).
   if (env.ENVIRONMENT === undefined) env.ENVIRONMENT = 'development';
@@ -72,7 +76,7 @@ export function startAppSession(options: AppSessionOptions): AppSession {
   const stopping = new AbortController();
   let child: AppProcess | undefined;
   if (app.command) {
-    const extra = tunnel ? ', WF_WORKFLOW_URL' : '';
+    const extra = (tunnel ? ', WF_WORKFLOW_URL' : '') + (options.extraEnv ? `, ${Object.keys(options.extraEnv).join(', ')}` : '');
     report.info(`starting the app: ${app.label} (with WF_TOKEN, WF_RUNNER_URL${extra})`);
     child = startAppProcess({ command: app.command, cwd: options.cwd, env: appEnv(options), onLine: report.app, graceMs: options.graceMs });
     void child.exited.then((exit) => {
@@ -112,6 +116,10 @@ async function check(options: AppSessionOptions, child: AppProcess | undefined, 
   if (!host) {
     if (gone.signal.aborted) return; // the exit was reported already
     report.error(`nothing listens on port ${port} (is the app's dev server on another port? --app-port)`);
+    return;
+  }
+  if (options.upstash) {
+    report.info(`the app listens on port ${port}; an Upstash Workflow app: start a run with a POST to its route or Client.trigger`);
     return;
   }
   if (app.route === undefined) {

@@ -1,6 +1,7 @@
 import type { AlertOptions } from '../../runner-core/alerts/options.js';
 import { LOOPBACK_ORIGINS } from '../../runner-core/origins.js';
 import type { OtelConfig } from '../../runner-core/telemetry/otel-config.js';
+import type { UpstashSigningKeys } from '../../runner-core/qstash/signing-keys.js';
 import { startProductionRunner, type ProductionRunner } from './production-runner.js';
 
 export interface LocalRunnerOptions {
@@ -20,6 +21,8 @@ export interface LocalRunnerOptions {
   otel?: OtelConfig;
   /** Failure alerts (`--alert-webhook`); off when absent. */
   alerts?: AlertOptions;
+  /** Keys Upstash-protocol deliveries are signed with (`wf dev` always has a pair). */
+  upstashSigningKeys?: UpstashSigningKeys;
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -50,6 +53,7 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
     driveTimeoutMs: options.driveTimeoutMs,
     otel: options.otel,
     ...(options.alerts && { alerts: options.alerts }),
+    upstashSigningKeys: options.upstashSigningKeys,
   });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

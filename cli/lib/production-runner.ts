@@ -5,6 +5,7 @@ import { createRunner } from '../../runner-core/create-runner.js';
 import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
 import type { AlertOptions } from '../../runner-core/alerts/options.js';
 import type { Logger } from '../../runner-core/logger.js';
+import type { UpstashSigningKeys } from '../../runner-core/qstash/signing-keys.js';
 import type { Runner } from '../../runner-core/runner.js';
 import type { OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 // The runner's public surface (wfkit-cli/runner), not its store: only runner-core names the store.
@@ -46,6 +47,8 @@ export interface ProductionRunnerOptions {
   otel?: OtelConfig;
   /** Failure alerts (`--alert-webhook`, `alertOptions`); off when absent. */
   alerts?: AlertOptions;
+  /** Keys Upstash-protocol deliveries are signed with (QSTASH_CURRENT/NEXT_SIGNING_KEY). */
+  upstashSigningKeys?: UpstashSigningKeys;
 }
 
 export interface ProductionRunner {
@@ -101,6 +104,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     redactHeaders: options.redactHeaders,
     allowedOrigins: options.allowedOrigins,
     logger: options.logger,
+    ...(options.upstashSigningKeys && { upstashSigningKeys: options.upstashSigningKeys }),
     host: options.host,
     port: options.port,
     api: { openOnLoopback: options.openOnLoopback },

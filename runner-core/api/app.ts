@@ -8,6 +8,7 @@ import { createDashboard } from './dashboard.js';
 import { ApiErrorWithHeaders, failureResponse } from './error-response.js';
 import { apiRoutes, type ApiEnv, type ApiRoute } from './routes.js';
 import { createEventStreams, type EventStreamsOptions } from './sse.js';
+import { createQStashApp } from '../qstash/routes.js';
 
 export type { ApiEnv } from './routes.js';
 
@@ -75,6 +76,8 @@ export function createApiApp(runner: Runner, options: ApiAppOptions): Hono<ApiEn
     await next();
   });
   for (const route of routes) app.on(route.method, route.path, requireAccess(access, runner.tokens, route), route.handle);
+  // The QStash API for @upstash/workflow apps (runner-core/qstash/): its own token check and errors.
+  app.route('/v2', createQStashApp(runner.qstash, { tokens: runner.tokens, logger: runner.logger, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }));
   app.get('*', (c) => dashboard(c.req.raw, c.req.path) ?? c.notFound());
   app.notFound((c) => {
     const methods = allowed(c.req.path);

@@ -6,7 +6,7 @@ import { parseRunFilterParams } from '../../api/run-query.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
 import { ApiError } from '../errors.js';
-import { RUN_ID_PATTERN } from '../ids.js';
+import { RUN_ID_PATTERN, UPSTASH_RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
 import type { Access, RouteAccess } from './access.js';
 import { runDto, runPageDto, stepDto } from './dto-map.js';
@@ -53,7 +53,8 @@ function runIdParam(c: Context<ApiEnv>): string {
   try {
     id = decodeURIComponent(id);
   } catch {} // malformed %-escapes (`%ZZ`) are not a run id either: 404 below, not a 500
-  if (!RUN_ID_PATTERN.test(id)) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}: run ids look like wfr_ followed by 26 characters.`);
+  // Runs an @upstash/workflow app started (runner-core/qstash/) keep the SDK's ids: wfr_ + its own characters.
+  if (!RUN_ID_PATTERN.test(id) && !UPSTASH_RUN_ID_PATTERN.test(id)) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}: run ids look like wfr_ followed by 26 characters (or an @upstash/workflow run id).`);
   return id;
 }
 

@@ -2,6 +2,8 @@ import type { Database } from 'better-sqlite3';
 import { SQLITE_MIGRATION_STEP_LOGS } from './sqlite-migration-step-logs.js';
 import { SQLITE_MIGRATION_ALERTS } from './sqlite-migration-alerts.js';
 import { SQLITE_MIGRATION_SEARCH } from './sqlite-migration-search.js';
+import { SQLITE_MIGRATION_QSTASH } from './sqlite-migration-qstash.js';
+import { SQLITE_MIGRATION_QSTASH_WAITS } from './sqlite-migration-qstash-waits.js';
 
 /**
  * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
@@ -131,6 +133,8 @@ export const MIGRATIONS: readonly string[] = [
   SQLITE_MIGRATION_ALERTS,
   // finding runs: indexes for the run list's filters.
   SQLITE_MIGRATION_SEARCH,
+  SQLITE_MIGRATION_QSTASH,
+  SQLITE_MIGRATION_QSTASH_WAITS,
 ];
 
 function userVersion(db: Database): number {

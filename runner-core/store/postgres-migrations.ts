@@ -6,6 +6,8 @@ import { PG_MIGRATION_FLOW } from './postgres-migration-flow.js';
 import { PG_MIGRATION_STEP_LOGS } from './postgres-migration-step-logs.js';
 import { PG_MIGRATION_ALERTS } from './postgres-migration-alerts.js';
 import { PG_MIGRATION_SEARCH } from './postgres-migration-search.js';
+import { PG_MIGRATION_QSTASH } from './postgres-migration-qstash.js';
+import { PG_MIGRATION_QSTASH_WAITS } from './postgres-migration-qstash-waits.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -98,6 +100,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   PG_MIGRATION_STEP_LOGS,
   PG_MIGRATION_ALERTS,
   PG_MIGRATION_SEARCH,
+  PG_MIGRATION_QSTASH,
+  PG_MIGRATION_QSTASH_WAITS,
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { runListSql } from './run-list-sql.js';
 import { PostgresSchedules } from './postgres-schedules.js';
+import { PostgresQstashWaits } from '../qstash/waits-postgres.js';
 import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
@@ -76,12 +77,14 @@ const bigintAsNumber: PostgresType<number> = { to: 20, from: [20], serialize: (v
 export class PostgresStore implements Store {
   readonly #sql: Sql<{ bigint: number }>;
   readonly schedules: PostgresSchedules;
+  readonly qstashWaits: PostgresQstashWaits;
   readonly #databaseClock: boolean;
   readonly #schema: string;
 
   constructor(sql: Sql<{ bigint: number }>, options: { schema: string; leaseClock: 'database' | 'caller' }) {
     this.#sql = sql;
     this.schedules = new PostgresSchedules(sql);
+    this.qstashWaits = new PostgresQstashWaits(sql);
     this.#schema = options.schema;
     this.#databaseClock = options.leaseClock === 'database';
   }
@@ -288,6 +291,11 @@ export class PostgresStore implements Store {
     const [row] = await sql<{ at: number | null }[]>`SELECT MIN(GREATEST(next_at, COALESCE(${leaseEnd}, 0), COALESCE(flow_wait_until, 0))) AS at
       FROM runs WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL`;
     return row?.at ?? null;
+  }
+
+  /** The connection pool (search_path = the store's schema), for parts with tables of their own in it (runner-core/qstash). */
+  get sql(): Sql<{ bigint: number }> {
+    return this.#sql;
   }
 
   /** Runs a query against the store's schema (for diagnostics and tests). */

@@ -34,6 +34,8 @@ export interface RunRow {
   alert: string | null; alert_attempts: number;
   flow_key: string | null; flow_wait_reason: string | null;
   flow_parallelism: number | null; flow_rate: number | null; flow_period_ms: number | null;
+  /** 'upstash' for a run started through the QStash API (runner-core/qstash/); absent before that migration. */
+  protocol?: string | null;
 }
 export interface StepRow {
   run_id: string; idx: number; name: string; kind: string; status: string; output: string | null;
@@ -70,6 +72,7 @@ export function toRun(row: RunRow): Run {
     // reason is its last refused claim's, until a claim succeeds.
     ...(row.flow_key === null ? {} : { flowKey: row.flow_key, flowControl: toFlowControl(row.flow_key, row) }),
     ...(row.finished_at === null && row.flow_wait_reason !== null ? { queuedReason: row.flow_wait_reason } : {}),
+    ...(row.protocol === 'upstash' ? { protocol: 'upstash' as const } : {}),
   };
 }
 /** The run's flow control as it was started with (a rerun starts under the same key and limits). */

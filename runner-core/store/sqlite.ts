@@ -1,4 +1,5 @@
 import { SqliteSchedules } from './sqlite-schedules.js';
+import { SqliteQstashWaits } from '../qstash/waits-sqlite.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -140,6 +141,7 @@ type Statements = ReturnType<typeof prepareStatements>;
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly schedules: SqliteSchedules;
+  readonly qstashWaits: SqliteQstashWaits;
   readonly #s: Statements;
   /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
   readonly #listStatements = new Map<string, Database.Statement>();
@@ -163,6 +165,7 @@ export class SqliteStore implements Store {
     db.pragma('foreign_keys = ON');
     migrate(db);
     this.schedules = new SqliteSchedules(db);
+    this.qstashWaits = new SqliteQstashWaits(db);
     const s = prepareStatements(db);
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)
@@ -383,6 +386,11 @@ export class SqliteStore implements Store {
   /** Reads one pragma's value on this connection (for diagnostics and tests). */
   pragma(name: string): unknown {
     return this.#db.pragma(name, { simple: true });
+  }
+
+  /** The open database, for parts with tables of their own in the same file (runner-core/qstash). */
+  get database(): Database.Database {
+    return this.#db;
   }
 
   async close(): Promise<void> {

@@ -32,6 +32,7 @@ export interface RunPage {
 
 import type { Applied } from './applied.js';
 import type { ScheduleStore } from './schedules.js';
+import type { QstashWaitStore } from '../qstash/waits.js';
 export type { Schedule, ScheduleStore } from './schedules.js';
 export type { Applied } from './applied.js';
 
@@ -229,5 +230,7 @@ export interface Store extends RunStore, StepStore, AttemptStore, EventStore, Le
   apply(changes: readonly Change[], options?: ApplyOptions): Promise<Applied>;
   /** Cron schedules (a part of their own: nothing on a run's path reads them). */
   readonly schedules: ScheduleStore;
+  /** Upstash-protocol waits and kept events (runner-core/qstash/waits.ts), apart from native waits. */
+  readonly qstashWaits: QstashWaitStore;
   close(): Promise<void>;
 }

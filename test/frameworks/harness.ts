@@ -53,14 +53,14 @@ function childEnv(): NodeJS.ProcessEnv {
   };
 }
 
-interface Child {
+export interface Child {
   process: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
 }
 
 /** Starts a command in its own process group (so everything it spawns can be stopped together). */
-function start(command: string, args: string[], cwd: string): Child {
+export function start(command: string, args: string[], cwd: string): Child {
   let output = '';
   const child = spawn(command, args, { cwd, env: childEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const collect = (chunk: Buffer): void => {
@@ -92,7 +92,7 @@ const groupAlive = (pid: number): boolean => {
 };
 
 /** SIGTERM to the whole group, then SIGKILL if anything is left after 10 s; resolves when the group is gone. */
-async function stop(child: Child): Promise<void> {
+export async function stop(child: Child): Promise<void> {
   const pid = child.process.pid;
   if (pid === undefined) return;
   const signal = (name: NodeJS.Signals): void => {
@@ -125,7 +125,7 @@ async function assertPortFree(port: number): Promise<void> {
 }
 
 /** Polls until the dev server answers anything over HTTP; fails at once, with its output, if it exits. */
-async function waitUntilServing(child: Child, url: string, timeoutMs: number): Promise<void> {
+export async function waitUntilServing(child: Child, url: string, timeoutMs: number): Promise<void> {
   let exited = false;
   void child.exited.then(() => (exited = true));
   const deadline = Date.now() + timeoutMs;

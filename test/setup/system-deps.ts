@@ -40,7 +40,7 @@ export const SYSTEM_DEPENDENCIES: readonly SystemDependency[] = [
     name: 'Chromium',
     debianPackage: 'chromium',
     lookedFor: '$CHROMIUM_PATH, else /usr/bin/chromium',
-    suites: ['test/web/*.e2e.test.ts'],
+    suites: ['test/web/*.e2e.test.ts', 'test/upstash/wf-dev.e2e.test.ts'],
     find: (root) => {
       const path = process.env.CHROMIUM_PATH || join(root || '/', 'usr/bin/chromium');
       return existsSync(path) ? path : undefined;

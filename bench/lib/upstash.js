@@ -1,0 +1,79 @@
+// The Upstash-protocol row: a 10-step run of the real @upstash/workflow SDK (Hono on Node, started
+// with Client.trigger) beside the native 10-step run (wfkit's serve(), started by a POST to the
+// app), both on one runner, interleaved run by run so load from elsewhere hits both alike.
+import { randomBytes } from 'node:crypto';
+import { serve as listen } from '@hono/node-server';
+import { Client } from '@upstash/workflow';
+import { serve as upstashServe } from '@upstash/workflow/hono';
+import { Hono } from 'hono';
+import { startApp } from './app.js';
+import { startRunner } from './runner-harness.js';
+import { createClient } from './start-run.js';
+import { round, summarize } from './stats.js';
+import { deadline } from './timebox.js';
+import { noop } from './workflows.js';
+
+const STEPS = 10;
+
+/** The Upstash app: one route of `steps` no-op steps, its QStash settings passed as the `env` option (the SDK's own knob). */
+async function startUpstashApp({ runnerUrl, token, keys, steps }) {
+  const app = new Hono();
+  const env = { QSTASH_URL: runnerUrl, QSTASH_TOKEN: token, QSTASH_CURRENT_SIGNING_KEY: keys.current, QSTASH_NEXT_SIGNING_KEY: keys.next };
+  app.post('/noop', upstashServe(async (context) => {
+    for (let i = 0; i < steps; i++) await context.run('s' + i, () => i);
+  }, { env, disableTelemetry: true }));
+  const server = await new Promise((resolve) => {
+    const s = listen({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  return {
+    url: `http://127.0.0.1:${server.address().port}/noop`,
+    close: async () => {
+      server.closeAllConnections?.();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * Sequential runs of both protocols: `warmup` unmeasured rounds, then up to `runs` measured ones
+ * within `maxMs`. Returns the medians, per step, and the Upstash run as a multiple of the native one.
+ */
+export async function measureUpstash({ token, runs = 30, warmup = 3, maxMs = 30_000, log = () => {} }) {
+  const keys = { current: `sig_${randomBytes(24).toString('base64url')}`, next: `sig_${randomBytes(24).toString('base64url')}` };
+  const harness = await startRunner({ token, detect: 'events', api: true, label: 'upstash', runnerOptions: { upstashSigningKeys: keys } });
+  const native = await startApp({ routes: { '/noop': { workflow: noop(STEPS) } }, token, runnerUrl: harness.apiUrl });
+  const upstash = await startUpstashApp({ runnerUrl: harness.apiUrl, token, keys, steps: STEPS });
+  const nativeClient = createClient();
+  const upstashClient = new Client({ baseUrl: harness.apiUrl, token });
+  const variants = [
+    { label: 'native serve(), POST to the app', start: () => nativeClient.start(native.urlOf('/noop')) },
+    { label: '@upstash/workflow on Hono, Client.trigger (QStash API)', start: async () => (await upstashClient.trigger({ url: upstash.url, disableTelemetry: true })).workflowRunId },
+  ];
+  const once = async (variant) => {
+    const t0 = performance.now();
+    await harness.waitFor(await variant.start(), 30_000);
+    return performance.now() - t0;
+  };
+  try {
+    log(`Upstash protocol beside native, ${STEPS} steps`);
+    const time = deadline(maxMs);
+    for (let i = 0; i < warmup && !time.passed(); i++) for (const v of variants) await once(v);
+    const samples = variants.map(() => []);
+    for (let i = 0; i < runs && !time.passed(); i++) for (const [k, v] of variants.entries()) samples[k].push(await once(v));
+    const [nativeRun, upstashRun] = samples.map((s) => summarize(s));
+    return {
+      steps: STEPS,
+      runs: samples[1].length,
+      rows: variants.map((v, k) => {
+        const run = summarize(samples[k]);
+        return { label: v.label, runMs: { median: round(run.median), p99: round(run.p99) }, perStepMs: round(run.median / STEPS, 4) };
+      }),
+      upstashOverNative: round(upstashRun.median / nativeRun.median, 2),
+    };
+  } finally {
+    await nativeClient.close();
+    await upstash.close();
+    await native.close();
+    await harness.close();
+  }
+}

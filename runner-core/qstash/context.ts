@@ -1,0 +1,55 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
+import type { CallCredentials } from '../call-credentials.js';
+import type { Commit } from '../driver.js';
+import type { EventBus } from '../events.js';
+import type { Logger } from '../logger.js';
+import type { OriginPattern } from '../origins.js';
+import type { Store } from '../store/types.js';
+import type { Invoker } from './invoke.js';
+import type { FollowUp } from './message-spec.js';
+import type { MessageStore } from './message-store.js';
+
+/** What the QStash engine's parts share (built once by `QStashEngine`). */
+export interface EngineContext {
+  store: Store;
+  messages: MessageStore;
+  /** The runner's commit: group-committed through its queue, then announced to the dashboards. */
+  commit: Commit;
+  events: EventBus;
+  credentials: CallCredentials;
+  /** The runner's list (the same array `allowOrigin` adds to). */
+  allowedOrigins: readonly OriginPattern[];
+  now: () => number;
+  logger: Logger;
+  /** Called after messages were stored: the worker looks for due ones at once. */
+  wake: () => void;
+}
+
+/** A follow-up message as stored: its credential header values sealed. */
+export type StoredFollowUp = FollowUp & { sealed?: string };
+
+/** Settings a run's first message gave the whole run (`qstash_runs.config`). */
+export interface RunConfig {
+  /** The first message's `Upstash-Forward-*` headers (sealed like a message's): every delivery of the run carries them. */
+  forwarded: Record<string, string>;
+  sealed?: string;
+  retries: number;
+  retryDelay: string | null;
+  failureCallback: StoredFollowUp | null;
+  label: string | null;
+  /** Every delivery of the run's steps counts against it (the first message's `Upstash-Flow-Control-*`). */
+  flowControl: FlowControl | null;
+  /** Set when `context.invoke` started the run: its result goes back to the invoker (invoke.ts). */
+  invoker?: Invoker;
+}
+
+/** Seals the credential values of `headers` (see call-credentials.ts), bound to `method url`. */
+export function sealHeaders(credentials: CallCredentials, method: string, url: string, headers: Record<string, string>): { headers: Record<string, string>; sealed?: string } {
+  const stored = credentials.seal({ method, url, headers });
+  return stored.sealed === undefined ? { headers: stored.headers } : { headers: stored.headers, sealed: stored.sealed };
+}
+
+/** The real header values back in place. Throws `CredentialsError` when no configured token sealed them. */
+export function openHeaders(credentials: CallCredentials, method: string, url: string, headers: Record<string, string>, sealed: string | undefined): Record<string, string> {
+  return sealed === undefined ? headers : credentials.open({ method, url, headers, sealed }).headers;
+}

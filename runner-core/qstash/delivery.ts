@@ -1,0 +1,421 @@
+import type { Dispatcher } from 'undici';
+import { errors as undiciErrors } from 'undici';
+import type { SerializedError } from '../../protocol/errors.js';
+import { describeError } from '../logger.js';
+import { parseRetryAfter } from '../retry.js';
+import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
+import { EndpointTimeoutError } from '../errors.js';
+import { isUnreachable, UNREACHABLE_STATUSES } from '../transport.js';
+import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
+import { openHeaders, type EngineContext, type RunConfig } from './context.js';
+import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
+import { callbackSpec, failureSpec, type Answer } from './follow-ups.js';
+import type { StoredMessage } from './message-store.js';
+import { answerInvoker } from './invoke.js';
+import { newMessage, publishMessages } from './publish.js';
+import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
+import { signDelivery, type UpstashSigningKeys } from './signature.js';
+
+/**
+ * Delivers due messages, as QStash does: claims them with leases (any runner on the database),
+ * sends each to its destination signed with `Upstash-Signature`, and settles it. A run message
+ * (a step) carries the run's messages up to its own as the body the SDK parses, or nothing when
+ * that is larger than `inlineLimitBytes` (the SDK then fetches them, `GET /v2/workflows/runs/:id`).
+ *
+ * The answer decides: 2xx delivered; 489 with `Upstash-NonRetryable-Error` failed at once; 429
+ * with `Retry-After` retried then; any other failure retried by the message's `Upstash-Retries`
+ * and `Upstash-Retry-Delay` (QStash's backoff otherwise) and failed when they are spent. An app
+ * that does not answer (refused connection, timeout, 502/503/504) is an outage, not a failure: it
+ * is tried again on the runner's unreachable schedule and spends no retries (transport.ts,
+ * unreachable.ts). A message failed for good fails its run and sends the failure callback; a call's
+ * answer goes to its callback. Every delivery of a run's message is an attempt in the run's log,
+ * credential headers redacted.
+ */
+
+export interface DeliveryOptions {
+  context: EngineContext;
+  owner: string;
+  dispatcher: Dispatcher;
+  signingKeys: UpstashSigningKeys;
+  concurrency: number;
+  leaseMs: number;
+  pollMs: number;
+  unreachable: UnreachablePolicy;
+  inlineLimitBytes: number;
+  logBodyLimitBytes: number;
+  /**
+   * Largest answer body kept of a call (`context.call`: the answer goes to the workflow). Any other
+   * answer is read only for the log and a failure callback: `logBodyLimitBytes` of it. So memory per
+   * delivery in flight stays bounded.
+   */
+  maxResponseBytes: number;
+  /** A delivery without `Upstash-Timeout` waits this long for its answer (QStash's longest, 15 min). */
+  timeoutMs: number;
+}
+
+type Verdict =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; at: number; retried: number }
+  | { kind: 'unreachable'; at: number; since: number }
+  | { kind: 'failed'; error: SerializedError };
+
+/**
+ * Headers the runner never forwards as they were given: the connection's own (undici sets them for
+ * the request it sends; a forwarded `content-length` would not match the body) and the ones it
+ * sets per delivery. An app's first request forwarded whole (the SDK does that) brings all of them.
+ */
+const NOT_FORWARDED = new Set([
+  'host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect',
+  'proxy-authorization', 'proxy-connection', 'upstash-signature', 'upstash-message-id', 'upstash-retried',
+]);
+
+function forwardable(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_FORWARDED.has(name.toLowerCase())));
+}
+
+const base64 = (value: string): string => Buffer.from(value).toString('base64');
+const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text);
+
+/** What a failed answer says, for the run's error: the SDK's `{error, message}` when it sent one. */
+function answerError(destination: string, answer: Answer): SerializedError {
+  const text = answer.body.toString('utf8');
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
+    if (typeof parsed.message === 'string') return { name: typeof parsed.error === 'string' ? parsed.error : 'Error', message: parsed.message };
+  } catch {}
+  return { name: 'DeliveryError', message: `${destination} answered ${answer.status}${text ? `: ${clip(text, 500)}` : ''}` };
+}
+
+export class DeliveryWorker {
+  private readonly options: DeliveryOptions;
+  private readonly inflight = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private polling = false;
+  private pollAgain = false;
+  private stopped = true;
+  private readonly aborts = new Set<AbortController>();
+
+  constructor(options: DeliveryOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(250, Math.floor(this.options.leaseMs / 3)));
+    this.renewTimer.unref();
+    this.wake();
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.renewTimer);
+    const deadline = Date.now() + graceMs;
+    while (this.inflight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const controller of this.aborts) controller.abort();
+    while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /** Looks for due messages now (coalesced). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = true;
+    void this.poll().finally(() => {
+      this.polling = false;
+      if (this.pollAgain) {
+        this.pollAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async poll(): Promise<void> {
+    const { context, owner, concurrency, leaseMs, pollMs } = this.options;
+    clearTimeout(this.timer);
+    try {
+      const free = concurrency - this.inflight.size;
+      if (free > 0) {
+        const due = await context.messages.claimDue({ now: context.now(), limit: free, owner, leaseMs });
+        for (const message of due) this.launch(message);
+      }
+      const next = free > 0 ? await context.messages.nextDueAt() : null;
+      const delay = next === null ? pollMs : Math.min(pollMs, Math.max(0, next - context.now()));
+      if (!this.stopped) this.timer = setTimeout(() => this.wake(), delay);
+    } catch (error) {
+      context.logger.error(`QStash delivery poll failed: ${describeError(error)}`);
+      if (!this.stopped) this.timer = setTimeout(() => this.wake(), pollMs);
+    }
+  }
+
+  private launch(message: StoredMessage): void {
+    if (this.inflight.has(message.id)) return;
+    this.inflight.add(message.id);
+    void this.deliver(message)
+      .catch((error: unknown) => {
+        // The lease ends by itself and the message is delivered again then (at least once).
+        this.options.context.logger.error(`delivering QStash message ${message.id} failed: ${describeError(error)}`, { runId: message.runId ?? undefined });
+      })
+      .finally(() => {
+        this.inflight.delete(message.id);
+        this.wake();
+      });
+  }
+
+  private async renew(): Promise<void> {
+    const { context, owner, leaseMs } = this.options;
+    if (this.inflight.size === 0) return;
+    await context.messages.renew([...this.inflight], owner, context.now() + leaseMs).catch((error: unknown) => {
+      context.logger.error(`QStash message lease renewal failed: ${describeError(error)}`);
+    });
+  }
+
+  private async deliver(message: StoredMessage): Promise<void> {
+    const { context, owner } = this.options;
+    const { store, messages, credentials } = context;
+    let run: Run | undefined;
+    let config: RunConfig | undefined;
+    if (message.runId !== null) {
+      run = await store.getRun(message.runId);
+      // A finished run takes no more deliveries, but its failure callback (sent because it failed).
+      if (!run || (FINISHED_RUN_STATUSES.has(run.status) && message.callType !== 'failureCall')) {
+        await messages.settle(message.id, owner, { status: 'cancelled' }, context.now());
+        return;
+      }
+      const text = await messages.runConfig(message.runId);
+      config = text === undefined ? undefined : (JSON.parse(text) as RunConfig);
+    }
+    const { spec } = message;
+    let headers = openHeaders(credentials, spec.method, spec.destination, spec.headers, spec.sealed);
+    // The run's forwarded headers go with each step to the app. Not to a call's third party, nor with
+    // a callback: its SDK version header would make the SDK read the callback's body as a step list.
+    if (config && message.kind === 'workflow') {
+      headers = { ...openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed), ...headers };
+      if (config.label !== null) headers['upstash-label'] = config.label;
+    }
+    let body = spec.body;
+    if (message.kind === 'workflow' && message.runId !== null) {
+      const list = (await messages.runMessages(message.runId)).filter((m) => m.seq <= message.seq);
+      body = JSON.stringify(list.map((m) => ({ messageId: m.id, body: base64(m.body), callType: m.callType ?? 'step' })));
+      // Too large to send: the SDK fetches the list itself (lazy fetch) when the body is empty.
+      if (Buffer.byteLength(body) > this.options.inlineLimitBytes) body = '';
+    }
+    const startedAt = context.now();
+    const sent: Record<string, string> = {
+      ...forwardable(headers),
+      'upstash-message-id': message.id,
+      'upstash-retried': String(message.retried),
+      ...(run && message.callType !== 'toCallback' && { 'upstash-workflow-createdat': String(run.createdAt) }),
+      'user-agent': 'Upstash-QStash',
+      'upstash-signature': signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
+    };
+    const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
+    const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
+    if (answer === undefined && this.stopped) {
+      // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
+      await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
+      return;
+    }
+    const verdict = this.judge(message, answer, transportError, context.now());
+    const now = context.now();
+    const changes: Change[] = [];
+    if (run) {
+      const seq = await messages.nextAttemptSeq(run.id, now);
+      changes.push({ type: 'attempt', attempt: this.attemptRecord(run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now) });
+      if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
+        // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
+        const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;
+        const failures = verdict.kind === 'retry' ? verdict.retried : verdict.kind === 'delivered' ? 0 : run.failures;
+        if (unreachableSince !== run.unreachableSince || failures !== run.failures) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince, failures }, at: now });
+      }
+    }
+    // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else 502.
+    const timedOut = transportError instanceof undiciErrors.HeadersTimeoutError || transportError instanceof EndpointTimeoutError;
+    const answered: Answer = answer ?? { status: timedOut ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
+    const retried = verdict.kind === 'retry' ? verdict.retried : message.retried;
+    if (verdict.kind === 'delivered') {
+      // A step delivered later than published (a sleep) succeeds now; the others did when published
+      // (committing them again would change nothing but announce them twice).
+      if (message.kind === 'workflow' && run && message.dueAt > message.createdAt) {
+        const step = readSdkStep(spec.body);
+        if (step) changes.push(...deliveredStepChanges(run.id, step, now, message.createdAt));
+      }
+      if (message.callType === 'failureCall' && run) {
+        // A route without failureFunction says so: then there was none to call.
+        const none = answer?.headers['upstash-workflow-failure-callback-notfound'] === 'true';
+        changes.push({ type: 'run', runId: run.id, patch: { failureCall: none ? null : 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      }
+      await this.sendOn(message, verdict, answered, sent, retried, run, config, changes, now);
+      await messages.settle(message.id, owner, { status: 'delivered', unreachableSince: null }, now);
+    } else if (verdict.kind === 'retry') {
+      await messages.settle(message.id, owner, { status: 'pending', dueAt: verdict.at, retried: verdict.retried, unreachableSince: null }, now);
+    } else if (verdict.kind === 'unreachable') {
+      await messages.settle(message.id, owner, { status: 'pending', dueAt: verdict.at, unreachableSince: verdict.since }, now);
+    } else {
+      await this.sendOn(message, verdict, answered, sent, retried, run, config, changes, now);
+      await messages.settle(message.id, owner, { status: 'failed' }, now);
+    }
+    if (changes.length > 0) await context.commit(changes);
+  }
+
+  /** What follows a message's end: a call's callback, a failure's callback and its run's end. */
+  private async sendOn(
+    message: StoredMessage,
+    verdict: Verdict,
+    answer: Answer,
+    requestHeaders: Record<string, string>,
+    retried: number,
+    run: Run | undefined,
+    config: RunConfig | undefined,
+    changes: Change[],
+    now: number,
+  ): Promise<void> {
+    const { context } = this.options;
+    if (message.spec.callback) {
+      // A call's answer, whatever it is, goes to the workflow: the SDK hands non-2xx answers to the code as data.
+      const spec = callbackSpec(context, message, answer, requestHeaders, retried);
+      if (spec) {
+        try {
+          await publishMessages(context, [spec]);
+        } catch (error) {
+          context.logger.error(`the callback of QStash message ${message.id} was not sent: ${describeError(error)}`, { runId: message.runId ?? undefined });
+        }
+      }
+      return;
+    }
+    if (verdict.kind !== 'failed') return;
+    if (message.callType === 'failureCall') {
+      if (run) changes.push({ type: 'run', runId: run.id, patch: { failureCall: 'failed', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      return;
+    }
+    const followUp = message.spec.failureCallback ?? (run ? config?.failureCallback : null) ?? null;
+    if (followUp) {
+      const spec = failureSpec(context, followUp, message, answer, requestHeaders, retried, run);
+      await context.messages.insertMessages([newMessage(context, spec, now)]);
+      context.wake();
+    }
+    if (run && !FINISHED_RUN_STATUSES.has(run.status)) {
+      changes.push(
+        { type: 'steps-closed', runId: run.id, status: 'failed', at: now },
+        { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }) }, at: now },
+      );
+      await context.messages.cancelPending(run.id, now);
+      if (config) await answerInvoker(context, config, { body: verdict.error.message, isFailed: true, isCanceled: false });
+    }
+  }
+
+  private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number): Verdict {
+    const { unreachable } = this.options;
+    const toApp = message.callType !== 'toCallback';
+    // No answer (refused, reset, DNS, timeout: transport.ts's cases) is an outage, as a 502/503/504 is;
+    // a request that could not even be made (undici refusing it) is the message's failure.
+    const outage = answer === undefined ? isUnreachable(transportError) : UNREACHABLE_STATUSES.has(answer.status);
+    if (toApp && outage) {
+      const since = message.unreachableSince ?? now;
+      if (now - since >= unreachable.horizonMs) {
+        return { kind: 'failed', error: { name: 'AppUnreachableError', code: 'APP_UNREACHABLE', message: `${message.spec.destination} has not answered since ${new Date(since).toISOString()}.` } };
+      }
+      const retryAfter = answer?.status === 503 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
+      return { kind: 'unreachable', since, at: now + unreachableDelay(since, now, unreachable, retryAfter) };
+    }
+    if (answer && answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
+    const error: SerializedError = answer ? answerError(message.spec.destination, answer) : { name: 'DeliveryError', message: describeError(transportError) };
+    if (answer?.status === 489 && answer.headers['upstash-nonretryable-error'] === 'true') return { kind: 'failed', error };
+    if (message.retried >= message.spec.retries) return { kind: 'failed', error };
+    const retried = message.retried + 1;
+    const retryAfter = answer?.status === 429 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
+    const delay = retryAfter ?? (message.spec.retryDelay !== null ? parseRetryDelay(message.spec.retryDelay)(retried) : defaultRetryDelayMs(retried));
+    return { kind: 'retry', retried, at: now + Math.round(delay) };
+  }
+
+  private async send(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+    keepBytes: number,
+  ): Promise<{ answer?: Answer; transportError?: unknown }> {
+    const controller = new AbortController();
+    this.aborts.add(controller);
+    const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
+    try {
+      const target = new URL(url);
+      const response = await this.options.dispatcher.request({
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: method === 'GET' || method === 'HEAD' ? undefined : body,
+        signal: controller.signal,
+        // The SDK answers after running the step: the agent's drive timeouts (answer headers within
+        // 30 s) do not fit, the message's own timeout does.
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        const buffer = Buffer.from(chunk as Uint8Array);
+        if (size + buffer.length > keepBytes) {
+          // The rest is not needed: stop reading (the connection is dropped, not drained).
+          chunks.push(buffer.subarray(0, keepBytes - size));
+          size = keepBytes;
+          response.body.destroy();
+          break;
+        }
+        chunks.push(buffer);
+        size += buffer.length;
+      }
+      const answerHeaders: Record<string, string> = {};
+      for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) answerHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+      return { answer: { status: response.statusCode, headers: answerHeaders, body: Buffer.concat(chunks) } };
+    } catch (error) {
+      return { transportError: error };
+    } finally {
+      clearTimeout(timer);
+      this.aborts.delete(controller);
+    }
+  }
+
+  private attemptRecord(
+    runId: string,
+    seq: number,
+    message: StoredMessage,
+    sent: Record<string, string>,
+    body: string,
+    answer: Answer | undefined,
+    transportError: unknown,
+    verdict: Verdict,
+    startedAt: number,
+    now: number,
+  ) {
+    const { credentials } = this.options.context;
+    const limit = this.options.logBodyLimitBytes;
+    const hideBody = message.spec.redact.includes('body');
+    const hideHeaders = message.spec.redact.includes('header');
+    const named = message.spec.redact.filter((part) => /^header\[.+\]$/.test(part)).map((part) => part.slice(7, -1).toLowerCase());
+    let requestHeaders = credentials.redact(sent);
+    if (hideHeaders) requestHeaders = Object.fromEntries(Object.keys(requestHeaders).map((name) => [name, '[redacted]']));
+    for (const name of named) if (name in requestHeaders) requestHeaders[name] = '[redacted]';
+    const outcome = verdict.kind === 'delivered' ? 'done' : verdict.kind === 'retry' ? 'retry' : verdict.kind === 'unreachable' ? 'unreachable' : 'failed';
+    return {
+      runId,
+      seq,
+      startedAt,
+      durationMs: Math.max(0, now - startedAt),
+      requestUrl: `${message.spec.method} ${message.spec.destination}`.replace(/^POST /, ''),
+      requestHeaders,
+      requestBody: hideBody ? '[redacted]' : clip(body, limit),
+      responseStatus: answer?.status ?? null,
+      responseHeaders: answer ? credentials.redact(answer.headers) : null,
+      responseBody: answer ? (hideBody ? '[redacted]' : clip(answer.body.toString('utf8'), limit)) : null,
+      outcome: message.callType === 'failureCall' ? `failure-function ${outcome}` : message.callType === 'toCallback' ? `call ${outcome}` : outcome,
+      error: verdict.kind === 'failed' ? verdict.error : transportError === undefined ? null : { name: 'TransportError', message: describeError(transportError) },
+    };
+  }
+}

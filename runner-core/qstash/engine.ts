@@ -1,0 +1,217 @@
+import { QstashWaits } from './waits-service.js';
+import { WaitTimeouts } from './waits-timeouts.js';
+import { createHmac } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import { encodeValue } from '../../protocol/values.js';
+import type { CallCredentials } from '../call-credentials.js';
+import type { Commit } from '../driver.js';
+import type { EventBus } from '../events.js';
+import type { Logger } from '../logger.js';
+import type { OriginPattern } from '../origins.js';
+import { PostgresStore } from '../store/postgres.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { FINISHED_RUN_STATUSES, type Change, type Store } from '../store/types.js';
+import type { UnreachablePolicy } from '../unreachable.js';
+import type { EngineContext, RunConfig } from './context.js';
+import { answerInvoker } from './invoke.js';
+import { DeliveryWorker } from './delivery.js';
+import { runNotRunning } from './errors.js';
+import { parseMessage, type MessageSpec } from './message-spec.js';
+import type { MessageStore } from './message-store.js';
+import { PostgresMessageStore } from './postgres-messages.js';
+import { publishMessages, type PublishResult } from './publish.js';
+import { SqliteMessageStore } from './sqlite-messages.js';
+import type { UpstashSigningKeys } from './signature.js';
+
+export type { UpstashSigningKeys } from './signature.js';
+
+/**
+ * The runner as QStash for `@upstash/workflow` apps (issue 14): messages published to `/v2/…` are
+ * stored, delivered signed, retried, and followed by their callbacks (`DeliveryWorker`); a
+ * workflow's run is a first-class run of the store (`runs`, `steps`, `attempts`, events) that only
+ * this engine drives. Built by the `Runner` when its store is SQLite or PostgreSQL.
+ */
+
+export interface QStashEngineOptions {
+  store: Store;
+  commit: Commit;
+  events: EventBus;
+  credentials: CallCredentials;
+  allowedOrigins: readonly OriginPattern[];
+  dispatcher: Dispatcher;
+  owner: string;
+  now: () => number;
+  logger: Logger;
+  leaseMs: number;
+  pollMs: number;
+  concurrency: number;
+  unreachable: UnreachablePolicy;
+  inlineLimitBytes: number;
+  logBodyLimitBytes: number;
+  /** Largest call answer kept for its callback. @default 1 MiB (the API's body limit) */
+  maxMessageBytes?: number;
+  /** How long a delivery without `Upstash-Timeout` waits for its answer. @default 15 minutes */
+  timeoutMs?: number;
+  /** The runner's first token: the default signing keys derive from it (stable across restarts). */
+  token: string;
+  signingKeys?: UpstashSigningKeys;
+  exclusive: boolean;
+}
+
+/** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * Signing keys when none are configured: derived from the runner's token, so they stay the same
+ * across restarts and an app configured once keeps verifying. `sig_` like QStash's own.
+ */
+export function defaultSigningKeys(token: string): UpstashSigningKeys {
+  const derive = (label: string): string => `sig_${createHmac('sha256', token).update(`wfkit upstash signing key ${label}`).digest('base64url').slice(0, 32)}`;
+  return { current: derive('current'), next: derive('next') };
+}
+
+/** The message store of the runner's own database; undefined for a store of another kind (a test's fake). */
+export function messageStoreFor(store: Store): MessageStore | undefined {
+  try {
+    if (store instanceof SqliteStore) return new SqliteMessageStore(store.database);
+    if (store instanceof PostgresStore) return new PostgresMessageStore(store.sql);
+  } catch {
+    // A proxy around a store (fault injection in tests) cannot reach its private connection.
+  }
+  return undefined;
+}
+
+/** One entry of a run's list as the SDK reads it (`GET /v2/workflows/runs/:id`, delivery bodies). */
+export interface RawStep {
+  messageId: string;
+  body: string;
+  callType: string;
+}
+
+export class QStashEngine {
+  readonly signingKeys: UpstashSigningKeys;
+  readonly context: EngineContext;
+  /** `waitForEvent` and `notify` (waits-service.ts): the `/v2` routes, `wf notify` and the timeouts share it. */
+  readonly waits: QstashWaits;
+  private readonly waitTimeouts: WaitTimeouts;
+  private readonly worker: DeliveryWorker;
+  private readonly exclusive: boolean;
+
+  constructor(options: QStashEngineOptions, messages: MessageStore) {
+    this.signingKeys = options.signingKeys ?? defaultSigningKeys(options.token);
+    this.exclusive = options.exclusive;
+    this.context = {
+      store: options.store,
+      messages,
+      commit: options.commit,
+      events: options.events,
+      credentials: options.credentials,
+      allowedOrigins: options.allowedOrigins,
+      now: options.now,
+      logger: options.logger,
+      wake: () => this.worker.wake(),
+    };
+    this.worker = new DeliveryWorker({
+      context: this.context,
+      owner: options.owner,
+      dispatcher: options.dispatcher,
+      signingKeys: this.signingKeys,
+      concurrency: options.concurrency,
+      leaseMs: options.leaseMs,
+      pollMs: options.pollMs,
+      unreachable: options.unreachable,
+      inlineLimitBytes: options.inlineLimitBytes,
+      logBodyLimitBytes: options.logBodyLimitBytes,
+      // A call's answer becomes a callback message: no larger than a message the API accepts.
+      maxResponseBytes: options.maxMessageBytes ?? 1024 * 1024,
+      timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+    });
+    this.waits = new QstashWaits({ store: options.store, engine: this, commit: options.commit, logger: options.logger, now: options.now, redactNames: options.credentials.names });
+    this.waitTimeouts = new WaitTimeouts({ store: options.store, waits: this.waits, logger: options.logger, now: options.now, leaseMs: options.leaseMs, pollMs: options.pollMs });
+  }
+
+  async start(): Promise<void> {
+    if (this.exclusive) await this.context.messages.releaseAll();
+    this.worker.start();
+    this.waitTimeouts.start();
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    await Promise.all([this.worker.stop(graceMs), this.waitTimeouts.stop()]);
+  }
+
+  wake(): void {
+    this.worker.wake();
+  }
+
+  /** Stores published messages (one publish, or a batch in order). See publish.ts. */
+  publish(specs: readonly MessageSpec[]): Promise<PublishResult[]> {
+    return publishMessages(this.context, specs);
+  }
+
+  /**
+   * The run's list, as the SDK fetches it when a delivery came without a body: every message of
+   * the run, its first (the payload) first. Undefined when there is no such QStash run or it
+   * finished (the SDK takes the 404 as "the run ended").
+   */
+  async runSteps(runId: string): Promise<RawStep[] | undefined> {
+    const run = await this.context.store.getRun(runId);
+    if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) return undefined;
+    const list = await this.context.messages.runMessages(runId);
+    return list.map((m) => ({ messageId: m.id, body: Buffer.from(m.body).toString('base64'), callType: m.callType ?? 'step' }));
+  }
+
+  /**
+   * `DELETE /v2/workflows/runs/:id`: the SDK's end of a run, `completed` with its result (the
+   * body, JSON) or `cancelled` (`context.cancel()`, `Client.cancel`). Its pending messages are dropped.
+   */
+  async finishRun(runId: string, cancel: boolean, body: string): Promise<void> {
+    const { store, messages, now: clock, commit } = this.context;
+    const run = await store.getRun(runId);
+    if (!run || run.protocol !== 'upstash') throw runNotRunning(runId, undefined);
+    if (FINISHED_RUN_STATUSES.has(run.status)) return;
+    const now = clock();
+    const changes: Change[] = cancel
+      ? [
+          { type: 'steps-closed', runId, status: 'cancelled', at: now },
+          { type: 'run', runId, patch: { status: 'cancelled', finishedAt: now, nextAt: null }, at: now },
+        ]
+      : [{ type: 'run', runId, patch: { status: 'completed', finishedAt: now, output: resultOutput(body), unreachableSince: null }, at: now }];
+    await commit(changes);
+    await messages.cancelPending(runId, now);
+    const config = await messages.runConfig(runId);
+    if (config !== undefined) {
+      await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body: cancel ? undefined : body, isFailed: false, isCanceled: cancel });
+    }
+  }
+
+  /**
+   * For the wait/notify endpoints (Q2): appends `step` (the SDK's step JSON) to the run's list and
+   * delivers it to the workflow, after `delayMs`. Throws `ApiError` 400 when the run is not running.
+   */
+  async appendRunStep(runId: string, step: string, options: { delayMs?: number; headers?: Record<string, string> } = {}): Promise<string> {
+    const run = await this.context.store.getRun(runId);
+    if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(runId, run?.status);
+    const headers: Record<string, string> = {
+      'upstash-workflow-runid': runId,
+      'upstash-workflow-init': 'false',
+      'upstash-workflow-url': run.url,
+      'upstash-forward-upstash-workflow-sdk-version': '1',
+      'content-type': 'application/json',
+      ...(options.delayMs !== undefined && { 'upstash-delay': `${Math.max(0, Math.round(options.delayMs))}ms` }),
+      ...options.headers,
+    };
+    const [result] = await this.publish([parseMessage(run.url, headers, step)]);
+    return result!.messageId;
+  }
+}
+
+/** The run's result as stored: the DELETE's body is the workflow's return value as JSON (empty for undefined). */
+function resultOutput(body: string): string | null {
+  if (body === '' || body === 'undefined') return null;
+  let value: unknown = body;
+  try {
+    value = JSON.parse(body);
+  } catch {}
+  return encodeValue(value, 'the workflow') ?? null;
+}

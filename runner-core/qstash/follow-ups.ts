@@ -1,0 +1,78 @@
+import type { Run } from '../store/types.js';
+import { openHeaders, type EngineContext, type StoredFollowUp } from './context.js';
+import { parseMessage, type MessageSpec } from './message-spec.js';
+import type { StoredMessage } from './message-store.js';
+
+/**
+ * The messages a delivery's end sends on: the answer of a call to its callback (`context.call`:
+ * `Upstash-Callback`), a message that failed for good to its failure callback (a workflow's
+ * `failureFunction`: `Upstash-Failure-Callback`). Their bodies are QStash's, as the SDK parses them:
+ * `{status, header, body (base64), retried, maxRetries, sourceMessageId, url, method, sourceHeader,
+ * sourceBody (base64)…}`, and for a workflow's failure also `workflowRunId`, `workflowCreatedAt`.
+ */
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+const base64 = (value: string | Buffer): string => Buffer.from(value).toString('base64');
+
+/** Response headers as QStash reports them: every value a list. */
+function headerLists(headers: Record<string, string>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
+}
+
+function sourceFields(context: EngineContext, message: StoredMessage, answer: Answer, requestHeaders: Record<string, string>, retried: number) {
+  // The request's credentials stay out of the follow-up's body: it is stored and logged as it is.
+  const { 'upstash-signature': _signature, ...sent } = context.credentials.redact(requestHeaders);
+  return {
+    status: answer.status,
+    header: headerLists(answer.headers),
+    body: base64(answer.body),
+    retried,
+    maxRetries: message.spec.retries,
+    sourceMessageId: message.id,
+    url: message.spec.destination,
+    method: message.spec.method,
+    sourceHeader: headerLists(sent),
+    sourceBody: base64(message.spec.body),
+    topicName: '',
+    endpointName: '',
+    createdAt: message.createdAt,
+  };
+}
+
+/** The follow-up message `followUp` describes, with `body`; its headers opened, to be stored (and sealed) again. */
+function followUpSpec(context: EngineContext, followUp: StoredFollowUp, body: string): MessageSpec {
+  const headers = openHeaders(context.credentials, 'POST', followUp.url, followUp.headers, followUp.sealed);
+  return parseMessage(followUp.url, headers, body);
+}
+
+/** The callback of a call that ended (answered, or failed for good). */
+export function callbackSpec(context: EngineContext, message: StoredMessage, answer: Answer, requestHeaders: Record<string, string>, retried: number): MessageSpec | undefined {
+  const callback = message.spec.callback;
+  if (!callback) return undefined;
+  return followUpSpec(context, callback, JSON.stringify(sourceFields(context, message, answer, requestHeaders, retried)));
+}
+
+/**
+ * The failure callback of a message that failed for good: the message's own, else (a step of a
+ * workflow run) the run's, which its first message named.
+ */
+export function failureSpec(
+  context: EngineContext,
+  followUp: StoredFollowUp,
+  message: StoredMessage,
+  answer: Answer,
+  requestHeaders: Record<string, string>,
+  retried: number,
+  run: Run | undefined,
+): MessageSpec {
+  const fields = sourceFields(context, message, answer, requestHeaders, retried);
+  const body = run
+    ? { ...fields, sourceBody: base64(run.body), workflowRunId: run.id, workflowCreatedAt: run.createdAt, workflowUrl: run.url }
+    : fields;
+  return followUpSpec(context, followUp, JSON.stringify(body));
+}

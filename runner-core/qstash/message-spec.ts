@@ -1,0 +1,193 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
+import { parseCount, parseDuration, parseRetryDelay, QStashHeaderError } from './durations.js';
+
+/**
+ * One message as `@upstash/qstash` publishes it (`POST /v2/publish/<url>`, one entry of
+ * `POST /v2/batch`), read from its `Upstash-*` headers: where it goes and with which headers, when,
+ * how often it is retried, and what follows it (a callback with the answer, a failure callback).
+ * Every `Upstash-*` header the runner does not know is refused, naming it: QStash features this
+ * runner lacks must not pass silently.
+ */
+
+/** A message to send later (a callback, a failure callback): its URL and its own `Upstash-*` headers. */
+export interface FollowUp {
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface WorkflowInfo {
+  runId: string;
+  /** `Upstash-Workflow-Init: true`: the message that starts the run (its body is the run's payload). */
+  init: boolean;
+  url: string | undefined;
+  /** `Upstash-Workflow-CallType`: `step` unless said otherwise (`toCallback`, `fromCallback`, `failureCall`). */
+  callType: string;
+}
+
+export interface MessageSpec {
+  destination: string;
+  method: string;
+  body: string;
+  /** What the destination receives besides what the runner adds (`Upstash-Message-Id`, `-Retried`, `-Signature`). */
+  deliverHeaders: Record<string, string>;
+  /** The `Upstash-Forward-*` headers alone, unprefixed: a run's first message gives them to all its deliveries. */
+  forwarded: Record<string, string>;
+  /** Earliest delivery, ms after publishing (`Upstash-Delay`), or at (`Upstash-Not-Before`, epoch ms). */
+  delayMs: number;
+  notBefore: number | undefined;
+  retries: number | undefined;
+  retryDelay: string | undefined;
+  timeoutMs: number | undefined;
+  callback: FollowUp | undefined;
+  failureCallback: FollowUp | undefined;
+  workflow: WorkflowInfo | undefined;
+  label: string | undefined;
+  /** `Upstash-Flow-Control-Key` and `-Value` (`parallelism=2, rate=10, period=1m`). */
+  flowControl: FlowControl | undefined;
+  deduplicationId: string | undefined;
+  contentBasedDeduplication: boolean;
+  /** `Upstash-Redact-Fields`: `body`, `header`, `header[name]`: what the attempt log leaves out. */
+  redact: string[];
+}
+
+/** QStash's own limit on retries (plans allow up to a few dozen). */
+export const MAX_RETRIES = 100;
+
+/** The run ids the runner stores (`UPSTASH_RUN_ID_PATTERN` in ids.ts): what the SDK makes, and safe in paths. */
+const RUN_ID = /^wfr_[A-Za-z0-9_-]{1,128}$/;
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Visible characters, spaces and tabs (and obs-text): no CR, LF or NUL.
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+
+/** `Upstash-*` headers (lower case) that are read, or deliberately dropped (telemetry, feature sets). */
+const KNOWN = new Set([
+  'upstash-method', 'upstash-delay', 'upstash-not-before', 'upstash-retries', 'upstash-retry-delay', 'upstash-timeout',
+  'upstash-callback', 'upstash-failure-callback', 'upstash-label', 'upstash-feature-set', 'upstash-flow-control-key',
+  'upstash-flow-control-value', 'upstash-deduplication-id', 'upstash-content-based-deduplication', 'upstash-redact-fields',
+]);
+const PASS_PREFIXES = ['upstash-forward-', 'upstash-workflow-', 'upstash-telemetry-', 'upstash-callback-', 'upstash-failure-callback-'];
+
+/** `parallelism=2, rate=10, period=1m` (any order, any subset with a limit) for `key`. */
+export function parseFlowControlValue(key: string, value: string): FlowControl {
+  const header = 'Upstash-Flow-Control-Value';
+  if (key.trim() === '' || key.length > 256) throw new QStashHeaderError('upstash-flow-control-key', `Expected Upstash-Flow-Control-Key to be 1 to 256 characters, got "${key.slice(0, 300)}".`);
+  const out: FlowControl = { key };
+  for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const match = /^(parallelism|rate|period)=(.+)$/.exec(part);
+    if (!match) throw new QStashHeaderError(header, `Expected ${header} to be parts like parallelism=2, rate=10, period=1m, got "${part}".`);
+    const [, name, text] = match;
+    if (name === 'period') out.periodMs = parseDuration(header, text!);
+    else out[name as 'parallelism' | 'rate'] = parseCount(header, text!, 1_000_000);
+  }
+  if ((out.parallelism ?? 0) < 1 && (out.rate ?? 0) < 1) throw new QStashHeaderError(header, `Expected ${header} to set parallelism or rate (at least 1), got "${value}".`);
+  if (out.periodMs !== undefined && out.periodMs < 1) throw new QStashHeaderError(header, `Expected the period in ${header} to be positive, got "${value}".`);
+  return out;
+}
+
+/** The headers of the message `prefix` describes (`Upstash-Callback-X` → `Upstash-X`). */
+function subHeaders(headers: Record<string, string>, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(prefix)) out[`upstash-${name.slice(prefix.length)}`] = value;
+  }
+  return out;
+}
+
+function checkUrl(header: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new QStashHeaderError(header, `Expected ${header} to be an absolute http(s) URL, got "${value}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new QStashHeaderError(header, `Expected ${header} to be an http(s) URL, got "${value}".`);
+  return value;
+}
+
+/** Lower-cased copy: HTTP header names are case-insensitive and the SDK spells some two ways (`Runid`, `RunId`). */
+export function lowerHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+/**
+ * Reads one message. `headers` are the publish request's (or the batch entry's), any case; headers
+ * that are neither `Upstash-*` nor `Content-Type` (the request's own `Authorization`, `Host`…) are
+ * not the message's and are ignored, as QStash does. Throws `QStashHeaderError`.
+ */
+export function parseMessage(destination: string, rawHeaders: Record<string, string>, body: string): MessageSpec {
+  const headers = lowerHeaders(rawHeaders);
+  for (const name of Object.keys(headers)) {
+    if (!name.startsWith('upstash-') || KNOWN.has(name) || PASS_PREFIXES.some((p) => name.startsWith(p))) continue;
+    throw new QStashHeaderError(name, `The runner does not support the QStash header ${name} (it serves the part of QStash that @upstash/workflow uses).`);
+  }
+  checkUrl('the destination', destination);
+  const method = (headers['upstash-method'] ?? 'POST').toUpperCase();
+  if (!METHODS.has(method)) throw new QStashHeaderError('upstash-method', `Expected Upstash-Method to be one of ${[...METHODS].join(', ')}, got "${headers['upstash-method']}".`);
+
+  const deliverHeaders: Record<string, string> = {};
+  const forwarded: Record<string, string> = {};
+  if (headers['content-type'] !== undefined) deliverHeaders['content-type'] = headers['content-type'];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith('upstash-forward-')) deliverHeaders[name.slice('upstash-forward-'.length)] = forwarded[name.slice('upstash-forward-'.length)] = value;
+    else if (name.startsWith('upstash-workflow-')) deliverHeaders[name] = value;
+  }
+  if (headers['upstash-label'] !== undefined) deliverHeaders['upstash-label'] = headers['upstash-label'];
+  for (const [name, value] of Object.entries(deliverHeaders)) {
+    // Checked now: a header the runner could not send would otherwise fail every delivery.
+    if (!HEADER_NAME.test(name)) throw new QStashHeaderError(name, `Expected a forwarded header name to be an HTTP token, got "${name.slice(0, 100)}".`);
+    if (!HEADER_VALUE.test(value)) throw new QStashHeaderError(name, `Expected the value of forwarded header ${name} to hold no control characters (CR, LF, NUL…).`);
+  }
+
+  const read = <T>(name: string, parse: (value: string) => T): T | undefined => (headers[name] === undefined ? undefined : parse(headers[name]));
+  const retryDelay = read('upstash-retry-delay', (value) => (parseRetryDelay(value), value));
+  const followUp = (name: string): FollowUp | undefined => {
+    const url = headers[name];
+    if (url === undefined) return undefined;
+    const sub = subHeaders(headers, `${name}-`);
+    // Validated now, so a bad callback header is the publish's 400, not a lost callback later.
+    parseMessage(checkUrl(name, url), sub, '');
+    return { url, headers: sub };
+  };
+  const runId = headers['upstash-workflow-runid'];
+  if (runId !== undefined && !RUN_ID.test(runId)) {
+    throw new QStashHeaderError('upstash-workflow-runid', `Expected Upstash-Workflow-RunId to be wfr_ followed by at most 128 letters, digits, _ or -, got "${runId.slice(0, 200)}".`);
+  }
+  const flowKey = headers['upstash-flow-control-key'];
+  const flowValue = headers['upstash-flow-control-value'];
+  if ((flowKey === undefined) !== (flowValue === undefined)) {
+    throw new QStashHeaderError('upstash-flow-control-key', 'Expected Upstash-Flow-Control-Key and Upstash-Flow-Control-Value together, got only one of them.');
+  }
+  return {
+    destination,
+    method,
+    body,
+    deliverHeaders,
+    forwarded,
+    delayMs: read('upstash-delay', (value) => parseDuration('Upstash-Delay', value)) ?? 0,
+    notBefore: read('upstash-not-before', (value) => parseCount('Upstash-Not-Before', value, 253_402_300_799) * 1_000),
+    retries: read('upstash-retries', (value) => parseCount('Upstash-Retries', value, MAX_RETRIES)),
+    retryDelay,
+    timeoutMs: read('upstash-timeout', (value) => parseDuration('Upstash-Timeout', value)),
+    callback: followUp('upstash-callback'),
+    failureCallback: followUp('upstash-failure-callback'),
+    workflow:
+      runId === undefined
+        ? undefined
+        : {
+            runId,
+            init: headers['upstash-workflow-init'] === 'true',
+            url: headers['upstash-workflow-url'],
+            callType: headers['upstash-workflow-calltype'] ?? 'step',
+          },
+    label: headers['upstash-label'],
+    flowControl: flowKey !== undefined && flowValue !== undefined ? parseFlowControlValue(flowKey, flowValue) : undefined,
+    deduplicationId: headers['upstash-deduplication-id'],
+    contentBasedDeduplication: headers['upstash-content-based-deduplication'] === 'true',
+    redact: (headers['upstash-redact-fields'] ?? '').split(',').map((part) => part.trim()).filter((part) => part !== ''),
+  };
+}

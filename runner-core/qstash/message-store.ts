@@ -1,0 +1,112 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
+
+/**
+ * Where QStash-protocol runs and messages live: the same database as the runner's `Store` (SQLite
+ * file or PostgreSQL schema), tables of their own (`qstash_runs`, `qstash_messages`). The run's
+ * row in `runs`, its steps and attempts are written through `Store.apply` like native ones; this
+ * store holds what only the QStash protocol needs. Messages are claimed with leases, so several
+ * runners on one PostgreSQL database deliver each message once at a time.
+ */
+
+/** A message as stored: what `delivery.ts` sends (credential header values sealed, see `sealed.ts`). */
+export interface StoredSpec {
+  destination: string;
+  method: string;
+  body: string;
+  /** What the destination receives; credential values are `[redacted]` here, the real ones in `sealed`. */
+  headers: Record<string, string>;
+  sealed?: string;
+  retries: number;
+  retryDelay: string | null;
+  timeoutMs: number | null;
+  callback: { url: string; headers: Record<string, string>; sealed?: string } | null;
+  failureCallback: { url: string; headers: Record<string, string>; sealed?: string } | null;
+  redact: string[];
+}
+
+export type MessageStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+export interface NewMessage {
+  id: string;
+  runId: string | null;
+  /** A run message's `Upstash-Workflow-CallType` (`step`, `toCallback`, `fromCallback`, `failureCall`). */
+  callType: string | null;
+  /** `workflow`: the body sent is the run's messages (the SDK's steps); `plain`: the message's own body. */
+  kind: 'workflow' | 'plain';
+  spec: StoredSpec;
+  dueAt: number;
+  dedupKey: string | null;
+  /** Its key's limits hold its deliveries back (parallelism: in flight at once; rate: started per period). */
+  flow: FlowControl | null;
+  now: number;
+}
+
+export interface StoredMessage {
+  id: string;
+  seq: number;
+  runId: string | null;
+  callType: string | null;
+  kind: 'workflow' | 'plain';
+  spec: StoredSpec;
+  status: MessageStatus;
+  dueAt: number;
+  retried: number;
+  unreachableSince: number | null;
+  createdAt: number;
+}
+
+/** One entry of a run's message list, as the SDK reads it. */
+export interface RunMessage {
+  id: string;
+  seq: number;
+  callType: string | null;
+  body: string;
+  status: MessageStatus;
+  retried: number;
+  createdAt: number;
+}
+
+/** A QStash-protocol run's first row: inserted with its config and its first message in one transaction. */
+export interface NewUpstashRun {
+  id: string;
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  retries: number;
+  retryDelayMs: number;
+  config: string;
+  now: number;
+}
+
+/** What a claim found and what settling it changes. */
+export interface MessagePatch {
+  status: MessageStatus;
+  dueAt?: number;
+  retried?: number;
+  unreachableSince?: number | null;
+}
+
+export interface MessageStore {
+  /** Inserts the run (status `running`, `protocol` 'upstash'), its config and its first message; false when the run id exists. */
+  createRun(run: NewUpstashRun, first: NewMessage): Promise<boolean>;
+  /** The run's config (JSON), or undefined for a run the QStash API did not start. */
+  runConfig(runId: string): Promise<string | undefined>;
+  /** Inserts messages in one transaction; a repeated deduplication key answers the existing message's id. */
+  insertMessages(messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]>;
+  /** Leases up to `limit` pending messages due at `now`, oldest due first; two claimers never get the same one. */
+  claimDue(options: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]>;
+  /** Extends the leases `owner` holds. */
+  renew(ids: readonly string[], owner: string, until: number): Promise<void>;
+  /** Settles a claimed message and gives its lease back; false (nothing changed) when `owner` lost the lease. */
+  settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean>;
+  /** Every message of the run, in order: the list deliveries carry (up to their own) and lazy fetches read. */
+  runMessages(runId: string): Promise<RunMessage[]>;
+  /** Cancels the run's pending messages (the run finished); how many. */
+  cancelPending(runId: string, now: number): Promise<number>;
+  /** The next attempt number of a run (its `attempts` counter, raised by one). */
+  nextAttemptSeq(runId: string, now: number): Promise<number>;
+  /** When the next pending message becomes due (or its lease ends), for the worker's timer. */
+  nextDueAt(): Promise<number | null>;
+  /** Drops the leases a killed predecessor left (SQLite under `wf dev` only, like `Store.releaseAll`). */
+  releaseAll(): Promise<void>;
+}

@@ -1,0 +1,223 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { OriginNotAllowedError } from '../errors.js';
+import { originAllowed } from '../origins.js';
+import { DEFAULT_RETRIES } from '../retry.js';
+import { FINISHED_RUN_STATUSES, type Change } from '../store/types.js';
+import { sealHeaders, type EngineContext, type RunConfig, type StoredFollowUp } from './context.js';
+import { runNotRunning } from './errors.js';
+import type { FollowUp, MessageSpec } from './message-spec.js';
+import type { NewMessage, StoredSpec } from './message-store.js';
+import { invokeStepChanges, readInvokeRequest } from './invoke.js';
+import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk-steps.js';
+
+/**
+ * Accepting published messages (`/v2/publish`, `/v2/batch`): a run's first message creates the run,
+ * its later ones join the run's message list (and its steps show up as rows), any other message is
+ * queued for delivery. Everything is stored before the publish is answered: the SDK goes on only
+ * after QStash said yes, and so a message the runner acknowledged is never lost.
+ */
+
+export interface PublishResult {
+  messageId: string;
+  url: string;
+  deduplicated?: boolean;
+}
+
+/** QStash message ids look like `msg_…`. */
+export function newMessageId(): string {
+  return `msg_${randomBytes(16).toString('base64url')}`;
+}
+
+/** The default backoff of a run whose first message names none: QStash's own (see durations.ts). */
+const DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW = 12_000;
+
+/** What a run's later messages take from the run when they say nothing. */
+type RunDefaults = Pick<RunConfig, 'retries' | 'retryDelay' | 'flowControl'>;
+
+function checkOrigin(context: EngineContext, url: string): void {
+  if (!originAllowed(url, context.allowedOrigins)) throw new OriginNotAllowedError(url, context.allowedOrigins.map((p) => p.text));
+}
+
+function storedFollowUp(context: EngineContext, followUp: FollowUp | undefined): StoredFollowUp | null {
+  if (!followUp) return null;
+  checkOrigin(context, followUp.url);
+  const sealed = sealHeaders(context.credentials, 'POST', followUp.url, followUp.headers);
+  return { url: followUp.url, ...sealed };
+}
+
+/** The message as stored; `runDefaults` fills what a run's later messages leave to the run (retries, backoff). */
+export function storedSpec(context: EngineContext, spec: MessageSpec, runDefaults?: RunDefaults): StoredSpec {
+  const sealed = sealHeaders(context.credentials, spec.method, spec.destination, spec.deliverHeaders);
+  return {
+    destination: spec.destination,
+    method: spec.method,
+    body: spec.body,
+    ...sealed,
+    retries: spec.retries ?? runDefaults?.retries ?? DEFAULT_RETRIES,
+    retryDelay: spec.retryDelay ?? runDefaults?.retryDelay ?? null,
+    timeoutMs: spec.timeoutMs ?? null,
+    callback: storedFollowUp(context, spec.callback),
+    failureCallback: storedFollowUp(context, spec.failureCallback),
+    redact: spec.redact,
+  };
+}
+
+function dedupKey(spec: MessageSpec): string | null {
+  if (spec.deduplicationId !== undefined) return `id:${spec.deduplicationId}`;
+  if (!spec.contentBasedDeduplication) return null;
+  const content = JSON.stringify([spec.destination, spec.method, spec.body, Object.entries(spec.deliverHeaders).sort()]);
+  return `content:${createHash('sha256').update(content).digest('base64url')}`;
+}
+
+/** The message row of `spec` (not yet inserted). */
+export function newMessage(context: EngineContext, spec: MessageSpec, now: number, runDefaults?: RunDefaults): NewMessage {
+  const workflow = spec.workflow;
+  const callType = workflow ? workflow.callType : null;
+  return {
+    id: newMessageId(),
+    runId: workflow?.runId ?? null,
+    callType,
+    // A step goes to the workflow with the run's whole list; a call, callback or failure call with its own body.
+    kind: callType === 'step' ? 'workflow' : 'plain',
+    spec: storedSpec(context, spec, runDefaults),
+    dueAt: spec.notBefore ?? now + spec.delayMs,
+    dedupKey: dedupKey(spec),
+    // A run's steps go under the run's flow control; a call under its own.
+    flow: spec.flowControl ?? (callType === 'step' ? runDefaults?.flowControl : null) ?? null,
+    now,
+  };
+}
+
+/**
+ * The failure callback of a run whose first message named none: its workflow URL, with the headers
+ * the SDK would have sent (`Client.trigger` names the workflow URL itself). QStash calls a failed
+ * workflow's endpoint whatever its first message said; a route without `failureFunction` answers
+ * `Upstash-Workflow-Failure-Callback-Notfound` and that is the end of it.
+ */
+function defaultFailureCallback(runId: string, url: string, forwarded: Record<string, string>): FollowUp {
+  const headers: Record<string, string> = {
+    'upstash-forward-upstash-workflow-is-failure': 'true',
+    'upstash-forward-upstash-workflow-failure-callback': 'true',
+    'upstash-workflow-runid': runId,
+    'upstash-workflow-init': 'false',
+    'upstash-workflow-url': url,
+    'upstash-workflow-calltype': 'failureCall',
+  };
+  for (const [name, value] of Object.entries(forwarded)) headers[`upstash-forward-${name}`] ??= value;
+  return { url, headers };
+}
+
+/** Creates the run of a first message (`Upstash-Workflow-Init: true`); an existing run id is a duplicate. */
+async function startRun(context: EngineContext, spec: MessageSpec, now: number): Promise<PublishResult> {
+  const workflow = spec.workflow!;
+  checkOrigin(context, spec.destination);
+  const failureCallback = storedFollowUp(context, spec.failureCallback ?? defaultFailureCallback(workflow.runId, workflow.url ?? spec.destination, spec.forwarded));
+  const forwarded = sealHeaders(context.credentials, 'POST', spec.destination, spec.forwarded);
+  // context.invoke: the body wraps the child's payload and names the invoker (invoke.ts).
+  const invoke = spec.deliverHeaders['upstash-workflow-invoke'] === 'true' ? readInvokeRequest(context, spec.body) : undefined;
+  if (invoke) spec = { ...spec, body: invoke.payload };
+  const config: RunConfig = {
+    forwarded: forwarded.headers,
+    ...(forwarded.sealed !== undefined && { sealed: forwarded.sealed }),
+    retries: spec.retries ?? DEFAULT_RETRIES,
+    retryDelay: spec.retryDelay ?? null,
+    failureCallback,
+    label: spec.label ?? null,
+    flowControl: spec.flowControl ?? null,
+    ...(invoke && { invoker: invoke.invoker }),
+  };
+  // The first message itself is a step of the list (the payload), delivered like the others.
+  const first = newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config);
+  const created = await context.messages.createRun(
+    {
+      id: workflow.runId,
+      url: workflow.url ?? spec.destination,
+      body: spec.body,
+      headers: context.credentials.redact(spec.forwarded),
+      retries: config.retries,
+      retryDelayMs: DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW,
+      config: JSON.stringify(config),
+      now,
+    },
+    first,
+  );
+  if (!created) {
+    const existing = await context.store.getRun(workflow.runId);
+    if (existing?.protocol !== 'upstash') throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
+    return { messageId: workflow.runId, url: spec.destination, deduplicated: true };
+  }
+  const run = await context.store.getRun(workflow.runId);
+  if (run) context.events.emit({ type: 'run', run });
+  if (invoke) await context.commit(invokeStepChanges(invoke.invoker, now));
+  return { messageId: first.id, url: spec.destination };
+}
+
+/** A call the workflow asked for (`context.call`): its row shows the request, redacted, until the answer comes. */
+function callStepChanges(runId: string, spec: MessageSpec, stored: StoredSpec, now: number): Change[] {
+  const headers = spec.callback?.headers ?? {};
+  const index = Number(headers['upstash-forward-upstash-workflow-stepid']);
+  const name = headers['upstash-forward-upstash-workflow-stepname'];
+  if (!Number.isInteger(index) || index <= 0 || name === undefined) return [];
+  const request = { url: spec.destination, method: spec.method, headers: stored.headers, body: spec.body };
+  return [{ type: 'step-suspended', runId, index, name, kind: stepKind(headers['upstash-forward-upstash-workflow-steptype'] ?? 'Call'), group: null, until: null, eventId: null, request, at: now }];
+}
+
+/** A plan step's group: the first target of the plan steps of its run in the same batch (one `Promise.all`). */
+function parallelGroup(specs: readonly MessageSpec[], runId: string, step: SdkStep): number | null {
+  if (step.stepId !== 0 || (step.concurrent ?? 1) <= 1) return null;
+  let first = step.targetStep ?? null;
+  for (const other of specs) {
+    if (other.workflow?.runId !== runId) continue;
+    const plan = readSdkStep(other.body);
+    if (plan?.stepId === 0 && plan.targetStep !== undefined && (first === null || plan.targetStep < first)) first = plan.targetStep;
+  }
+  return first;
+}
+
+/**
+ * Stores every message of one publish or batch (in order), creating runs for first messages.
+ * Throws `ApiError` 400 for a run that is not running, `OriginNotAllowedError` for a destination
+ * (or callback) outside the allowed origins; nothing of the batch after the refused one is stored.
+ */
+export async function publishMessages(context: EngineContext, specs: readonly MessageSpec[]): Promise<PublishResult[]> {
+  const now = context.now();
+  const results: (PublishResult | undefined)[] = [];
+  const pending: { index: number; message: NewMessage; url: string }[] = [];
+  const changes: Change[] = [];
+  const configs = new Map<string, RunConfig>();
+  for (const [index, spec] of specs.entries()) {
+    const workflow = spec.workflow;
+    if (workflow?.init) {
+      results[index] = await startRun(context, spec, now);
+      continue;
+    }
+    // A call goes wherever the workflow's code asked (as a native context.call); everything else to allowed origins.
+    if (workflow?.callType !== 'toCallback') checkOrigin(context, spec.destination);
+    let defaults: RunConfig | undefined;
+    if (workflow) {
+      const run = await context.store.getRun(workflow.runId);
+      if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(workflow.runId, run ? run.status : undefined);
+      defaults = configs.get(workflow.runId);
+      if (!defaults) {
+        const text = await context.messages.runConfig(workflow.runId);
+        defaults = text === undefined ? undefined : (JSON.parse(text) as RunConfig);
+        if (defaults) configs.set(workflow.runId, defaults);
+      }
+    }
+    const message = newMessage(context, spec, now, defaults);
+    pending.push({ index, message, url: spec.destination });
+    if (workflow && message.kind === 'workflow') {
+      const step = readSdkStep(spec.body);
+      if (step) changes.push(...publishedStepChanges(workflow.runId, step, now, message.dueAt, parallelGroup(specs, workflow.runId, step)));
+    }
+    if (workflow?.callType === 'toCallback') changes.push(...callStepChanges(workflow.runId, spec, message.spec, now));
+  }
+  const inserted = await context.messages.insertMessages(pending.map((p) => p.message));
+  pending.forEach((p, i) => {
+    const result = inserted[i]!;
+    results[p.index] = { messageId: result.id, url: p.url, ...(result.deduplicated && { deduplicated: true }) };
+  });
+  if (changes.length > 0) await context.commit(changes);
+  context.wake();
+  return results as PublishResult[];
+}

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@upstash/workflow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UpstashApp } from './upstash-app.js';
+import { stepOutputs, until, waitForRunView, type RunView } from './runner-api.js';
+
+/**
+ * Every feature of the Upstash proof, run by the real `@upstash/workflow` SDK (the app's `serve` and
+ * the `Client` a user's script makes) against one wfkit runner. Each case asserts both sides: the
+ * app's counters (every step body ran exactly once) and the runner's own API (the run, its steps,
+ * their names and outputs). The suites (`wf start`, `wf dev`) only differ in how they start the runner.
+ */
+
+export interface UpstashHarness {
+  runnerUrl: string;
+  /** One of the runner's tokens, the app's QSTASH_TOKEN. */
+  token: string;
+  /** The app with the runner's signing keys (it verifies every delivery). */
+  app: UpstashApp;
+  /** The same app without signing keys, as Upstash's local-development docs run it: direct POSTs are allowed. */
+  openApp?: UpstashApp;
+}
+
+interface Echo {
+  url: string;
+  requests: { method: string; headers: IncomingHttpHeaders; body: string }[];
+  close: () => Promise<void>;
+}
+
+/** The loopback server `context.call` calls (through the runner): it answers `{ echoed: <body> }`. */
+async function startEcho(): Promise<Echo> {
+  const requests: Echo['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', headers: req.headers, body });
+      let echoed: unknown = body;
+      try {
+        echoed = JSON.parse(body);
+      } catch {}
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed }));
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`,
+    requests,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}
+
+export function describeUpstashFeatures(label: string, harness: () => UpstashHarness): void {
+  describe(`${label}: an unchanged @upstash/workflow app`, () => {
+    let h: UpstashHarness;
+    let client: Client;
+    let echo: Echo;
+    const finished = (id: string, timeoutMs?: number): Promise<RunView> => waitForRunView(h.runnerUrl, h.token, id, timeoutMs, h.app.output);
+
+    beforeAll(async () => {
+      h = harness();
+      // What a user's script does: the Workflow Client pointed at the runner (QSTASH_URL / QSTASH_TOKEN).
+      client = new Client({ baseUrl: h.runnerUrl, token: h.token });
+      echo = await startEcho();
+    });
+    afterAll(async () => echo?.close());
+
+    it('Client.trigger: two steps run once each, the runner shows them with their outputs', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('two-steps'), body: { text: 'hello' } });
+      expect(workflowRunId).toMatch(/^wfr_/);
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.run.url).toBe(h.app.workflowUrl('two-steps'));
+      expect(stepOutputs(view).filter(([name]) => name === 'upper' || name === 'length')).toEqual([
+        ['upper', 'HELLO'],
+        ['length', 5],
+      ]);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ upper: 1, length: 1 });
+    });
+
+    it('a direct POST to the app starts a run (app without signing keys, as in local development)', async (test) => {
+      if (!h.openApp) return test.skip('this host runs one app, with the signing keys');
+      const response = await fetch(h.openApp.workflowUrl('two-steps'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"direct"}' });
+      const text = await response.text();
+      expect(response.status, text).toBe(200);
+      const { workflowRunId } = JSON.parse(text) as { workflowRunId: string };
+      const view = await waitForRunView(h.runnerUrl, h.token, workflowRunId, 20_000, h.openApp.output);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(stepOutputs(view).filter(([name]) => name === 'upper' || name === 'length')).toEqual([
+        ['upper', 'DIRECT'],
+        ['length', 6],
+      ]);
+      expect(await h.openApp.countersOf(workflowRunId)).toEqual({ upper: 1, length: 1 });
+    });
+
+    it('a POST to the runner\'s /v2/publish/<workflow URL> (QStash\'s curl way) starts a run of the signed app', async () => {
+      const response = await fetch(`${h.runnerUrl}/v2/publish/${h.app.workflowUrl('two-steps')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json' },
+        body: '{"text":"published"}',
+      });
+      const text = await response.text();
+      expect(response.ok, `${response.status} ${text}`).toBe(true);
+      expect((JSON.parse(text) as { messageId?: string }).messageId).toEqual(expect.any(String));
+      // The publish delivers to the app, whose SDK (seeing no run yet) starts a run of its own id.
+      const runId = await until('the published run', async () => {
+        const ids = Object.keys(await h.app.counters()).filter((key) => key.endsWith(':length')).map((key) => key.slice(0, -':length'.length));
+        for (const id of ids) {
+          const { steps } = await waitForRunView(h.runnerUrl, h.token, id, 20_000, h.app.output);
+          if (steps.some((step) => step.output === 'PUBLISHED')) return id;
+        }
+        return undefined;
+      }, 30_000);
+      expect(await h.app.countersOf(runId)).toEqual({ upper: 1, length: 1 });
+    });
+
+    it('a signed app refuses a direct, unsigned POST: the signatures it accepts are the runner\'s', async () => {
+      const response = await fetch(h.app.workflowUrl('two-steps'), { method: 'POST', body: '{"text":"unsigned"}' });
+      expect(response.status).toBe(500);
+      expect(await response.text()).toMatch(/Upstash-Signature/);
+    });
+
+    it('parallel steps: three at once, then their sum', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('parallel'), body: { base: 10 } });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      const outputs = Object.fromEntries(stepOutputs(view));
+      expect(outputs).toMatchObject({ 'plus-one': 11, 'plus-two': 12, 'plus-three': 13, sum: 36 });
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ 'plus-one': 1, 'plus-two': 1, 'plus-three': 1, sum: 1 });
+    });
+
+    it('context.sleep: the runner holds the run for the sleep, then delivers the next step', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('sleep') });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.map((s) => s.name)).toEqual(expect.arrayContaining(['before', 'nap', 'after']));
+      const before = view.steps.find((s) => s.name === 'before')!.output as number;
+      const after = view.steps.find((s) => s.name === 'after')!.output as number;
+      // Clocks of the app's own steps: the second ran at least the sleep's second after the first.
+      expect(after - before).toBeGreaterThanOrEqual(1_000);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ before: 1, after: 1 });
+    });
+
+    it('context.call: the runner makes the request and the workflow gets its answer', async () => {
+      const calls = echo.requests.length;
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('call'), body: { url: echo.url } });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      const answer = view.steps.find((s) => s.name === 'use-answer')?.output as { status: number; body: unknown };
+      expect(answer).toEqual({ status: 200, body: { echoed: { ping: 'pong' } } });
+      // Exactly one request reached the echo server, with the body and header the workflow set.
+      expect(echo.requests.slice(calls)).toMatchObject([{ method: 'POST', headers: { 'x-proof': 'upstash' }, body: '{"ping":"pong"}' }]);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ 'use-answer': 1 });
+    });
+
+    it('waitForEvent + Client.notify, with Client.getWaiters showing the waiter meanwhile', async () => {
+      const eventId = `approval-${randomUUID()}`;
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('wait'), body: { eventId } });
+      const waiters = await until('a waiter on the event', async () => {
+        const list = await client.getWaiters({ eventId });
+        return list.length > 0 ? list : undefined;
+      });
+      expect(waiters).toHaveLength(1);
+      expect(waiters[0]!.url).toBe(h.app.workflowUrl('wait'));
+      const notified = await client.notify({ eventId, eventData: { approved: true } });
+      expect(notified).toHaveLength(1);
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({ eventData: { approved: true }, timeout: false });
+      expect(await client.getWaiters({ eventId })).toEqual([]);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ 'before-wait': 1, 'after-wait': 1 });
+    });
+
+    it('a notify that comes before the wait (with the run id) is not lost: the lookback', async () => {
+      const eventId = `early-${randomUUID()}`;
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('wait'), body: { eventId, pauseSeconds: 2 }, workflowRunId: `lookback-${randomUUID()}` });
+      // The run is still in its two-second pause: nobody waits on the event yet.
+      expect(await client.getWaiters({ eventId })).toEqual([]);
+      await client.notify({ eventId, eventData: 'early bird', workflowRunId });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({ eventData: 'early bird', timeout: false });
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ 'before-wait': 1, 'after-wait': 1 });
+    });
+
+    it('failureFunction: a step that keeps failing ends the run failed and the failure function runs once', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('fail'), retries: 0 });
+      const view = await finished(workflowRunId);
+      expect(view.run.status).toBe('failed');
+      await until('the failure function', async () => ((await h.app.countersOf(workflowRunId))['failure-function'] ? true : undefined));
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ doomed: 1, 'failure-function': 1 });
+    });
+
+    it('WorkflowNonRetryableError: 489 fails the run at once, with no retry', async () => {
+      // Retries allowed and 100 ms apart: a retry, if the runner made one, would show in the counters.
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('non-retryable'), retries: 3, retryDelay: '100' });
+      const view = await finished(workflowRunId);
+      expect(view.run.status).toBe('failed');
+      expect(JSON.stringify(view.run.error)).toContain('the input is not acceptable');
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect((await h.app.countersOf(workflowRunId))['route-after-validate']).toBe(1);
+      expect((await h.app.countersOf(workflowRunId)).validate).toBe(1);
+    });
+
+    it('Client.cancel: a waiting run is cancelled and never runs its next step', async () => {
+      const eventId = `never-${randomUUID()}`;
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('cancel'), body: { eventId } });
+      await until('the run to wait', async () => ((await client.getWaiters({ eventId })).length > 0 ? true : undefined));
+      expect(await client.cancel(workflowRunId)).toEqual({ cancelled: 1 });
+      const view = await finished(workflowRunId);
+      expect(view.run.status).toBe('cancelled');
+      expect(await client.getWaiters({ eventId })).toEqual([]);
+      // A notify now finds nobody, so the last step cannot run.
+      expect(await client.notify({ eventId, eventData: 'too late' })).toEqual([]);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ first: 1 });
+    });
+
+    it('Client.logs: the run, its state and its steps, as the Upstash console would list them', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('two-steps'), body: { text: 'logs' } });
+      await finished(workflowRunId);
+      const { runs } = await client.logs({ filter: { workflowRunId } });
+      expect(runs).toHaveLength(1);
+      const [run] = runs;
+      expect(run).toMatchObject({ workflowRunId, workflowUrl: h.app.workflowUrl('two-steps'), workflowState: 'RUN_SUCCESS' });
+      expect(typeof run!.workflowRunCreatedAt).toBe('number');
+      // Groups are sequential or parallel; in-progress groups carry no `out`: read every step as a plain record.
+      const steps = (run!.steps as { steps: { stepName?: string; out?: unknown }[] }[]).flatMap((group) => group.steps).filter((s) => s.stepName === 'upper' || s.stepName === 'length');
+      expect(steps.map((s) => [s.stepName, s.out])).toEqual(
+        expect.arrayContaining([
+          ['upper', expect.stringContaining('LOGS')],
+          ['length', expect.anything()],
+        ]),
+      );
+    });
+  });
+}
