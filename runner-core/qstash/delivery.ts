@@ -55,7 +55,7 @@ export interface DeliveryOptions {
 
 type Verdict =
   | { kind: 'delivered' }
-  | { kind: 'retry'; at: number; retried: number }
+  | { kind: 'retry'; at: number; retried: number; error: SerializedError }
   | { kind: 'unreachable'; at: number; since: number }
   | { kind: 'failed'; error: SerializedError };
 
@@ -329,7 +329,7 @@ export class DeliveryWorker {
     const retried = message.retried + 1;
     const retryAfter = answer?.status === 429 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
     const delay = retryAfter ?? (message.spec.retryDelay !== null ? parseRetryDelay(message.spec.retryDelay)(retried) : defaultRetryDelayMs(retried));
-    return { kind: 'retry', retried, at: now + Math.round(delay) };
+    return { kind: 'retry', retried, at: now + Math.round(delay), error };
   }
 
   private async send(
@@ -415,7 +415,7 @@ export class DeliveryWorker {
       responseHeaders: answer ? credentials.redact(answer.headers) : null,
       responseBody: answer ? (hideBody ? '[redacted]' : clip(answer.body.toString('utf8'), limit)) : null,
       outcome: message.callType === 'failureCall' ? `failure-function ${outcome}` : message.callType === 'toCallback' ? `call ${outcome}` : outcome,
-      error: verdict.kind === 'failed' ? verdict.error : transportError === undefined ? null : { name: 'TransportError', message: describeError(transportError) },
+      error: verdict.kind === 'failed' || verdict.kind === 'retry' ? verdict.error : transportError === undefined ? null : { name: 'TransportError', message: describeError(transportError) },
     };
   }
 }
