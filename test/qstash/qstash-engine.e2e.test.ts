@@ -127,4 +127,24 @@ describe('QStash engine with the real @upstash/workflow', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(received).toBe(1);
   });
+
+  it('holds a message until Upstash-Not-Before and signs what it sends with Upstash-Retried', async () => {
+    const runner = await startTestRunner();
+    const seen: { at: number; retried: string | undefined; signature: string | undefined }[] = [];
+    const app = await startUpstashApp(runner, {}, upstashEnv(runner), (hono) => {
+      hono.post('/later', (c) => (seen.push({ at: Date.now(), retried: c.req.header('upstash-retried'), signature: c.req.header('upstash-signature') }), c.text('ok')));
+    });
+    apps.push(app);
+    const notBefore = Math.ceil(Date.now() / 1000) + 1;
+    const published = await fetch(`${runner.url}/v2/publish/${app.url}/later`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}`, 'upstash-not-before': String(notBefore) },
+      body: 'x',
+    });
+    expect(published.status).toBe(201);
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 5_000 });
+    expect(seen[0]!.at).toBeGreaterThanOrEqual(notBefore * 1000);
+    expect(seen[0]!.retried).toBe('0');
+    expect(seen[0]!.signature).toMatch(/^ey/);
+  });
 });
