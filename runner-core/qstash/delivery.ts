@@ -4,7 +4,7 @@ import type { SerializedError } from '../../protocol/errors.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
-import { EndpointTimeoutError } from '../errors.js';
+import { ApiError, EndpointTimeoutError, OriginNotAllowedError } from '../errors.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from '../transport.js';
 import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
@@ -282,6 +282,9 @@ export class DeliveryWorker {
         try {
           await publishMessages(context, [spec]);
         } catch (error) {
+          // Refused (the run ended meanwhile): nothing waits for it. Anything else (the store) is
+          // thrown: the message stays unsettled and is delivered again once its lease ends.
+          if (!(error instanceof ApiError || error instanceof OriginNotAllowedError)) throw error;
           context.logger.error(`the callback of QStash message ${message.id} was not sent: ${describeError(error)}`, { runId: message.runId ?? undefined });
         }
       }
