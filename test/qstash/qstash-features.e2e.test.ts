@@ -254,4 +254,40 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     const children = (await runner.store.listRuns({})).runs.filter((r) => r.id !== workflowRunId);
     expect(children.map((r) => [r.url, r.body, r.status])).toEqual([[`${app.url}/wf/child`, '{"n":21}', 'completed']]);
   });
+
+  it('a delivery whose settling failed (a store fault) is delivered again after its lease, and the run completes', async () => {
+    const { runner, app, client } = await setup(
+      {
+        steady: {
+          route: async (context) => {
+            const one = await context.run('one', async () => 1);
+            await context.sleep('pause', 2);
+            return [one, await context.run('two', async () => 2)];
+          },
+        },
+      },
+      { runner: { leaseMs: 600 } },
+    );
+    const messages = runner.runner.qstash!.context.messages;
+    const settle = messages.settle.bind(messages);
+    let faults = 0;
+    let faulted = '';
+    // Injected fault: the store refuses the first settle of a delivered message.
+    messages.settle = async (...args) => {
+      if (faults === 0 && args[2].status === 'delivered') {
+        faults += 1;
+        faulted = args[0];
+        throw new Error('injected: the store is unavailable');
+      }
+      return settle(...args);
+    };
+    const { workflowRunId } = await client.trigger({ url: `${app.url}/steady`, body: {} });
+    // While the run sleeps, the unsettled message is delivered again once its lease ended.
+    await vi.waitFor(async () => expect((await messages.runMessages(workflowRunId)).find((m) => m.id === faulted)?.status).toBe('delivered'), { timeout: 5_000 });
+    expect((await runner.store.getRun(workflowRunId))?.status).toBe('running');
+    const { run, steps } = await waitForFinish(runner.runner, workflowRunId, 15_000);
+    expect(faults).toBe(1);
+    expect(run.status).toBe('completed');
+    expect(steps.map((s) => [s.name, s.status])).toEqual([['one', 'succeeded'], ['pause', 'succeeded'], ['two', 'succeeded']]);
+  });
 });
