@@ -191,12 +191,12 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
       results[index] = await startRun(context, spec, now);
       continue;
     }
-    // A call goes wherever the workflow's code asked (as a native context.call); everything else to allowed origins.
-    if (workflow?.callType !== 'toCallback') checkOrigin(context, spec.destination);
     let defaults: RunConfig | undefined;
+    let runUrl: string | undefined;
     if (workflow) {
       const run = await context.store.getRun(workflow.runId);
       if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(workflow.runId, run ? run.status : undefined);
+      runUrl = run.url;
       defaults = configs.get(workflow.runId);
       if (!defaults) {
         const text = await context.messages.runConfig(workflow.runId);
@@ -204,6 +204,10 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
         if (defaults) configs.set(workflow.runId, defaults);
       }
     }
+    // A call goes wherever the workflow's code asked (as a native context.call), a run's own URL was
+    // allowed when the run started (a stored run goes on whatever the list says now, as native runs
+    // do); anything else must be in the allowed origins.
+    if (workflow?.callType !== 'toCallback' && spec.destination !== runUrl) checkOrigin(context, spec.destination);
     const message = newMessage(context, spec, now, defaults);
     pending.push({ index, message, url: spec.destination });
     if (workflow && message.kind === 'workflow') {
