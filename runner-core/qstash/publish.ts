@@ -127,7 +127,8 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
     ...(invoke && { invoker: invoke.invoker }),
   };
   // The first message itself is a step of the list (the payload), delivered like the others.
-  const first = newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config);
+  // Its run id is its deduplication: a deduplication id of its own is not needed (nor kept).
+  const first = { ...newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config), dedupKey: null };
   const created = await context.messages.createRun(
     {
       id: workflow.runId,
