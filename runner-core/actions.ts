@@ -127,7 +127,9 @@ export class RunnerActions {
     const link = parentOf(child);
     if (!link) return;
     const parent = await this.options.store.getRun(link.parentRunId);
-    if (!parent || FINISHED_RUN_STATUSES.has(parent.status)) return;
+    // An @upstash/workflow parent hears of its child through the QStash engine, never through nextAt
+    // (the native scheduler must not drive it).
+    if (!parent || FINISHED_RUN_STATUSES.has(parent.status) || parent.protocol === 'upstash') return;
     const now = this.options.now();
     await this.options.commit([{ type: 'run', runId: parent.id, patch: { nextAt: now }, at: now }]);
     this.options.scheduler.wake();

@@ -1,3 +1,4 @@
+import { childEventId } from '../../api/links.js';
 import { describeError } from '../logger.js';
 import type { Change } from '../store/types.js';
 import { openHeaders, sealHeaders, type EngineContext, type RunConfig } from './context.js';
@@ -49,11 +50,14 @@ export function readInvokeRequest(context: EngineContext, body: string): { paylo
   };
 }
 
-/** The invoker's step row, running until the child answers. */
-export function invokeStepChanges(invoker: Invoker, now: number): Change[] {
+/**
+ * The invoker's step row, running until the child answers; it names the child as native invoke
+ * steps do (`wf-child:<id>` in `eventId`, api/links.ts), so the dashboards link the two runs.
+ */
+export function invokeStepChanges(invoker: Invoker, childRunId: string, now: number): Change[] {
   const { step } = invoker;
   if (step.stepId <= 0) return [];
-  return [{ type: 'step-started', runId: invoker.runId, index: step.stepId, name: step.stepName, kind: 'invoke', group: null, at: now }];
+  return [{ type: 'step-suspended', runId: invoker.runId, index: step.stepId, name: step.stepName, kind: 'invoke', group: null, until: null, eventId: childEventId(childRunId), request: null, at: now }];
 }
 
 /**

@@ -74,6 +74,8 @@ export interface NewUpstashRun {
   headers: Record<string, string>;
   retries: number;
   retryDelayMs: number;
+  /** `invoke:<parent>:<step>` for a run `context.invoke` started (api/links.ts): the dashboards link parent and child. */
+  idempotencyKey: string | null;
   config: string;
   now: number;
 }

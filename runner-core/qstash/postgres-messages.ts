@@ -20,10 +20,10 @@ export class PostgresMessageStore implements MessageStore {
     const flow = flowParams(first);
     // Parent and children in one statement: the foreign keys are checked at its end.
     const [row] = await sql<{ n: number }[]>`WITH r AS (
-        INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, protocol)
+        INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
         VALUES (${run.id}, ${run.url}, 'running', ${run.body}, ${JSON.stringify(run.headers)}, ${run.now}::bigint, ${run.now}::bigint, NULL,
-          ${run.retries}, ${run.retryDelayMs}::bigint, 'upstash')
-        ON CONFLICT (id) DO NOTHING RETURNING id),
+          ${run.retries}, ${run.retryDelayMs}::bigint, ${run.idempotencyKey}, 'upstash')
+        ON CONFLICT DO NOTHING RETURNING id),
       c AS (INSERT INTO qstash_runs (run_id, config) SELECT id, ${run.config} FROM r),
       m AS (INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
           flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { childIdempotencyKey } from '../../api/links.js';
 import { OriginNotAllowedError } from '../errors.js';
 import { originAllowed } from '../origins.js';
 import { DEFAULT_RETRIES } from '../retry.js';
@@ -137,6 +138,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
       headers: context.credentials.redact(spec.forwarded),
       retries: config.retries,
       retryDelayMs: DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW,
+      idempotencyKey: invoke ? childIdempotencyKey(invoke.invoker.runId, invoke.invoker.step.stepId) : null,
       config: JSON.stringify(config),
       now,
     },
@@ -144,12 +146,13 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
   );
   if (!created) {
     const existing = await context.store.getRun(workflow.runId);
-    if (existing?.protocol !== 'upstash') throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
+    // An invoke step run again (at least once) finds the child its first run started: a duplicate too.
+    if (existing?.protocol !== 'upstash' && !(existing === undefined && invoke)) throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
     return { messageId: workflow.runId, url: spec.destination, deduplicated: true };
   }
   const run = await context.store.getRun(workflow.runId);
   if (run) context.events.emit({ type: 'run', run });
-  if (invoke) await context.commit(invokeStepChanges(invoke.invoker, now));
+  if (invoke) await context.commit(invokeStepChanges(invoke.invoker, workflow.runId, now));
   return { messageId: first.id, url: spec.destination };
 }
 

@@ -56,8 +56,8 @@ export class SqliteMessageStore implements MessageStore {
   constructor(db: Database) {
     this.#db = db;
     const s = {
-      insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, protocol)
-        VALUES (@id, @url, 'running', @body, @headers, @now, @now, NULL, @retries, @retryDelayMs, 'upstash') ON CONFLICT (id) DO NOTHING`),
+      insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
+        VALUES (@id, @url, 'running', @body, @headers, @now, @now, NULL, @retries, @retryDelayMs, @idempotencyKey, 'upstash') ON CONFLICT DO NOTHING`),
       insertConfig: db.prepare('INSERT INTO qstash_runs (run_id, config) VALUES (?, ?)'),
       config: db.prepare('SELECT config FROM qstash_runs WHERE run_id = ?').pluck(),
       insertMessage: db.prepare(`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,

@@ -253,6 +253,10 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     // The child is a run of its own, started with the payload alone.
     const children = (await runner.store.listRuns({})).runs.filter((r) => r.id !== workflowRunId);
     expect(children.map((r) => [r.url, r.body, r.status])).toEqual([[`${app.url}/wf/child`, '{"n":21}', 'completed']]);
+    // Linked as native parent and child runs are, for the dashboards.
+    const childDetail = (await (await fetch(`${runner.url}/v1/runs/${children[0]!.id}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { parentRunId?: string } };
+    expect(childDetail.run.parentRunId).toBe(workflowRunId);
+    expect(steps[0]!.eventId).toBe(`wf-child:${children[0]!.id}`);
   });
 
   it('a delivery whose settling failed (a store fault) is delivered again after its lease, and the run completes', async () => {
