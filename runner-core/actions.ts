@@ -23,6 +23,8 @@ export interface ActionsOptions {
   allowedOrigins: OriginPattern[];
   scheduler: Scheduler;
   commit: Commit;
+  /** Told of every run `cancelRun` cancelled (the QStash engine drops its messages and answers its invoker). */
+  onCancelled?: (run: Run) => Promise<void>;
 }
 
 /**
@@ -98,6 +100,7 @@ export class RunnerActions {
     scheduler.abort(runId);
     await commit(changes);
     const cancelled = (await store.getRun(runId))!;
+    await this.options.onCancelled?.(cancelled);
     await this.cancelChildren(runId);
     if (parentOf(cancelled)) await this.childEnded(cancelled);
     return cancelled;

@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
 import { PostgresStore } from '../store/postgres.js';
 import { SqliteStore } from '../store/sqlite.js';
-import { FINISHED_RUN_STATUSES, type Change, type Store } from '../store/types.js';
+import { FINISHED_RUN_STATUSES, type Change, type Run, type Store } from '../store/types.js';
 import type { UnreachablePolicy } from '../unreachable.js';
 import type { EngineContext, RunConfig } from './context.js';
 import { answerInvoker } from './invoke.js';
@@ -175,6 +175,18 @@ export class QStashEngine {
     if (config !== undefined) {
       await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body: cancel ? undefined : body, isFailed: false, isCanceled: cancel });
     }
+  }
+
+  /**
+   * A run cancelled from outside the SDK (`wf cancel`, the dashboards, `POST /v1/runs/:id/cancel`):
+   * its pending messages are dropped now, and an invoked run answers its invoker as cancelled.
+   */
+  async runCancelled(run: Run): Promise<void> {
+    if (run.protocol !== 'upstash') return;
+    const { messages, now } = this.context;
+    await messages.cancelPending(run.id, now());
+    const config = await messages.runConfig(run.id);
+    if (config !== undefined) await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body: undefined, isFailed: false, isCanceled: true });
   }
 
   /**

@@ -294,4 +294,31 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     expect(run.status).toBe('completed');
     expect(steps.map((s) => [s.name, s.status])).toEqual([['one', 'succeeded'], ['pause', 'succeeded'], ['two', 'succeeded']]);
   });
+
+  it('a child run cancelled with wf cancel answers its invoker as cancelled', async () => {
+    const runner = await startTestRunner();
+    const env = upstashEnv(runner);
+    const child = createWorkflow(async (context: any) => context.sleep('forever', 3600), { env });
+    const parent = createWorkflow(async (context: any) => {
+      const answer = await context.invoke('ask-child', { workflow: child, body: {} });
+      return { isCanceled: answer.isCanceled };
+    }, { env });
+    const app = await startUpstashApp(runner, {}, env, (hono) => {
+      hono.post('/wf/*', serveMany({ parent, child }));
+    });
+    apps.push(app);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const { workflowRunId } = await client.trigger({ url: `${app.url}/wf/parent`, body: {} });
+    const childId = await vi.waitFor(async () => {
+      const found = (await runner.store.listRuns({})).runs.find((r) => r.id !== workflowRunId);
+      if (!found) throw new Error('no child yet');
+      return found.id;
+    });
+    const cancel = await fetch(`${runner.url}/v1/runs/${childId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` } });
+    expect(cancel.status).toBe(200);
+    const { run } = await waitForFinish(runner.runner, workflowRunId, 10_000);
+    expect(run.status).toBe('completed');
+    const detail = (await (await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { output: unknown } };
+    expect(detail.run.output).toEqual({ isCanceled: true });
+  });
 });
