@@ -10,6 +10,7 @@ import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failureSpec, type Answer } from './follow-ups.js';
+import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
 import { answerInvoker } from './invoke.js';
 import { newMessage, publishMessages } from './publish.js';
@@ -58,20 +59,6 @@ type Verdict =
   | { kind: 'retry'; at: number; retried: number; error: SerializedError }
   | { kind: 'unreachable'; at: number; since: number }
   | { kind: 'failed'; error: SerializedError };
-
-/**
- * Headers the runner never forwards as they were given: the connection's own (undici sets them for
- * the request it sends; a forwarded `content-length` would not match the body) and the ones it
- * sets per delivery. An app's first request forwarded whole (the SDK does that) brings all of them.
- */
-const NOT_FORWARDED = new Set([
-  'host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect',
-  'proxy-authorization', 'proxy-connection', 'upstash-signature', 'upstash-message-id', 'upstash-retried',
-]);
-
-function forwardable(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_FORWARDED.has(name.toLowerCase())));
-}
 
 const base64 = (value: string): string => Buffer.from(value).toString('base64');
 const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text);
