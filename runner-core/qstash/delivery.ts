@@ -87,6 +87,10 @@ export class DeliveryWorker {
     this.options = options;
   }
 
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
   start(): void {
     this.stopped = false;
     this.renewTimer = setInterval(() => void this.renew(), Math.max(250, Math.floor(this.options.leaseMs / 3)));

@@ -136,6 +136,11 @@ export class QStashEngine {
     this.worker.wake();
   }
 
+  /** Deliveries in flight now (for metrics). */
+  get deliveriesInFlight(): number {
+    return this.worker.inFlight;
+  }
+
   /** Stores published messages (one publish, or a batch in order). See publish.ts. */
   publish(specs: readonly MessageSpec[]): Promise<PublishResult[]> {
     return publishMessages(this.context, specs);
