@@ -195,7 +195,7 @@ export class QStashEngine {
   }
 
   /**
-   * For the wait/notify endpoints (Q2): appends `step` (the SDK's step JSON) to the run's list and
+   * For the wait and notify endpoints (waits*.ts): appends `step` (the SDK's step JSON) to the run's list and
    * delivers it to the workflow, after `delayMs`. Throws `ApiError` 400 when the run is not running.
    */
   async appendRunStep(runId: string, step: string, options: { delayMs?: number; headers?: Record<string, string> } = {}): Promise<string> {
