@@ -149,4 +149,24 @@ describe('QStash engine with the real @upstash/workflow', () => {
     expect(seen[0]!.retried).toBe('0');
     expect(seen[0]!.signature).toMatch(/^ey/);
   });
+
+  it('forwards credential headers to the destination but stores them only sealed', async () => {
+    const runner = await startTestRunner();
+    const received: (string | undefined)[] = [];
+    const app = await startUpstashApp(runner, {}, upstashEnv(runner), (hono) => {
+      hono.post('/secure', (c) => (received.push(c.req.header('authorization')), c.text('ok')));
+    });
+    apps.push(app);
+    const published = await fetch(`${runner.url}/v2/publish/${app.url}/secure`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}`, 'upstash-forward-authorization': 'Bearer app-secret-123' },
+      body: 'x',
+    });
+    expect(published.status).toBe(201);
+    await vi.waitFor(() => expect(received).toEqual(['Bearer app-secret-123']));
+    const rows = runner.store.database.prepare('SELECT spec FROM qstash_messages').all() as { spec: string }[];
+    expect(rows.length).toBe(1);
+    expect(rows[0]!.spec).not.toContain('app-secret-123');
+    expect(JSON.parse(rows[0]!.spec).headers.authorization).toBe('[redacted]');
+  });
 });
