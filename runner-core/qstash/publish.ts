@@ -5,6 +5,7 @@ import { originAllowed } from '../origins.js';
 import { DEFAULT_RETRIES } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change } from '../store/types.js';
 import { sealHeaders, type EngineContext, type RunConfig, type StoredFollowUp } from './context.js';
+import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { runNotRunning } from './errors.js';
 import type { FollowUp, MessageSpec } from './message-spec.js';
 import type { NewMessage, StoredSpec } from './message-store.js';
@@ -29,8 +30,10 @@ export function newMessageId(): string {
   return `msg_${randomBytes(16).toString('base64url')}`;
 }
 
-/** The default backoff of a run whose first message names none: QStash's own (see durations.ts). */
-const DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW = 12_000;
+/** The run row's backoff base (what the dashboards show): the first retry's delay of the run's policy. */
+function firstRetryDelayMs(retryDelay: string | null): number {
+  return retryDelay === null ? defaultRetryDelayMs(1) : parseRetryDelay(retryDelay)(1);
+}
 
 /** What a run's later messages take from the run when they say nothing. */
 type RunDefaults = Pick<RunConfig, 'retries' | 'retryDelay' | 'flowControl'>;
@@ -137,7 +140,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
       body: spec.body,
       headers: context.credentials.redact(spec.forwarded),
       retries: config.retries,
-      retryDelayMs: DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW,
+      retryDelayMs: firstRetryDelayMs(config.retryDelay),
       idempotencyKey: invoke ? childIdempotencyKey(invoke.invoker.runId, invoke.invoker.step.stepId) : null,
       config: JSON.stringify(config),
       now,
