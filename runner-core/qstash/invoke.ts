@@ -1,4 +1,5 @@
 import { childEventId } from '../../api/links.js';
+import { ApiError } from '../errors.js';
 import { describeError } from '../logger.js';
 import type { Change } from '../store/types.js';
 import { openHeaders, sealHeaders, type EngineContext, type RunConfig } from './context.js';
@@ -76,6 +77,8 @@ export async function answerInvoker(
     const step = { ...invoker.step, out: JSON.stringify(result) };
     await publishMessages(context, [parseMessage(invoker.url, { ...headers, 'upstash-workflow-init': 'false' }, JSON.stringify(step))]);
   } catch (error) {
+    // The invoker ended first (cancelled with its children, say): nobody waits for the result.
+    if (error instanceof ApiError && error.code === 'WORKFLOW_RUN_FINISHED') return;
     context.logger.error(`the result of an invoked workflow was not sent to run ${invoker.runId}: ${describeError(error)}`, { runId: invoker.runId });
   }
 }
