@@ -202,7 +202,9 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
     let runUrl: string | undefined;
     if (workflow) {
       const run = await context.store.getRun(workflow.runId);
-      if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(workflow.runId, run ? run.status : undefined);
+      if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) {
+        throw runNotRunning(workflow.runId, run === undefined ? undefined : run.protocol !== 'upstash' ? 'a native wfkit run, not a QStash workflow run' : run.status);
+      }
       runUrl = run.url;
       defaults = configs.get(workflow.runId);
       if (!defaults) {
