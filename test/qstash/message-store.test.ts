@@ -110,4 +110,15 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
     await messages.settle('f1', 'one', { status: 'delivered' }, NOW + 600);
     expect((await messages.claimDue({ now: NOW + 700, limit: 10, owner: 'two', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['f2']);
   });
+
+  it('holds a flow key to its rate: deliveries started per period, retries included', async () => {
+    const messages = await open();
+    const flow = { key: 'r', rate: 1, periodMs: 1_000 };
+    await messages.insertMessages([message('r1', { flow }), message('r2', { flow })]);
+    expect((await messages.claimDue({ now: NOW, limit: 10, owner: 'one', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['r1']);
+    await messages.settle('r1', 'one', { status: 'delivered' }, NOW + 10);
+    // The rate's slot is spent until a period after the first delivery started.
+    expect(await messages.claimDue({ now: NOW + 500, limit: 10, owner: 'one', leaseMs: 5_000 })).toEqual([]);
+    expect((await messages.claimDue({ now: NOW + 1_001, limit: 10, owner: 'one', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['r2']);
+  });
 });
