@@ -190,7 +190,7 @@ export class DeliveryWorker {
     }
     let body = spec.body;
     if (message.kind === 'workflow' && message.runId !== null) {
-      const list = (await messages.runMessages(message.runId)).filter((m) => m.seq <= message.seq);
+      const list = await messages.runMessages(message.runId, message.seq);
       body = JSON.stringify(list.map((m) => ({ messageId: m.id, body: base64(m.body), callType: m.callType ?? 'step' })));
       // Too large to send: the SDK fetches the list itself (lazy fetch) when the body is empty.
       if (Buffer.byteLength(body) > this.options.inlineLimitBytes) body = '';

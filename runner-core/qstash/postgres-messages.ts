@@ -123,9 +123,9 @@ export class PostgresMessageStore implements MessageStore {
     return rows.length > 0;
   }
 
-  async runMessages(runId: string): Promise<RunMessage[]> {
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
     const rows = await this.#sql<RunMessageRow[]>`SELECT id, seq, call_type, spec, status, retried, created_at
-      FROM qstash_messages WHERE run_id = ${runId} ORDER BY seq`;
+      FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
     return rows.map(toRunMessage);
   }
 

@@ -78,7 +78,7 @@ export class SqliteMessageStore implements MessageStore {
           unreachable_since = CASE WHEN @setUnreachable = 1 THEN @unreachableSince ELSE unreachable_since END,
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
-      runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? ORDER BY seq'),
+      runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq'),
       cancelPending: db.prepare(`UPDATE qstash_messages SET status = 'cancelled', updated_at = @now WHERE run_id = @runId AND status = 'pending'
         AND (call_type IS NULL OR call_type != 'failureCall')`),
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
@@ -148,8 +148,8 @@ export class SqliteMessageStore implements MessageStore {
     return result.changes > 0;
   }
 
-  async runMessages(runId: string): Promise<RunMessage[]> {
-    return (this.#s.runMessages.all(runId) as RunMessageRow[]).map(toRunMessage);
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
+    return (this.#s.runMessages.all(runId, upToSeq) as RunMessageRow[]).map(toRunMessage);
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {
