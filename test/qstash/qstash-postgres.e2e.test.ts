@@ -107,4 +107,28 @@ describe('QStash engine on PostgreSQL with two runners', () => {
       await limitedApp.close();
     }
   });
+
+  it('parallel steps complete when their results are published and delivered through both runners', async () => {
+    const asTest = { runner: runners[0]!.runner, url: runners[0]!.url, token: TOKEN } as TestRunner;
+    const parallelApp = await startUpstashApp(asTest, {
+      fan: {
+        route: async (context) => {
+          const parts = await Promise.all(['x', 'y', 'z'].map((name) => context.run(name, async () => name.toUpperCase())));
+          return parts.join('');
+        },
+      },
+    });
+    try {
+      const env = upstashEnv(asTest);
+      const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+      const triggered = await client.trigger(Array.from({ length: 10 }, () => ({ url: `${parallelApp.url}/fan`, body: {} })));
+      for (const { workflowRunId } of triggered) {
+        const { run, steps } = await waitForFinish(stores[1]!, workflowRunId, 30_000);
+        expect(run.status).toBe('completed');
+        expect(steps.map((s) => [s.name, s.status])).toEqual([['x', 'succeeded'], ['y', 'succeeded'], ['z', 'succeeded']]);
+      }
+    } finally {
+      await parallelApp.close();
+    }
+  });
 });
