@@ -26,6 +26,8 @@ export interface ActionsOptions {
   commit: Commit;
   /** Ends a cancelled run's span, when traces are exported. */
   tracing?: Tracing | undefined;
+  /** Told of every run `cancelRun` cancelled (the QStash engine drops its messages and answers its invoker). */
+  onCancelled?: (run: Run) => Promise<void>;
 }
 
 /**
@@ -103,6 +105,7 @@ export class RunnerActions {
     const cancelled = (await store.getRun(runId))!;
     // Traces exported only: the run's span, with the steps the runner resolved between drives.
     if (this.options.tracing) this.options.tracing.runEnded(cancelled, await store.listSteps(runId), now);
+    await this.options.onCancelled?.(cancelled);
     await this.cancelChildren(runId);
     if (parentOf(cancelled)) await this.childEnded(cancelled);
     return cancelled;
@@ -132,7 +135,9 @@ export class RunnerActions {
     const link = parentOf(child);
     if (!link) return;
     const parent = await this.options.store.getRun(link.parentRunId);
-    if (!parent || FINISHED_RUN_STATUSES.has(parent.status)) return;
+    // An @upstash/workflow parent hears of its child through the QStash engine, never through nextAt
+    // (the native scheduler must not drive it).
+    if (!parent || FINISHED_RUN_STATUSES.has(parent.status) || parent.protocol === 'upstash') return;
     const now = this.options.now();
     await this.options.commit([{ type: 'run', runId: parent.id, patch: { nextAt: now }, at: now }]);
     this.options.scheduler.wake();

@@ -121,6 +121,8 @@ export class Runner {
       scheduler: this.scheduler,
       commit,
       tracing: options.tracing,
+      // Built below; only called later, when a run is cancelled.
+      onCancelled: (run) => this.qstash?.runCancelled(run) ?? Promise.resolve(),
     });
     const messages = messageStoreFor(options.store);
     this.qstash = messages
