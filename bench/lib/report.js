@@ -129,6 +129,9 @@ function listRows(list, store, ratios) {
       ...ratios(q.median),
     });
   }
+  return rows;
+}
+
 /** The Upstash-protocol run beside the native one (same runner, interleaved): per step, and as a multiple of native. */
 function upstashRows(r, ratios) {
   const u = r.upstash;

@@ -12,7 +12,8 @@ const CLI = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
 async function startOne({ database, token, cwd }) {
   const child = spawn(process.execPath, [CLI, 'start', '--port', '0', '--database', database, '--grace-ms', '500'], {
     cwd,
-    env: { ...process.env, WF_TOKENS: token, WF_TOKEN: '', WF_DATABASE_URL: '' },
+    // wf start calls only allowed origins: the bench's apps listen on loopback.
+    env: { ...process.env, WF_TOKENS: token, WF_TOKEN: '', WF_DATABASE_URL: '', WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
