@@ -2,7 +2,7 @@ import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { encodeValue } from '../protocol/values.js';
 import type { CallCredentials } from './call-credentials.js';
 import type { Commit } from './driver.js';
-import { OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError } from './errors.js';
+import { OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError, UpstashRunActionError } from './errors.js';
 import type { EventBus } from './events.js';
 import { newRunId } from './ids.js';
 import { childRunIdOf, parentOf } from './invoke.js';
@@ -75,6 +75,7 @@ export class RunnerActions {
   async rerun(runId: string): Promise<Run> {
     const run = await this.options.store.getRun(runId);
     if (!run) throw new RunNotFoundError(runId);
+    if (run.protocol === 'upstash') throw new UpstashRunActionError(runId, 'rerun');
     const start: StartRequest = { url: run.url, body: run.body, headers: run.headers, retries: run.retries, retryDelayMs: run.retryDelayMs };
     if (run.flowControl !== undefined) start.flowControl = run.flowControl;
     return (await this.startRun(start)).run;
@@ -138,6 +139,8 @@ export class RunnerActions {
    */
   async resumeRun(runId: string): Promise<Run> {
     const { store, events, scheduler } = this.options;
+    // Checked first: resuming in the store would make the run due for the native scheduler.
+    if ((await store.getRun(runId))?.protocol === 'upstash') throw new UpstashRunActionError(runId, 'resume');
     const result = await store.resumeRun(runId, this.options.now());
     if (!result) throw new RunNotFoundError(runId);
     if (!result.resumed) throw new RunNotResumableError(runId, result.run.status);

@@ -97,6 +97,19 @@ export class RunNotResumableError extends Error {
   }
 }
 
+/**
+ * Resume and rerun drive a run with the runner's own protocol; a run an `@upstash/workflow` app
+ * started lives on its QStash messages instead (runner-core/qstash/). The API answers it 409 `UPSTASH_RUN`.
+ */
+export class UpstashRunActionError extends Error {
+  override name = 'UpstashRunActionError';
+  readonly runId: string;
+  constructor(runId: string, action: 'resume' | 'rerun') {
+    super(`Run ${runId} is an @upstash/workflow run: the runner cannot ${action} it. Start a new one from the app (Client.trigger), or cancel it.`);
+    this.runId = runId;
+  }
+}
+
 /** `createRunner` could not open its database (`database` is shown with its password redacted). */
 export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';

@@ -132,7 +132,6 @@ export class Runner {
             unreachable: unreachablePolicy(options.unreachable),
             inlineLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
             logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
-            timeoutMs: options.dispatch?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
             token: this.tokens.signing[0]!,
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,

@@ -1,5 +1,5 @@
 import { WorkflowError } from '../../protocol/errors.js';
-import { ApiError, OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError } from '../errors.js';
+import { ApiError, OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError, UpstashRunActionError } from '../errors.js';
 import { InvalidScheduleError } from '../schedules/cron.js';
 import { describeError, type Logger } from '../logger.js';
 import { errorResponse } from './http-io.js';
@@ -26,6 +26,7 @@ export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof RunNotFoundError) return new ApiError(404, 'NOT_FOUND', error.message);
   if (error instanceof RunFinishedError) return new ApiError(409, 'FINISHED', error.message);
   if (error instanceof RunNotResumableError) return new ApiError(409, 'NOT_RESUMABLE', error.message);
+  if (error instanceof UpstashRunActionError) return new ApiError(409, 'UPSTASH_RUN', error.message);
   if (error instanceof OriginNotAllowedError) return new ApiError(403, 'ORIGIN_NOT_ALLOWED', error.message);
   if (error instanceof InvalidScheduleError) return new ApiError(400, 'BAD_REQUEST', error.message);
   if (WorkflowError.is(error) && BAD_INPUT_CODES.has(error.code)) return new ApiError(400, 'BAD_REQUEST', error.message);

@@ -1,9 +1,11 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
 import type { CallCredentials } from '../call-credentials.js';
 import type { Commit } from '../driver.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
 import type { Store } from '../store/types.js';
+import type { Invoker } from './invoke.js';
 import type { FollowUp } from './message-spec.js';
 import type { MessageStore } from './message-store.js';
 
@@ -35,7 +37,10 @@ export interface RunConfig {
   retryDelay: string | null;
   failureCallback: StoredFollowUp | null;
   label: string | null;
-  flowControl: { key: string; value: string } | null;
+  /** Every delivery of the run's steps counts against it (the first message's `Upstash-Flow-Control-*`). */
+  flowControl: FlowControl | null;
+  /** Set when `context.invoke` started the run: its result goes back to the invoker (invoke.ts). */
+  invoker?: Invoker;
 }
 
 /** Seals the credential values of `headers` (see call-credentials.ts), bound to `method url`. */

@@ -4,12 +4,14 @@ import type { SerializedError } from '../../protocol/errors.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
-import { UNREACHABLE_STATUSES } from '../transport.js';
+import { EndpointTimeoutError } from '../errors.js';
+import { isUnreachable, UNREACHABLE_STATUSES } from '../transport.js';
 import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failureSpec, type Answer } from './follow-ups.js';
 import type { StoredMessage } from './message-store.js';
+import { answerInvoker } from './invoke.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
@@ -41,9 +43,13 @@ export interface DeliveryOptions {
   unreachable: UnreachablePolicy;
   inlineLimitBytes: number;
   logBodyLimitBytes: number;
-  /** Largest answer body kept (a call's answer goes to its callback). @default 10 MiB */
+  /**
+   * Largest answer body kept of a call (`context.call`: the answer goes to the workflow). Any other
+   * answer is read only for the log and a failure callback: `logBodyLimitBytes` of it. So memory per
+   * delivery in flight stays bounded.
+   */
   maxResponseBytes: number;
-  /** A delivery without `Upstash-Timeout` waits this long for its answer. */
+  /** A delivery without `Upstash-Timeout` waits this long for its answer (QStash's longest, 15 min). */
   timeoutMs: number;
 }
 
@@ -185,8 +191,9 @@ export class DeliveryWorker {
     }
     const { spec } = message;
     let headers = openHeaders(credentials, spec.method, spec.destination, spec.headers, spec.sealed);
-    // The run's forwarded headers go to the app with each of its deliveries; never to a call's third party.
-    if (config && message.callType !== 'toCallback') {
+    // The run's forwarded headers go with each step to the app. Not to a call's third party, nor with
+    // a callback: its SDK version header would make the SDK read the callback's body as a step list.
+    if (config && message.kind === 'workflow') {
       headers = { ...openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed), ...headers };
       if (config.label !== null) headers['upstash-label'] = config.label;
     }
@@ -206,7 +213,13 @@ export class DeliveryWorker {
       'user-agent': 'Upstash-QStash',
       'upstash-signature': signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
-    const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs);
+    const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
+    const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
+    if (answer === undefined && this.stopped) {
+      // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
+      await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
+      return;
+    }
     const verdict = this.judge(message, answer, transportError, context.now());
     const now = context.now();
     const changes: Change[] = [];
@@ -214,18 +227,28 @@ export class DeliveryWorker {
       const seq = await messages.nextAttemptSeq(run.id, now);
       changes.push({ type: 'attempt', attempt: this.attemptRecord(run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now) });
       if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
+        // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
         const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;
-        if (unreachableSince !== run.unreachableSince) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince }, at: now });
+        const failures = verdict.kind === 'retry' ? verdict.retried : verdict.kind === 'delivered' ? 0 : run.failures;
+        if (unreachableSince !== run.unreachableSince || failures !== run.failures) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince, failures }, at: now });
       }
     }
-    const answered: Answer = answer ?? { status: transportError instanceof undiciErrors.HeadersTimeoutError || /timeout/i.test(String(transportError)) ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
+    // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else 502.
+    const timedOut = transportError instanceof undiciErrors.HeadersTimeoutError || transportError instanceof EndpointTimeoutError;
+    const answered: Answer = answer ?? { status: timedOut ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
     const retried = verdict.kind === 'retry' ? verdict.retried : message.retried;
     if (verdict.kind === 'delivered') {
-      if (message.kind === 'workflow' && run) {
+      // A step delivered later than published (a sleep) succeeds now; the others did when published
+      // (committing them again would change nothing but announce them twice).
+      if (message.kind === 'workflow' && run && message.dueAt > message.createdAt) {
         const step = readSdkStep(spec.body);
-        if (step) changes.push(...deliveredStepChanges(run.id, step, now, message.dueAt));
+        if (step) changes.push(...deliveredStepChanges(run.id, step, now, message.createdAt));
       }
-      if (message.callType === 'failureCall' && run) changes.push({ type: 'run', runId: run.id, patch: { failureCall: 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      if (message.callType === 'failureCall' && run) {
+        // A route without failureFunction says so: then there was none to call.
+        const none = answer?.headers['upstash-workflow-failure-callback-notfound'] === 'true';
+        changes.push({ type: 'run', runId: run.id, patch: { failureCall: none ? null : 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      }
       await this.sendOn(message, verdict, answered, sent, retried, run, config, changes, now);
       await messages.settle(message.id, owner, { status: 'delivered', unreachableSince: null }, now);
     } else if (verdict.kind === 'retry') {
@@ -281,14 +304,16 @@ export class DeliveryWorker {
         { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }) }, at: now },
       );
       await context.messages.cancelPending(run.id, now);
+      if (config) await answerInvoker(context, config, { body: verdict.error.message, isFailed: true, isCanceled: false });
     }
   }
 
   private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number): Verdict {
     const { unreachable } = this.options;
     const toApp = message.callType !== 'toCallback';
-    // No answer at all (refused, reset, DNS, timeout: transport.ts's cases and any other) is an outage, as a 502/503/504 is.
-    const outage = answer === undefined || UNREACHABLE_STATUSES.has(answer.status);
+    // No answer (refused, reset, DNS, timeout: transport.ts's cases) is an outage, as a 502/503/504 is;
+    // a request that could not even be made (undici refusing it) is the message's failure.
+    const outage = answer === undefined ? isUnreachable(transportError) : UNREACHABLE_STATUSES.has(answer.status);
     if (toApp && outage) {
       const since = message.unreachableSince ?? now;
       if (now - since >= unreachable.horizonMs) {
@@ -304,13 +329,20 @@ export class DeliveryWorker {
     const retried = message.retried + 1;
     const retryAfter = answer?.status === 429 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
     const delay = retryAfter ?? (message.spec.retryDelay !== null ? parseRetryDelay(message.spec.retryDelay)(retried) : defaultRetryDelayMs(retried));
-    return { kind: 'retry', retried, at: now + delay };
+    return { kind: 'retry', retried, at: now + Math.round(delay) };
   }
 
-  private async send(url: string, method: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ answer?: Answer; transportError?: unknown }> {
+  private async send(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+    keepBytes: number,
+  ): Promise<{ answer?: Answer; transportError?: unknown }> {
     const controller = new AbortController();
     this.aborts.add(controller);
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms (timeout)`)), timeoutMs);
+    const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
     try {
       const target = new URL(url);
       const response = await this.options.dispatcher.request({
@@ -320,14 +352,19 @@ export class DeliveryWorker {
         headers,
         body: method === 'GET' || method === 'HEAD' ? undefined : body,
         signal: controller.signal,
+        // The SDK answers after running the step: the agent's drive timeouts (answer headers within
+        // 30 s) do not fit, the message's own timeout does.
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of response.body) {
         const buffer = Buffer.from(chunk as Uint8Array);
-        if (size + buffer.length > this.options.maxResponseBytes) {
-          chunks.push(buffer.subarray(0, this.options.maxResponseBytes - size));
-          size = this.options.maxResponseBytes;
+        if (size + buffer.length > keepBytes) {
+          // The rest is not needed: stop reading (the connection is dropped, not drained).
+          chunks.push(buffer.subarray(0, keepBytes - size));
+          size = keepBytes;
           response.body.destroy();
           break;
         }

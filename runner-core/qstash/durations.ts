@@ -132,7 +132,7 @@ export function parseRetryDelay(value: string): (retried: number) => number {
   return (retried) => {
     const ms = evaluate(tree, retried);
     // A NaN or negative result retries at once; an infinite one waits the longest delay.
-    return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_DURATION_MS) : Number.isNaN(ms) ? 0 : MAX_DURATION_MS;
+    return Number.isFinite(ms) ? Math.round(Math.min(Math.max(0, ms), MAX_DURATION_MS)) : Number.isNaN(ms) ? 0 : MAX_DURATION_MS;
   };
 }
 
@@ -141,5 +141,5 @@ export function parseRetryDelay(value: string): (retried: number) => number {
  * (12 s, 2.5 min, 30 min…), capped at a day.
  */
 export function defaultRetryDelayMs(retried: number): number {
-  return Math.min(86_400, Math.exp(2.5 * retried)) * 1_000;
+  return Math.round(Math.min(86_400, Math.exp(2.5 * retried)) * 1_000);
 }

@@ -10,7 +10,8 @@ import { PostgresStore } from '../store/postgres.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { FINISHED_RUN_STATUSES, type Change, type Store } from '../store/types.js';
 import type { UnreachablePolicy } from '../unreachable.js';
-import type { EngineContext } from './context.js';
+import type { EngineContext, RunConfig } from './context.js';
+import { answerInvoker } from './invoke.js';
 import { DeliveryWorker } from './delivery.js';
 import { runNotRunning } from './errors.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
@@ -45,12 +46,18 @@ export interface QStashEngineOptions {
   unreachable: UnreachablePolicy;
   inlineLimitBytes: number;
   logBodyLimitBytes: number;
-  timeoutMs: number;
+  /** Largest call answer kept for its callback. @default 1 MiB (the API's body limit) */
+  maxMessageBytes?: number;
+  /** How long a delivery without `Upstash-Timeout` waits for its answer. @default 15 minutes */
+  timeoutMs?: number;
   /** The runner's first token: the default signing keys derive from it (stable across restarts). */
   token: string;
   signingKeys?: UpstashSigningKeys;
   exclusive: boolean;
 }
+
+/** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 15 * 60_000;
 
 /**
  * Signing keys when none are configured: derived from the runner's token, so they stay the same
@@ -110,8 +117,9 @@ export class QStashEngine {
       unreachable: options.unreachable,
       inlineLimitBytes: options.inlineLimitBytes,
       logBodyLimitBytes: options.logBodyLimitBytes,
-      maxResponseBytes: 10 * 1024 * 1024,
-      timeoutMs: options.timeoutMs,
+      // A call's answer becomes a callback message: no larger than a message the API accepts.
+      maxResponseBytes: options.maxMessageBytes ?? 1024 * 1024,
+      timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     });
   }
 
@@ -163,6 +171,10 @@ export class QStashEngine {
       : [{ type: 'run', runId, patch: { status: 'completed', finishedAt: now, output: resultOutput(body), unreachableSince: null }, at: now }];
     await commit(changes);
     await messages.cancelPending(runId, now);
+    const config = await messages.runConfig(runId);
+    if (config !== undefined) {
+      await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body: cancel ? undefined : body, isFailed: false, isCanceled: cancel });
+    }
   }
 
   /**

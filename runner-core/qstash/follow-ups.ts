@@ -24,7 +24,9 @@ function headerLists(headers: Record<string, string>): Record<string, string[]> 
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
 }
 
-function sourceFields(message: StoredMessage, answer: Answer, requestHeaders: Record<string, string>, retried: number) {
+function sourceFields(context: EngineContext, message: StoredMessage, answer: Answer, requestHeaders: Record<string, string>, retried: number) {
+  // The request's credentials stay out of the follow-up's body: it is stored and logged as it is.
+  const { 'upstash-signature': _signature, ...sent } = context.credentials.redact(requestHeaders);
   return {
     status: answer.status,
     header: headerLists(answer.headers),
@@ -34,7 +36,7 @@ function sourceFields(message: StoredMessage, answer: Answer, requestHeaders: Re
     sourceMessageId: message.id,
     url: message.spec.destination,
     method: message.spec.method,
-    sourceHeader: headerLists(requestHeaders),
+    sourceHeader: headerLists(sent),
     sourceBody: base64(message.spec.body),
     topicName: '',
     endpointName: '',
@@ -52,7 +54,7 @@ function followUpSpec(context: EngineContext, followUp: StoredFollowUp, body: st
 export function callbackSpec(context: EngineContext, message: StoredMessage, answer: Answer, requestHeaders: Record<string, string>, retried: number): MessageSpec | undefined {
   const callback = message.spec.callback;
   if (!callback) return undefined;
-  return followUpSpec(context, callback, JSON.stringify(sourceFields(message, answer, requestHeaders, retried)));
+  return followUpSpec(context, callback, JSON.stringify(sourceFields(context, message, answer, requestHeaders, retried)));
 }
 
 /**
@@ -68,7 +70,7 @@ export function failureSpec(
   retried: number,
   run: Run | undefined,
 ): MessageSpec {
-  const fields = sourceFields(message, answer, requestHeaders, retried);
+  const fields = sourceFields(context, message, answer, requestHeaders, retried);
   const body = run
     ? { ...fields, sourceBody: base64(run.body), workflowRunId: run.id, workflowCreatedAt: run.createdAt, workflowUrl: run.url }
     : fields;

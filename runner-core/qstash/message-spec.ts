@@ -1,3 +1,4 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
 import { parseCount, parseDuration, parseRetryDelay, QStashHeaderError } from './durations.js';
 
 /**
@@ -41,7 +42,8 @@ export interface MessageSpec {
   failureCallback: FollowUp | undefined;
   workflow: WorkflowInfo | undefined;
   label: string | undefined;
-  flowControl: { key: string; value: string } | undefined;
+  /** `Upstash-Flow-Control-Key` and `-Value` (`parallelism=2, rate=10, period=1m`). */
+  flowControl: FlowControl | undefined;
   deduplicationId: string | undefined;
   contentBasedDeduplication: boolean;
   /** `Upstash-Redact-Fields`: `body`, `header`, `header[name]`: what the attempt log leaves out. */
@@ -54,6 +56,10 @@ export const MAX_RETRIES = 100;
 /** The run ids the runner stores (`UPSTASH_RUN_ID_PATTERN` in ids.ts): what the SDK makes, and safe in paths. */
 const RUN_ID = /^wfr_[A-Za-z0-9_-]{1,128}$/;
 
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Visible characters, spaces and tabs (and obs-text): no CR, LF or NUL.
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /** `Upstash-*` headers (lower case) that are read, or deliberately dropped (telemetry, feature sets). */
@@ -63,6 +69,23 @@ const KNOWN = new Set([
   'upstash-flow-control-value', 'upstash-deduplication-id', 'upstash-content-based-deduplication', 'upstash-redact-fields',
 ]);
 const PASS_PREFIXES = ['upstash-forward-', 'upstash-workflow-', 'upstash-telemetry-', 'upstash-callback-', 'upstash-failure-callback-'];
+
+/** `parallelism=2, rate=10, period=1m` (any order, any subset with a limit) for `key`. */
+export function parseFlowControlValue(key: string, value: string): FlowControl {
+  const header = 'Upstash-Flow-Control-Value';
+  if (key.trim() === '' || key.length > 256) throw new QStashHeaderError('upstash-flow-control-key', `Expected Upstash-Flow-Control-Key to be 1 to 256 characters, got "${key.slice(0, 300)}".`);
+  const out: FlowControl = { key };
+  for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const match = /^(parallelism|rate|period)=(.+)$/.exec(part);
+    if (!match) throw new QStashHeaderError(header, `Expected ${header} to be parts like parallelism=2, rate=10, period=1m, got "${part}".`);
+    const [, name, text] = match;
+    if (name === 'period') out.periodMs = parseDuration(header, text!);
+    else out[name as 'parallelism' | 'rate'] = parseCount(header, text!, 1_000_000);
+  }
+  if ((out.parallelism ?? 0) < 1 && (out.rate ?? 0) < 1) throw new QStashHeaderError(header, `Expected ${header} to set parallelism or rate (at least 1), got "${value}".`);
+  if (out.periodMs !== undefined && out.periodMs < 1) throw new QStashHeaderError(header, `Expected the period in ${header} to be positive, got "${value}".`);
+  return out;
+}
 
 /** The headers of the message `prefix` describes (`Upstash-Callback-X` → `Upstash-X`). */
 function subHeaders(headers: Record<string, string>, prefix: string): Record<string, string> {
@@ -114,6 +137,11 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     else if (name.startsWith('upstash-workflow-')) deliverHeaders[name] = value;
   }
   if (headers['upstash-label'] !== undefined) deliverHeaders['upstash-label'] = headers['upstash-label'];
+  for (const [name, value] of Object.entries(deliverHeaders)) {
+    // Checked now: a header the runner could not send would otherwise fail every delivery.
+    if (!HEADER_NAME.test(name)) throw new QStashHeaderError(name, `Expected a forwarded header name to be an HTTP token, got "${name.slice(0, 100)}".`);
+    if (!HEADER_VALUE.test(value)) throw new QStashHeaderError(name, `Expected the value of forwarded header ${name} to hold no control characters (CR, LF, NUL…).`);
+  }
 
   const read = <T>(name: string, parse: (value: string) => T): T | undefined => (headers[name] === undefined ? undefined : parse(headers[name]));
   const retryDelay = read('upstash-retry-delay', (value) => (parseRetryDelay(value), value));
@@ -157,7 +185,7 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
             callType: headers['upstash-workflow-calltype'] ?? 'step',
           },
     label: headers['upstash-label'],
-    flowControl: flowKey !== undefined && flowValue !== undefined ? { key: flowKey, value: flowValue } : undefined,
+    flowControl: flowKey !== undefined && flowValue !== undefined ? parseFlowControlValue(flowKey, flowValue) : undefined,
     deduplicationId: headers['upstash-deduplication-id'],
     contentBasedDeduplication: headers['upstash-content-based-deduplication'] === 'true',
     redact: (headers['upstash-redact-fields'] ?? '').split(',').map((part) => part.trim()).filter((part) => part !== ''),

@@ -1,3 +1,5 @@
+import type { FlowControl } from '../../protocol/flow-control.js';
+
 /**
  * Where QStash-protocol runs and messages live: the same database as the runner's `Store` (SQLite
  * file or PostgreSQL schema), tables of their own (`qstash_runs`, `qstash_messages`). The run's
@@ -34,7 +36,8 @@ export interface NewMessage {
   spec: StoredSpec;
   dueAt: number;
   dedupKey: string | null;
-  flowKey: string | null;
+  /** Its key's limits hold its deliveries back (parallelism: in flight at once; rate: started per period). */
+  flow: FlowControl | null;
   now: number;
 }
 
@@ -58,6 +61,9 @@ export interface RunMessage {
   seq: number;
   callType: string | null;
   body: string;
+  status: MessageStatus;
+  retried: number;
+  createdAt: number;
 }
 
 /** A QStash-protocol run's first row: inserted with its config and its first message in one transaction. */

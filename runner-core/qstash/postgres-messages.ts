@@ -1,6 +1,7 @@
 import type { Sql } from 'postgres';
 import type { MessagePatch, MessageStore, NewMessage, NewUpstashRun, RunMessage, StoredMessage } from './message-store.js';
-import { toMessage, toRunMessage, type MessageRow } from './sqlite-messages.js';
+import type { FlowUsage } from '../store/flow-admission.js';
+import { admitMessages, FLOW_LOOKAHEAD, flowParams, toMessage, toRunMessage, type MessageRow, type RunMessageRow } from './sqlite-messages.js';
 
 /**
  * The `MessageStore` on PostgreSQL, for several runners on one database. Every write is one
@@ -16,6 +17,7 @@ export class PostgresMessageStore implements MessageStore {
 
   async createRun(run: NewUpstashRun, first: NewMessage): Promise<boolean> {
     const sql = this.#sql;
+    const flow = flowParams(first);
     // Parent and children in one statement: the foreign keys are checked at its end.
     const [row] = await sql<{ n: number }[]>`WITH r AS (
         INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, protocol)
@@ -23,9 +25,11 @@ export class PostgresMessageStore implements MessageStore {
           ${run.retries}, ${run.retryDelayMs}::bigint, 'upstash')
         ON CONFLICT (id) DO NOTHING RETURNING id),
       c AS (INSERT INTO qstash_runs (run_id, config) SELECT id, ${run.config} FROM r),
-      m AS (INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key, flow_key, created_at, updated_at)
+      m AS (INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
+          flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
         SELECT ${first.id}, id, ${first.callType}, ${first.kind}, ${JSON.stringify(first.spec)}, 'pending', ${first.dueAt}::bigint,
-          ${first.dedupKey}, ${first.flowKey}, ${first.now}::bigint, ${first.now}::bigint FROM r)
+          ${first.dedupKey}, ${flow.flowKey}, ${flow.flowParallelism}::int, ${flow.flowRate}::int, ${flow.flowPeriodMs}::bigint,
+          ${first.now}::bigint, ${first.now}::bigint FROM r)
       SELECT COUNT(*)::int AS n FROM r`;
     return (row?.n ?? 0) > 0;
   }
@@ -40,14 +44,16 @@ export class PostgresMessageStore implements MessageStore {
     const sql = this.#sql;
     const rows = messages.map((m) => ({
       id: m.id, run_id: m.runId, call_type: m.callType, kind: m.kind, spec: JSON.stringify(m.spec), due_at: m.dueAt,
-      dedup_key: m.dedupKey, flow_key: m.flowKey, now: m.now, ord: 0,
+      dedup_key: m.dedupKey, flow_key: m.flow?.key ?? null, flow_parallelism: m.flow?.parallelism ?? null, flow_rate: m.flow?.rate ?? null,
+      flow_period_ms: m.flow?.periodMs ?? null, now: m.now, ord: 0,
     }));
     rows.forEach((row, index) => (row.ord = index));
     // ORDER BY ord: seq follows the batch's order, as a run's message list must.
-    const inserted = await sql<{ id: string }[]>`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key, flow_key, created_at, updated_at)
-      SELECT id, run_id, call_type, kind, spec, 'pending', due_at, dedup_key, flow_key, now, now
-      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(id text, run_id text, call_type text, kind text, spec text, due_at bigint,
-        dedup_key text, flow_key text, now bigint, ord int) ORDER BY ord
+    const inserted = await sql<{ id: string }[]>`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
+        flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
+      SELECT id, run_id, call_type, kind, spec, 'pending', due_at, dedup_key, flow_key, flow_parallelism, flow_rate, flow_period_ms, now, now
+      FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS x(id text, run_id text, call_type text, kind text, spec text, due_at bigint,
+        dedup_key text, flow_key text, flow_parallelism int, flow_rate int, flow_period_ms bigint, now bigint, ord int) ORDER BY ord
       ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
     const fresh = new Set(inserted.map((row) => row.id));
     const out: { id: string; deduplicated: boolean }[] = [];
@@ -61,14 +67,45 @@ export class PostgresMessageStore implements MessageStore {
     return out;
   }
 
+  /**
+   * One transaction: the due rows `FOR UPDATE SKIP LOCKED` (two claimers never take the same), then,
+   * when some have a flow key, a transaction-scoped advisory lock per key (in key order, so two
+   * claimers never deadlock) before counting what the key uses, as the runs' flow claim does
+   * (store/postgres-flow-claim.ts): a second claimer's counts then see the first one's leases.
+   * The only multi-statement transaction of the QStash store, bounded by its session settings.
+   */
   async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
-    const rows = await this.#sql<MessageRow[]>`UPDATE qstash_messages SET lease_owner = ${owner}, lease_until = ${now + leaseMs}::bigint
-      WHERE seq IN (SELECT seq FROM qstash_messages WHERE status = 'pending' AND due_at <= ${now}::bigint
-        AND (lease_until IS NULL OR lease_until < ${now}::bigint) ORDER BY due_at LIMIT ${take} FOR UPDATE SKIP LOCKED)
-      RETURNING *`;
-    return rows.map(toMessage).sort((a, b) => a.dueAt - b.dueAt);
+    const claimed = await this.#sql.begin(async (tx) => {
+      // A runner that froze inside this transaction must not hold its rows and key locks for long: the
+      // server ends such a session, and a claimer waiting on a key lock gives up and polls again.
+      await tx`SET LOCAL idle_in_transaction_session_timeout = '5s'`;
+      await tx`SET LOCAL lock_timeout = '2s'`;
+      const rows = await tx<MessageRow[]>`SELECT * FROM qstash_messages WHERE status = 'pending' AND due_at <= ${now}::bigint
+        AND (lease_until IS NULL OR lease_until < ${now}::bigint) ORDER BY due_at LIMIT ${take * 2 + FLOW_LOOKAHEAD} FOR UPDATE SKIP LOCKED`;
+      const keys = [...new Set(rows.map((row) => row.flow_key).filter((key): key is string => key !== null))].sort();
+      const usage = new Map<string, FlowUsage>();
+      for (const key of keys) {
+        await tx`SELECT pg_advisory_xact_lock(hashtext(${`wfkit qstash flow ${key}`}))`;
+        const periodMs = Number(rows.find((row) => row.flow_key === key)?.flow_period_ms ?? 1000);
+        const [counts] = await tx<{ executing: number; started: number; oldest: number | null }[]>`SELECT
+            (SELECT COUNT(*)::int FROM qstash_messages WHERE flow_key = ${key} AND status = 'pending' AND lease_owner IS NOT NULL
+              AND lease_until >= ${now}::bigint) AS executing,
+            COUNT(*)::int AS started, MIN(flow_started_at) AS oldest
+          FROM qstash_messages WHERE flow_key = ${key} AND flow_started_at > ${now - periodMs}::bigint`;
+        usage.set(key, { executing: counts?.executing ?? 0, startedInPeriod: counts?.started ?? 0, oldestStart: counts?.oldest === null || counts?.oldest === undefined ? null : Number(counts.oldest) });
+      }
+      const { admitted, parked } = admitMessages(rows, take, now, (key) => usage.get(key)!);
+      const ids = admitted.map((row) => row.id);
+      if (ids.length > 0) {
+        await tx`UPDATE qstash_messages SET lease_owner = ${owner}, lease_until = ${now + leaseMs}::bigint,
+          flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE ${now}::bigint END WHERE id = ANY(${ids})`;
+      }
+      for (const wait of parked) await tx`UPDATE qstash_messages SET due_at = ${wait.until}::bigint WHERE id = ${wait.id}`;
+      return admitted;
+    });
+    return claimed.map(toMessage);
   }
 
   async renew(ids: readonly string[], owner: string, until: number): Promise<void> {
@@ -78,8 +115,8 @@ export class PostgresMessageStore implements MessageStore {
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
     const sql = this.#sql;
-    const unreachable = patch.unreachableSince === undefined ? sql`unreachable_since` : sql`${patch.unreachableSince}::bigint`;
-    const rows = await sql`UPDATE qstash_messages SET status = ${patch.status}, due_at = COALESCE(${patch.dueAt ?? null}::bigint, due_at),
+    const unreachable = patch.unreachableSince === undefined ? sql`unreachable_since` : sql`${patch.unreachableSince === null ? null : Math.round(patch.unreachableSince)}::bigint`;
+    const rows = await sql`UPDATE qstash_messages SET status = ${patch.status}, due_at = COALESCE(${patch.dueAt === undefined ? null : Math.round(patch.dueAt)}::bigint, due_at),
         retried = COALESCE(${patch.retried ?? null}::int, retried), unreachable_since = ${unreachable},
         lease_owner = NULL, lease_until = NULL, updated_at = ${now}::bigint
       WHERE id = ${id} AND lease_owner = ${owner} RETURNING id`;
@@ -87,7 +124,7 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async runMessages(runId: string): Promise<RunMessage[]> {
-    const rows = await this.#sql<{ id: string; seq: number; call_type: string | null; spec: string }[]>`SELECT id, seq, call_type, spec
+    const rows = await this.#sql<RunMessageRow[]>`SELECT id, seq, call_type, spec, status, retried, created_at
       FROM qstash_messages WHERE run_id = ${runId} ORDER BY seq`;
     return rows.map(toRunMessage);
   }

@@ -7,7 +7,8 @@ import { sealHeaders, type EngineContext, type RunConfig, type StoredFollowUp } 
 import { runNotRunning } from './errors.js';
 import type { FollowUp, MessageSpec } from './message-spec.js';
 import type { NewMessage, StoredSpec } from './message-store.js';
-import { publishedStepChanges, readSdkStep, stepKind } from './sdk-steps.js';
+import { invokeStepChanges, readInvokeRequest } from './invoke.js';
+import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk-steps.js';
 
 /**
  * Accepting published messages (`/v2/publish`, `/v2/batch`): a run's first message creates the run,
@@ -30,6 +31,9 @@ export function newMessageId(): string {
 /** The default backoff of a run whose first message names none: QStash's own (see durations.ts). */
 const DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW = 12_000;
 
+/** What a run's later messages take from the run when they say nothing. */
+type RunDefaults = Pick<RunConfig, 'retries' | 'retryDelay' | 'flowControl'>;
+
 function checkOrigin(context: EngineContext, url: string): void {
   if (!originAllowed(url, context.allowedOrigins)) throw new OriginNotAllowedError(url, context.allowedOrigins.map((p) => p.text));
 }
@@ -42,7 +46,7 @@ function storedFollowUp(context: EngineContext, followUp: FollowUp | undefined):
 }
 
 /** The message as stored; `runDefaults` fills what a run's later messages leave to the run (retries, backoff). */
-export function storedSpec(context: EngineContext, spec: MessageSpec, runDefaults?: { retries: number; retryDelay: string | null }): StoredSpec {
+export function storedSpec(context: EngineContext, spec: MessageSpec, runDefaults?: RunDefaults): StoredSpec {
   const sealed = sealHeaders(context.credentials, spec.method, spec.destination, spec.deliverHeaders);
   return {
     destination: spec.destination,
@@ -66,7 +70,7 @@ function dedupKey(spec: MessageSpec): string | null {
 }
 
 /** The message row of `spec` (not yet inserted). */
-export function newMessage(context: EngineContext, spec: MessageSpec, now: number, runDefaults?: { retries: number; retryDelay: string | null }): NewMessage {
+export function newMessage(context: EngineContext, spec: MessageSpec, now: number, runDefaults?: RunDefaults): NewMessage {
   const workflow = spec.workflow;
   const callType = workflow ? workflow.callType : null;
   return {
@@ -78,17 +82,40 @@ export function newMessage(context: EngineContext, spec: MessageSpec, now: numbe
     spec: storedSpec(context, spec, runDefaults),
     dueAt: spec.notBefore ?? now + spec.delayMs,
     dedupKey: dedupKey(spec),
-    flowKey: spec.flowControl?.key ?? null,
+    // A run's steps go under the run's flow control; a call under its own.
+    flow: spec.flowControl ?? (callType === 'step' ? runDefaults?.flowControl : null) ?? null,
     now,
   };
+}
+
+/**
+ * The failure callback of a run whose first message named none: its workflow URL, with the headers
+ * the SDK would have sent (`Client.trigger` names the workflow URL itself). QStash calls a failed
+ * workflow's endpoint whatever its first message said; a route without `failureFunction` answers
+ * `Upstash-Workflow-Failure-Callback-Notfound` and that is the end of it.
+ */
+function defaultFailureCallback(runId: string, url: string, forwarded: Record<string, string>): FollowUp {
+  const headers: Record<string, string> = {
+    'upstash-forward-upstash-workflow-is-failure': 'true',
+    'upstash-forward-upstash-workflow-failure-callback': 'true',
+    'upstash-workflow-runid': runId,
+    'upstash-workflow-init': 'false',
+    'upstash-workflow-url': url,
+    'upstash-workflow-calltype': 'failureCall',
+  };
+  for (const [name, value] of Object.entries(forwarded)) headers[`upstash-forward-${name}`] ??= value;
+  return { url, headers };
 }
 
 /** Creates the run of a first message (`Upstash-Workflow-Init: true`); an existing run id is a duplicate. */
 async function startRun(context: EngineContext, spec: MessageSpec, now: number): Promise<PublishResult> {
   const workflow = spec.workflow!;
   checkOrigin(context, spec.destination);
-  const failureCallback = storedFollowUp(context, spec.failureCallback);
+  const failureCallback = storedFollowUp(context, spec.failureCallback ?? defaultFailureCallback(workflow.runId, workflow.url ?? spec.destination, spec.forwarded));
   const forwarded = sealHeaders(context.credentials, 'POST', spec.destination, spec.forwarded);
+  // context.invoke: the body wraps the child's payload and names the invoker (invoke.ts).
+  const invoke = spec.deliverHeaders['upstash-workflow-invoke'] === 'true' ? readInvokeRequest(context, spec.body) : undefined;
+  if (invoke) spec = { ...spec, body: invoke.payload };
   const config: RunConfig = {
     forwarded: forwarded.headers,
     ...(forwarded.sealed !== undefined && { sealed: forwarded.sealed }),
@@ -97,6 +124,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
     failureCallback,
     label: spec.label ?? null,
     flowControl: spec.flowControl ?? null,
+    ...(invoke && { invoker: invoke.invoker }),
   };
   // The first message itself is a step of the list (the payload), delivered like the others.
   const first = newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config);
@@ -120,6 +148,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
   }
   const run = await context.store.getRun(workflow.runId);
   if (run) context.events.emit({ type: 'run', run });
+  if (invoke) await context.commit(invokeStepChanges(invoke.invoker, now));
   return { messageId: first.id, url: spec.destination };
 }
 
@@ -131,6 +160,18 @@ function callStepChanges(runId: string, spec: MessageSpec, stored: StoredSpec, n
   if (!Number.isInteger(index) || index <= 0 || name === undefined) return [];
   const request = { url: spec.destination, method: spec.method, headers: stored.headers, body: spec.body };
   return [{ type: 'step-suspended', runId, index, name, kind: stepKind(headers['upstash-forward-upstash-workflow-steptype'] ?? 'Call'), group: null, until: null, eventId: null, request, at: now }];
+}
+
+/** A plan step's group: the first target of the plan steps of its run in the same batch (one `Promise.all`). */
+function parallelGroup(specs: readonly MessageSpec[], runId: string, step: SdkStep): number | null {
+  if (step.stepId !== 0 || (step.concurrent ?? 1) <= 1) return null;
+  let first = step.targetStep ?? null;
+  for (const other of specs) {
+    if (other.workflow?.runId !== runId) continue;
+    const plan = readSdkStep(other.body);
+    if (plan?.stepId === 0 && plan.targetStep !== undefined && (first === null || plan.targetStep < first)) first = plan.targetStep;
+  }
+  return first;
 }
 
 /**
@@ -167,7 +208,7 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
     pending.push({ index, message, url: spec.destination });
     if (workflow && message.kind === 'workflow') {
       const step = readSdkStep(spec.body);
-      if (step) changes.push(...publishedStepChanges(workflow.runId, step, now, message.dueAt));
+      if (step) changes.push(...publishedStepChanges(workflow.runId, step, now, message.dueAt, parallelGroup(specs, workflow.runId, step)));
     }
     if (workflow?.callType === 'toCallback') changes.push(...callStepChanges(workflow.runId, spec, message.spec, now));
   }

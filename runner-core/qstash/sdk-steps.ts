@@ -56,18 +56,22 @@ export function stepOutput(step: SdkStep): string | null {
   return encodeValue(value, `step "${step.stepName}"`) ?? null;
 }
 
-/** A parallel group's id: the first position of the branch, so the plan steps of one `Promise.all` share it. */
-function groupOf(step: SdkStep): number | null {
-  return (step.concurrent ?? 1) > 1 ? step.stepId === 0 ? (step.targetStep ?? 0) : step.stepId : null;
+/**
+ * A wait's result is not the SDK's to publish: the wait endpoints (waits*.ts) append it and write
+ * its row themselves (with the event's data, not the base64 `out` the SDK reads).
+ */
+function recorded(step: SdkStep): boolean {
+  return step.stepType !== 'Wait';
 }
 
 /**
  * What publishing `step` means for the run's rows: a plan step starts its branch's row; a result
  * succeeds it, unless it is delivered later (`dueAt` after now: a sleep), then the row waits until then.
+ * `group`: a parallel branch's group (the first position of its `Promise.all`; its plan steps come in one batch).
  */
-export function publishedStepChanges(runId: string, step: SdkStep, now: number, dueAt: number): Change[] {
+export function publishedStepChanges(runId: string, step: SdkStep, now: number, dueAt: number, group: number | null = null): Change[] {
+  if (!recorded(step)) return [];
   const kind = stepKind(step.stepType);
-  const group = groupOf(step);
   if (step.stepId === 0) {
     const index = step.targetStep ?? 0;
     if (index <= 0) return [];
@@ -80,7 +84,7 @@ export function publishedStepChanges(runId: string, step: SdkStep, now: number, 
 
 /** A result delivered: its row succeeds (a no-op when publishing already said so: a succeeded step never changes). */
 export function deliveredStepChanges(runId: string, step: SdkStep, now: number, startedAt: number): Change[] {
-  if (step.stepId === 0) return [];
+  if (step.stepId === 0 || !recorded(step)) return [];
   return [{
     type: 'step-succeeded', runId, index: step.stepId, name: step.stepName, kind: stepKind(step.stepType),
     output: stepOutput(step), at: now, durationMs: Math.max(0, now - startedAt),

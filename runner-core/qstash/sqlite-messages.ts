@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { admit, type FlowCandidate } from '../store/flow-admission.js';
 import type { MessagePatch, MessageStore, NewMessage, NewUpstashRun, RunMessage, StoredMessage, StoredSpec } from './message-store.js';
 
 /** The `MessageStore` on the runner's SQLite file: same connection, so one writer and WAL as the `Store`. */
@@ -6,6 +7,7 @@ import type { MessagePatch, MessageStore, NewMessage, NewUpstashRun, RunMessage,
 export interface MessageRow {
   seq: number; id: string; run_id: string | null; call_type: string | null; kind: string; spec: string;
   status: string; due_at: number; retried: number; unreachable_since: number | null; created_at: number;
+  flow_key: string | null; flow_parallelism: number | null; flow_rate: number | null; flow_period_ms: number | null;
 }
 
 export function toMessage(row: MessageRow): StoredMessage {
@@ -17,8 +19,31 @@ export function toMessage(row: MessageRow): StoredMessage {
 }
 
 /** A run message's entry: its body as the SDK decodes it. */
-export function toRunMessage(row: { id: string; seq: number; call_type: string | null; spec: string }): RunMessage {
-  return { id: row.id, seq: Number(row.seq), callType: row.call_type, body: (JSON.parse(row.spec) as StoredSpec).body };
+export interface RunMessageRow {
+  id: string; seq: number; call_type: string | null; spec: string; status: string; retried: number; created_at: number;
+}
+
+export function toRunMessage(row: RunMessageRow): RunMessage {
+  return {
+    id: row.id, seq: Number(row.seq), callType: row.call_type, body: (JSON.parse(row.spec) as StoredSpec).body,
+    status: row.status as RunMessage['status'], retried: row.retried, createdAt: Number(row.created_at),
+  };
+}
+
+/** Due rows read beyond a claim's limit, so messages of a full key do not starve the others. */
+export const FLOW_LOOKAHEAD = 16;
+
+export function flowParams(m: NewMessage) {
+  return { flowKey: m.flow?.key ?? null, flowParallelism: m.flow?.parallelism ?? null, flowRate: m.flow?.rate ?? null, flowPeriodMs: m.flow?.periodMs ?? null };
+}
+
+/**
+ * Flow control of messages with the runs' admission (store/flow-admission.ts): parallelism counts
+ * a key's messages being delivered; every delivery is a start for `rate` (QStash counts deliveries).
+ */
+export function admitMessages(rows: readonly MessageRow[], take: number, now: number, usage: Parameters<typeof admit>[3]) {
+  const candidates = rows.map((row) => ({ ...row, flow_started_at: null }) as MessageRow & FlowCandidate);
+  return admit(candidates, take, now, usage);
 }
 
 export class SqliteMessageStore implements MessageStore {
@@ -35,18 +60,25 @@ export class SqliteMessageStore implements MessageStore {
         VALUES (@id, @url, 'running', @body, @headers, @now, @now, NULL, @retries, @retryDelayMs, 'upstash') ON CONFLICT (id) DO NOTHING`),
       insertConfig: db.prepare('INSERT INTO qstash_runs (run_id, config) VALUES (?, ?)'),
       config: db.prepare('SELECT config FROM qstash_runs WHERE run_id = ?').pluck(),
-      insertMessage: db.prepare(`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key, flow_key, created_at, updated_at)
-        VALUES (@id, @runId, @callType, @kind, @spec, 'pending', @dueAt, @dedupKey, @flowKey, @now, @now) ON CONFLICT (dedup_key) DO NOTHING`),
+      insertMessage: db.prepare(`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
+          flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
+        VALUES (@id, @runId, @callType, @kind, @spec, 'pending', @dueAt, @dedupKey, @flowKey, @flowParallelism, @flowRate, @flowPeriodMs, @now, @now)
+        ON CONFLICT (dedup_key) DO NOTHING`),
       byDedup: db.prepare('SELECT id FROM qstash_messages WHERE dedup_key = ?').pluck(),
       due: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'pending' AND due_at <= @now AND (lease_until IS NULL OR lease_until < @now)
         ORDER BY due_at LIMIT @limit`),
-      lease: db.prepare('UPDATE qstash_messages SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
+      lease: db.prepare(`UPDATE qstash_messages SET lease_owner = @owner, lease_until = @until,
+        flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE @now END WHERE id = @id`),
+      park: db.prepare('UPDATE qstash_messages SET due_at = @until WHERE id = @id'),
+      flowExecuting: db.prepare(`SELECT COUNT(*) FROM qstash_messages WHERE flow_key = @key AND status = 'pending'
+        AND lease_owner IS NOT NULL AND lease_until >= @now`).pluck(),
+      flowStarted: db.prepare('SELECT COUNT(*) AS n, MIN(flow_started_at) AS oldest FROM qstash_messages WHERE flow_key = @key AND flow_started_at > @since'),
       renew: db.prepare('UPDATE qstash_messages SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
       settle: db.prepare(`UPDATE qstash_messages SET status = @status, due_at = COALESCE(@dueAt, due_at), retried = COALESCE(@retried, retried),
           unreachable_since = CASE WHEN @setUnreachable = 1 THEN @unreachableSince ELSE unreachable_since END,
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
-      runMessages: db.prepare('SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? ORDER BY seq'),
+      runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? ORDER BY seq'),
       cancelPending: db.prepare(`UPDATE qstash_messages SET status = 'cancelled', updated_at = @now WHERE run_id = @runId AND status = 'pending'
         AND (call_type IS NULL OR call_type != 'failureCall')`),
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
@@ -55,7 +87,8 @@ export class SqliteMessageStore implements MessageStore {
     };
     this.#s = s;
     const messageParams = (m: NewMessage) => ({
-      id: m.id, runId: m.runId, callType: m.callType, kind: m.kind, spec: JSON.stringify(m.spec), dueAt: m.dueAt, dedupKey: m.dedupKey, flowKey: m.flowKey, now: m.now,
+      id: m.id, runId: m.runId, callType: m.callType, kind: m.kind, spec: JSON.stringify(m.spec), dueAt: m.dueAt, dedupKey: m.dedupKey, now: m.now,
+      ...flowParams(m),
     });
     const insertOne = (m: NewMessage): { id: string; deduplicated: boolean } => {
       if (s.insertMessage.run(messageParams(m)).changes > 0) return { id: m.id, deduplicated: false };
@@ -73,9 +106,16 @@ export class SqliteMessageStore implements MessageStore {
     const insert = db.transaction((messages: readonly NewMessage[]) => messages.map(insertOne));
     this.#insert = (messages) => insert.immediate(messages);
     const claim = db.transaction(({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }) => {
-      const rows = s.due.all({ now, limit: Math.max(0, Math.trunc(limit)) }) as MessageRow[];
-      for (const row of rows) s.lease.run({ id: row.id, owner, until: now + leaseMs });
-      return rows.map(toMessage);
+      const take = Math.max(0, Math.trunc(limit));
+      // Read past the limit: messages of a full key are parked, not counted.
+      const rows = s.due.all({ now, limit: take * 2 + FLOW_LOOKAHEAD }) as MessageRow[];
+      const { admitted, parked } = admitMessages(rows, take, now, (key, periodMs) => {
+        const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
+        return { executing: s.flowExecuting.get({ key, now }) as number, startedInPeriod: started.n, oldestStart: started.oldest };
+      });
+      for (const row of admitted) s.lease.run({ id: row.id, owner, until: now + leaseMs, now });
+      for (const wait of parked) s.park.run({ id: wait.id, until: wait.until });
+      return admitted.map(toMessage);
     });
     this.#claim = (options) => claim.immediate(options);
   }
@@ -109,7 +149,7 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async runMessages(runId: string): Promise<RunMessage[]> {
-    return (this.#s.runMessages.all(runId) as { id: string; seq: number; call_type: string | null; spec: string }[]).map(toRunMessage);
+    return (this.#s.runMessages.all(runId) as RunMessageRow[]).map(toRunMessage);
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {

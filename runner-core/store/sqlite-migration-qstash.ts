@@ -26,9 +26,14 @@ export const SQLITE_MIGRATION_QSTASH = `
     lease_until INTEGER,
     dedup_key TEXT UNIQUE,
     flow_key TEXT,
+    flow_parallelism INTEGER,
+    flow_rate INTEGER,
+    flow_period_ms INTEGER,
+    flow_started_at INTEGER,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL
   );
   CREATE INDEX qstash_messages_due ON qstash_messages(due_at) WHERE status = 'pending';
+  CREATE INDEX qstash_messages_flow ON qstash_messages(flow_key, flow_started_at) WHERE flow_key IS NOT NULL;
   CREATE INDEX qstash_messages_run ON qstash_messages(run_id, seq) WHERE run_id IS NOT NULL;
 `;

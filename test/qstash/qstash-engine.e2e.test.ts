@@ -39,6 +39,8 @@ describe('QStash engine with the real @upstash/workflow', () => {
     const runner = await startTestRunner();
     const app = await startUpstashApp(runner, { 'two-steps': twoSteps });
     apps.push(app);
+    const stepEvents: string[] = [];
+    runner.runner.events.subscribe((event) => void (event.type === 'step' && stepEvents.push(`${event.step.name} ${event.step.status}`)));
     const published = await fetch(`${runner.url}/v2/publish/${app.url}/two-steps`, {
       method: 'POST',
       headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
@@ -69,6 +71,8 @@ describe('QStash engine with the real @upstash/workflow', () => {
     });
     expect(all.map((a) => a.responseStatus)).toEqual([200, 200, 200]);
     expect(all[0]!.requestHeaders['upstash-signature']).toMatch(/^ey/);
+    // The dashboards hear of each step once (wf logs prints one line a step).
+    expect(stepEvents).toEqual(['double succeeded', 'greet succeeded']);
   });
 
   it('Client.trigger starts a run under the given id; an unsigned direct POST is refused by the app', async () => {
@@ -103,5 +107,24 @@ describe('QStash engine with the real @upstash/workflow', () => {
     const unknownEndpoint = await fetch(`${runner.url}/v2/topics`, { headers: { authorization: `Bearer ${runner.token}` } });
     expect(unknownEndpoint.status).toBe(404);
     expect(await unknownEndpoint.text()).toContain('GET /v2/topics');
+  });
+
+  it('deduplicates a repeated Upstash-Deduplication-Id and delivers the message once', async () => {
+    const runner = await startTestRunner();
+    let received = 0;
+    const app = await startUpstashApp(runner, {}, upstashEnv(runner), (hono) => {
+      hono.post('/hook', (c) => ((received += 1), c.text('ok')));
+    });
+    apps.push(app);
+    const publish = () =>
+      fetch(`${runner.url}/v2/publish/${app.url}/hook`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}`, 'upstash-deduplication-id': 'once' }, body: 'x' }).then(
+        (r) => r.json() as Promise<{ messageId: string; deduplicated?: boolean }>,
+      );
+    const first = await publish();
+    const second = await publish();
+    expect(second).toEqual({ messageId: first.messageId, url: `${app.url}/hook`, deduplicated: true });
+    await vi.waitFor(() => expect(received).toBe(1));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(received).toBe(1);
   });
 });

@@ -28,12 +28,17 @@ export async function startUpstashApp(
   runner: TestRunner,
   workflows: Record<string, { route: RouteFunction; options?: Omit<WorkflowServeOptions, 'env'> }>,
   env: Record<string, string> = upstashEnv(runner),
+  /** Plain routes beside the workflows (a `context.call` target, …). */
+  extra?: (app: Hono) => void,
+  /** @default 0 (any free port) */
+  listenPort = 0,
 ): Promise<UpstashApp> {
   const app = new Hono();
+  extra?.(app);
   for (const [name, { route, options }] of Object.entries(workflows)) app.post(`/${name}`, serve(route, { ...options, env } as WorkflowServeOptions));
   let server: ServerType | undefined;
   const port = await new Promise<number>((resolve) => {
-    server = serveNode({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => resolve(info.port));
+    server = serveNode({ fetch: app.fetch, hostname: '127.0.0.1', port: listenPort }, (info: AddressInfo) => resolve(info.port));
   });
   return {
     url: `http://127.0.0.1:${port}`,

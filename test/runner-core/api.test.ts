@@ -187,9 +187,9 @@ describe('runner API: routing', () => {
     const cancel = await call(`/v1/runs/${newRunId()}/cancel`);
     expect(cancel.status).toBe(405);
     expect(cancel.headers.get('allow')).toBe('POST');
-    const unknown = await call('/v2/anything');
+    const unknown = await call('/v3/anything'); // /v2 is the QStash API now (runner-core/qstash)
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.message).toContain('/v2/anything');
+    expect(unknown.body.error.message).toContain('/v3/anything');
     expect((await call('/healthz')).body).toEqual({ ok: true });
   });
 

@@ -1,0 +1,77 @@
+import { describeError } from '../logger.js';
+import type { Change } from '../store/types.js';
+import { openHeaders, sealHeaders, type EngineContext, type RunConfig } from './context.js';
+import { parseMessage } from './message-spec.js';
+import { publishMessages } from './publish.js';
+import { readSdkStep, type SdkStep } from './sdk-steps.js';
+
+/**
+ * `context.invoke`: the invoking workflow publishes the child's first message itself
+ * (`Upstash-Workflow-Invoke: true`) with a body that wraps the child's payload and names the
+ * invoker: `{body, headers, workflowRunId, workflowUrl, step}`. QStash unwraps it (the child sees
+ * only its payload) and, when the child ends, sends the invoker its step's result
+ * `{body, isFailed, isCanceled}` with the invoker's headers. This file is that part of QStash.
+ */
+
+/** Who invoked a run, kept in its config: where and how its result goes back. */
+export interface Invoker {
+  runId: string;
+  url: string;
+  headers: Record<string, string>;
+  sealed?: string;
+  step: SdkStep;
+}
+
+/** The child's payload and its invoker, from the first message's body; undefined when the body is not an invoke request. */
+export function readInvokeRequest(context: EngineContext, body: string): { payload: string; invoker: Invoker } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const request = value as { body?: unknown; headers?: unknown; workflowRunId?: unknown; workflowUrl?: unknown; step?: unknown };
+  const step = readSdkStep(JSON.stringify(request.step ?? null));
+  if (typeof request.workflowRunId !== 'string' || typeof request.workflowUrl !== 'string' || !step) return undefined;
+  // The SDK sends header lists (`{name: [value]}`); a message has one value a name.
+  const headers: Record<string, string> = {};
+  if (typeof request.headers === 'object' && request.headers !== null) {
+    for (const [name, values] of Object.entries(request.headers as Record<string, unknown>)) {
+      const first = Array.isArray(values) ? values[0] : values;
+      if (typeof first === 'string') headers[name.toLowerCase()] = first;
+    }
+  }
+  const sealed = sealHeaders(context.credentials, 'POST', request.workflowUrl, headers);
+  return {
+    payload: typeof request.body === 'string' ? request.body : request.body === undefined ? '' : JSON.stringify(request.body),
+    invoker: { runId: request.workflowRunId, url: request.workflowUrl, ...sealed, step },
+  };
+}
+
+/** The invoker's step row, running until the child answers. */
+export function invokeStepChanges(invoker: Invoker, now: number): Change[] {
+  const { step } = invoker;
+  if (step.stepId <= 0) return [];
+  return [{ type: 'step-started', runId: invoker.runId, index: step.stepId, name: step.stepName, kind: 'invoke', group: null, at: now }];
+}
+
+/**
+ * The child ended: its invoker gets the result as the invoke step's result (a run message of its
+ * own, so the invoker goes on). A refused publish (the invoker ended meanwhile) is logged, not thrown.
+ */
+export async function answerInvoker(
+  context: EngineContext,
+  config: RunConfig,
+  result: { body: string | undefined; isFailed: boolean; isCanceled: boolean },
+): Promise<void> {
+  const invoker = config.invoker;
+  if (!invoker) return;
+  try {
+    const headers = openHeaders(context.credentials, 'POST', invoker.url, invoker.headers, invoker.sealed);
+    const step = { ...invoker.step, out: JSON.stringify(result) };
+    await publishMessages(context, [parseMessage(invoker.url, { ...headers, 'upstash-workflow-init': 'false' }, JSON.stringify(step))]);
+  } catch (error) {
+    context.logger.error(`the result of an invoked workflow was not sent to run ${invoker.runId}: ${describeError(error)}`, { runId: invoker.runId });
+  }
+}

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@upstash/workflow';
+import { createApiServer } from '../../runner-core/api/server.js';
+import { Runner } from '../../runner-core/runner.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
+import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { closeServer, listen, waitForFinish, type TestRunner } from '../helpers/runner.js';
+import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
+
+/**
+ * Two runners on one PostgreSQL database serve one @upstash/workflow app: the app publishes to
+ * one of them, both deliver (messages are claimed with leases, FOR UPDATE SKIP LOCKED), every run
+ * completes and every step ran once.
+ */
+
+const TOKEN = 'wf_qstash_pg_token_0123456789';
+const RUNS = 20;
+
+let pg: PostgresCluster | undefined;
+const stores: PostgresStore[] = [];
+const runners: { runner: Runner; close: () => Promise<void>; url: string }[] = [];
+let app: UpstashApp | undefined;
+
+beforeAll(async () => {
+  pg = await startPostgres({ database: 'qstash_runners' });
+  for (let i = 0; i < 2; i++) {
+    const store = await openPostgresStore(pg.url);
+    stores.push(store);
+    const runner = new Runner({ store, tokens: [TOKEN], leaseMs: 3_000, pollMs: 100 });
+    const server = createApiServer(runner, { host: '127.0.0.1' });
+    const port = await listen(server);
+    await runner.start();
+    runners.push({ runner, url: `http://127.0.0.1:${port}`, close: async () => (await closeServer(server), await runner.stop(0)) });
+  }
+}, 300_000);
+
+afterAll(async () => {
+  await app?.close();
+  for (const r of runners) await r.close();
+  for (const store of stores) await store.close();
+  await pg?.stop();
+});
+
+describe('QStash engine on PostgreSQL with two runners', () => {
+  it('both runners deliver, every run completes, every step runs once', async () => {
+    const first = runners[0]!;
+    const executions = new Map<string, number>();
+    const delivered = runners.map(() => 0);
+    runners.forEach((r, i) => r.runner.events.subscribe((event) => void (event.type === 'attempt' && (delivered[i]! += 1))));
+    const asTest = { runner: first.runner, url: first.url, token: TOKEN } as TestRunner;
+    app = await startUpstashApp(asTest, {
+      steps: {
+        route: async (context) => {
+          for (const name of ['a', 'b', 'c']) {
+            await context.run(name, async () => {
+              const key = `${context.workflowRunId}/${name}`;
+              executions.set(key, (executions.get(key) ?? 0) + 1);
+              return name;
+            });
+          }
+          return 'done';
+        },
+      },
+    });
+    const env = upstashEnv(asTest);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const triggered = await client.trigger(Array.from({ length: RUNS }, (_, i) => ({ url: `${app!.url}/steps`, body: { i } })));
+    for (const { workflowRunId } of triggered) {
+      const { run, steps } = await waitForFinish(stores[1]!, workflowRunId, 30_000);
+      expect(run).toMatchObject({ status: 'completed', protocol: 'upstash' });
+      expect(steps.map((s) => s.name)).toEqual(['a', 'b', 'c']);
+    }
+    expect(executions.size).toBe(RUNS * 3);
+    expect([...executions.values()].every((n) => n === 1)).toBe(true);
+    // Both runners took part: 4 deliveries a run (the start and three steps) shared between them.
+    expect(delivered[0]! + delivered[1]!).toBeGreaterThanOrEqual(RUNS * 4);
+    expect(Math.min(...delivered)).toBeGreaterThan(0);
+  });
+});
