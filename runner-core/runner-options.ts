@@ -1,8 +1,8 @@
 import type { DispatchOptions } from './dispatch.js';
 import type { Logger } from './logger.js';
-import type { UpstashSigningKeys } from './qstash/signing-keys.js';
 import type { Store } from './store/types.js';
 import type { UnreachablePolicy } from './unreachable.js';
+import type { UpstashSigningKeys } from './qstash/signature.js';
 
 /** What a `Runner` is built from (and `createRunner`, which adds the store and the API's). */
 export interface RunnerOptions {
@@ -37,10 +37,9 @@ export interface RunnerOptions {
    */
   allowedOrigins?: readonly string[];
   /**
-   * The keys Upstash-protocol deliveries are signed with (`Upstash-Signature`), the app's
-   * `QSTASH_CURRENT_SIGNING_KEY` and `QSTASH_NEXT_SIGNING_KEY`. `wf start` and `wf dev` read them
-   * from the same variables; `wf dev` makes a pair when none is set.
-   * Default without them: derived from the first token (stable across restarts; see `defaultSigningKeys`).
+   * The keys QStash-protocol deliveries are signed with (`Upstash-Signature`, with `current`); an
+   * `@upstash/workflow` app verifies them with QSTASH_CURRENT_SIGNING_KEY / QSTASH_NEXT_SIGNING_KEY.
+   * @default derived from the first token (stable across restarts; see `defaultSigningKeys`)
    */
   upstashSigningKeys?: UpstashSigningKeys;
   inlineStepsLimitBytes?: number;

@@ -207,9 +207,17 @@ export class Runner {
     return this.actions.resumeRun(runId);
   }
 
-  /** Delivers an event to every step waiting for `eventId`, or keeps it for a later wait. */
-  notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
-    return this.actions.notify(eventId, data);
+  /**
+   * Delivers an event to every step waiting for `eventId`, or keeps it for a later wait; Upstash
+   * workflows waiting for it (`context.waitForEvent`) get it too, its data as the JSON body
+   * `Client.notify` would send (nothing is kept for them: a notify without a run id, as on QStash).
+   */
+  async notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
+    const native = await this.actions.notify(eventId, data);
+    const upstash = this.qstash ? await this.qstash.waits.notify(eventId, data === undefined ? '' : JSON.stringify(data)) : [];
+    const reached = upstash.filter((notified) => notified.error === '').map((notified) => notified.wait.runId);
+    if (reached.length === 0) return native;
+    return { delivered: [...native.delivered, ...reached], kept: native.kept };
   }
 
   /** The committed steps a route replays from, as the drive request carries them. */

@@ -54,7 +54,7 @@ export function makeStartCommand(io: CliIO): Command {
         upstashSigningKeys: upstash?.keys,
       });
       const { runner } = started;
-      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, upstashSigningKeys: upstash ? `from ${upstash.source}` : 'none' });
+      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, upstashSigningKeys: upstash ? `from ${upstash.source}` : 'derived from the first token (set QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY to choose them)' });
       await interrupted;
       log.info('stopping: no new connections, in-flight drives finish or are released', { inFlight: runner.drivesInFlight, graceMs: options.graceMs });
       await started.close(options.graceMs);

@@ -37,11 +37,13 @@ export function upstashAppEnv(options: UpstashAppEnvOptions): Record<string, str
 }
 
 /**
- * Variables set only in the environment of the app `wf dev` starts, never written to a file:
- * `@upstash/qstash` 2.12+ swaps in its own dev server (and its fixed keys) when QSTASH_DEV is on,
- * whatever QSTASH_URL says, so the app would never reach this runner.
+ * Variables set only in the environment of the app `wf dev` starts, never written to a file, for
+ * settings that would take the app past QSTASH_URL: `@upstash/qstash` 2.12+ swaps in its own dev
+ * server (and its fixed keys) when QSTASH_DEV is on, and reads `<region>_QSTASH_URL` instead when
+ * QSTASH_REGION is set. Set in the process, they win over the app's env files (dotenv, Next.js and
+ * wrangler's `--env-file` do not override a variable the process has).
  */
-export const UPSTASH_PROCESS_ONLY_ENV: Readonly<Record<string, string>> = { QSTASH_DEV: 'false' };
+export const UPSTASH_PROCESS_ONLY_ENV: Readonly<Record<string, string>> = { QSTASH_DEV: 'false', QSTASH_REGION: '' };
 
 /** The env file the app's host reads in development: `.dev.vars` (wrangler), `.env.local` (Next.js, SvelteKit, Nuxt), else `.env`. */
 export function upstashEnvFile(pkg: AppPackage | undefined): string {

@@ -5,8 +5,9 @@ import type { Run, Step } from '../store/types.js';
  * `Client.logs` answers (`GET /v2/workflows/events?groupBy=workflowRunId`): a wfkit run and its
  * step rows as QStash's `WorkflowRunLog`. Step rows are the one record of an Upstash-protocol run
  * here (what the dashboards show), so the log is read from them: a step's `stepType` comes back
- * from its kind (a `Notify` step shows as `Run`, `SleepUntil` as `SleepFor`), and a message id is
- * the run id and the step's position.
+ * from its kind (a `Notify` step shows as `Run`, `SleepUntil` as `SleepFor`). Message ids are the
+ * engine's (the message that carried the payload or the step) when it gave them, else the run id
+ * and the step's position.
  */
 
 export type WorkflowState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED';
@@ -16,6 +17,8 @@ export const WORKFLOW_STATES: readonly WorkflowState[] = ['RUN_STARTED', 'RUN_SU
 export interface RunLogExtras {
   label?: string | null;
   retryDelay?: string | null;
+  /** The message that carried each position (0: the payload), from the run's message list. */
+  messageIds?: ReadonlyMap<number, string>;
 }
 
 export function workflowState(run: Pick<Run, 'status'>): WorkflowState {
@@ -43,7 +46,7 @@ function stepLog(run: Run, step: Step, extras: RunLogExtras): Record<string, unk
     stepName: step.name,
     stepType: STEP_TYPES[step.kind] ?? 'Run',
     callType: 'step',
-    messageId: `${run.id}:${step.index}`,
+    messageId: extras.messageIds?.get(step.index) ?? `${run.id}:${step.index}`,
     out: step.output === null ? undefined : decodeValue(step.output),
     retries: run.retries,
     concurrent: 1,
@@ -68,7 +71,7 @@ function initialStep(run: Run, extras: RunLogExtras): Record<string, unknown> {
     stepName: 'init',
     stepType: 'Initial',
     callType: 'step',
-    messageId: `${run.id}:0`,
+    messageId: extras.messageIds?.get(0) ?? `${run.id}:0`,
     out: run.body,
     retries: run.retries,
     concurrent: 1,

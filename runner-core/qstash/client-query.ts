@@ -74,6 +74,8 @@ function runFilter(params: URLSearchParams): RunFilter {
 /** `DELETE /v2/workflows/runs?…` (`Client.cancel`): ids, or filters, or all (`count` alone). */
 export function parseCancelQuery(params: URLSearchParams): CancelQuery {
   only(params, ['workflowRunIds', 'workflowUrl', 'workflowUrlExactMatch', 'fromDate', 'toDate', 'label', 'count', 'cursor'], 'Client.cancel');
+  // An empty query cancelling everything would be one typo away: "all" says so with a count, as the SDK's `{ all: true }` does.
+  if ([...params.keys()].length === 0) throw bad('Client.cancel: expected run ids (`workflowRunIds`), a filter, or `count` for all runs; got no query, which cancels nothing.');
   const workflowRunIds = params.getAll('workflowRunIds').filter((id) => id !== '');
   const query: CancelQuery = { ...runFilter(params), workflowRunIds, count: int(params, 'count', 1, MAX_COUNT) ?? 100 };
   const cursor = one(params, 'cursor');

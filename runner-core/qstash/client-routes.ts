@@ -6,13 +6,18 @@ import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Run, type Store } from '../store/types.js';
 import { workflowRunLog, workflowState, type RunLogExtras } from './client-logs.js';
 import { parseCancelQuery, parseLogsQuery, type RunFilter } from './client-query.js';
+import type { RunConfig } from './context.js';
+import type { QStashEngine } from './engine.js';
+import type { RunMessage } from './message-store.js';
+import { readSdkStep } from './sdk-steps.js';
+import type { QStashRouteSet } from './routes.js';
 
 export interface ClientRouteDeps {
   store: Pick<Store, 'getRun' | 'listRuns' | 'listSteps'>;
   /** The runner's cancel (`RunnerActions.cancelRun`): the same as `wf cancel` and the dashboards'. */
   cancelRun(runId: string): Promise<unknown>;
-  /** A run's label and retry delay, from the engine's run settings; without it a `label` filter is refused. */
-  runExtras?(runId: string): Promise<RunLogExtras | undefined>;
+  /** A run's label and retry delay (and for a log, its message ids), from the engine; without it a `label` filter is refused. */
+  runExtras?(runId: string, purpose: 'filter' | 'log'): Promise<RunLogExtras | undefined>;
   logger: Logger;
 }
 
@@ -22,7 +27,7 @@ const SCAN_CAP = 10_000;
 
 /** A run started through the QStash API (the engine marks it); native runs are not the Workflow Client's. */
 export function isUpstashRun(run: Run): boolean {
-  return (run as Run & { protocol?: string }).protocol === 'upstash';
+  return run.protocol === 'upstash';
 }
 
 async function matchesFilter(run: Run, filter: RunFilter, extras: () => Promise<RunLogExtras | undefined>): Promise<boolean> {
@@ -61,10 +66,10 @@ async function scan(store: ClientRouteDeps['store'], cursor: string | undefined,
 /**
  * What the Workflow `Client` calls besides publish: `DELETE /v2/workflows/runs` (`Client.cancel`:
  * ids, a URL prefix or exact URL with date and label filters, or all) and `GET /v2/workflows/events`
- * (`Client.logs`). Mounted on the engine's `/v2` app, behind its token check.
+ * (`Client.logs`). Mounted on the engine's `/v2` app (paths relative to it), behind its token check.
  */
 export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
-  const extrasOf = (runId: string) => () => deps.runExtras?.(runId) ?? Promise.resolve(undefined);
+  const extrasOf = (runId: string) => () => deps.runExtras?.(runId, 'filter') ?? Promise.resolve(undefined);
   const refuseLabelWithoutExtras = (filter: RunFilter): void => {
     if (filter.label !== undefined && !deps.runExtras) throw new ApiError(400, 'BAD_REQUEST', 'The `label` filter is not supported by this runner yet.');
   };
@@ -81,7 +86,7 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
     }
   };
 
-  app.delete('/v2/workflows/runs', async (c) => {
+  app.delete('/workflows/runs', async (c) => {
     try {
       const query = parseCancelQuery(new URL(c.req.url).searchParams);
       refuseLabelWithoutExtras(query);
@@ -100,7 +105,7 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
     }
   });
 
-  app.get('/v2/workflows/events', async (c) => {
+  app.get('/workflows/events', async (c) => {
     try {
       const query = parseLogsQuery(new URL(c.req.url).searchParams);
       refuseLabelWithoutExtras(query);
@@ -115,10 +120,44 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
       } else {
         found = await scan(deps.store, query.cursor, query.count, keep);
       }
-      const runs = await Promise.all(found.runs.map(async (run) => workflowRunLog(run, await deps.store.listSteps(run.id), (await deps.runExtras?.(run.id)) ?? {})));
+      const runs = await Promise.all(found.runs.map(async (run) => workflowRunLog(run, await deps.store.listSteps(run.id), (await deps.runExtras?.(run.id, 'log')) ?? {})));
       return jsonResponse(200, found.cursor === undefined ? { runs } : { cursor: found.cursor, runs });
     } catch (error) {
       return failureResponse(error, deps.logger);
     }
   });
 }
+
+/** The run's label and retry delay from its config (`qstash_runs.config`, see context.ts's `RunConfig`). */
+async function runExtrasOf(engine: QStashEngine, runId: string, withMessages: boolean): Promise<RunLogExtras | undefined> {
+  const text = await engine.context.messages.runConfig(runId);
+  if (text === undefined) return undefined;
+  const config = JSON.parse(text) as Partial<RunConfig>;
+  const extras: RunLogExtras = { label: config.label ?? null, retryDelay: config.retryDelay ?? null };
+  if (withMessages) extras.messageIds = messageIdsOf(await engine.context.messages.runMessages(runId));
+  return extras;
+}
+
+/** Position → the message that carried it: the first message is the payload (0), a step message carries its `stepId`. */
+function messageIdsOf(messages: readonly RunMessage[]): Map<number, string> {
+  const ids = new Map<number, string>();
+  for (const [i, message] of messages.entries()) {
+    if (i === 0) {
+      ids.set(0, message.id);
+      continue;
+    }
+    if (message.callType !== null && message.callType !== 'step') continue;
+    const step = readSdkStep(message.body);
+    if (step && step.stepId > 0) ids.set(step.stepId, message.id);
+  }
+  return ids;
+}
+
+/** The route set `QSTASH_ROUTE_SETS` mounts (routes.ts): a cancel is the engine's, as the SDK's own `context.cancel()`. */
+export const clientRoutes: QStashRouteSet = (app, { engine, logger }) =>
+  mountClientRoutes(app, {
+    store: engine.context.store,
+    cancelRun: (runId) => engine.finishRun(runId, true, ''),
+    runExtras: (runId, purpose) => runExtrasOf(engine, runId, purpose === 'log'),
+    logger,
+  });

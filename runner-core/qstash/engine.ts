@@ -1,3 +1,5 @@
+import { QstashWaits } from './waits-service.js';
+import { WaitTimeouts } from './waits-timeouts.js';
 import { createHmac } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { encodeValue } from '../../protocol/values.js';
@@ -89,6 +91,9 @@ export interface RawStep {
 export class QStashEngine {
   readonly signingKeys: UpstashSigningKeys;
   readonly context: EngineContext;
+  /** `waitForEvent` and `notify` (waits-service.ts): the `/v2` routes, `wf notify` and the timeouts share it. */
+  readonly waits: QstashWaits;
+  private readonly waitTimeouts: WaitTimeouts;
   private readonly worker: DeliveryWorker;
   private readonly exclusive: boolean;
 
@@ -121,15 +126,18 @@ export class QStashEngine {
       maxResponseBytes: options.maxMessageBytes ?? 1024 * 1024,
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     });
+    this.waits = new QstashWaits({ store: options.store, engine: this, commit: options.commit, logger: options.logger, now: options.now, redactNames: options.credentials.names });
+    this.waitTimeouts = new WaitTimeouts({ store: options.store, waits: this.waits, logger: options.logger, now: options.now, leaseMs: options.leaseMs, pollMs: options.pollMs });
   }
 
   async start(): Promise<void> {
     if (this.exclusive) await this.context.messages.releaseAll();
     this.worker.start();
+    this.waitTimeouts.start();
   }
 
-  stop(graceMs: number): Promise<void> {
-    return this.worker.stop(graceMs);
+  async stop(graceMs: number): Promise<void> {
+    await Promise.all([this.worker.stop(graceMs), this.waitTimeouts.stop()]);
   }
 
   wake(): void {

@@ -8,6 +8,8 @@ import { QStashHeaderError } from './durations.js';
 import type { QStashEngine } from './engine.js';
 import { badRequest } from './errors.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
+import { clientRoutes } from './client-routes.js';
+import { waitRoutes } from './waits-routes.js';
 
 /**
  * The runner's QStash API (`/v2/…`, the part `@upstash/workflow` and `@upstash/qstash` use),
@@ -110,7 +112,7 @@ function decodeURIComponentSafe(text: string): string {
 }
 
 /** Every set of `/v2` routes, in order. Other parts add theirs here. */
-export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes];
+export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, waitRoutes, clientRoutes];
 
 /**
  * The `/v2` sub-app. Without an engine (a store other than SQLite or PostgreSQL) every route is a

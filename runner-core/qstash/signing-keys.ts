@@ -1,15 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-/**
- * The two keys the runner signs Upstash-protocol deliveries with (`Upstash-Signature`, HS256),
- * under the names the app's `Receiver` reads them: `QSTASH_CURRENT_SIGNING_KEY` and
- * `QSTASH_NEXT_SIGNING_KEY`. Deliveries are signed with `current`; the app also accepts `next`,
- * so a rotation moves `next` to `current` and sets a new `next` without a window of refusals.
- */
-export interface UpstashSigningKeys {
-  current: string;
-  next: string;
-}
+/** The pair's type lives with the signing (signature.ts); `wf dev` makes new pairs here. */
+export type { UpstashSigningKeys } from './signature.js';
 
 /**
  * A new signing key: `sig_` and 32 random bytes (base64url), shaped like QStash's own keys.

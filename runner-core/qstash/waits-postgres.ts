@@ -1,6 +1,6 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { QstashWaitStore, RegisterResult, Wait } from './waits.js';
-import { toWait, waitRow, type WaitRow } from './waits-rows.js';
+import { ENDED_STATUSES_SQL, toWait, waitRow, type WaitRow } from './waits-rows.js';
 
 type Db = Sql<{ bigint: number }>;
 
@@ -36,7 +36,13 @@ export class PostgresQstashWaits implements QstashWaitStore {
     })) as RegisterResult;
   }
 
+  /** A run that ended waits no more: its waits on the event are dropped, never notified. */
+  #ended(): ReturnType<Db['unsafe']> {
+    return this.#sql.unsafe(`EXISTS (SELECT 1 FROM runs r WHERE r.id = qstash_waits.run_id AND r.status IN (${ENDED_STATUSES_SQL}))`);
+  }
+
   async takeWaits(eventId: string, now: number): Promise<Wait[]> {
+    await this.#sql`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND ${this.#ended()}`;
     const rows = await this.#sql<WaitRow[]>`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND (fire_until IS NULL OR fire_until <= ${now}) RETURNING *`;
     return rows.map(toWait);
   }
@@ -44,6 +50,7 @@ export class PostgresQstashWaits implements QstashWaitStore {
   async notifyRun(runId: string, eventId: string, data: string, now: number, keepUntil: number): Promise<{ waits: Wait[]; kept: boolean }> {
     return (await this.#sql.begin(async (tx) => {
       await this.#lockPair(tx, runId, eventId);
+      await tx`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND run_id = ${runId} AND ${this.#ended()}`;
       const rows = await tx<WaitRow[]>`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND run_id = ${runId}
         AND (fire_until IS NULL OR fire_until <= ${now}) RETURNING *`;
       if (rows.length > 0) return { waits: rows.map(toWait), kept: false };
@@ -53,7 +60,7 @@ export class PostgresQstashWaits implements QstashWaitStore {
   }
 
   async listWaits(eventId: string, limit: number): Promise<Wait[]> {
-    const rows = await this.#sql<WaitRow[]>`SELECT * FROM qstash_waits WHERE event_id = ${eventId} ORDER BY created_at, run_id LIMIT ${Math.max(0, Math.trunc(limit))}`;
+    const rows = await this.#sql<WaitRow[]>`SELECT * FROM qstash_waits WHERE event_id = ${eventId} AND NOT ${this.#ended()} ORDER BY created_at, run_id LIMIT ${Math.max(0, Math.trunc(limit))}`;
     return rows.map(toWait);
   }
 

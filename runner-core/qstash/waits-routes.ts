@@ -6,6 +6,7 @@ import type { Store } from '../store/types.js';
 import type { Wait } from './waits.js';
 import { checkEventId, parseWaitRequest, waitRunId } from './waits-parse.js';
 import type { Notified, QstashWaits } from './waits-service.js';
+import type { QStashRouteSet } from './routes.js';
 
 export interface WaitRouteDeps {
   store: Pick<Store, 'qstashWaits'>;
@@ -43,8 +44,8 @@ function upstashHeaders(headers: Headers): Record<string, string[]> {
 /**
  * `context.waitForEvent`, `notify` and `getWaiters` on the runner: `POST /v2/wait/:eventId`,
  * `POST /v2/notify/:eventId`, `POST /v2/notify/:workflowRunId/:eventId` (with lookback) and
- * `GET /v2/waiters/:eventId`. Mounted on the engine's `/v2` app, behind its token check; what they
- * do is `QstashWaits`'s (waits-service.ts).
+ * `GET /v2/waiters/:eventId`. Mounted on the engine's `/v2` app (paths relative to it), behind its
+ * token check; what they do is `QstashWaits`'s (waits-service.ts).
  */
 export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
   const limit = deps.bodyLimitBytes ?? 1024 * 1024;
@@ -59,7 +60,7 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
     };
 
   app.post(
-    '/v2/wait/:eventId',
+    '/wait/:eventId',
     guard(async (request, params) => {
       const eventId = checkEventId(params.eventId ?? '');
       const body = parseWaitRequest(await readBody(request, limit));
@@ -73,7 +74,7 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
   );
 
   app.post(
-    '/v2/notify/:eventId',
+    '/notify/:eventId',
     guard(async (request, params) => {
       const eventId = checkEventId(params.eventId ?? '');
       return jsonResponse(200, notifyDto(await deps.waits.notify(eventId, await readBody(request, limit))));
@@ -81,7 +82,7 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
   );
 
   app.post(
-    '/v2/notify/:workflowRunId/:eventId',
+    '/notify/:workflowRunId/:eventId',
     guard(async (request, params) => {
       const eventId = checkEventId(params.eventId ?? '');
       return jsonResponse(200, notifyDto(await deps.waits.notifyRun(params.workflowRunId ?? '', eventId, await readBody(request, limit))));
@@ -89,10 +90,14 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
   );
 
   app.get(
-    '/v2/waiters/:eventId',
+    '/waiters/:eventId',
     guard(async (_request, params) => {
       const eventId = checkEventId(params.eventId ?? '');
       return jsonResponse(200, (await deps.store.qstashWaits.listWaits(eventId, MAX_LISTED_WAITERS)).map(waiterDto));
     }),
   );
 }
+
+/** The route set `QSTASH_ROUTE_SETS` mounts (routes.ts). */
+export const waitRoutes: QStashRouteSet = (app, { engine, logger, maxBodyBytes }) =>
+  mountWaitRoutes(app, { store: engine.context.store, waits: engine.waits, logger, bodyLimitBytes: maxBodyBytes });

@@ -1,4 +1,8 @@
+import { FINISHED_RUN_STATUSES } from '../store/types.js';
 import { resultStepId, type Wait } from './waits.js';
+
+/** The finished run statuses as an SQL list (constants, never input): a finished run's waits are dropped. */
+export const ENDED_STATUSES_SQL = [...FINISHED_RUN_STATUSES].map((status) => `'${status}'`).join(', ');
 
 /** A `qstash_waits` row, the same in both dialects (PostgreSQL's BIGINTs arrive as numbers). */
 export interface WaitRow {

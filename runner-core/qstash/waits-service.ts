@@ -1,6 +1,7 @@
+import { credentialHeaderNames, REDACTED } from '../../protocol/headers.js';
 import type { Commit } from '../driver.js';
-import { ApiError } from '../errors.js';
-import { describeError, type Logger } from '../logger.js';
+import { RunFinishedError, RunNotFoundError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import { waitResultStep, type Wait } from './waits.js';
 import { waitEndedChanges, waitStartedChanges } from './waits-steps.js';
@@ -20,6 +21,8 @@ export interface QstashWaitsOptions {
   now?: () => number;
   /** How long a run-targeted notify nobody waits for is kept for the run's next wait. @default 7 days */
   keepMs?: number;
+  /** Lower-case credential header names, redacted before a wait is stored. @default the built-in list */
+  redactNames?: ReadonlySet<string>;
 }
 
 export const DEFAULT_KEEP_MS = 7 * 86_400_000;
@@ -39,24 +42,37 @@ export interface Notified {
 export class QstashWaits {
   readonly #o: Required<QstashWaitsOptions>;
   constructor(options: QstashWaitsOptions) {
-    this.#o = { now: Date.now, keepMs: DEFAULT_KEEP_MS, ...options };
+    this.#o = { now: Date.now, keepMs: DEFAULT_KEEP_MS, redactNames: credentialHeaderNames([]), ...options };
+  }
+
+  /** Header lists with credential values redacted: under their own name or forwarded (`Upstash-Forward-Authorization`). */
+  #redact(lists: Record<string, string[]> | undefined): Record<string, string[]> | undefined {
+    if (lists === undefined) return undefined;
+    const names = this.#o.redactNames;
+    const secret = (name: string): boolean => names.has(name.toLowerCase()) || names.has(name.toLowerCase().replace(/^upstash-forward-/, ''));
+    return Object.fromEntries(Object.entries(lists).map(([name, values]) => [name, secret(name) ? values.map(() => REDACTED) : values]));
   }
 
   /** Registers `wait` (its run must be unfinished); a kept event for it ends it at once (lookback). */
   async register(wait: Omit<Wait, 'createdAt' | 'deadline'>, timeoutMs: number): Promise<{ waiting: true } | { waiting: false; messageId: string }> {
     const { store, engine, commit } = this.#o;
     const run = await store.getRun(wait.runId);
-    if (!run) throw new ApiError(404, 'NOT_FOUND', `No workflow run with id ${wait.runId} to wait in.`);
-    if (FINISHED_RUN_STATUSES.has(run.status)) throw new ApiError(409, 'FINISHED', `Workflow run ${wait.runId} is already ${run.status}: it cannot wait for ${wait.eventId}.`);
+    // Domain errors: the API edge answers them 404 and 409 (api/error-response.ts).
+    if (!run) throw new RunNotFoundError(wait.runId);
+    if (FINISHED_RUN_STATUSES.has(run.status)) throw new RunFinishedError(wait.runId, run.status);
     const at = this.#o.now();
-    const full: Wait = { ...wait, createdAt: at, deadline: at + timeoutMs };
+    // Stored and shown by getWaiters: never with the app's credentials in it.
+    const full: Wait = { ...wait, headers: this.#redact(wait.headers)!, createdAt: at, deadline: at + timeoutMs };
+    const timeoutHeaders = this.#redact(wait.timeoutHeaders);
+    if (timeoutHeaders !== undefined) full.timeoutHeaders = timeoutHeaders;
     const registered = await store.qstashWaits.register(full, at);
     if (registered.kind === 'waiting') {
       await commit(waitStartedChanges(full, at));
       return { waiting: true };
     }
-    const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(full, { data: registered.data })));
+    // The step row first: a succeeded step never changes again, so ours ({ eventData, timeout }) is the one kept.
     await commit(waitEndedChanges(full, { data: registered.data }, at));
+    const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(full, { data: registered.data })));
     return { waiting: false, messageId };
   }
 
@@ -74,15 +90,18 @@ export class QstashWaits {
 
   /** A run gone or finished meanwhile is that waiter's `error`; the others still get the event. */
   async #deliver(taken: Wait[], data: string): Promise<Notified[]> {
-    const { engine, commit, logger } = this.#o;
+    const { store, engine, commit, logger } = this.#o;
     return Promise.all(
       taken.map(async (wait) => {
+        // A run that ended while it waited (cancelled, failed) takes no event, and its step rows stay as they ended.
+        const run = await store.getRun(wait.runId);
+        if (!run || FINISHED_RUN_STATUSES.has(run.status)) return { wait, messageId: '', error: `Workflow run ${wait.runId} is ${run ? run.status : 'gone'}: it takes no event.` };
         try {
-          const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
           await commit(waitEndedChanges(wait, { data }, this.#o.now()));
+          const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
           return { wait, messageId, error: '' };
         } catch (error) {
-          logger.warn(`notify ${wait.eventId}: run ${wait.runId} did not take the event: ${describeError(error)}`);
+          logger.warn(`notify ${wait.eventId}: run ${wait.runId} did not take the event: ${error instanceof Error ? error.message : String(error)}`);
           return { wait, messageId: '', error: error instanceof Error ? error.message : String(error) };
         }
       }),
@@ -91,7 +110,7 @@ export class QstashWaits {
 
   /** A wait past its deadline ends with `waitTimeout: true` (see waits-timeouts.ts, which leases it first). */
   async timeOut(wait: Wait): Promise<void> {
-    await this.#o.engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { timedOut: true })));
     await this.#o.commit(waitEndedChanges(wait, { timedOut: true }, this.#o.now()));
+    await this.#o.engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { timedOut: true })));
   }
 }

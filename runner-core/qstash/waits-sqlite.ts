@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { QstashWaitStore, RegisterResult, Wait } from './waits.js';
-import { toWait, waitRow, type WaitRow } from './waits-rows.js';
+import { ENDED_STATUSES_SQL as ENDED, toWait, waitRow, type WaitRow } from './waits-rows.js';
 
 /** The SQLite half of `QstashWaitStore`, on the store's connection; each method one IMMEDIATE transaction. */
 export class SqliteQstashWaits implements QstashWaitStore {
@@ -18,17 +18,22 @@ export class SqliteQstashWaits implements QstashWaitStore {
       VALUES (@run_id, @event_id, @step_id, @waiter, @created_at, @deadline)
       ON CONFLICT (run_id, event_id, step_id) DO UPDATE SET waiter = excluded.waiter, deadline = excluded.deadline, fire_until = NULL`);
     const free = '(fire_until IS NULL OR fire_until <= @now)';
+    const ended = `EXISTS (SELECT 1 FROM runs r WHERE r.id = qstash_waits.run_id AND r.status IN (${ENDED}))`;
+    // A run that ended (cancelled, failed, completed) waits no more: its waits are dropped, never notified.
+    const dropEnded = db.prepare(`DELETE FROM qstash_waits WHERE event_id = @eventId AND ${ended}`);
     const takeEvent = db.prepare(`DELETE FROM qstash_waits WHERE event_id = @eventId AND ${free} RETURNING *`);
     const takeRunEvent = db.prepare(`DELETE FROM qstash_waits WHERE event_id = @eventId AND run_id = @runId AND ${free} RETURNING *`);
     const keep = db.prepare('INSERT INTO qstash_kept_events (run_id, event_id, data, created_at, keep_until) VALUES (?, ?, ?, ?, ?)');
     const lease = db.prepare(`UPDATE qstash_waits SET fire_until = @until WHERE rowid IN (
       SELECT rowid FROM qstash_waits WHERE deadline <= @now AND ${free} ORDER BY deadline LIMIT @limit) RETURNING *`);
     const purgeKept = db.prepare('DELETE FROM qstash_kept_events WHERE keep_until <= ?');
-    this.#list = db.prepare('SELECT * FROM qstash_waits WHERE event_id = ? ORDER BY created_at, run_id LIMIT ?');
+    this.#list = db.prepare(`SELECT * FROM qstash_waits WHERE event_id = ? AND NOT ${ended} ORDER BY created_at, run_id LIMIT ?`);
     this.#delete = db.prepare('DELETE FROM qstash_waits WHERE run_id = ? AND event_id = ? AND step_id = ?');
 
-    const take = (eventId: string, runId: string | undefined, now: number): Wait[] =>
-      ((runId === undefined ? takeEvent.all({ eventId, now }) : takeRunEvent.all({ eventId, runId, now })) as WaitRow[]).map(toWait);
+    const take = (eventId: string, runId: string | undefined, now: number): Wait[] => {
+      dropEnded.run({ eventId });
+      return ((runId === undefined ? takeEvent.all({ eventId, now }) : takeRunEvent.all({ eventId, runId, now })) as WaitRow[]).map(toWait);
+    };
     const register = db.transaction((wait: Wait, now: number): RegisterResult => {
       const kept = oldestKept.get(wait.runId, wait.eventId, now) as { seq: number; data: string } | undefined;
       if (kept) {

@@ -5,6 +5,7 @@ import { parseEnv } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appEnv } from '../../cli/lib/dev-session.js';
 import { isUpstashApp, mergeEnvText, upstashAppEnv, upstashEnvFile, writeUpstashEnv } from '../../cli/lib/upstash-app.js';
+import { reportUpstashApp } from '../../cli/lib/upstash-dev.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -51,6 +52,26 @@ describe('an Upstash Workflow app', () => {
     expect(env.QSTASH_CURRENT_SIGNING_KEY).toBe('sig_current');
     expect(env.WF_TOKEN).toBe('wf_token');
     expect(env.PATH).toBe('/bin');
+  });
+});
+
+describe('reportUpstashApp', () => {
+  const lines: string[] = [];
+  const report = { info: (t: string) => void lines.push(t), warn: (t: string) => void lines.push(`warn: ${t}`), error: (t: string) => void lines.push(`error: ${t}`), app: () => {} };
+  const io = { out: () => {}, err: () => {}, env: {}, cwd: '.', interrupted: () => new Promise<void>(() => {}) };
+
+  it('gives the app it starts the five values, and turns off what would take it past QSTASH_URL', () => {
+    const result = reportUpstashApp({ io, pkg: { dependencies: { '@upstash/workflow': '1' } }, report, runnerUrl: 'http://127.0.0.1:7766', token: 'wf_t', keys: { keys, source: 'test' }, appPort: 3000, write: false });
+    expect(result?.processEnv).toEqual({ ...upstashAppEnv({ runnerUrl: 'http://127.0.0.1:7766', token: 'wf_t', keys, workflowUrl: 'http://localhost:3000' }), QSTASH_DEV: 'false', QSTASH_REGION: '' });
+    expect(lines).toContain('  QSTASH_URL=http://127.0.0.1:7766');
+  });
+
+  it('does nothing for another app, and warns when a remote runner\'s keys are unknown', () => {
+    expect(reportUpstashApp({ io, pkg: { dependencies: { hono: '4' } }, report, runnerUrl: 'http://r', token: 't', write: false })).toBeUndefined();
+    lines.length = 0;
+    const result = reportUpstashApp({ io, pkg: { dependencies: { '@upstash/workflow': '1' } }, report, runnerUrl: 'http://r', token: 't', write: false });
+    expect(result?.processEnv.QSTASH_CURRENT_SIGNING_KEY).toBeUndefined();
+    expect(lines.some((line) => line.startsWith('warn: ') && line.includes('QSTASH_CURRENT_SIGNING_KEY'))).toBe(true);
   });
 });
 

@@ -68,6 +68,7 @@ describe('Client query strings', () => {
 
   it('refuses, by name, a parameter it does not honour and values it cannot read', () => {
     expect(() => parseCancelQuery(new URLSearchParams('callerIp=1.2.3.4'))).toThrow(/`callerIp` is not supported/);
+    expect(() => parseCancelQuery(new URLSearchParams(''))).toThrow(/cancels nothing/);
     expect(() => parseCancelQuery(new URLSearchParams('count=0'))).toThrow(/`count`/);
     expect(() => parseCancelQuery(new URLSearchParams('count=1&count=2'))).toThrow(/one `count`/);
     expect(() => parseLogsQuery(new URLSearchParams('count=5'))).toThrow(/groupBy=workflowRunId/);

@@ -7,6 +7,7 @@ import { WaitTimeouts } from '../../runner-core/qstash/waits-timeouts.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
 import type { Change } from '../../runner-core/store/types.js';
 import { decodeValue } from '../../protocol/values.js';
+import { closeStarted, startTestRunner } from '../helpers/runner.js';
 import { newRun, T0 } from './store-fixtures.js';
 
 /**
@@ -18,6 +19,7 @@ import { newRun, T0 } from './store-fixtures.js';
 const stores: SqliteStore[] = [];
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()));
+  await closeStarted();
 });
 
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} } as unknown as Logger;
@@ -37,8 +39,9 @@ async function setup(options: { failFor?: string } = {}) {
   // The store's own apply stands in for the runner's commit queue (which group-commits and announces).
   const commit = async (changes: Change[]): Promise<void> => void (await store.apply(changes));
   const waits = new QstashWaits({ store, engine, commit, logger: quiet, now: () => clock, keepMs: 60_000 });
+  // Mounted as the engine's `/v2` sub-app mounts it: paths relative to /v2.
   const app = new Hono();
-  mountWaitRoutes(app, { store, waits, logger: quiet });
+  mountWaitRoutes(app.basePath('/v2'), { store, waits, logger: quiet });
   const run = async (n: number, status?: 'completed'): Promise<string> => {
     const { run } = await store.createRun(newRun(n));
     if (status) await store.apply([{ type: 'run', runId: run.id, patch: { status, finishedAt: T0 }, at: T0 }]);
@@ -85,6 +88,22 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     expect(t.appended[0]?.step).toMatchObject({ waitEventId: 'early', out: Buffer.from('kept data').toString('base64'), waitTimeout: false });
   });
 
+  it('stores no credential: Authorization and forwarded credentials are redacted in what getWaiters shows', async () => {
+    const t = await setup();
+    const runId = await t.run(1);
+    const body = {
+      url: 'http://127.0.0.1:3000/wf',
+      timeout: '30s',
+      timeoutHeaders: { 'Upstash-Workflow-Runid': [runId], Authorization: ['Bearer app-secret'], 'Upstash-Forward-X-Api-Key': ['k-secret'], 'X-Plain': ['visible'] },
+      step: { stepId: 2, stepName: 'approval', stepType: 'Wait', concurrent: 1 },
+    };
+    await t.request('POST', '/v2/wait/secret', JSON.stringify(body), { 'Upstash-Workflow-RunId': runId, 'Upstash-Forward-Authorization': 'Bearer fwd-secret' });
+    const [waiter] = (await (await t.request('GET', '/v2/waiters/secret')).json()) as { headers: Record<string, string[]>; timeoutHeaders: Record<string, string[]> }[];
+    expect(JSON.stringify(waiter)).not.toMatch(/secret/);
+    expect(waiter!.headers['upstash-forward-authorization']).toEqual(['[redacted]']);
+    expect(waiter!.timeoutHeaders).toMatchObject({ Authorization: ['[redacted]'], 'Upstash-Forward-X-Api-Key': ['[redacted]'], 'X-Plain': ['visible'] });
+  });
+
   it('a wait inside Promise.all gets its result at its target step', async () => {
     const t = await setup();
     const runId = await t.run(1);
@@ -125,6 +144,30 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
       const text = await response.text();
       expect(response.status, text).toBe(status);
       expect(text).toMatch(message);
+    }
+  });
+});
+
+describe('odd input through the runner\'s own /v2 app', () => {
+  it('answers 4xx, never 5xx, to malformed escapes, odd ids and odd bodies', async () => {
+    const runner = await startTestRunner();
+    const auth = { authorization: `Bearer ${runner.token}` };
+    const cases: [string, string, string?][] = [
+      ['POST', '/v2/notify/%E0%A4%A'],
+      ['POST', '/v2/notify/wfr_x/%ZZ'],
+      ['GET', '/v2/waiters/%'],
+      ['POST', '/v2/wait/e', '[]'],
+      ['POST', '/v2/wait/e', 'null'],
+      ['POST', '/v2/wait/e', JSON.stringify({ url: 'http://a', timeout: '1m', step: { stepId: 1, stepName: 'a', stepType: 'Wait' }, timeoutHeaders: { x: [1] } })],
+      ['POST', '/v2/wait/e', '{"a":'.repeat(200)],
+      ['DELETE', '/v2/workflows/runs?count=abc'],
+      ['DELETE', '/v2/workflows/runs?workflowRunIds=' + 'x'.repeat(5000)],
+      ['GET', '/v2/workflows/events?groupBy=workflowRunId&cursor=%FF'],
+      ['GET', '/v2/workflows/events?groupBy=workflowRunId&workflowRunId=nope'],
+    ];
+    for (const [method, path, body] of cases) {
+      const response = await runner.app.request(new Request(`http://127.0.0.1${path}`, { method, headers: auth, body }));
+      expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(500);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Wait } from '../../runner-core/qstash/waits.js';
 import type { Store } from '../../runner-core/store/types.js';
-import { T0 } from './store-fixtures.js';
+import { newRun, runId as storeRunId, T0 } from './store-fixtures.js';
 
 /** A wait of `runId` on `eventId` at step `stepId`, registered at `at`, timing out `timeoutMs` later. */
 export function newWait(runId: string, eventId: string, options: { stepId?: number; at?: number; timeoutMs?: number } = {}): Wait {
@@ -83,6 +83,21 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
       await waits.deleteWait('wfr_a', 'e', 2);
       expect(await waits.claimTimedOut(T0 + 5_000, 1_000, 10)).toEqual([]);
       expect(await waits.listWaits('e', 10)).toEqual([]);
+    });
+
+    it('a run that ended waits no more: its waits are neither listed nor notified', async () => {
+      const store = await open();
+      const ended = storeRunId(1);
+      const live = storeRunId(2);
+      await store.createRun(newRun(1));
+      await store.createRun(newRun(2));
+      await store.qstashWaits.register(newWait(ended, 'e'), T0);
+      await store.qstashWaits.register(newWait(live, 'e'), T0);
+      await store.apply([{ type: 'run', runId: ended, patch: { status: 'cancelled', finishedAt: T0 }, at: T0 }]);
+      expect((await store.qstashWaits.listWaits('e', 10)).map((w) => w.runId)).toEqual([live]);
+      expect((await store.qstashWaits.takeWaits('e', T0 + 1)).map((w) => w.runId)).toEqual([live]);
+      // Dropped, not kept for later: a resumed run would register its wait again.
+      expect(await store.qstashWaits.notifyRun(ended, 'e', 'late', T0 + 2, T0 + 1_000)).toEqual({ waits: [], kept: true });
     });
 
     it('a wait inside Promise.all is keyed by its target step', async () => {
