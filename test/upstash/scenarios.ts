@@ -210,6 +210,27 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       expect((await h.app.countersOf(workflowRunId)).validate).toBe(1);
     });
 
+    it('retries: a step that fails twice succeeds on its third try, which the app sees as Upstash-Retried: 2', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('flaky'), retries: 3, retryDelay: '200' });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'flaky')?.output).toBe('third time lucky after 2 retries');
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ flaky: 3 });
+    });
+
+    it('WorkflowRetryAfterError: 429 + Retry-After: 1 makes the runner come back no sooner than a second later', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('retry-after') });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      const before = view.steps.find((s) => s.name === 'before')!.output as number;
+      const after = view.steps.find((s) => s.name === 'after')!.output as number;
+      expect(after - before).toBeGreaterThanOrEqual(1_000);
+      const counts = await h.app.countersOf(workflowRunId);
+      expect(counts).toMatchObject({ before: 1, after: 1 });
+      // Refused once (429), then let through: once to run `after`, once more to finish.
+      expect(counts['busy-check']).toBe(3);
+    });
+
     it('Client.cancel: a waiting run is cancelled and never runs its next step', async () => {
       const eventId = `never-${randomUUID()}`;
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('cancel'), body: { eventId } });

@@ -1,9 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
-import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
+import { promisify } from 'node:util';
+import { Client } from '@upstash/workflow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuiltCli, CLI, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
+import { until, waitForRunView } from './runner-api.js';
 import { describeUpstashFeatures, type UpstashHarness } from './scenarios.js';
 import { startUpstashApp, type UpstashApp } from './upstash-app.js';
 
@@ -47,3 +51,47 @@ afterAll(async () => {
 });
 
 describeUpstashFeatures('wf start (SQLite)', () => harness);
+
+describe('wf start: the wf CLI on Upstash runs, unchanged', () => {
+  /** `wf <args>` against this runner; resolves with its stdout (rejects on a non-zero exit). */
+  const wf = async (...args: string[]): Promise<string> => {
+    const env = { ...process.env, WF_RUNNER_URL: runner!.url, WF_TOKEN: TOKEN, NO_COLOR: '1' };
+    return (await promisify(execFile)(process.execPath, [CLI, ...args], { cwd: dir, env, timeout: 20_000 })).stdout;
+  };
+  const client = (): Client => new Client({ baseUrl: harness.runnerUrl, token: TOKEN });
+  const waiting = (eventId: string): Promise<true> => until(`a waiter on ${eventId}`, async () => ((await client().getWaiters({ eventId })).length > 0 ? true : undefined));
+
+  it('wf notify wakes an Upstash run waiting for the event', async () => {
+    const eventId = `cli-${randomUUID()}`;
+    const { workflowRunId } = await client().trigger({ url: harness.app.workflowUrl('wait'), body: { eventId } });
+    await waiting(eventId);
+    await wf('notify', eventId, '--data', '{"by":"wf notify"}');
+    const view = await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId);
+    expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+    expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({ eventData: { by: 'wf notify' }, timeout: false });
+    expect(await harness.app.countersOf(workflowRunId)).toEqual({ 'before-wait': 1, 'after-wait': 1 });
+  });
+
+  it('wf cancel cancels an Upstash run, which never runs its next step', async () => {
+    const eventId = `cli-${randomUUID()}`;
+    const { workflowRunId } = await client().trigger({ url: harness.app.workflowUrl('cancel'), body: { eventId } });
+    await waiting(eventId);
+    await wf('cancel', workflowRunId);
+    const view = await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId);
+    expect(view.run.status).toBe('cancelled');
+    expect(await client().getWaiters({ eventId })).toEqual([]);
+    expect(await harness.app.countersOf(workflowRunId)).toEqual({ first: 1 });
+  });
+
+  it('wf logs prints an Upstash run step by step', async () => {
+    const { workflowRunId } = await client().trigger({ url: harness.app.workflowUrl('two-steps'), body: { text: 'wf logs' } });
+    await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId);
+    const log = await wf('logs', workflowRunId);
+    expect(log).toMatch(/upper/);
+    expect(log).toMatch(/length/);
+    expect(log).toMatch(/completed/);
+    const lines = (await wf('logs', workflowRunId, '--json')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(JSON.stringify(lines)).toContain('WF LOGS');
+  });
+});
