@@ -23,6 +23,8 @@ export interface ActionsOptions {
   allowedOrigins: OriginPattern[];
   scheduler: Scheduler;
   commit: Commit;
+  /** Told of every run `cancelRun` cancelled (the QStash engine drops its messages and answers its invoker). */
+  onCancelled?: (run: Run) => Promise<void>;
 }
 
 /**
@@ -98,6 +100,7 @@ export class RunnerActions {
     scheduler.abort(runId);
     await commit(changes);
     const cancelled = (await store.getRun(runId))!;
+    await this.options.onCancelled?.(cancelled);
     await this.cancelChildren(runId);
     if (parentOf(cancelled)) await this.childEnded(cancelled);
     return cancelled;
@@ -127,7 +130,9 @@ export class RunnerActions {
     const link = parentOf(child);
     if (!link) return;
     const parent = await this.options.store.getRun(link.parentRunId);
-    if (!parent || FINISHED_RUN_STATUSES.has(parent.status)) return;
+    // An @upstash/workflow parent hears of its child through the QStash engine, never through nextAt
+    // (the native scheduler must not drive it).
+    if (!parent || FINISHED_RUN_STATUSES.has(parent.status) || parent.protocol === 'upstash') return;
     const now = this.options.now();
     await this.options.commit([{ type: 'run', runId: parent.id, patch: { nextAt: now }, at: now }]);
     this.options.scheduler.wake();

@@ -84,6 +84,9 @@ export async function renderMetrics({ runner, stepDuration, now = Date.now() }: 
     family('wfkit_runs', 'gauge', 'Runs in the store, by status.', statuses.map((s) => `wfkit_runs{status="${s}"} ${stats.runs[s as keyof typeof stats.runs] ?? 0}`)),
     family('wfkit_queue_depth', 'gauge', 'Unfinished runs that are due now and leased by no runner: work waiting for a runner.', [`wfkit_queue_depth ${stats.due}`]),
     family('wfkit_drives_in_flight', 'gauge', 'Drive requests this runner has in flight.', [`wfkit_drives_in_flight ${runner.drivesInFlight}`]),
+    family('wfkit_qstash_deliveries_in_flight', 'gauge', 'QStash API deliveries (@upstash/workflow apps) this runner has in flight.', [
+      `wfkit_qstash_deliveries_in_flight ${runner.qstash?.deliveriesInFlight ?? 0}`,
+    ]),
     family('wfkit_step_duration_seconds', 'histogram', 'How long steps ran in the route, for the step results this runner committed.', stepDuration.lines('wfkit_step_duration_seconds')),
   ].join('\n') + '\n';
 }

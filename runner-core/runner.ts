@@ -112,6 +112,8 @@ export class Runner {
       allowedOrigins,
       scheduler: this.scheduler,
       commit,
+      // Built below; only called later, when a run is cancelled.
+      onCancelled: (run) => this.qstash?.runCancelled(run) ?? Promise.resolve(),
     });
     const messages = messageStoreFor(options.store);
     this.qstash = messages

@@ -4,12 +4,13 @@ import type { SerializedError } from '../../protocol/errors.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
-import { EndpointTimeoutError } from '../errors.js';
+import { ApiError, EndpointTimeoutError, OriginNotAllowedError } from '../errors.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from '../transport.js';
 import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failureSpec, type Answer } from './follow-ups.js';
+import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
 import { answerInvoker } from './invoke.js';
 import { newMessage, publishMessages } from './publish.js';
@@ -55,23 +56,9 @@ export interface DeliveryOptions {
 
 type Verdict =
   | { kind: 'delivered' }
-  | { kind: 'retry'; at: number; retried: number }
+  | { kind: 'retry'; at: number; retried: number; error: SerializedError }
   | { kind: 'unreachable'; at: number; since: number }
   | { kind: 'failed'; error: SerializedError };
-
-/**
- * Headers the runner never forwards as they were given: the connection's own (undici sets them for
- * the request it sends; a forwarded `content-length` would not match the body) and the ones it
- * sets per delivery. An app's first request forwarded whole (the SDK does that) brings all of them.
- */
-const NOT_FORWARDED = new Set([
-  'host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect',
-  'proxy-authorization', 'proxy-connection', 'upstash-signature', 'upstash-message-id', 'upstash-retried',
-]);
-
-function forwardable(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_FORWARDED.has(name.toLowerCase())));
-}
 
 const base64 = (value: string): string => Buffer.from(value).toString('base64');
 const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text);
@@ -98,6 +85,10 @@ export class DeliveryWorker {
 
   constructor(options: DeliveryOptions) {
     this.options = options;
+  }
+
+  get inFlight(): number {
+    return this.inflight.size;
   }
 
   start(): void {
@@ -199,7 +190,7 @@ export class DeliveryWorker {
     }
     let body = spec.body;
     if (message.kind === 'workflow' && message.runId !== null) {
-      const list = (await messages.runMessages(message.runId)).filter((m) => m.seq <= message.seq);
+      const list = await messages.runMessages(message.runId, message.seq);
       body = JSON.stringify(list.map((m) => ({ messageId: m.id, body: base64(m.body), callType: m.callType ?? 'step' })));
       // Too large to send: the SDK fetches the list itself (lazy fetch) when the body is empty.
       if (Buffer.byteLength(body) > this.options.inlineLimitBytes) body = '';
@@ -282,6 +273,9 @@ export class DeliveryWorker {
         try {
           await publishMessages(context, [spec]);
         } catch (error) {
+          // Refused (the run ended meanwhile): nothing waits for it. Anything else (the store) is
+          // thrown: the message stays unsettled and is delivered again once its lease ends.
+          if (!(error instanceof ApiError || error instanceof OriginNotAllowedError)) throw error;
           context.logger.error(`the callback of QStash message ${message.id} was not sent: ${describeError(error)}`, { runId: message.runId ?? undefined });
         }
       }
@@ -329,7 +323,7 @@ export class DeliveryWorker {
     const retried = message.retried + 1;
     const retryAfter = answer?.status === 429 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
     const delay = retryAfter ?? (message.spec.retryDelay !== null ? parseRetryDelay(message.spec.retryDelay)(retried) : defaultRetryDelayMs(retried));
-    return { kind: 'retry', retried, at: now + Math.round(delay) };
+    return { kind: 'retry', retried, at: now + Math.round(delay), error };
   }
 
   private async send(
@@ -415,7 +409,7 @@ export class DeliveryWorker {
       responseHeaders: answer ? credentials.redact(answer.headers) : null,
       responseBody: answer ? (hideBody ? '[redacted]' : clip(answer.body.toString('utf8'), limit)) : null,
       outcome: message.callType === 'failureCall' ? `failure-function ${outcome}` : message.callType === 'toCallback' ? `call ${outcome}` : outcome,
-      error: verdict.kind === 'failed' ? verdict.error : transportError === undefined ? null : { name: 'TransportError', message: describeError(transportError) },
+      error: verdict.kind === 'failed' || verdict.kind === 'retry' ? verdict.error : transportError === undefined ? null : { name: 'TransportError', message: describeError(transportError) },
     };
   }
 }

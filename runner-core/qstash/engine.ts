@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
 import { PostgresStore } from '../store/postgres.js';
 import { SqliteStore } from '../store/sqlite.js';
-import { FINISHED_RUN_STATUSES, type Change, type Store } from '../store/types.js';
+import { FINISHED_RUN_STATUSES, type Change, type Run, type Store } from '../store/types.js';
 import type { UnreachablePolicy } from '../unreachable.js';
 import type { EngineContext, RunConfig } from './context.js';
 import { answerInvoker } from './invoke.js';
@@ -144,6 +144,11 @@ export class QStashEngine {
     this.worker.wake();
   }
 
+  /** Deliveries in flight now (for metrics). */
+  get deliveriesInFlight(): number {
+    return this.worker.inFlight;
+  }
+
   /** Stores published messages (one publish, or a batch in order). See publish.ts. */
   publish(specs: readonly MessageSpec[]): Promise<PublishResult[]> {
     return publishMessages(this.context, specs);
@@ -186,7 +191,19 @@ export class QStashEngine {
   }
 
   /**
-   * For the wait/notify endpoints (Q2): appends `step` (the SDK's step JSON) to the run's list and
+   * A run cancelled from outside the SDK (`wf cancel`, the dashboards, `POST /v1/runs/:id/cancel`):
+   * its pending messages are dropped now, and an invoked run answers its invoker as cancelled.
+   */
+  async runCancelled(run: Run): Promise<void> {
+    if (run.protocol !== 'upstash') return;
+    const { messages, now } = this.context;
+    await messages.cancelPending(run.id, now());
+    const config = await messages.runConfig(run.id);
+    if (config !== undefined) await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body: undefined, isFailed: false, isCanceled: true });
+  }
+
+  /**
+   * For the wait and notify endpoints (waits*.ts): appends `step` (the SDK's step JSON) to the run's list and
    * delivers it to the workflow, after `delayMs`. Throws `ApiError` 400 when the run is not running.
    */
   async appendRunStep(runId: string, step: string, options: { delayMs?: number; headers?: Record<string, string> } = {}): Promise<string> {

@@ -1,3 +1,5 @@
+import { childEventId } from '../../api/links.js';
+import { ApiError } from '../errors.js';
 import { describeError } from '../logger.js';
 import type { Change } from '../store/types.js';
 import { openHeaders, sealHeaders, type EngineContext, type RunConfig } from './context.js';
@@ -49,11 +51,14 @@ export function readInvokeRequest(context: EngineContext, body: string): { paylo
   };
 }
 
-/** The invoker's step row, running until the child answers. */
-export function invokeStepChanges(invoker: Invoker, now: number): Change[] {
+/**
+ * The invoker's step row, running until the child answers; it names the child as native invoke
+ * steps do (`wf-child:<id>` in `eventId`, api/links.ts), so the dashboards link the two runs.
+ */
+export function invokeStepChanges(invoker: Invoker, childRunId: string, now: number): Change[] {
   const { step } = invoker;
   if (step.stepId <= 0) return [];
-  return [{ type: 'step-started', runId: invoker.runId, index: step.stepId, name: step.stepName, kind: 'invoke', group: null, at: now }];
+  return [{ type: 'step-suspended', runId: invoker.runId, index: step.stepId, name: step.stepName, kind: 'invoke', group: null, until: null, eventId: childEventId(childRunId), request: null, at: now }];
 }
 
 /**
@@ -72,6 +77,8 @@ export async function answerInvoker(
     const step = { ...invoker.step, out: JSON.stringify(result) };
     await publishMessages(context, [parseMessage(invoker.url, { ...headers, 'upstash-workflow-init': 'false' }, JSON.stringify(step))]);
   } catch (error) {
+    // The invoker ended first (cancelled with its children, say): nobody waits for the result.
+    if (error instanceof ApiError && error.code === 'WORKFLOW_RUN_FINISHED') return;
     context.logger.error(`the result of an invoked workflow was not sent to run ${invoker.runId}: ${describeError(error)}`, { runId: invoker.runId });
   }
 }

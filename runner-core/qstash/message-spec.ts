@@ -87,6 +87,20 @@ export function parseFlowControlValue(key: string, value: string): FlowControl {
   return out;
 }
 
+/**
+ * Headers the runner never forwards as they were given: the connection's own (undici sets them for
+ * the request it sends; a forwarded `content-length` would not match the body) and the ones it
+ * sets per delivery. An app's first request forwarded whole (the SDK does that) brings all of them.
+ */
+const NOT_FORWARDED = new Set([
+  'host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect',
+  'proxy-authorization', 'proxy-connection', 'upstash-signature', 'upstash-message-id', 'upstash-retried',
+]);
+
+export function forwardable(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_FORWARDED.has(name.toLowerCase())));
+}
+
 /** The headers of the message `prefix` describes (`Upstash-Callback-X` → `Upstash-X`). */
 function subHeaders(headers: Record<string, string>, prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -167,7 +181,8 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     method,
     body,
     deliverHeaders,
-    forwarded,
+    // An app's first request forwarded whole (the SDK does that) brings its connection's headers too.
+    forwarded: forwardable(forwarded),
     delayMs: read('upstash-delay', (value) => parseDuration('Upstash-Delay', value)) ?? 0,
     notBefore: read('upstash-not-before', (value) => parseCount('Upstash-Not-Before', value, 253_402_300_799) * 1_000),
     retries: read('upstash-retries', (value) => parseCount('Upstash-Retries', value, MAX_RETRIES)),

@@ -74,6 +74,8 @@ export interface NewUpstashRun {
   headers: Record<string, string>;
   retries: number;
   retryDelayMs: number;
+  /** `invoke:<parent>:<step>` for a run `context.invoke` started (api/links.ts): the dashboards link parent and child. */
+  idempotencyKey: string | null;
   config: string;
   now: number;
 }
@@ -99,8 +101,8 @@ export interface MessageStore {
   renew(ids: readonly string[], owner: string, until: number): Promise<void>;
   /** Settles a claimed message and gives its lease back; false (nothing changed) when `owner` lost the lease. */
   settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean>;
-  /** Every message of the run, in order: the list deliveries carry (up to their own) and lazy fetches read. */
-  runMessages(runId: string): Promise<RunMessage[]>;
+  /** The run's messages in order (up to `upToSeq` when given): the list deliveries carry (up to their own) and lazy fetches read. */
+  runMessages(runId: string, upToSeq?: number): Promise<RunMessage[]>;
   /** Cancels the run's pending messages (the run finished); how many. */
   cancelPending(runId: string, now: number): Promise<number>;
   /** The next attempt number of a run (its `attempts` counter, raised by one). */

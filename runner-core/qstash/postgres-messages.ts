@@ -20,10 +20,10 @@ export class PostgresMessageStore implements MessageStore {
     const flow = flowParams(first);
     // Parent and children in one statement: the foreign keys are checked at its end.
     const [row] = await sql<{ n: number }[]>`WITH r AS (
-        INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, protocol)
+        INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
         VALUES (${run.id}, ${run.url}, 'running', ${run.body}, ${JSON.stringify(run.headers)}, ${run.now}::bigint, ${run.now}::bigint, NULL,
-          ${run.retries}, ${run.retryDelayMs}::bigint, 'upstash')
-        ON CONFLICT (id) DO NOTHING RETURNING id),
+          ${run.retries}, ${run.retryDelayMs}::bigint, ${run.idempotencyKey}, 'upstash')
+        ON CONFLICT DO NOTHING RETURNING id),
       c AS (INSERT INTO qstash_runs (run_id, config) SELECT id, ${run.config} FROM r),
       m AS (INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
           flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
@@ -48,12 +48,19 @@ export class PostgresMessageStore implements MessageStore {
       flow_period_ms: m.flow?.periodMs ?? null, now: m.now, ord: 0,
     }));
     rows.forEach((row, index) => (row.ord = index));
-    // ORDER BY ord: seq follows the batch's order, as a run's message list must.
-    const inserted = await sql<{ id: string }[]>`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
+    const json = JSON.stringify(rows);
+    // ORDER BY ord: seq follows the batch's order, as a run's message list must. `locked` takes a
+    // lock per run (in id order) before any row gets its seq, held to the commit: two publishes for
+    // one run then commit in seq order, so a delivery's "messages up to mine" never misses a lower
+    // seq committed later (which could leave a parallel group without its "last" delivery).
+    const inserted = await sql<{ id: string }[]>`WITH locked AS (
+        SELECT COUNT(pg_advisory_xact_lock(hashtext('wfkit qstash run ' || r))) AS n
+        FROM (SELECT DISTINCT run_id AS r FROM json_to_recordset(${json}::text::json) AS y(run_id text) WHERE run_id IS NOT NULL ORDER BY 1) ids)
+      INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
         flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
       SELECT id, run_id, call_type, kind, spec, 'pending', due_at, dedup_key, flow_key, flow_parallelism, flow_rate, flow_period_ms, now, now
-      FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS x(id text, run_id text, call_type text, kind text, spec text, due_at bigint,
-        dedup_key text, flow_key text, flow_parallelism int, flow_rate int, flow_period_ms bigint, now bigint, ord int) ORDER BY ord
+      FROM json_to_recordset(${json}::text::json) AS x(id text, run_id text, call_type text, kind text, spec text, due_at bigint,
+        dedup_key text, flow_key text, flow_parallelism int, flow_rate int, flow_period_ms bigint, now bigint, ord int), locked ORDER BY ord
       ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
     const fresh = new Set(inserted.map((row) => row.id));
     const out: { id: string; deduplicated: boolean }[] = [];
@@ -123,9 +130,9 @@ export class PostgresMessageStore implements MessageStore {
     return rows.length > 0;
   }
 
-  async runMessages(runId: string): Promise<RunMessage[]> {
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
     const rows = await this.#sql<RunMessageRow[]>`SELECT id, seq, call_type, spec, status, retried, created_at
-      FROM qstash_messages WHERE run_id = ${runId} ORDER BY seq`;
+      FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
     return rows.map(toRunMessage);
   }
 

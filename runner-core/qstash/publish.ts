@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { childIdempotencyKey } from '../../api/links.js';
 import { OriginNotAllowedError } from '../errors.js';
 import { originAllowed } from '../origins.js';
 import { DEFAULT_RETRIES } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change } from '../store/types.js';
 import { sealHeaders, type EngineContext, type RunConfig, type StoredFollowUp } from './context.js';
+import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { runNotRunning } from './errors.js';
 import type { FollowUp, MessageSpec } from './message-spec.js';
 import type { NewMessage, StoredSpec } from './message-store.js';
@@ -28,8 +30,10 @@ export function newMessageId(): string {
   return `msg_${randomBytes(16).toString('base64url')}`;
 }
 
-/** The default backoff of a run whose first message names none: QStash's own (see durations.ts). */
-const DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW = 12_000;
+/** The run row's backoff base (what the dashboards show): the first retry's delay of the run's policy. */
+function firstRetryDelayMs(retryDelay: string | null): number {
+  return retryDelay === null ? defaultRetryDelayMs(1) : parseRetryDelay(retryDelay)(1);
+}
 
 /** What a run's later messages take from the run when they say nothing. */
 type RunDefaults = Pick<RunConfig, 'retries' | 'retryDelay' | 'flowControl'>;
@@ -127,7 +131,8 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
     ...(invoke && { invoker: invoke.invoker }),
   };
   // The first message itself is a step of the list (the payload), delivered like the others.
-  const first = newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config);
+  // Its run id is its deduplication: a deduplication id of its own is not needed (nor kept).
+  const first = { ...newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config), dedupKey: null };
   const created = await context.messages.createRun(
     {
       id: workflow.runId,
@@ -135,7 +140,8 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
       body: spec.body,
       headers: context.credentials.redact(spec.forwarded),
       retries: config.retries,
-      retryDelayMs: DEFAULT_RETRY_DELAY_MS_FOR_RUN_ROW,
+      retryDelayMs: firstRetryDelayMs(config.retryDelay),
+      idempotencyKey: invoke ? childIdempotencyKey(invoke.invoker.runId, invoke.invoker.step.stepId) : null,
       config: JSON.stringify(config),
       now,
     },
@@ -143,12 +149,13 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
   );
   if (!created) {
     const existing = await context.store.getRun(workflow.runId);
-    if (existing?.protocol !== 'upstash') throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
+    // An invoke step run again (at least once) finds the child its first run started: a duplicate too.
+    if (existing?.protocol !== 'upstash' && !(existing === undefined && invoke)) throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
     return { messageId: workflow.runId, url: spec.destination, deduplicated: true };
   }
   const run = await context.store.getRun(workflow.runId);
   if (run) context.events.emit({ type: 'run', run });
-  if (invoke) await context.commit(invokeStepChanges(invoke.invoker, now));
+  if (invoke) await context.commit(invokeStepChanges(invoke.invoker, workflow.runId, now));
   return { messageId: first.id, url: spec.destination };
 }
 
@@ -191,12 +198,14 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
       results[index] = await startRun(context, spec, now);
       continue;
     }
-    // A call goes wherever the workflow's code asked (as a native context.call); everything else to allowed origins.
-    if (workflow?.callType !== 'toCallback') checkOrigin(context, spec.destination);
     let defaults: RunConfig | undefined;
+    let runUrl: string | undefined;
     if (workflow) {
       const run = await context.store.getRun(workflow.runId);
-      if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(workflow.runId, run ? run.status : undefined);
+      if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) {
+        throw runNotRunning(workflow.runId, run === undefined ? undefined : run.protocol !== 'upstash' ? 'a native wfkit run, not a QStash workflow run' : run.status);
+      }
+      runUrl = run.url;
       defaults = configs.get(workflow.runId);
       if (!defaults) {
         const text = await context.messages.runConfig(workflow.runId);
@@ -204,6 +213,10 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
         if (defaults) configs.set(workflow.runId, defaults);
       }
     }
+    // A call goes wherever the workflow's code asked (as a native context.call), a run's own URL was
+    // allowed when the run started (a stored run goes on whatever the list says now, as native runs
+    // do); anything else must be in the allowed origins.
+    if (workflow?.callType !== 'toCallback' && spec.destination !== runUrl) checkOrigin(context, spec.destination);
     const message = newMessage(context, spec, now, defaults);
     pending.push({ index, message, url: spec.destination });
     if (workflow && message.kind === 'workflow') {

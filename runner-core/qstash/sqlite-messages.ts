@@ -56,8 +56,8 @@ export class SqliteMessageStore implements MessageStore {
   constructor(db: Database) {
     this.#db = db;
     const s = {
-      insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, protocol)
-        VALUES (@id, @url, 'running', @body, @headers, @now, @now, NULL, @retries, @retryDelayMs, 'upstash') ON CONFLICT (id) DO NOTHING`),
+      insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
+        VALUES (@id, @url, 'running', @body, @headers, @now, @now, NULL, @retries, @retryDelayMs, @idempotencyKey, 'upstash') ON CONFLICT DO NOTHING`),
       insertConfig: db.prepare('INSERT INTO qstash_runs (run_id, config) VALUES (?, ?)'),
       config: db.prepare('SELECT config FROM qstash_runs WHERE run_id = ?').pluck(),
       insertMessage: db.prepare(`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
@@ -78,7 +78,7 @@ export class SqliteMessageStore implements MessageStore {
           unreachable_since = CASE WHEN @setUnreachable = 1 THEN @unreachableSince ELSE unreachable_since END,
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
-      runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? ORDER BY seq'),
+      runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq'),
       cancelPending: db.prepare(`UPDATE qstash_messages SET status = 'cancelled', updated_at = @now WHERE run_id = @runId AND status = 'pending'
         AND (call_type IS NULL OR call_type != 'failureCall')`),
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
@@ -148,8 +148,8 @@ export class SqliteMessageStore implements MessageStore {
     return result.changes > 0;
   }
 
-  async runMessages(runId: string): Promise<RunMessage[]> {
-    return (this.#s.runMessages.all(runId) as RunMessageRow[]).map(toRunMessage);
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
+    return (this.#s.runMessages.all(runId, upToSeq) as RunMessageRow[]).map(toRunMessage);
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {

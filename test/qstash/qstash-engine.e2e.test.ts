@@ -50,6 +50,8 @@ describe('QStash engine with the real @upstash/workflow', () => {
     const runId = await runIdFromList(runner.url, runner.token);
     const { run, steps, attempts } = await waitForFinish(runner.runner, runId);
     expect(run).toMatchObject({ status: 'completed', protocol: 'upstash', url: `${app.url}/two-steps` });
+    // The first delivery's own headers (its signature, connection headers), which the SDK forwards, are not the run's.
+    expect(Object.keys(run.headers).filter((name) => /signature|message-id|content-length|^host$/.test(name))).toEqual([]);
     expect(JSON.parse(run.output!)).toBeDefined();
     expect(steps.map((s) => [s.index, s.name, s.kind, s.status])).toEqual([
       [1, 'double', 'run', 'succeeded'],
@@ -126,5 +128,45 @@ describe('QStash engine with the real @upstash/workflow', () => {
     await vi.waitFor(() => expect(received).toBe(1));
     await new Promise((r) => setTimeout(r, 200));
     expect(received).toBe(1);
+  });
+
+  it('holds a message until Upstash-Not-Before and signs what it sends with Upstash-Retried', async () => {
+    const runner = await startTestRunner();
+    const seen: { at: number; retried: string | undefined; signature: string | undefined }[] = [];
+    const app = await startUpstashApp(runner, {}, upstashEnv(runner), (hono) => {
+      hono.post('/later', (c) => (seen.push({ at: Date.now(), retried: c.req.header('upstash-retried'), signature: c.req.header('upstash-signature') }), c.text('ok')));
+    });
+    apps.push(app);
+    const notBefore = Math.ceil(Date.now() / 1000) + 1;
+    const published = await fetch(`${runner.url}/v2/publish/${app.url}/later`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}`, 'upstash-not-before': String(notBefore) },
+      body: 'x',
+    });
+    expect(published.status).toBe(201);
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 5_000 });
+    expect(seen[0]!.at).toBeGreaterThanOrEqual(notBefore * 1000);
+    expect(seen[0]!.retried).toBe('0');
+    expect(seen[0]!.signature).toMatch(/^ey/);
+  });
+
+  it('forwards credential headers to the destination but stores them only sealed', async () => {
+    const runner = await startTestRunner();
+    const received: (string | undefined)[] = [];
+    const app = await startUpstashApp(runner, {}, upstashEnv(runner), (hono) => {
+      hono.post('/secure', (c) => (received.push(c.req.header('authorization')), c.text('ok')));
+    });
+    apps.push(app);
+    const published = await fetch(`${runner.url}/v2/publish/${app.url}/secure`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}`, 'upstash-forward-authorization': 'Bearer app-secret-123' },
+      body: 'x',
+    });
+    expect(published.status).toBe(201);
+    await vi.waitFor(() => expect(received).toEqual(['Bearer app-secret-123']));
+    const rows = runner.store.database.prepare('SELECT spec FROM qstash_messages').all() as { spec: string }[];
+    expect(rows.length).toBe(1);
+    expect(rows[0]!.spec).not.toContain('app-secret-123');
+    expect(JSON.parse(rows[0]!.spec).headers.authorization).toBe('[redacted]');
   });
 });

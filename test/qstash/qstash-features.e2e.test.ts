@@ -253,5 +253,72 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     // The child is a run of its own, started with the payload alone.
     const children = (await runner.store.listRuns({})).runs.filter((r) => r.id !== workflowRunId);
     expect(children.map((r) => [r.url, r.body, r.status])).toEqual([[`${app.url}/wf/child`, '{"n":21}', 'completed']]);
+    // Linked as native parent and child runs are, for the dashboards.
+    const childDetail = (await (await fetch(`${runner.url}/v1/runs/${children[0]!.id}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { parentRunId?: string } };
+    expect(childDetail.run.parentRunId).toBe(workflowRunId);
+    expect(steps[0]!.eventId).toBe(`wf-child:${children[0]!.id}`);
+  });
+
+  it('a delivery whose settling failed (a store fault) is delivered again after its lease, and the run completes', async () => {
+    const { runner, app, client } = await setup(
+      {
+        steady: {
+          route: async (context) => {
+            const one = await context.run('one', async () => 1);
+            await context.sleep('pause', 2);
+            return [one, await context.run('two', async () => 2)];
+          },
+        },
+      },
+      { runner: { leaseMs: 600 } },
+    );
+    const messages = runner.runner.qstash!.context.messages;
+    const settle = messages.settle.bind(messages);
+    let faults = 0;
+    let faulted = '';
+    // Injected fault: the store refuses the first settle of a delivered message.
+    messages.settle = async (...args) => {
+      if (faults === 0 && args[2].status === 'delivered') {
+        faults += 1;
+        faulted = args[0];
+        throw new Error('injected: the store is unavailable');
+      }
+      return settle(...args);
+    };
+    const { workflowRunId } = await client.trigger({ url: `${app.url}/steady`, body: {} });
+    // While the run sleeps, the unsettled message is delivered again once its lease ended.
+    await vi.waitFor(async () => expect((await messages.runMessages(workflowRunId)).find((m) => m.id === faulted)?.status).toBe('delivered'), { timeout: 5_000 });
+    expect((await runner.store.getRun(workflowRunId))?.status).toBe('running');
+    const { run, steps } = await waitForFinish(runner.runner, workflowRunId, 15_000);
+    expect(faults).toBe(1);
+    expect(run.status).toBe('completed');
+    expect(steps.map((s) => [s.name, s.status])).toEqual([['one', 'succeeded'], ['pause', 'succeeded'], ['two', 'succeeded']]);
+  });
+
+  it('a child run cancelled with wf cancel answers its invoker as cancelled', async () => {
+    const runner = await startTestRunner();
+    const env = upstashEnv(runner);
+    const child = createWorkflow(async (context: any) => context.sleep('forever', 3600), { env });
+    const parent = createWorkflow(async (context: any) => {
+      const answer = await context.invoke('ask-child', { workflow: child, body: {} });
+      return { isCanceled: answer.isCanceled };
+    }, { env });
+    const app = await startUpstashApp(runner, {}, env, (hono) => {
+      hono.post('/wf/*', serveMany({ parent, child }));
+    });
+    apps.push(app);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const { workflowRunId } = await client.trigger({ url: `${app.url}/wf/parent`, body: {} });
+    const childId = await vi.waitFor(async () => {
+      const found = (await runner.store.listRuns({})).runs.find((r) => r.id !== workflowRunId);
+      if (!found) throw new Error('no child yet');
+      return found.id;
+    });
+    const cancel = await fetch(`${runner.url}/v1/runs/${childId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` } });
+    expect(cancel.status).toBe(200);
+    const { run } = await waitForFinish(runner.runner, workflowRunId, 10_000);
+    expect(run.status).toBe('completed');
+    const detail = (await (await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { output: unknown } };
+    expect(detail.run.output).toEqual({ isCanceled: true });
   });
 });

@@ -76,4 +76,59 @@ describe('QStash engine on PostgreSQL with two runners', () => {
     expect(delivered[0]! + delivered[1]!).toBeGreaterThanOrEqual(RUNS * 4);
     expect(Math.min(...delivered)).toBeGreaterThan(0);
   });
+
+  it('flow control holds across both runners: one key, parallelism 1, never two deliveries at once', async () => {
+    let inside = 0;
+    let most = 0;
+    const asTest = { runner: runners[1]!.runner, url: runners[1]!.url, token: TOKEN } as TestRunner;
+    const limitedApp = await startUpstashApp(asTest, {
+      limited: {
+        route: async (context) => {
+          for (const name of ['one', 'two']) {
+            await context.run(name, async () => {
+              inside += 1;
+              most = Math.max(most, inside);
+              await new Promise((r) => setTimeout(r, 40));
+              inside -= 1;
+            });
+          }
+        },
+      },
+    });
+    try {
+      const env = upstashEnv(asTest);
+      const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+      const triggered = await client.trigger(
+        Array.from({ length: 6 }, () => ({ url: `${limitedApp.url}/limited`, body: {}, flowControl: { key: 'pg-tenant', parallelism: 1 } })),
+      );
+      for (const { workflowRunId } of triggered) expect((await waitForFinish(stores[0]!, workflowRunId, 30_000)).run.status).toBe('completed');
+      expect(most).toBe(1);
+    } finally {
+      await limitedApp.close();
+    }
+  });
+
+  it('parallel steps complete when their results are published and delivered through both runners', async () => {
+    const asTest = { runner: runners[0]!.runner, url: runners[0]!.url, token: TOKEN } as TestRunner;
+    const parallelApp = await startUpstashApp(asTest, {
+      fan: {
+        route: async (context) => {
+          const parts = await Promise.all(['x', 'y', 'z'].map((name) => context.run(name, async () => name.toUpperCase())));
+          return parts.join('');
+        },
+      },
+    });
+    try {
+      const env = upstashEnv(asTest);
+      const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+      const triggered = await client.trigger(Array.from({ length: 10 }, () => ({ url: `${parallelApp.url}/fan`, body: {} })));
+      for (const { workflowRunId } of triggered) {
+        const { run, steps } = await waitForFinish(stores[1]!, workflowRunId, 30_000);
+        expect(run.status).toBe('completed');
+        expect(steps.map((s) => [s.name, s.status])).toEqual([['x', 'succeeded'], ['y', 'succeeded'], ['z', 'succeeded']]);
+      }
+    } finally {
+      await parallelApp.close();
+    }
+  });
 });

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageStoreFor } from '../../runner-core/qstash/engine.js';
+import type { MessageStore, NewMessage } from '../../runner-core/qstash/message-store.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import type { Store } from '../../runner-core/store/types.js';
+import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+
+/**
+ * The QStash message store on SQLite and PostgreSQL: runs created once, leases that two claimers
+ * never share, settling fenced by the lease's holder, deduplication, a run's messages in order.
+ */
+
+let pg: PostgresCluster | undefined;
+const opened: Store[] = [];
+let schemas = 0;
+
+beforeAll(async () => {
+  pg = await startPostgres({ database: 'qstash_messages' });
+}, 300_000);
+
+afterAll(async () => {
+  for (const store of opened.splice(0)) await store.close().catch(() => {});
+  await pg?.stop();
+});
+
+const NOW = 1_800_000_000_000;
+
+function message(id: string, overrides: Partial<NewMessage> = {}): NewMessage {
+  return {
+    id,
+    runId: null,
+    callType: null,
+    kind: 'plain',
+    spec: { destination: 'http://127.0.0.1:9/x', method: 'POST', body: id, headers: {}, retries: 3, retryDelay: null, timeoutMs: null, callback: null, failureCallback: null, redact: [] },
+    dueAt: NOW,
+    dedupKey: null,
+    flow: null,
+    now: NOW,
+    ...overrides,
+  };
+}
+
+const kinds: [string, () => Promise<MessageStore>][] = [
+  ['sqlite', async () => {
+    const store = openSqliteStore(':memory:');
+    opened.push(store);
+    return messageStoreFor(store)!;
+  }],
+  ['postgres', async () => {
+    const store: PostgresStore = await openPostgresStore(pg!.url, { schema: `qstash_${++schemas}`, leaseClock: 'caller' });
+    opened.push(store);
+    return messageStoreFor(store)!;
+  }],
+];
+
+describe.each(kinds)('QStash message store (%s)', (_name, open) => {
+  it('creates a run once, with its first message first in its list', async () => {
+    const messages = await open();
+    const run = { id: 'wfr_a', url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 3, retryDelayMs: 1000, idempotencyKey: null, config: '{}', now: NOW };
+    expect(await messages.createRun(run, message('m1', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).toBe(true);
+    expect(await messages.createRun(run, message('m1b', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).toBe(false);
+    await messages.insertMessages([message('m2', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }), message('m3', { runId: 'wfr_a', callType: 'toCallback' })]);
+    expect((await messages.runMessages('wfr_a')).map((m) => [m.id, m.callType, m.body])).toEqual([['m1', 'step', 'm1'], ['m2', 'step', 'm2'], ['m3', 'toCallback', 'm3']]);
+    expect(await messages.runConfig('wfr_a')).toBe('{}');
+    expect(await messages.nextAttemptSeq('wfr_a', NOW)).toBe(1);
+    expect(await messages.nextAttemptSeq('wfr_a', NOW)).toBe(2);
+  });
+
+  it('leases each due message to one claimer, and only its holder settles it', async () => {
+    const messages = await open();
+    await messages.insertMessages([message('a'), message('b'), message('later', { dueAt: NOW + 60_000 })]);
+    const [first, second] = await Promise.all([
+      messages.claimDue({ now: NOW, limit: 10, owner: 'one', leaseMs: 5_000 }),
+      messages.claimDue({ now: NOW, limit: 10, owner: 'two', leaseMs: 5_000 }),
+    ]);
+    const ids = [...first!, ...second!].map((m) => m.id).sort();
+    expect(ids).toEqual(['a', 'b']);
+    const holder = first!.some((m) => m.id === 'a') ? 'one' : 'two';
+    expect(await messages.settle('a', holder === 'one' ? 'two' : 'one', { status: 'delivered' }, NOW)).toBe(false);
+    expect(await messages.settle('a', holder, { status: 'pending', dueAt: NOW + 1_000, retried: 1 }, NOW)).toBe(true);
+    // Leased, not due, delivered: nothing to claim now; the retry is due a second later.
+    expect(await messages.claimDue({ now: NOW, limit: 10, owner: 'three', leaseMs: 5_000 })).toEqual([]);
+    const retried = await messages.claimDue({ now: NOW + 1_000, limit: 10, owner: 'three', leaseMs: 5_000 });
+    expect(retried.map((m) => [m.id, m.retried])).toEqual([['a', 1]]);
+    // A lease that ran out is anyone's.
+    expect((await messages.claimDue({ now: NOW + 10_000, limit: 10, owner: 'four', leaseMs: 5_000 })).map((m) => m.id).sort()).toEqual(['a', 'b']);
+    expect(await messages.nextDueAt()).toBe(NOW + 15_000);
+  });
+
+  it('answers a repeated deduplication key with the first message, and cancels the pending messages of a run but its failure call', async () => {
+    const messages = await open();
+    const [one, two] = await messages.insertMessages([message('d1', { dedupKey: 'id:k' }), message('d2', { dedupKey: 'id:k' })]);
+    expect(one).toEqual({ id: 'd1', deduplicated: false });
+    expect(two).toEqual({ id: 'd1', deduplicated: true });
+    const run = { id: 'wfr_c', url: 'http://127.0.0.1:9/wf', body: '', headers: {}, retries: 0, retryDelayMs: 0, idempotencyKey: null, config: '{}', now: NOW };
+    await messages.createRun(run, message('c1', { runId: 'wfr_c', callType: 'step', kind: 'workflow' }));
+    await messages.insertMessages([message('c2', { runId: 'wfr_c', callType: 'failureCall' })]);
+    expect(await messages.cancelPending('wfr_c', NOW)).toBe(1);
+    expect((await messages.runMessages('wfr_c')).map((m) => [m.id, m.status])).toEqual([['c1', 'cancelled'], ['c2', 'pending']]);
+  });
+
+  it('holds a flow key to its parallelism across claims', async () => {
+    const messages = await open();
+    const flow = { key: 'k', parallelism: 1 };
+    await messages.insertMessages([message('f1', { flow }), message('f2', { flow }), message('free')]);
+    const claimed = await messages.claimDue({ now: NOW, limit: 10, owner: 'one', leaseMs: 5_000 });
+    expect(claimed.map((m) => m.id).sort()).toEqual(['f1', 'free']);
+    expect(await messages.claimDue({ now: NOW + 500, limit: 10, owner: 'two', leaseMs: 5_000 })).toEqual([]);
+    await messages.settle('f1', 'one', { status: 'delivered' }, NOW + 600);
+    expect((await messages.claimDue({ now: NOW + 700, limit: 10, owner: 'two', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['f2']);
+  });
+
+  it('holds a flow key to its rate: deliveries started per period, retries included', async () => {
+    const messages = await open();
+    const flow = { key: 'r', rate: 1, periodMs: 1_000 };
+    await messages.insertMessages([message('r1', { flow }), message('r2', { flow })]);
+    expect((await messages.claimDue({ now: NOW, limit: 10, owner: 'one', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['r1']);
+    await messages.settle('r1', 'one', { status: 'delivered' }, NOW + 10);
+    // The rate's slot is spent until a period after the first delivery started.
+    expect(await messages.claimDue({ now: NOW + 500, limit: 10, owner: 'one', leaseMs: 5_000 })).toEqual([]);
+    expect((await messages.claimDue({ now: NOW + 1_001, limit: 10, owner: 'one', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['r2']);
+  });
+});
