@@ -15,6 +15,7 @@ import type { RunnerFlags } from './runner-flags.js';
 import { checkRemoteRunner } from './remote-runner.js';
 import { findClientToken, resolveDevToken, type ResolvedToken } from './token.js';
 import { DEFAULT_TUNNEL_HOST, openTunnel, type Tunnel } from './tunnel.js';
+import { isUpstashApp } from './upstash-app.js';
 import { reportUpstashApp } from './upstash-dev.js';
 import { configuredUpstashKeys, resolveDevUpstashKeys, type ResolvedUpstashKeys, type UpstashKeyFlags } from './upstash-keys.js';
 
@@ -133,10 +134,14 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
     // Loaded only here, so the plain commands never load React and Ink.
     const { startDashboard } = await import('../../tui/index.js');
     const managesApp = app.command !== undefined || app.port !== undefined || tunnel !== undefined;
+    // An Upstash app reads QSTASH_* (listed in the log pane): say so where a wfkit app's variables are named.
+    const upstashApp = isUpstashApp(readAppPackage(io.cwd));
     const subtitle = managesApp
-      ? `${app.label ? `app: ${app.label}` : `app on port ${app.port}`}${tunnel ? ` · public ${tunnel.url}` : ''} · WF_TOKEN from ${source}`
-      : `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${runner.url} · SQLite ${options.db}`;
-    dashboard = startDashboard({ runnerUrl: runner.url, token, title: 'wf dev', subtitle, env: io.env, log: managesApp ? feed : undefined });
+      ? `${app.label ? `app: ${app.label}` : `app on port ${app.port}`}${tunnel ? ` · public ${tunnel.url}` : ''} · ${upstashApp ? `Upstash app: QSTASH_URL=${runner.url}` : `WF_TOKEN from ${source}`}`
+      : upstashApp
+        ? `Upstash apps need QSTASH_URL=${runner.url} and QSTASH_TOKEN=${token} (the keys are in the log pane) · SQLite ${options.db}`
+        : `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${runner.url} · SQLite ${options.db}`;
+    dashboard = startDashboard({ runnerUrl: runner.url, token, title: 'wf dev', subtitle, env: io.env, log: managesApp || upstashApp ? feed : undefined });
   } else if (runner.local) {
     stopFollowing = runner.local.runner.events.subscribe((event) => io.out(eventLine(eventDto(event))));
   } else {
@@ -156,7 +161,7 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   // After the runner's events are followed, so nothing the app starts goes unseen.
   const pkg = readAppPackage(io.cwd);
   const wrangler = 'wrangler' in { ...pkg?.dependencies, ...pkg?.devDependencies } || /\bwrangler\b/.test(app.label ?? '');
-  const upstash = reportUpstashApp({ io, pkg, report, runnerUrl: runner.url, token, keys: runner.upstashKeys, tunnel, appPort: app.port, write: options.writeUpstashEnv === true });
+  const upstash = reportUpstashApp({ io, pkg, report, runnerUrl: runner.url, token, keys: runner.upstashKeys, tunnel, appPort: app.port, write: options.writeUpstashEnv === true, startsApp: app.command !== undefined });
   const session = startAppSession({ app, cwd: io.cwd, env: io.env, token, runnerUrl: runner.url, remote: !runner.local, tunnel, wrangler, report, portTimeoutMs: options.appWait * 1000, ...(upstash && { extraEnv: upstash.processEnv, upstash: true }) });
   if (!tui) report.info('waiting for runs (Ctrl-C stops)');
 

@@ -15,6 +15,8 @@ export interface UpstashDevOptions {
   appPort?: number;
   /** `--write-upstash-env`: put the values in the app's env file, not only in what `wf dev` prints. */
   write: boolean;
+  /** `wf dev` starts the app (its dev command), which then gets the values in its environment. */
+  startsApp?: boolean;
 }
 
 /**
@@ -40,7 +42,8 @@ export function reportUpstashApp(options: UpstashDevOptions): { processEnv: Reco
     ].filter(Boolean);
     report.info(`${file}: ${parts.join('; ')}`);
   } else {
-    report.info(`the app wf dev starts gets them in its environment; --write-upstash-env writes them into ${upstashEnvFile(pkg)}`);
+    const where = options.startsApp ? 'the app wf dev starts gets them in its environment' : 'give them to the app';
+    report.info(`${where}; --write-upstash-env writes them into ${upstashEnvFile(pkg)}`);
   }
   return { processEnv: { ...vars, ...UPSTASH_PROCESS_ONLY_ENV } };
 }

@@ -33,10 +33,10 @@ export function parseWaitTimeout(value: unknown): number {
   return ms;
 }
 
-/** An event id from the path: non-empty, bounded. */
-export function checkEventId(eventId: string): string {
-  if (eventId === '') throw bad('Expected an event id in the path, got an empty one.');
-  if (eventId.length > MAX_EVENT_ID_LENGTH) throw bad(`Expected an event id of at most ${MAX_EVENT_ID_LENGTH} characters, got ${eventId.length}.`);
+/** An event id (or run id) from the path: non-empty, bounded, since it is stored (a kept event lives for days). */
+export function checkEventId(eventId: string, what = 'an event id'): string {
+  if (eventId === '') throw bad(`Expected ${what} in the path, got an empty one.`);
+  if (eventId.length > MAX_EVENT_ID_LENGTH) throw bad(`Expected ${what} of at most ${MAX_EVENT_ID_LENGTH} characters, got ${eventId.length}.`);
   return eventId;
 }
 

@@ -85,7 +85,8 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
     '/notify/:workflowRunId/:eventId',
     guard(async (request, params) => {
       const eventId = checkEventId(params.eventId ?? '');
-      return jsonResponse(200, notifyDto(await deps.waits.notifyRun(params.workflowRunId ?? '', eventId, await readBody(request, limit))));
+      const runId = checkEventId(params.workflowRunId ?? '', 'a workflow run id');
+      return jsonResponse(200, notifyDto(await deps.waits.notifyRun(runId, eventId, await readBody(request, limit))));
     }),
   );
 

@@ -3,7 +3,7 @@ import type { Commit } from '../driver.js';
 import { RunFinishedError, RunNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
-import { waitResultStep, type Wait } from './waits.js';
+import { resultStepId, waitResultStep, type Wait } from './waits.js';
 import { waitEndedChanges, waitStartedChanges } from './waits-steps.js';
 
 /** What ending a wait needs from the engine: deliver one more step of a run to its workflow. */
@@ -13,7 +13,7 @@ export interface RunStepAppender {
 }
 
 export interface QstashWaitsOptions {
-  store: Pick<Store, 'getRun' | 'qstashWaits'>;
+  store: Pick<Store, 'getRun' | 'listSteps' | 'qstashWaits'>;
   engine: RunStepAppender;
   /** The runner's commit (group-committed, then announced): the wait's step rows go through it. */
   commit: Commit;
@@ -60,6 +60,10 @@ export class QstashWaits {
     // Domain errors: the API edge answers them 404 and 409 (api/error-response.ts).
     if (!run) throw new RunNotFoundError(wait.runId);
     if (FINISHED_RUN_STATUSES.has(run.status)) throw new RunFinishedError(wait.runId, run.status);
+    // The same wait posted again (a delivery retried after the SDK had submitted it) once it ended:
+    // registering it anew would end its step a second time, with a timeout after the event.
+    const index = resultStepId(wait.step);
+    if ((await store.listSteps(wait.runId)).some((step) => step.index === index && step.status === 'succeeded')) return { waiting: true };
     const at = this.#o.now();
     // Stored and shown by getWaiters: never with the app's credentials in it.
     const full: Wait = { ...wait, headers: this.#redact(wait.headers)!, createdAt: at, deadline: at + timeoutMs };

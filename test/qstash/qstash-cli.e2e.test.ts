@@ -62,6 +62,16 @@ describe('wf on Upstash-protocol runs', () => {
     expect(logs).toContain('completed');
   });
 
+  it('wf logs --follow prints the run as it goes and ends when it finishes', async () => {
+    const { runner, runId } = await parkedRun();
+    const following = wf(runner, ['logs', runId, '--follow']);
+    // Whether the end arrives in the history or live, the follow must print it and stop.
+    await runner.runner.notify(`approve-${runId}`, { by: 'follow' });
+    const out = (await following).join('\n');
+    expect(out).toContain('finish');
+    expect(out).toContain('completed');
+  });
+
   it('wf cancel cancels it, and nothing is delivered to it after', async () => {
     const { runner, runId } = await parkedRun();
     expect(await wf(runner, ['cancel', runId])).toEqual([`${runId} cancelled`]);

@@ -104,6 +104,17 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     expect(waiter!.timeoutHeaders).toMatchObject({ Authorization: ['[redacted]'], 'Upstash-Forward-X-Api-Key': ['[redacted]'], 'X-Plain': ['visible'] });
   });
 
+  it('the same wait posted again after it ended (a retried delivery) is not registered anew', async () => {
+    const t = await setup();
+    const runId = await t.run(1);
+    await t.wait(runId, 'again');
+    await t.request('POST', '/v2/notify/again', 'first');
+    expect((await t.wait(runId, 'again')).status).toBe(200);
+    expect(await (await t.request('GET', '/v2/waiters/again')).json()).toEqual([]);
+    expect(await (await t.request('POST', '/v2/notify/again', 'second')).json()).toEqual([]);
+    expect(t.appended).toHaveLength(1);
+  });
+
   it('a wait inside Promise.all gets its result at its target step', async () => {
     const t = await setup();
     const runId = await t.run(1);
@@ -137,6 +148,7 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
       [t.request('POST', '/v2/wait/e', JSON.stringify({ url: 'http://a/wf', timeout: '1m', step: { stepId: 1, stepName: 'a', stepType: 'Wait' } })), 400, /Upstash-Workflow-RunId/],
       [t.request('POST', '/v2/wait/e', JSON.stringify({ url: 'http://a/wf', timeoutUrl: 'http://elsewhere/x', step: { stepId: 1, stepName: 'a', stepType: 'Wait' } }), { 'Upstash-Workflow-RunId': runId }), 400, /timeoutUrl/],
       [t.request('POST', `/v2/notify/${'x'.repeat(600)}`, 'd'), 400, /at most 512/],
+      [t.request('POST', `/v2/notify/wfr_${'x'.repeat(600)}/e`, 'd'), 400, /workflow run id of at most 512/],
       [t.request('POST', '/v2/notify/e', 'x'.repeat(1024 * 1024 + 1)), 413, /limit/],
     ];
     for (const [pending, status, message] of cases) {
