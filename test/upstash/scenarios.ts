@@ -231,6 +231,19 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       expect(counts['busy-check']).toBe(3);
     });
 
+    it('flow control: runs triggered under one key with parallelism 1 never run their steps at the same time', async () => {
+      const flowControl = { key: `proof-${randomUUID()}`, parallelism: 1 };
+      const triggered = await client.trigger([0, 1, 2].map(() => ({ url: h.app.workflowUrl('flow-controlled'), flowControl })));
+      const views = await Promise.all(triggered.map(({ workflowRunId }) => finished(workflowRunId)));
+      const spans = views.map((view) => {
+        expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+        return view.steps.find((s) => s.name === 'work')!.output as { start: number; end: number };
+      });
+      spans.sort((a, b) => a.start - b.start);
+      for (let i = 1; i < spans.length; i++) expect(spans[i]!.start, 'a step began before the previous one ended').toBeGreaterThanOrEqual(spans[i - 1]!.end);
+      for (const { workflowRunId } of triggered) expect(await h.app.countersOf(workflowRunId)).toEqual({ work: 1 });
+    });
+
     it('Client.cancel: a waiting run is cancelled and never runs its next step', async () => {
       const eventId = `never-${randomUUID()}`;
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('cancel'), body: { eventId } });
