@@ -244,6 +244,17 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       for (const { workflowRunId } of triggered) expect(await h.app.countersOf(workflowRunId)).toEqual({ work: 1 });
     });
 
+    it('large steps: a step list past the inline limit reaches the app through the SDK\'s lazy fetch', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('large') });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'sizes')?.output).toEqual([400_000, 400_000]);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ 'large-a': 1, 'large-b': 1, sizes: 1 });
+      // The deliveries after the second large step went with an empty body: the app fetched the list.
+      const attempts = view.attempts as { requestBody: string }[];
+      expect(attempts.filter((attempt) => attempt.requestBody === '').length).toBeGreaterThan(0);
+    });
+
     it('Client.cancel: a waiting run is cancelled and never runs its next step', async () => {
       const eventId = `never-${randomUUID()}`;
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('cancel'), body: { eventId } });
