@@ -10,6 +10,7 @@ import { assertBuiltCli, CLI, spawnWfStart, type WfStartProcess } from '../runne
 import { until, waitForRunView } from './runner-api.js';
 import { describeUpstashFeatures, type UpstashHarness } from './scenarios.js';
 import { startUpstashApp, type UpstashApp } from './upstash-app.js';
+import { unusedPort } from '../helpers/runner.js';
 
 /**
  * The Upstash proof against `wf start` as production runs it: the built CLI in a child process, a
@@ -93,5 +94,49 @@ describe('wf start: the wf CLI on Upstash runs, unchanged', () => {
     const lines = (await wf('logs', workflowRunId, '--json')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.length).toBeGreaterThan(0);
     expect(JSON.stringify(lines)).toContain('WF LOGS');
+  });
+});
+
+describe('wf start: the hardening guarantees hold for Upstash runs', () => {
+  const client = (): Client => new Client({ baseUrl: harness.runnerUrl, token: TOKEN });
+
+  it('a workflow URL outside the allowed origins is refused with 403 naming the setting', async () => {
+    const response = await fetch(`${runner!.url}/v2/publish/https://not-allowed.example.com/workflows/two-steps`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{}' });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('WF_ALLOWED_ORIGINS=https://not-allowed.example.com');
+    // The SDK's Client gets the same refusal as an error, and no run is left behind.
+    const error = await client().trigger({ url: 'https://not-allowed.example.com/workflows/two-steps', workflowRunId: 'refused' }).then(() => undefined, (e: Error) => e);
+    expect(error?.message).toContain('--allow-origin https://not-allowed.example.com');
+    expect((await fetch(`${runner!.url}/v1/runs/wfr_refused`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+  });
+
+  it('a forwarded credential reaches the app but is stored redacted', async () => {
+    const secret = `Bearer s3cret-${randomUUID()}`;
+    const { workflowRunId } = await client().trigger({ url: harness.app.workflowUrl('headers'), headers: { authorization: secret } });
+    const view = await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId);
+    expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+    // The app saw it, whole…
+    expect(view.steps.find((s) => s.name === 'saw-header')?.output).toEqual({ bearer: true, length: secret.length });
+    expect(await harness.app.countersOf(workflowRunId)).toEqual({ 'saw-header': 1 });
+    // …but nothing the runner shows holds it: not the run, its steps, nor its attempts.
+    const shown = JSON.stringify(view);
+    expect(shown).not.toContain(secret.slice('Bearer '.length));
+    expect(JSON.stringify(await client().logs({ filter: { workflowRunId } }))).not.toContain(secret.slice('Bearer '.length));
+  });
+
+  it('an app that is down is an outage, not a failure: the run waits for it, then completes (retries: 0)', async () => {
+    const port = await unusedPort();
+    const env = { QSTASH_URL: runner!.url, QSTASH_TOKEN: TOKEN, QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY, QSTASH_NEXT_SIGNING_KEY: NEXT_KEY };
+    const url = `http://127.0.0.1:${port}/workflows/two-steps`;
+    // Nothing listens on the port yet: the first delivery cannot connect.
+    const { workflowRunId } = await client().trigger({ url, body: { text: 'outage' }, retries: 0 });
+    await new Promise((r) => setTimeout(r, 2_000));
+    const during = await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId, 1_000).catch(() => undefined);
+    expect(during, 'the run ended while the app was down').toBeUndefined();
+    const late = await startUpstashApp(env, port);
+    apps.push(late);
+    const view = await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId, 30_000, late.output);
+    expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+    expect(await late.countersOf(workflowRunId)).toEqual({ upper: 1, length: 1 });
   });
 });
