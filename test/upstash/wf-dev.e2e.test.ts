@@ -80,6 +80,9 @@ describe('wf dev: the web dashboard shows an Upstash run step by step', () => {
       await waitForText(page.getByTestId('run-status'), 'completed');
       const body = page.locator('body');
       for (const text of ['plus-one', 'plus-two', 'plus-three', 'sum', '306']) await waitForText(body, text);
+      // A step opens with its output: plus-two of base 100.
+      await page.getByText('plus-two', { exact: true }).first().click();
+      await waitForText(body, '102');
       await screenshot(page, 'upstash-run');
       expect(problems).toEqual([]);
     } finally {
