@@ -124,6 +124,24 @@ describe('wf start: the hardening guarantees hold for Upstash runs', () => {
     expect(JSON.stringify(await client().logs({ filter: { workflowRunId } }))).not.toContain(secret.slice('Bearer '.length));
   });
 
+  it('key rotation: an app whose NEXT key is the runner\'s current one verifies; an app with other keys refuses every delivery', async () => {
+    const other = (): string => `sig_${randomBytes(24).toString('base64url')}`;
+    const base = { QSTASH_URL: runner!.url, QSTASH_TOKEN: TOKEN };
+    // Mid-rotation: the app still has the old key as current and the runner's new one as next.
+    const rotating = await startUpstashApp({ ...base, QSTASH_CURRENT_SIGNING_KEY: other(), QSTASH_NEXT_SIGNING_KEY: CURRENT_KEY });
+    const stranger = await startUpstashApp({ ...base, QSTASH_CURRENT_SIGNING_KEY: other(), QSTASH_NEXT_SIGNING_KEY: other() });
+    apps.push(rotating, stranger);
+    const ok = await client().trigger({ url: rotating.workflowUrl('two-steps'), body: { text: 'rotated' } });
+    const view = await waitForRunView(harness.runnerUrl, TOKEN, ok.workflowRunId, 20_000, rotating.output);
+    expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+    expect(await rotating.countersOf(ok.workflowRunId)).toEqual({ upper: 1, length: 1 });
+    const refused = await client().trigger({ url: stranger.workflowUrl('two-steps'), body: { text: 'forged?' }, retries: 0 });
+    const failed = await waitForRunView(harness.runnerUrl, TOKEN, refused.workflowRunId, 20_000, stranger.output);
+    expect(failed.run.status).toBe('failed');
+    expect(stranger.output()).toMatch(/Failed to verify that the Workflow request comes from QStash/);
+    expect(await stranger.countersOf(refused.workflowRunId)).toEqual({});
+  });
+
   it('an app that is down is an outage, not a failure: the run waits for it, then completes (retries: 0)', async () => {
     const port = await unusedPort();
     const env = { QSTASH_URL: runner!.url, QSTASH_TOKEN: TOKEN, QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY, QSTASH_NEXT_SIGNING_KEY: NEXT_KEY };
