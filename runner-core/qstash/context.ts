@@ -23,6 +23,12 @@ export interface EngineContext {
   logger: Logger;
   /** Called after messages were stored: the worker looks for due ones at once. */
   wake: () => void;
+  /**
+   * When this runner's latest delivery of the run now in flight started, if any: the app runs a
+   * step while it handles a delivery and publishes the result before answering, so a result's
+   * duration is about the time since (the SDK does not report how long its step ran).
+   */
+  deliveryStartedAt: (runId: string) => number | undefined;
 }
 
 /** A follow-up message as stored: its credential header values sealed. */

@@ -82,6 +82,8 @@ export class DeliveryWorker {
   private pollAgain = false;
   private stopped = true;
   private readonly aborts = new Set<AbortController>();
+  /** Start times of the deliveries in flight, by run (a parallel group has several). */
+  private readonly runStarts = new Map<string, number[]>();
 
   constructor(options: DeliveryOptions) {
     this.options = options;
@@ -89,6 +91,12 @@ export class DeliveryWorker {
 
   get inFlight(): number {
     return this.inflight.size;
+  }
+
+  /** The start of the latest delivery of `runId` in flight here (see `EngineContext.deliveryStartedAt`). */
+  startedAt(runId: string): number | undefined {
+    const starts = this.runStarts.get(runId);
+    return starts === undefined || starts.length === 0 ? undefined : Math.max(...starts);
   }
 
   start(): void {
@@ -205,7 +213,21 @@ export class DeliveryWorker {
       'upstash-signature': signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
     const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
-    const { answer, transportError } = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
+    const starts = run ? this.runStarts.get(run.id) ?? [] : undefined;
+    if (run && starts) {
+      starts.push(startedAt);
+      this.runStarts.set(run.id, starts);
+    }
+    let sentOff: Awaited<ReturnType<DeliveryWorker['send']>>;
+    try {
+      sentOff = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
+    } finally {
+      if (run && starts) {
+        starts.splice(starts.indexOf(startedAt), 1);
+        if (starts.length === 0) this.runStarts.delete(run.id);
+      }
+    }
+    const { answer, transportError } = sentOff;
     if (answer === undefined && this.stopped) {
       // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
       await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());

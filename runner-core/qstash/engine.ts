@@ -110,6 +110,7 @@ export class QStashEngine {
       now: options.now,
       logger: options.logger,
       wake: () => this.worker.wake(),
+      deliveryStartedAt: (runId) => this.worker.startedAt(runId),
     };
     this.worker = new DeliveryWorker({
       context: this.context,

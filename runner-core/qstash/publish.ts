@@ -221,7 +221,11 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
     pending.push({ index, message, url: spec.destination });
     if (workflow && message.kind === 'workflow') {
       const step = readSdkStep(spec.body);
-      if (step) changes.push(...publishedStepChanges(workflow.runId, step, now, message.dueAt, parallelGroup(specs, workflow.runId, step)));
+      if (step) {
+        const started = context.deliveryStartedAt(workflow.runId);
+        const durationMs = started === undefined ? 0 : Math.max(0, now - started);
+        changes.push(...publishedStepChanges(workflow.runId, step, now, message.dueAt, parallelGroup(specs, workflow.runId, step), durationMs));
+      }
     }
     if (workflow?.callType === 'toCallback') changes.push(...callStepChanges(workflow.runId, spec, message.spec, now));
   }

@@ -68,8 +68,9 @@ function recorded(step: SdkStep): boolean {
  * What publishing `step` means for the run's rows: a plan step starts its branch's row; a result
  * succeeds it, unless it is delivered later (`dueAt` after now: a sleep), then the row waits until then.
  * `group`: a parallel branch's group (the first position of its `Promise.all`; its plan steps come in one batch).
+ * `durationMs`: about how long the step ran (see `EngineContext.deliveryStartedAt`); 0 when unknown.
  */
-export function publishedStepChanges(runId: string, step: SdkStep, now: number, dueAt: number, group: number | null = null): Change[] {
+export function publishedStepChanges(runId: string, step: SdkStep, now: number, dueAt: number, group: number | null = null, durationMs = 0): Change[] {
   if (!recorded(step)) return [];
   const kind = stepKind(step.stepType);
   if (step.stepId === 0) {
@@ -79,7 +80,7 @@ export function publishedStepChanges(runId: string, step: SdkStep, now: number, 
     return [{ type: 'step-started', runId, index, name: step.stepName, kind, group, at: now }];
   }
   if (dueAt > now) return [{ type: 'step-suspended', runId, index: step.stepId, name: step.stepName, kind, group, until: dueAt, eventId: null, request: null, at: now }];
-  return [{ type: 'step-succeeded', runId, index: step.stepId, name: step.stepName, kind, output: stepOutput(step), at: now, durationMs: 0 }];
+  return [{ type: 'step-succeeded', runId, index: step.stepId, name: step.stepName, kind, output: stepOutput(step), at: now, durationMs }];
 }
 
 /** A result delivered: its row succeeds (a no-op when publishing already said so: a succeeded step never changes). */

@@ -321,4 +321,14 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     const detail = (await (await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { output: unknown } };
     expect(detail.run.output).toEqual({ isCanceled: true });
   });
+
+  it("a step's duration is about how long the app worked on it (the delivery it ran in)", async () => {
+    const { runner, app, client } = await setup({
+      slow: { route: async (context) => context.run('slow', async () => new Promise((r) => setTimeout(() => r('done'), 80))) },
+    });
+    const { workflowRunId } = await client.trigger({ url: `${app.url}/slow`, body: {} });
+    const { steps } = await waitForFinish(runner.runner, workflowRunId, 10_000);
+    expect(steps[0]!.durationMs).toBeGreaterThanOrEqual(70);
+    expect(steps[0]!.durationMs).toBeLessThan(5_000);
+  });
 });
