@@ -62,6 +62,8 @@ describe('wf dev: what it prints for an Upstash app', () => {
     expect(printed.QSTASH_TOKEN!.length).toBeGreaterThan(8);
     expect(printed.QSTASH_CURRENT_SIGNING_KEY).not.toBe(printed.QSTASH_NEXT_SIGNING_KEY);
     expect(printed.UPSTASH_WORKFLOW_URL).toBe(`http://localhost:${port}`);
+    expect(dev.stdout).toMatch(/an Upstash Workflow app: this runner serves the QStash API/);
+    expect(dev.stdout).not.toMatch(/^wf dev: error/m);
   });
 });
 
