@@ -255,6 +255,18 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       expect(attempts.filter((attempt) => attempt.requestBody === '').length).toBeGreaterThan(0);
     });
 
+    it('Client.trigger with delay and label: the first delivery waits out the delay; Client.logs finds the run by its label', async () => {
+      const label = `proof-${randomUUID().slice(0, 8)}`;
+      const triggeredAt = Date.now();
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('sleep'), delay: '2s', label });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      // `before` is the app's clock when its first step ran (same host): not before the two seconds.
+      expect((view.steps.find((s) => s.name === 'before')!.output as number) - triggeredAt).toBeGreaterThanOrEqual(2_000);
+      const { runs } = await client.logs({ filter: { label } });
+      expect(runs.map((run) => run.workflowRunId)).toEqual([workflowRunId]);
+    });
+
     it('Client.cancel: a waiting run is cancelled and never runs its next step', async () => {
       const eventId = `never-${randomUUID()}`;
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('cancel'), body: { eventId } });
