@@ -43,6 +43,13 @@ export class Histogram {
   }
 }
 
+/** Whether `key` is an accessor (a getter) of `object` or of its prototype chain. */
+function getterOf(object: object | null, key: PropertyKey): boolean {
+  if (object === null) return false;
+  const descriptor = Object.getOwnPropertyDescriptor(object, key);
+  return descriptor ? descriptor.get !== undefined : getterOf(Object.getPrototypeOf(object) as object | null, key);
+}
+
 /**
  * A store that also records, in `stepDuration`, how long each step took in the route once its
  * result (or failure) is committed. Everything else goes straight to `store`.
@@ -59,6 +66,9 @@ export function instrumentStore(store: Store, stepDuration: Histogram): Store {
     get(target, key) {
       if (key === 'apply') return apply;
       const value: unknown = Reflect.get(target, key);
+      // A getter's value is handed out as it is: PostgresStore.sql is a connection pool that is also a
+      // function, and a bound copy of it would lose `begin`, `unsafe`… (the QStash message store needs them).
+      if (getterOf(target, key)) return value;
       // Bound: the stores keep their state in private fields, which a proxy receiver cannot reach.
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

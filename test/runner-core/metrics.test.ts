@@ -33,4 +33,14 @@ describe('metrics', () => {
     await runner.stop(0);
     await store.close();
   });
+
+  it('hands a getter\'s value out as it is: a connection that is also a function keeps its methods', async () => {
+    const store = openSqliteStore(':memory:');
+    const pool = Object.assign(() => 'query', { begin: () => 'transaction' });
+    Object.defineProperty(store, 'sql', { get: () => pool });
+    const instrumented = instrumentStore(store, new Histogram()) as unknown as { sql: typeof pool };
+    expect(instrumented.sql).toBe(pool);
+    expect(instrumented.sql.begin()).toBe('transaction');
+    await store.close();
+  });
 });

@@ -57,7 +57,7 @@ export const SYSTEM_DEPENDENCIES: readonly SystemDependency[] = [
     name: "PostgreSQL's server binaries",
     debianPackage: 'postgresql',
     lookedFor: `${POSTGRES_BASE}/<version>/bin/initdb and pg_ctl`,
-    suites: ['test/runner-core/store-postgres.test.ts', 'test/runner-core/multi-runner.e2e.test.ts', 'test/cli/start.e2e.test.ts'],
+    suites: ['test/runner-core/store-postgres.test.ts', 'test/runner-core/multi-runner.e2e.test.ts', 'test/cli/start.e2e.test.ts', 'test/upstash/wf-start-postgres.e2e.test.ts'],
     find: (root) => findPostgresBin(join(root || '/', POSTGRES_BASE)),
   },
 ];

@@ -52,7 +52,11 @@ async function startEcho(): Promise<Echo> {
   };
 }
 
-export function describeUpstashFeatures(label: string, harness: () => UpstashHarness): void {
+/**
+ * `directPost`: the harness has an `openApp` (an app without keys) to POST to directly; hosts that
+ * run one app, with the keys, start runs only through the runner.
+ */
+export function describeUpstashFeatures(label: string, harness: () => UpstashHarness, { directPost = true }: { directPost?: boolean } = {}): void {
   describe(`${label}: an unchanged @upstash/workflow app`, () => {
     let h: UpstashHarness;
     let client: Client;
@@ -80,20 +84,22 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       expect(await h.app.countersOf(workflowRunId)).toEqual({ upper: 1, length: 1 });
     });
 
-    it('a direct POST to the app starts a run (app without signing keys, as in local development)', async (test) => {
-      if (!h.openApp) return test.skip('this host runs one app, with the signing keys');
-      const response = await fetch(h.openApp.workflowUrl('two-steps'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"direct"}' });
-      const text = await response.text();
-      expect(response.status, text).toBe(200);
-      const { workflowRunId } = JSON.parse(text) as { workflowRunId: string };
-      const view = await waitForRunView(h.runnerUrl, h.token, workflowRunId, 20_000, h.openApp.output);
-      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
-      expect(stepOutputs(view).filter(([name]) => name === 'upper' || name === 'length')).toEqual([
-        ['upper', 'DIRECT'],
-        ['length', 6],
-      ]);
-      expect(await h.openApp.countersOf(workflowRunId)).toEqual({ upper: 1, length: 1 });
-    });
+    if (directPost) {
+      it('a direct POST to the app starts a run (app without signing keys, as in local development)', async () => {
+        if (!h.openApp) throw new Error('directPost needs the harness to have an openApp');
+        const response = await fetch(h.openApp.workflowUrl('two-steps'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"direct"}' });
+        const text = await response.text();
+        expect(response.status, text).toBe(200);
+        const { workflowRunId } = JSON.parse(text) as { workflowRunId: string };
+        const view = await waitForRunView(h.runnerUrl, h.token, workflowRunId, 20_000, h.openApp.output);
+        expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+        expect(stepOutputs(view).filter(([name]) => name === 'upper' || name === 'length')).toEqual([
+          ['upper', 'DIRECT'],
+          ['length', 6],
+        ]);
+        expect(await h.openApp.countersOf(workflowRunId)).toEqual({ upper: 1, length: 1 });
+      });
+    }
 
     it('a POST to the runner\'s /v2/publish/<workflow URL> (QStash\'s curl way) starts a run of the signed app', async () => {
       const response = await fetch(`${h.runnerUrl}/v2/publish/${h.app.workflowUrl('two-steps')}`, {
@@ -202,6 +208,63 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       await new Promise((r) => setTimeout(r, 1_000));
       expect((await h.app.countersOf(workflowRunId))['route-after-validate']).toBe(1);
       expect((await h.app.countersOf(workflowRunId)).validate).toBe(1);
+    });
+
+    it('retries: a step that fails twice succeeds on its third try, which the app sees as Upstash-Retried: 2', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('flaky'), retries: 3, retryDelay: '200' });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'flaky')?.output).toBe('third time lucky after 2 retries');
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ flaky: 3 });
+    });
+
+    it('WorkflowRetryAfterError: 429 + Retry-After: 1 makes the runner come back no sooner than a second later', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('retry-after') });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      const before = view.steps.find((s) => s.name === 'before')!.output as number;
+      const after = view.steps.find((s) => s.name === 'after')!.output as number;
+      expect(after - before).toBeGreaterThanOrEqual(1_000);
+      const counts = await h.app.countersOf(workflowRunId);
+      expect(counts).toMatchObject({ before: 1, after: 1 });
+      // Refused once (429), then let through: once to run `after`, once more to finish.
+      expect(counts['busy-check']).toBe(3);
+    });
+
+    it('flow control: runs triggered under one key with parallelism 1 never run their steps at the same time', async () => {
+      const flowControl = { key: `proof-${randomUUID()}`, parallelism: 1 };
+      const triggered = await client.trigger([0, 1, 2].map(() => ({ url: h.app.workflowUrl('flow-controlled'), flowControl })));
+      const views = await Promise.all(triggered.map(({ workflowRunId }) => finished(workflowRunId)));
+      const spans = views.map((view) => {
+        expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+        return view.steps.find((s) => s.name === 'work')!.output as { start: number; end: number };
+      });
+      spans.sort((a, b) => a.start - b.start);
+      for (let i = 1; i < spans.length; i++) expect(spans[i]!.start, 'a step began before the previous one ended').toBeGreaterThanOrEqual(spans[i - 1]!.end);
+      for (const { workflowRunId } of triggered) expect(await h.app.countersOf(workflowRunId)).toEqual({ work: 1 });
+    });
+
+    it('large steps: a step list past the inline limit reaches the app through the SDK\'s lazy fetch', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('large') });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'sizes')?.output).toEqual([400_000, 400_000]);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ 'large-a': 1, 'large-b': 1, sizes: 1 });
+      // The deliveries after the second large step went with an empty body: the app fetched the list.
+      const attempts = view.attempts as { requestBody: string }[];
+      expect(attempts.filter((attempt) => attempt.requestBody === '').length).toBeGreaterThan(0);
+    });
+
+    it('Client.trigger with delay and label: the first delivery waits out the delay; Client.logs finds the run by its label', async () => {
+      const label = `proof-${randomUUID().slice(0, 8)}`;
+      const triggeredAt = Date.now();
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('sleep'), delay: '2s', label });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      // `before` is the app's clock when its first step ran (same host): not before the two seconds.
+      expect((view.steps.find((s) => s.name === 'before')!.output as number) - triggeredAt).toBeGreaterThanOrEqual(2_000);
+      const { runs } = await client.logs({ filter: { label } });
+      expect(runs.map((run) => run.workflowRunId)).toEqual([workflowRunId]);
     });
 
     it('Client.cancel: a waiting run is cancelled and never runs its next step', async () => {

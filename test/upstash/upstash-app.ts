@@ -33,8 +33,9 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-export async function startUpstashApp(upstash: UpstashEnv): Promise<UpstashApp> {
-  const child: ChildProcess = spawn(process.execPath, [APP], { env: { ...cleanEnv(), ...upstash, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the app on `port` (default 0: any free port; a restart passes the port it had). */
+export async function startUpstashApp(upstash: UpstashEnv, port = 0): Promise<UpstashApp> {
+  const child: ChildProcess = spawn(process.execPath, [APP], { env: { ...cleanEnv(), ...upstash, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

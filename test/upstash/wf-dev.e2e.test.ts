@@ -62,6 +62,8 @@ describe('wf dev: what it prints for an Upstash app', () => {
     expect(printed.QSTASH_TOKEN!.length).toBeGreaterThan(8);
     expect(printed.QSTASH_CURRENT_SIGNING_KEY).not.toBe(printed.QSTASH_NEXT_SIGNING_KEY);
     expect(printed.UPSTASH_WORKFLOW_URL).toBe(`http://localhost:${port}`);
+    expect(dev.stdout).toMatch(/an Upstash Workflow app: this runner serves the QStash API/);
+    expect(dev.stdout).not.toMatch(/^wf dev: error/m);
   });
 });
 
@@ -80,6 +82,9 @@ describe('wf dev: the web dashboard shows an Upstash run step by step', () => {
       await waitForText(page.getByTestId('run-status'), 'completed');
       const body = page.locator('body');
       for (const text of ['plus-one', 'plus-two', 'plus-three', 'sum', '306']) await waitForText(body, text);
+      // A step opens with its output: plus-two of base 100.
+      await page.getByText('plus-two', { exact: true }).first().click();
+      await waitForText(body, '102');
       await screenshot(page, 'upstash-run');
       expect(problems).toEqual([]);
     } finally {

@@ -71,6 +71,6 @@ export function describeUpstashHost(label: string, host: () => HostApp, runnerKi
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
-    describeUpstashFeatures(`${label} (${runnerKind})`, () => harness);
+    describeUpstashFeatures(`${label} (${runnerKind})`, () => harness, { directPost: false });
   });
 }
