@@ -1,7 +1,7 @@
 import type { StartRequest } from '../protocol/messages.js';
 import { sendAlert, unsentAlert } from './alerts/deliver.js';
 import type { AlertConfig } from './alerts/options.js';
-import { owedAlert, settleAlert } from './alerts/settle.js';
+import { owedAlert, owesNativeFailureCall, settleAlert } from './alerts/settle.js';
 import { childRunIdOf, parentOf } from './invoke.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { describeError, type Logger } from './logger.js';
@@ -100,6 +100,7 @@ export class Driver {
     const marks: Promise<void>[] = run.status === 'queued' ? [this.markRunning(run)] : [];
     for (let first = true; ; first = false) {
       if (run.alert === 'pending') return this.deliverAlert(run, signal);
+      if (run.protocol === 'upstash') return this.leaveToQstashEngine(run);
       if (run.failureCall === 'pending') return this.deliverFailureCall(run, signal);
       if (!(first && isNew)) {
         const parked = await this.park(run, signal);
@@ -199,6 +200,17 @@ export class Driver {
   }
 
   /**
+   * An Upstash-protocol run is the QStash engine's (runner-core/qstash/): this driver only alerts
+   * it. Claimed for anything else (never expected: its `next_at` is NULL but for an owed alert), it
+   * is put back unscheduled rather than sent a native drive request the SDK cannot read.
+   */
+  private async leaveToQstashEngine(run: Run): Promise<boolean> {
+    const { owner, now } = this.options;
+    await this.commit([{ type: 'run', runId: run.id, patch: { nextAt: null }, at: now() }, { type: 'release', runId: run.id, owner }]);
+    return true;
+  }
+
+  /**
    * Delivers a failed run's alert (durably, like the failureFunction call: the run was committed
    * `failed` with the alert `pending` first). Each delivery is an attempt in the run's log;
    * `settleAlert` decides whether and when to try again. Then the failureFunction call, if owed.
@@ -212,7 +224,7 @@ export class Driver {
       let patch: RunPatch;
       if (run.status !== 'failed') {
         // A cancel that landed while the failing drive settled keeps the run cancelled: nothing to alert.
-        patch = { alert: null, alertAttempts: 0, nextAt: run.failureCall === 'pending' ? now() : null };
+        patch = { alert: null, alertAttempts: 0, nextAt: owesNativeFailureCall(run) ? now() : null };
       } else if (alerts) {
         const delivery = await sendAlert({ dispatcher: this.ctx.dispatcher, now, config: alerts }, run, await store.listSteps(run.id), signal);
         if (signal.aborted) return this.aborted(run, delivery.attempt);
@@ -220,7 +232,7 @@ export class Driver {
         patch = settleAlert(run, delivery, now(), Math.random, unreachable);
       } else {
         attempt = unsentAlert(run, now());
-        patch = { attempts: run.attempts + 1, alert: 'failed', nextAt: run.failureCall === 'pending' ? now() : null };
+        patch = { attempts: run.attempts + 1, alert: 'failed', nextAt: owesNativeFailureCall(run) ? now() : null };
       }
       const at = now();
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;

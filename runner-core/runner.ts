@@ -146,6 +146,7 @@ export class Runner {
             token: this.tokens.signing[0]!,
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,
+            alerts: this.alerts !== undefined,
           },
           messages,
         )

@@ -29,6 +29,8 @@ export interface EngineContext {
    * duration is about the time since (the SDK does not report how long its step ran).
    */
   deliveryStartedAt: (runId: string) => number | undefined;
+  /** The runner has an alert webhook: a run the engine fails owes an alert, as a native one does. */
+  alerts: boolean;
 }
 
 /** A follow-up message as stored: its credential header values sealed. */

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { errors as undiciErrors } from 'undici';
 import type { SerializedError } from '../../protocol/errors.js';
+import { owedAlert } from '../alerts/settle.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
@@ -317,7 +318,9 @@ export class DeliveryWorker {
     if (run && !FINISHED_RUN_STATUSES.has(run.status)) {
       changes.push(
         { type: 'steps-closed', runId: run.id, status: 'failed', at: now },
-        { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }) }, at: now },
+        // Owed in the same commit that fails the run, as a native run's (driver.ts): the native
+        // scheduler claims it through `next_at` and delivers the alert only (`owesNativeFailureCall`).
+        { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }), ...(context.alerts && owedAlert(now)) }, at: now },
       );
       await context.messages.cancelPending(run.id, now);
       if (config) await answerInvoker(context, config, { body: verdict.error.message, isFailed: true, isCanceled: false });

@@ -56,6 +56,8 @@ export interface QStashEngineOptions {
   token: string;
   signingKeys?: UpstashSigningKeys;
   exclusive: boolean;
+  /** The runner has an alert webhook (`RunnerOptions.alerts`): failed runs owe an alert the native driver delivers. */
+  alerts?: boolean;
 }
 
 /** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
@@ -111,6 +113,7 @@ export class QStashEngine {
       logger: options.logger,
       wake: () => this.worker.wake(),
       deliveryStartedAt: (runId) => this.worker.startedAt(runId),
+      alerts: options.alerts ?? false,
     };
     this.worker = new DeliveryWorker({
       context: this.context,

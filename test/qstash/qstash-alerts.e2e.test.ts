@@ -1,0 +1,98 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Client } from '@upstash/workflow';
+import { closeStarted, startTestRunner, waitForFinish, waitForRun } from '../helpers/runner.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
+
+/**
+ * Failure alerts for Upstash-protocol runs: a real runner with an alert webhook (a loopback
+ * receiver), a real @upstash/workflow app. The engine fails the run; the native driver alerts it
+ * once, and leaves the failure callback (a QStash message) to the engine, which delivers it once.
+ */
+
+const apps: UpstashApp[] = [];
+const receivers: WebhookReceiver[] = [];
+afterEach(async () => {
+  await closeStarted();
+  for (const app of apps.splice(0)) await app.close();
+  for (const r of receivers.splice(0)) await r.close();
+});
+
+const PUBLIC_URL = 'https://wf.example.com';
+
+describe('QStash engine: failure alerts', () => {
+  it('a failed Upstash run is alerted exactly once, and its failureFunction still runs once', async () => {
+    const hook = await startWebhookReceiver();
+    receivers.push(hook);
+    const runner = await startTestRunner({ runner: { unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url, publicUrl: PUBLIC_URL } } });
+    let failureCalls = 0;
+    const app = await startUpstashApp(runner, {
+      failing: {
+        route: async (context) => {
+          await context.run('reserve', async () => 'ok');
+          await context.run('charge', async () => {
+            throw new Error('card declined');
+          });
+        },
+        options: {
+          // Slow on purpose: the alert is delivered while the failure callback is still pending,
+          // the moment a native run's driver would go on to its own failureFunction call.
+          failureFunction: async () => {
+            await sleep(1_000);
+            failureCalls++;
+          },
+        },
+      },
+    });
+    apps.push(app);
+    const env = upstashEnv(runner);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const { workflowRunId: id } = await client.trigger({ url: `${app.url}/failing`, body: {}, retries: 0 });
+
+    const { run } = await waitForFinish(runner.runner, id, 20_000);
+    expect(run).toMatchObject({ status: 'failed', alert: 'delivered', alertAttempts: 1 });
+    await waitForRun(runner.runner, id, (r) => r.failureCall === 'delivered', 10_000);
+    await vi.waitFor(() => expect(failureCalls).toBe(1), { timeout: 10_000 });
+    // The run is not claimable any more: nothing more reaches either receiver (a bounded look).
+    await sleep(1_500);
+    expect(failureCalls).toBe(1);
+    expect(hook.received).toHaveLength(1);
+    const document = JSON.parse(hook.received[0]!.body);
+    expect(document).toMatchObject({
+      type: 'run.failed',
+      runId: id,
+      url: `${app.url}/failing`,
+      status: 'failed',
+      error: { message: 'card declined' },
+      // The SDK publishes a step only once it succeeded: a throwing step leaves no row to name.
+      failedStep: null,
+      dashboardUrl: `${PUBLIC_URL}/runs/${id}`,
+    });
+    const after = (await runner.store.getRun(id))!;
+    expect(after).toMatchObject({ status: 'failed', alert: 'delivered', failureCall: 'delivered', nextAt: null });
+    const outcomes = (await runner.store.listAttempts(id)).map((a) => a.outcome);
+    expect(outcomes.filter((o) => o === 'alert delivered')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.startsWith('failure-function'))).toEqual(['failure-function done']);
+  });
+
+  it('a runner without a webhook owes no alert for a failed Upstash run', async () => {
+    const runner = await startTestRunner();
+    const app = await startUpstashApp(runner, {
+      fatal: {
+        route: async (context) => {
+          await context.run('boom', async () => {
+            throw new Error('nope');
+          });
+        },
+      },
+    });
+    apps.push(app);
+    const env = upstashEnv(runner);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const { workflowRunId: id } = await client.trigger({ url: `${app.url}/fatal`, body: {}, retries: 0 });
+    const { run, attempts } = await waitForFinish(runner.runner, id, 20_000);
+    expect(run).toMatchObject({ status: 'failed', alert: null, nextAt: null });
+    expect(attempts.some((a) => a.outcome.startsWith('alert'))).toBe(false);
+  });
+});
