@@ -17,5 +17,5 @@ export function selectedStep(state: DashboardState): Step | undefined {
 /** The step view's lines, wrapped to the terminal's width. */
 export function detailLines(state: DashboardState): Line[] {
   const step = selectedStep(state);
-  return step && state.detail ? stepViewLines(step, state.detail.attempts, state.size.columns, state.detail.logs) : [];
+  return step && state.detail ? stepViewLines(step, state.detail.attempts, state.size.columns, state.detail.logs, state.runs.get(state.detail.runId)) : [];
 }

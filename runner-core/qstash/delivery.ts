@@ -61,6 +61,20 @@ type Verdict =
   | { kind: 'unreachable'; at: number; since: number }
   | { kind: 'failed'; error: SerializedError };
 
+/** A delivery in flight: when it started, and the step it runs when its message is a plan step. */
+interface DeliveryStart {
+  at: number;
+  target: number | undefined;
+}
+
+/** The step a plan step message (`stepId` 0, a parallel branch about to run) runs; undefined for any other. */
+function planTarget(body: string): number | undefined {
+  // Most delivered bodies are results, some large: parsed only when it can be a plan step.
+  if (!body.includes('"targetStep"')) return undefined;
+  const step = readSdkStep(body);
+  return step?.stepId === 0 && step.targetStep !== undefined && step.targetStep > 0 ? step.targetStep : undefined;
+}
+
 const base64 = (value: string): string => Buffer.from(value).toString('base64');
 const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text);
 
@@ -83,8 +97,11 @@ export class DeliveryWorker {
   private pollAgain = false;
   private stopped = true;
   private readonly aborts = new Set<AbortController>();
-  /** Start times of the deliveries in flight, by run (a parallel group has several). */
-  private readonly runStarts = new Map<string, number[]>();
+  /**
+   * The deliveries in flight, by run (a parallel group has several): when each started, and the
+   * step it runs when that is known (a plan step's `targetStep`).
+   */
+  private readonly runStarts = new Map<string, DeliveryStart[]>();
 
   constructor(options: DeliveryOptions) {
     this.options = options;
@@ -94,10 +111,15 @@ export class DeliveryWorker {
     return this.inflight.size;
   }
 
-  /** The start of the latest delivery of `runId` in flight here (see `EngineContext.deliveryStartedAt`). */
-  startedAt(runId: string): number | undefined {
+  /**
+   * The start of the delivery of `runId` in flight here that runs step `stepId`: its plan step's
+   * delivery for a parallel branch, else the latest (see `EngineContext.deliveryStartedAt`).
+   */
+  startedAt(runId: string, stepId?: number): number | undefined {
     const starts = this.runStarts.get(runId);
-    return starts === undefined || starts.length === 0 ? undefined : Math.max(...starts);
+    if (starts === undefined || starts.length === 0) return undefined;
+    const planned = stepId === undefined ? undefined : starts.find((s) => s.target === stepId);
+    return planned?.at ?? Math.max(...starts.map((s) => s.at));
   }
 
   start(): void {
@@ -215,8 +237,9 @@ export class DeliveryWorker {
     };
     const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
     const starts = run ? this.runStarts.get(run.id) ?? [] : undefined;
+    const start: DeliveryStart = { at: startedAt, target: message.kind === 'workflow' ? planTarget(spec.body) : undefined };
     if (run && starts) {
-      starts.push(startedAt);
+      starts.push(start);
       this.runStarts.set(run.id, starts);
     }
     let sentOff: Awaited<ReturnType<DeliveryWorker['send']>>;
@@ -224,7 +247,7 @@ export class DeliveryWorker {
       sentOff = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
     } finally {
       if (run && starts) {
-        starts.splice(starts.indexOf(startedAt), 1);
+        starts.splice(starts.indexOf(start), 1);
         if (starts.length === 0) this.runStarts.delete(run.id);
       }
     }

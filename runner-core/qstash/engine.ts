@@ -112,7 +112,7 @@ export class QStashEngine {
       now: options.now,
       logger: options.logger,
       wake: () => this.worker.wake(),
-      deliveryStartedAt: (runId) => this.worker.startedAt(runId),
+      deliveryStartedAt: (runId, stepId) => this.worker.startedAt(runId, stepId),
       alerts: options.alerts ?? false,
     };
     this.worker = new DeliveryWorker({

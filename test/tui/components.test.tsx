@@ -195,6 +195,24 @@ describe('StepView', () => {
     expect(frame).toMatch(/^ {4}▶ \{"t":"failed"/m);
   });
 
+  it('an Upstash-protocol step: the deliveries that ran it (the one that produced it and its failed try), none for another step', () => {
+    const upstash = { protocol: 'upstash' as const };
+    const delivery = (seq: number, messageId: string, status: number) =>
+      makeAttempt(1, seq, { requestHeaders: { 'upstash-message-id': messageId }, requestBody: '[]', responseStatus: status, responseBody: '{"workflowRunId":"wfr_x"}', outcome: status === 200 ? 'done' : 'retry' });
+    const deliveries = [delivery(1, 'msg_a', 200), delivery(2, 'msg_b', 500), delivery(3, 'msg_b', 200)];
+    // Produced during delivery 3 (its start = finishedAt - durationMs), the retry of delivery 2's message.
+    const produced = makeStep(1, 2, { name: 'b', finishedAt: T0 + 320, durationMs: 20 });
+    const frame = frameOf(mount(<StepView step={produced} lines={stepViewLines(produced, deliveries, 100, [], upstash)} scroll={0} width={100} height={80} color={false} />));
+    expect(frame).toContain('Attempts · 2 of 3 deliveries ran this step (◆)');
+    expect(frame).toMatch(/^ {2}attempt 1 · /m);
+    expect(frame).toMatch(/^◆ attempt 2 · .* HTTP 500/m);
+    expect(frame).toMatch(/^◆ attempt 3 · .* HTTP 200/m);
+    const sleep = makeStep(1, 3, { kind: 'sleep', finishedAt: T0 + 900, durationMs: 5 });
+    const none = frameOf(mount(<StepView step={sleep} lines={stepViewLines(sleep, deliveries, 100, [], upstash)} scroll={0} width={100} height={80} color={false} />));
+    expect(none).toContain('Attempts · 0 of 3 deliveries ran this step');
+    expect(none).toContain('No delivery ran this step');
+  });
+
   it('scrolls: draws only the lines that fit, from `scroll`, and says where it is', () => {
     const lines = stepViewLines(step, attempts, 60);
     const frame = frameOf(mount(<StepView step={step} lines={lines} scroll={5} width={60} height={8} color={false} />));
