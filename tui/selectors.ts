@@ -1,6 +1,7 @@
 import type { Run, Step } from '../api/dto.js';
 import type { DashboardState } from './state.js';
 import { stepViewLines, type Line } from './step-lines.js';
+import { restartable } from '../view/protocol.js';
 
 /** What the views and the keymap read off the state. */
 
@@ -8,6 +9,13 @@ import { stepViewLines, type Line } from './step-lines.js';
 /** The run `c` and `r` act on: the selected row, or the open run. */
 export function selectedRunId(state: DashboardState): string | undefined {
   return state.view === 'runs' ? state.visible[state.cursor] : state.detail?.runId;
+}
+
+/** Whether `r` and `R` apply to the selected run (not to an Upstash-protocol one); true when none is selected. */
+export function selectedRestartable(state: DashboardState): boolean {
+  const id = selectedRunId(state);
+  const run = id === undefined ? undefined : state.runs.get(id);
+  return run === undefined || restartable(run);
 }
 
 export function selectedStep(state: DashboardState): Step | undefined {

@@ -85,6 +85,23 @@ describe('RunList', () => {
   });
 });
 
+describe('Upstash-protocol runs', () => {
+  const upstash = makeRun(7, { protocol: 'upstash', status: 'failed' });
+
+  it('are tagged in the run list, before the workflow', () => {
+    const frame = frameOf(mount(<RunList runs={[upstash, makeRun(1)]} selected={0} width={120} height={10} now={T0 + 9000} color={false} total={2} filter="" />));
+    const [, tagged, native] = frame.split('\n');
+    expect(tagged).toContain('[Upstash] localhost:3000/api/workflow-1');
+    expect(native).not.toContain('[Upstash]');
+  });
+
+  it('are tagged in the run view header', () => {
+    const detail: Detail = { runId: upstash.id, loading: false, error: null, steps: [], attempts: [], logs: [] };
+    const frame = frameOf(mount(<RunView run={upstash} detail={detail} cursor={0} top={0} width={120} height={10} now={T0 + 9000} color={false} />));
+    expect(frame.split('\n')[0]).toContain(`${upstash.id}  [Upstash]`);
+  });
+});
+
 describe('RunView', () => {
   const run = makeRun(1, { status: 'failed', error: { name: 'Error', message: 'boom' }, stepsDone: 4, attempts: 3 });
   const steps = [
@@ -269,6 +286,11 @@ describe('StatusBar and Footer', () => {
     expect(footerText('step', 120)).toContain('esc back');
     expect(footerText('run', 50).length).toBeLessThanOrEqual(50);
     expect(frameOf(mount(<Footer view="runs" filtering filter="pay" width={80} />))).toBe('/pay    enter keep · esc clear');
+  });
+
+  it('leaves r and R out for an Upstash-protocol run (not restartable)', () => {
+    expect(footerText('run', 120, false, false)).toBe('↑↓/jk move · enter step · esc back · / filter · c cancel · q quit');
+    expect(frameOf(mount(<Footer view="runs" filtering={false} filter="" width={120} restartable={false} />))).not.toMatch(/\br rerun|R resume/);
   });
 });
 
