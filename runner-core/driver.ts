@@ -32,6 +32,12 @@ export interface DriverOptions {
   children: { start: (request: StartRequest) => Promise<{ run: Run }>; ended: (child: Run) => Promise<void> };
   /** Failure alerts (`--alert-webhook`); undefined when none is set: no run then owes one. */
   alerts?: AlertConfig;
+  /**
+   * Takes the next attempt number of an Upstash-protocol run from the counter its QStash engine
+   * numbers deliveries with (`MessageStore.nextAttemptSeq`): that run's failure callback may be
+   * delivered, and logged, while this driver sends its alert, so `run.attempts + 1` could be taken.
+   */
+  upstashAttemptSeq?: (runId: string, now: number) => Promise<number>;
 }
 
 /**
@@ -194,9 +200,31 @@ export class Driver {
     if (this.options.scheduler.isLost(run.id)) return true;
     await this.commit([
       { type: 'attempt', attempt: { ...attempt, outcome: 'aborted' } },
-      { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() },
+      ...(this.sharesCounter(run) ? [] : [{ type: 'run' as const, runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() }]),
     ]);
     return false;
+  }
+
+  /** Whether the run's attempt numbers come from its QStash engine's counter (`upstashAttemptSeq`). */
+  private sharesCounter(run: Run): boolean {
+    return run.protocol === 'upstash' && this.options.upstashAttemptSeq !== undefined;
+  }
+
+  /**
+   * The run as its next alert attempt numbers itself (`seq` = `attempts + 1`): for an Upstash run,
+   * with a number taken from the engine's counter, which then already counts it.
+   */
+  private async numbered(run: Run): Promise<Run> {
+    if (!this.sharesCounter(run)) return run;
+    const seq = await this.options.upstashAttemptSeq!(run.id, this.options.now());
+    return { ...run, attempts: seq - 1 };
+  }
+
+  /** A patch without `attempts` when the counter already counted the attempt (an Upstash run's). */
+  private counted(run: Run, patch: RunPatch): RunPatch {
+    if (!this.sharesCounter(run)) return patch;
+    const { attempts: _taken, ...rest } = patch;
+    return rest;
   }
 
   /**
@@ -226,13 +254,15 @@ export class Driver {
         // A cancel that landed while the failing drive settled keeps the run cancelled: nothing to alert.
         patch = { alert: null, alertAttempts: 0, nextAt: owesNativeFailureCall(run) ? now() : null };
       } else if (alerts) {
-        const delivery = await sendAlert({ dispatcher: this.ctx.dispatcher, now, config: alerts }, run, await store.listSteps(run.id), signal);
-        if (signal.aborted) return this.aborted(run, delivery.attempt);
+        const numbered = await this.numbered(run);
+        const delivery = await sendAlert({ dispatcher: this.ctx.dispatcher, now, config: alerts }, numbered, await store.listSteps(run.id), signal);
+        if (signal.aborted) return this.aborted(numbered, delivery.attempt);
         attempt = delivery.attempt;
-        patch = settleAlert(run, delivery, now(), Math.random, unreachable);
+        patch = this.counted(run, settleAlert(numbered, delivery, now(), Math.random, unreachable));
       } else {
-        attempt = unsentAlert(run, now());
-        patch = { attempts: run.attempts + 1, alert: 'failed', nextAt: owesNativeFailureCall(run) ? now() : null };
+        const numbered = await this.numbered(run);
+        attempt = unsentAlert(numbered, now());
+        patch = this.counted(run, { attempts: numbered.attempts + 1, alert: 'failed', nextAt: owesNativeFailureCall(run) ? now() : null });
       }
       const at = now();
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;

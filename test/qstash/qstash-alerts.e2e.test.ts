@@ -76,6 +76,45 @@ describe('QStash engine: failure alerts', () => {
     expect(outcomes.filter((o) => o.startsWith('failure-function'))).toEqual(['failure-function done']);
   });
 
+  it('a slow alert and a quick failure callback in flight together: each attempt keeps its own number', async () => {
+    const hook = await startWebhookReceiver();
+    receivers.push(hook);
+    // The webhook answers late: the engine's failure callback (and its attempt) lands meanwhile.
+    hook.answer = () => ({ status: 200, delayMs: 1_500 });
+    const runner = await startTestRunner({ runner: { unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url, publicUrl: PUBLIC_URL } } });
+    let failureCalls = 0;
+    const app = await startUpstashApp(runner, {
+      failing: {
+        route: async (context) => {
+          await context.run('charge', async () => {
+            throw new Error('card declined');
+          });
+        },
+        options: {
+          // Answers after the alert went out (the scheduler polls each second) and before the webhook answers it.
+          failureFunction: async () => {
+            await sleep(1_500);
+            failureCalls++;
+          },
+        },
+      },
+    });
+    apps.push(app);
+    const env = upstashEnv(runner);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const { workflowRunId: id } = await client.trigger({ url: `${app.url}/failing`, body: {}, retries: 0 });
+    const { run, attempts } = await waitForFinish(runner.runner, id, 20_000);
+    expect(run).toMatchObject({ status: 'failed', alert: 'delivered', alertAttempts: 1, failureCall: 'delivered' });
+    await sleep(500);
+    expect(hook.received).toHaveLength(1);
+    expect(failureCalls).toBe(1);
+    const seqs = attempts.map((a) => a.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(attempts.map((a) => a.outcome).sort()).toEqual(['alert delivered', 'failed', 'failure-function done']);
+    // The run's count is the number of attempts logged: the alert took its number from the same counter.
+    expect((await runner.store.getRun(id))!.attempts).toBe(3);
+  });
+
   it('a runner without a webhook owes no alert for a failed Upstash run', async () => {
     const runner = await startTestRunner();
     const app = await startUpstashApp(runner, {
