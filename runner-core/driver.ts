@@ -99,6 +99,7 @@ export class Driver {
    */
   async drive(initial: Run, isNew: boolean, signal: AbortSignal): Promise<boolean> {
     const { store, now, owner, unreachable, scheduler } = this.options;
+    if (initial.protocol === 'upstash' && initial.alert !== 'pending') return this.leaveToQstashEngine(initial);
     let run = initial;
     // Not awaited yet: the queue keeps order, and the drive request need not wait for this fsync.
     // Awaited before the settle commit, so a failed mark ends the drive instead of vanishing.
@@ -106,7 +107,6 @@ export class Driver {
     const marks: Promise<void>[] = run.status === 'queued' ? [this.markRunning(run)] : [];
     for (let first = true; ; first = false) {
       if (run.alert === 'pending') return this.deliverAlert(run, signal);
-      if (run.protocol === 'upstash') return this.leaveToQstashEngine(run);
       if (run.failureCall === 'pending') return this.deliverFailureCall(run, signal);
       if (!(first && isNew)) {
         const parked = await this.park(run, signal);

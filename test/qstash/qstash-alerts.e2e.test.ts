@@ -115,6 +115,32 @@ describe('QStash engine: failure alerts', () => {
     expect((await runner.store.getRun(id))!.attempts).toBe(3);
   });
 
+  it('an Upstash run the native scheduler claims without an alert owed is put back, never sent a drive request', async () => {
+    const runner = await startTestRunner({ runner: { pollMs: 50 } });
+    const app = await startUpstashApp(runner, {
+      waiting: {
+        route: async (context) => {
+          await context.run('first', async () => 1);
+          await context.waitForEvent('approval', 'never-sent', { timeout: '1h' });
+        },
+      },
+    });
+    apps.push(app);
+    const env = upstashEnv(runner);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const { workflowRunId: id } = await client.trigger({ url: `${app.url}/waiting`, body: {} });
+    await vi.waitFor(async () => expect((await runner.store.listSteps(id)).some((s) => s.kind === 'wait')).toBe(true), { timeout: 10_000 });
+    const before = (await runner.store.getRun(id))!;
+    const logged = (await runner.store.listAttempts(id)).length;
+    // What no code path does today: make the run due for the native scheduler.
+    await runner.store.apply([{ type: 'run', runId: id, patch: { nextAt: Date.now() }, at: Date.now() }]);
+    await waitForRun(runner.runner, id, (r) => r.nextAt === null, 5_000);
+    const after = (await runner.store.getRun(id))!;
+    expect(after.status).toBe(before.status);
+    expect(after.attempts).toBe(before.attempts);
+    expect(await runner.store.listAttempts(id)).toHaveLength(logged);
+  });
+
   it('a runner without a webhook owes no alert for a failed Upstash run', async () => {
     const runner = await startTestRunner();
     const app = await startUpstashApp(runner, {
