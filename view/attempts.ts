@@ -144,3 +144,15 @@ export function attemptsOfStep(run: Pick<Run, 'protocol'> | undefined, attempts:
 export function noAttemptsText(run: Pick<Run, 'protocol'> | undefined): string {
   return run?.protocol === 'upstash' ? 'No delivery ran this step (the runner links a step to the delivery that produced its result).' : 'No drive response mentions this step.';
 }
+
+/**
+ * The steps an attempt concerns, the other way round from `attemptsOfStep`: for a native run the
+ * steps its outcome lines speak of, for an Upstash-protocol run the steps whose deliveries include it.
+ */
+export function stepsOfAttempt<S extends Pick<Step, 'index' | 'finishedAt' | 'durationMs'>>(run: Pick<Run, 'protocol'> | undefined, attempts: readonly Attempt[], steps: readonly S[], attempt: Attempt): S[] {
+  if (run?.protocol !== 'upstash') {
+    const indexes = stepIndexesOf(attempt);
+    return steps.filter((step) => indexes.has(step.index));
+  }
+  return steps.filter((step) => deliveriesForStep(attempts, step).some((a) => a.seq === attempt.seq));
+}

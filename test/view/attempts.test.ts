@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../protocol/outcome.js';
-import { attemptsForStep, attemptsOfStep, deliveriesForStep, plannedStepOf, indexesOf, isLineOf, noAttemptsText, outcomeLines, stepIndexesOf } from '../../view/attempts.js';
+import { attemptsForStep, attemptsOfStep, deliveriesForStep, plannedStepOf, stepsOfAttempt, indexesOf, isLineOf, noAttemptsText, outcomeLines, stepIndexesOf } from '../../view/attempts.js';
 import { attempt, run, step, T0 } from './records.js';
 
 const started = (index: number): Outcome => ({ t: 'started', index, name: `s${index}`, kind: 'run', group: 0 });
@@ -95,6 +95,13 @@ describe('which deliveries ran an Upstash-protocol step', () => {
     expect(deliveriesForStep(plans, step({ index: 3, finishedAt: T0 + 990, durationMs: 90 })).map((x) => x.seq)).toEqual([7]);
     // A body that is not there to read (lazy fetch, clipped, redacted) names no branch.
     expect(['', '[redacted]', '[{"messageId":"m","body":"e30="}… [9 more characters]'].map((requestBody) => plannedStepOf({ ...delivery(9, T0, 'm'), requestBody }))).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('names, for each delivery, the steps it ran', () => {
+    const upstash = run({ protocol: 'upstash' });
+    expect(attempts.map((x) => stepsOfAttempt(upstash, attempts, [a, b], x).map((s) => s.name))).toEqual([['a'], ['b'], ['b'], []]);
+    // A native run: the steps its outcome lines speak of (none here).
+    expect(stepsOfAttempt(run(), attempts, [a, b], attempts[1]!)).toEqual([]);
   });
 
   it('chooses by the run\'s protocol', () => {

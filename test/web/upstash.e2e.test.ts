@@ -111,6 +111,15 @@ describe('web dashboard: Upstash-protocol runs', () => {
     await screenshot(page, 'upstash-step-deliveries');
   });
 
+  it("names the step a delivery ran on the delivery's page", async () => {
+    const attempts = await runner.store.listAttempts(completedId);
+    const failedTry = attempts.find((a) => a.responseStatus === 500)!;
+    const charge = (await runner.store.listSteps(completedId)).find((s) => s.name === 'charge')!;
+    await open(`/runs/${completedId}/attempts/${failedTry.seq}`);
+    const detail = page.getByTestId('attempt-detail');
+    await waitForText(detail.locator('.step-links'), `#${charge.index} charge`);
+  });
+
   it('the bulk resume leaves Upstash runs out of its count', async () => {
     const client = new Client({ runnerUrl: runner.url, token: runner.token });
     expect(await client.bulk({ action: 'resume', filter: { status: 'failed' }, dryRun: true })).toMatchObject({ matched: 0 });

@@ -92,7 +92,7 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
           {step !== undefined ? (
             <StepDetail run={run} step={steps.find((s) => s.index === step)} index={step} attempts={attempts} steps={steps} logs={detail?.logs ?? []} now={now} />
           ) : attempt !== undefined ? (
-            <AttemptDetail run={run} attempt={attempts.find((a) => a.seq === attempt)} seq={attempt} steps={steps} logs={detail?.logs ?? []} now={now} />
+            <AttemptDetail run={run} attempt={attempts.find((a) => a.seq === attempt)} seq={attempt} attempts={attempts} steps={steps} logs={detail?.logs ?? []} now={now} />
           ) : (
             <RunOverview run={run} attempts={attempts} now={now} />
           )}
