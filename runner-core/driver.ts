@@ -1,7 +1,7 @@
 import type { StartRequest } from '../protocol/messages.js';
 import { sendAlert, unsentAlert } from './alerts/deliver.js';
 import type { AlertConfig } from './alerts/options.js';
-import { owedAlert, settleAlert } from './alerts/settle.js';
+import { owedAlert, owesNativeFailureCall, settleAlert } from './alerts/settle.js';
 import { childRunIdOf, parentOf } from './invoke.js';
 import { runAttempt, type AttemptContext } from './attempt.js';
 import { describeError, type Logger } from './logger.js';
@@ -32,6 +32,12 @@ export interface DriverOptions {
   children: { start: (request: StartRequest) => Promise<{ run: Run }>; ended: (child: Run) => Promise<void> };
   /** Failure alerts (`--alert-webhook`); undefined when none is set: no run then owes one. */
   alerts?: AlertConfig;
+  /**
+   * Takes the next attempt number of an Upstash-protocol run from the counter its QStash engine
+   * numbers deliveries with (`MessageStore.nextAttemptSeq`): that run's failure callback may be
+   * delivered, and logged, while this driver sends its alert, so `run.attempts + 1` could be taken.
+   */
+  upstashAttemptSeq?: (runId: string, now: number) => Promise<number>;
 }
 
 /**
@@ -93,6 +99,7 @@ export class Driver {
    */
   async drive(initial: Run, isNew: boolean, signal: AbortSignal): Promise<boolean> {
     const { store, now, owner, unreachable, scheduler } = this.options;
+    if (initial.protocol === 'upstash' && initial.alert !== 'pending') return this.leaveToQstashEngine(initial);
     let run = initial;
     // Not awaited yet: the queue keeps order, and the drive request need not wait for this fsync.
     // Awaited before the settle commit, so a failed mark ends the drive instead of vanishing.
@@ -193,9 +200,42 @@ export class Driver {
     if (this.options.scheduler.isLost(run.id)) return true;
     await this.commit([
       { type: 'attempt', attempt: { ...attempt, outcome: 'aborted' } },
-      { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() },
+      ...(this.sharesCounter(run) ? [] : [{ type: 'run' as const, runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() }]),
     ]);
     return false;
+  }
+
+  /** Whether the run's attempt numbers come from its QStash engine's counter (`upstashAttemptSeq`). */
+  private sharesCounter(run: Run): boolean {
+    return run.protocol === 'upstash' && this.options.upstashAttemptSeq !== undefined;
+  }
+
+  /**
+   * The run as its next alert attempt numbers itself (`seq` = `attempts + 1`): for an Upstash run,
+   * with a number taken from the engine's counter, which then already counts it.
+   */
+  private async numbered(run: Run): Promise<Run> {
+    if (!this.sharesCounter(run)) return run;
+    const seq = await this.options.upstashAttemptSeq!(run.id, this.options.now());
+    return { ...run, attempts: seq - 1 };
+  }
+
+  /** A patch without `attempts` when the counter already counted the attempt (an Upstash run's). */
+  private counted(run: Run, patch: RunPatch): RunPatch {
+    if (!this.sharesCounter(run)) return patch;
+    const { attempts: _taken, ...rest } = patch;
+    return rest;
+  }
+
+  /**
+   * An Upstash-protocol run is the QStash engine's (runner-core/qstash/): this driver only alerts
+   * it. Claimed for anything else (never expected: its `next_at` is NULL but for an owed alert), it
+   * is put back unscheduled rather than sent a native drive request the SDK cannot read.
+   */
+  private async leaveToQstashEngine(run: Run): Promise<boolean> {
+    const { owner, now } = this.options;
+    await this.commit([{ type: 'run', runId: run.id, patch: { nextAt: null }, at: now() }, { type: 'release', runId: run.id, owner }]);
+    return true;
   }
 
   /**
@@ -212,15 +252,17 @@ export class Driver {
       let patch: RunPatch;
       if (run.status !== 'failed') {
         // A cancel that landed while the failing drive settled keeps the run cancelled: nothing to alert.
-        patch = { alert: null, alertAttempts: 0, nextAt: run.failureCall === 'pending' ? now() : null };
+        patch = { alert: null, alertAttempts: 0, nextAt: owesNativeFailureCall(run) ? now() : null };
       } else if (alerts) {
-        const delivery = await sendAlert({ dispatcher: this.ctx.dispatcher, now, config: alerts }, run, await store.listSteps(run.id), signal);
-        if (signal.aborted) return this.aborted(run, delivery.attempt);
+        const numbered = await this.numbered(run);
+        const delivery = await sendAlert({ dispatcher: this.ctx.dispatcher, now, config: alerts }, numbered, await store.listSteps(run.id), signal);
+        if (signal.aborted) return this.aborted(numbered, delivery.attempt);
         attempt = delivery.attempt;
-        patch = settleAlert(run, delivery, now(), Math.random, unreachable);
+        patch = this.counted(run, settleAlert(numbered, delivery, now(), Math.random, unreachable));
       } else {
-        attempt = unsentAlert(run, now());
-        patch = { attempts: run.attempts + 1, alert: 'failed', nextAt: run.failureCall === 'pending' ? now() : null };
+        const numbered = await this.numbered(run);
+        attempt = unsentAlert(numbered, now());
+        patch = this.counted(run, { attempts: numbered.attempts + 1, alert: 'failed', nextAt: owesNativeFailureCall(run) ? now() : null });
       }
       const at = now();
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;

@@ -95,6 +95,11 @@ export class Runner {
       commit,
       logger: this.logger,
       ...(this.alerts && { alerts: this.alerts }),
+      // Built below; only Upstash-protocol runs (which exist only with the engine) ask for it.
+      upstashAttemptSeq: (runId, at) => {
+        if (!this.qstash) throw new Error(`Expected the QStash engine for Upstash-protocol run ${runId}, but this runner's store has none.`);
+        return this.qstash.context.messages.nextAttemptSeq(runId, at);
+      },
       // Child workflows start and link through the actions (created below; only called later).
       children: { start: (request) => this.actions.startRun(request), ended: (child) => this.actions.childEnded(child) },
       attempt: {
@@ -146,6 +151,7 @@ export class Runner {
             token: this.tokens.signing[0]!,
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,
+            alerts: this.alerts !== undefined,
           },
           messages,
         )

@@ -16,7 +16,7 @@ import { useRunnerEvents, type RunnerEventsOptions } from './hooks/use-runner-ev
 import { useRunSearch } from './hooks/use-run-search.js';
 import { bodyRows, logPaneRows, runRows, type Size } from './layout.js';
 import type { LogFeed } from './log-feed.js';
-import { detailLines, selectedStep } from './selectors.js';
+import { detailLines, selectedRestartable, selectedStep } from './selectors.js';
 import { bodySize, initialState, reducer, type DashboardState } from './state.js';
 
 export interface AppProps {
@@ -121,7 +121,7 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
       {state.log.open && log && logPaneRows(state.size) > 0 ? (
         <LogPane title={log.title} lines={state.log.lines} total={state.log.total} width={width} height={logPaneRows(state.size)} color={color} />
       ) : null}
-      <Footer view={state.view} filtering={state.filtering} filter={state.filter} width={width} log={state.log.enabled} />
+      <Footer view={state.view} filtering={state.filtering} filter={state.filter} width={width} log={state.log.enabled} restartable={selectedRestartable(state)} />
     </Box>
   );
 }

@@ -1,6 +1,6 @@
-import type { Attempt, Step, StepLog } from '../api/dto.js';
+import type { Attempt, Run, Step, StepLog } from '../api/dto.js';
 import type { SerializedError } from '../protocol/errors.js';
-import { attemptsForStep, isLineOf, outcomeLines } from '../view/attempts.js';
+import { attemptsOfStep, isLineOf, noAttemptsText, outcomeLines } from '../view/attempts.js';
 import { formatDuration } from '../view/duration.js';
 import { stepChild } from '../view/links.js';
 import { callAnswer, displayOutput, encodedOutput } from '../view/step-value.js';
@@ -85,7 +85,7 @@ function logLines(step: Step, logs: readonly StepLog[]): Line[] {
 }
 
 /** Everything the step view shows about one step, unwrapped. */
-export function stepDetailLines(step: Step, attempts: readonly Attempt[], logs: readonly StepLog[] = []): Line[] {
+export function stepDetailLines(step: Step, attempts: readonly Attempt[], logs: readonly StepLog[] = [], run?: Pick<Run, 'protocol'>): Line[] {
   const out: Line[] = [...kindLines(step)];
   if (step.status === 'succeeded' || encodedOutput(step) !== null) {
     const label = step.kind === 'call' ? `Answer  ${callAnswer(step)?.status ?? ''}` : 'Output';
@@ -93,8 +93,12 @@ export function stepDetailLines(step: Step, attempts: readonly Attempt[], logs: 
   }
   if (step.error) out.push(line('Error', 'label'), ...errorLines(step.error, '  '));
   out.push(...logLines(step, logs));
-  const own = new Set(attemptsForStep(attempts, step.index).map((a) => a.seq));
-  out.push(line(''), line(`Attempts · ${own.size} of ${attempts.length} drive requests concern this step (◆, its lines ▶)`, 'label'));
+  const own = new Set(attemptsOfStep(run, attempts, step).map((a) => a.seq));
+  if (run?.protocol === 'upstash') {
+    // QStash deliveries: the SDK's answers have no outcome lines to mark.
+    out.push(line(''), line(`Attempts · ${own.size} of ${attempts.length} deliveries ran this step (◆)`, 'label'));
+    if (own.size === 0) out.push(line(`  ${noAttemptsText(run)}`, 'dim'));
+  } else out.push(line(''), line(`Attempts · ${own.size} of ${attempts.length} drive requests concern this step (◆, its lines ▶)`, 'label'));
   for (const a of attempts) out.push(...(own.has(a.seq) ? attemptLines(a, step) : [line(`  ${attemptSummary(a)}`, 'dim')]));
   return out;
 }
@@ -115,12 +119,13 @@ export function wrapLines(lines: readonly Line[], width: number): Line[] {
   return out;
 }
 
-let memo: { step: Step; attempts: readonly Attempt[]; logs: readonly StepLog[]; width: number; lines: Line[] } | undefined;
+let memo: { step: Step; attempts: readonly Attempt[]; logs: readonly StepLog[]; width: number; protocol: Run['protocol']; lines: Line[] } | undefined;
 
 /** The step view's wrapped lines; remembered for the last step, so scrolling does not rebuild them. */
-export function stepViewLines(step: Step, attempts: readonly Attempt[], width: number, logs: readonly StepLog[] = []): Line[] {
-  if (memo && memo.step === step && memo.attempts === attempts && memo.logs === logs && memo.width === width) return memo.lines;
-  const lines = wrapLines(stepDetailLines(step, attempts, logs), width);
-  memo = { step, attempts, logs, width, lines };
+export function stepViewLines(step: Step, attempts: readonly Attempt[], width: number, logs: readonly StepLog[] = [], run?: Pick<Run, 'protocol'>): Line[] {
+  const protocol = run?.protocol;
+  if (memo && memo.step === step && memo.attempts === attempts && memo.logs === logs && memo.width === width && memo.protocol === protocol) return memo.lines;
+  const lines = wrapLines(stepDetailLines(step, attempts, logs, run), width);
+  memo = { step, attempts, logs, width, protocol, lines };
   return lines;
 }

@@ -1,4 +1,4 @@
-import type { Attempt } from '../api/dto.js';
+import type { Attempt, Run, Step } from '../api/dto.js';
 import { decodeOutcome, type Outcome } from '../protocol/outcome.js';
 
 /**
@@ -73,4 +73,86 @@ export function isLineOf(line: OutcomeLine, index: number): boolean {
  */
 export function attemptsForStep(attempts: readonly Attempt[], index: number): Attempt[] {
   return attempts.filter((attempt) => outcomeLines(attempt).some((l) => isLineOf(l, index)));
+}
+
+/**
+ * The deliveries that concern an Upstash-protocol step (runner-core/qstash/). Such an attempt's
+ * answer is the SDK's, with no outcome lines; the link is what the engine recorded: a step's result
+ * is published while the app handles a delivery, and the step row keeps that delivery's start
+ * exactly (`finishedAt - durationMs` = the attempt's `startedAt`, `EngineContext.deliveryStartedAt`).
+ * Parallel branches' deliveries can start in the same millisecond: one whose request delivered
+ * another branch's plan step (`plannedStepOf`) ran that branch, not this one. Every delivery of the
+ * same QStash message (its `upstash-message-id`: the failed tries retried before) ran the same step
+ * too. A step with no such delivery (a sleep, a wait, a call) has none.
+ * @example deliveriesForStep(attempts, step).map((a) => a.seq) // [2, 3]: a failed try, then the one that produced it
+ */
+export function deliveriesForStep(attempts: readonly Attempt[], step: Pick<Step, 'index' | 'finishedAt' | 'durationMs'>): Attempt[] {
+  if (step.finishedAt === null || step.durationMs === null) return [];
+  const startedAt = step.finishedAt - step.durationMs;
+  const producing = attempts.filter((a) => a.startedAt === startedAt && (plannedStepOf(a) ?? step.index) === step.index);
+  if (producing.length === 0) return [];
+  const seqs = new Set(producing.map((a) => a.seq));
+  const messages = new Set(producing.map(messageIdOf).filter((id) => id !== undefined));
+  return attempts.filter((a) => seqs.has(a.seq) || messages.has(messageIdOf(a) ?? ''));
+}
+
+/** The QStash message a delivery carried; undefined when its headers were redacted (`Upstash-Redact-Fields`). */
+function messageIdOf(attempt: Attempt): string | undefined {
+  const id = attempt.requestHeaders['upstash-message-id'];
+  return id === undefined || id === '[redacted]' ? undefined : id;
+}
+
+const planned = new WeakMap<Attempt, number | null>();
+
+/**
+ * The parallel branch a delivery ran, read from what it sent: the SDK's body is the run's messages,
+ * the delivered one last (`[{messageId, body: base64, callType}, …]`), and a plan step's body is
+ * `{stepId: 0, targetStep: n, …}`. Undefined when it delivered anything else, or its body is not
+ * there to read (empty for a lazy fetch, clipped, redacted).
+ */
+export function plannedStepOf(attempt: Attempt): number | undefined {
+  let target = planned.get(attempt);
+  if (target === undefined) {
+    target = readPlannedStep(attempt.requestBody);
+    planned.set(attempt, target);
+  }
+  return target ?? undefined;
+}
+
+function readPlannedStep(requestBody: string): number | null {
+  if (!requestBody.startsWith('[')) return null;
+  try {
+    const list = JSON.parse(requestBody) as unknown;
+    const last = Array.isArray(list) ? (list.at(-1) as { body?: unknown } | undefined) : undefined;
+    if (typeof last?.body !== 'string') return null;
+    const step = JSON.parse(atob(last.body)) as { stepId?: unknown; targetStep?: unknown };
+    return step.stepId === 0 && typeof step.targetStep === 'number' && Number.isInteger(step.targetStep) ? step.targetStep : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The attempts the dashboards list under a step: drive requests whose outcome lines speak of it,
+ * or for an Upstash-protocol run the deliveries that ran it.
+ */
+export function attemptsOfStep(run: Pick<Run, 'protocol'> | undefined, attempts: readonly Attempt[], step: Pick<Step, 'index' | 'finishedAt' | 'durationMs'>): Attempt[] {
+  return run?.protocol === 'upstash' ? deliveriesForStep(attempts, step) : attemptsForStep(attempts, step.index);
+}
+
+/** What a step's attempt list says when it is empty. */
+export function noAttemptsText(run: Pick<Run, 'protocol'> | undefined): string {
+  return run?.protocol === 'upstash' ? 'No delivery ran this step (the runner links a step to the delivery that produced its result).' : 'No drive response mentions this step.';
+}
+
+/**
+ * The steps an attempt concerns, the other way round from `attemptsOfStep`: for a native run the
+ * steps its outcome lines speak of, for an Upstash-protocol run the steps whose deliveries include it.
+ */
+export function stepsOfAttempt<S extends Pick<Step, 'index' | 'finishedAt' | 'durationMs'>>(run: Pick<Run, 'protocol'> | undefined, attempts: readonly Attempt[], steps: readonly S[], attempt: Attempt): S[] {
+  if (run?.protocol !== 'upstash') {
+    const indexes = stepIndexesOf(attempt);
+    return steps.filter((step) => indexes.has(step.index));
+  }
+  return steps.filter((step) => deliveriesForStep(attempts, step).some((a) => a.seq === attempt.seq));
 }

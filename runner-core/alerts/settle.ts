@@ -11,6 +11,15 @@ export function owedAlert(now: number): RunPatch {
 }
 
 /**
+ * Whether the native driver delivers this failed run's failureFunction call after its alert. An
+ * Upstash-protocol run's failure callback is a QStash message the engine delivers itself
+ * (runner-core/qstash/delivery.ts): the scheduler must not claim that run again once it alerted.
+ */
+export function owesNativeFailureCall(run: Pick<Run, 'failureCall' | 'protocol'>): boolean {
+  return run.failureCall === 'pending' && run.protocol !== 'upstash';
+}
+
+/**
  * What one delivery of a failed run's alert means for the run (pure, like `settle`). The status
  * stays `failed`; `failures` and `unreachableSince` stay the run's (its failureFunction call's).
  *
@@ -22,7 +31,7 @@ export function owedAlert(now: number): RunPatch {
  */
 export function settleAlert(run: Run, delivery: Pick<AlertDelivery, 'delivered' | 'retryAfterMs'>, now: number, random: () => number = Math.random, policy: UnreachablePolicy = DEFAULT_UNREACHABLE_POLICY): RunPatch {
   const base: RunPatch = { attempts: run.attempts + 1, alertAttempts: (run.alertAttempts ?? 0) + 1 };
-  const next = run.failureCall === 'pending' ? now : null;
+  const next = owesNativeFailureCall(run) ? now : null;
   if (delivery.delivered) return { ...base, alert: 'delivered', nextAt: next };
   const since = run.finishedAt ?? now;
   if (now - since >= policy.horizonMs) return { ...base, alert: 'failed', nextAt: next };

@@ -24,11 +24,16 @@ export interface EngineContext {
   /** Called after messages were stored: the worker looks for due ones at once. */
   wake: () => void;
   /**
-   * When this runner's latest delivery of the run now in flight started, if any: the app runs a
-   * step while it handles a delivery and publishes the result before answering, so a result's
-   * duration is about the time since (the SDK does not report how long its step ran).
+   * When the delivery of the run now in flight here that runs step `stepId` started, if any: the app
+   * runs a step while it handles a delivery and publishes the result before answering, so a result's
+   * duration is the time since (the SDK does not report how long its step ran). A parallel branch's
+   * delivery is the one of its plan step; otherwise the latest in flight. The step row keeps it
+   * exactly (`finishedAt - durationMs` = that attempt's `startedAt`): how the dashboards link an
+   * Upstash step to its attempts (view/attempts.ts).
    */
-  deliveryStartedAt: (runId: string) => number | undefined;
+  deliveryStartedAt: (runId: string, stepId?: number) => number | undefined;
+  /** The runner has an alert webhook: a run the engine fails owes an alert, as a native one does. */
+  alerts: boolean;
 }
 
 /** A follow-up message as stored: its credential header values sealed. */

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { errors as undiciErrors } from 'undici';
 import type { SerializedError } from '../../protocol/errors.js';
+import { owedAlert } from '../alerts/settle.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
@@ -60,6 +61,20 @@ type Verdict =
   | { kind: 'unreachable'; at: number; since: number }
   | { kind: 'failed'; error: SerializedError };
 
+/** A delivery in flight: when it started, and the step it runs when its message is a plan step. */
+interface DeliveryStart {
+  at: number;
+  target: number | undefined;
+}
+
+/** The step a plan step message (`stepId` 0, a parallel branch about to run) runs; undefined for any other. */
+function planTarget(body: string): number | undefined {
+  // Most delivered bodies are results, some large: parsed only when it can be a plan step.
+  if (!body.includes('"targetStep"')) return undefined;
+  const step = readSdkStep(body);
+  return step?.stepId === 0 && step.targetStep !== undefined && step.targetStep > 0 ? step.targetStep : undefined;
+}
+
 const base64 = (value: string): string => Buffer.from(value).toString('base64');
 const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text);
 
@@ -82,8 +97,11 @@ export class DeliveryWorker {
   private pollAgain = false;
   private stopped = true;
   private readonly aborts = new Set<AbortController>();
-  /** Start times of the deliveries in flight, by run (a parallel group has several). */
-  private readonly runStarts = new Map<string, number[]>();
+  /**
+   * The deliveries in flight, by run (a parallel group has several): when each started, and the
+   * step it runs when that is known (a plan step's `targetStep`).
+   */
+  private readonly runStarts = new Map<string, DeliveryStart[]>();
 
   constructor(options: DeliveryOptions) {
     this.options = options;
@@ -93,10 +111,15 @@ export class DeliveryWorker {
     return this.inflight.size;
   }
 
-  /** The start of the latest delivery of `runId` in flight here (see `EngineContext.deliveryStartedAt`). */
-  startedAt(runId: string): number | undefined {
+  /**
+   * The start of the delivery of `runId` in flight here that runs step `stepId`: its plan step's
+   * delivery for a parallel branch, else the latest (see `EngineContext.deliveryStartedAt`).
+   */
+  startedAt(runId: string, stepId?: number): number | undefined {
     const starts = this.runStarts.get(runId);
-    return starts === undefined || starts.length === 0 ? undefined : Math.max(...starts);
+    if (starts === undefined || starts.length === 0) return undefined;
+    const planned = stepId === undefined ? undefined : starts.find((s) => s.target === stepId);
+    return planned?.at ?? Math.max(...starts.map((s) => s.at));
   }
 
   start(): void {
@@ -214,8 +237,9 @@ export class DeliveryWorker {
     };
     const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
     const starts = run ? this.runStarts.get(run.id) ?? [] : undefined;
+    const start: DeliveryStart = { at: startedAt, target: message.kind === 'workflow' ? planTarget(spec.body) : undefined };
     if (run && starts) {
-      starts.push(startedAt);
+      starts.push(start);
       this.runStarts.set(run.id, starts);
     }
     let sentOff: Awaited<ReturnType<DeliveryWorker['send']>>;
@@ -223,7 +247,7 @@ export class DeliveryWorker {
       sentOff = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
     } finally {
       if (run && starts) {
-        starts.splice(starts.indexOf(startedAt), 1);
+        starts.splice(starts.indexOf(start), 1);
         if (starts.length === 0) this.runStarts.delete(run.id);
       }
     }
@@ -317,7 +341,9 @@ export class DeliveryWorker {
     if (run && !FINISHED_RUN_STATUSES.has(run.status)) {
       changes.push(
         { type: 'steps-closed', runId: run.id, status: 'failed', at: now },
-        { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }) }, at: now },
+        // Owed in the same commit that fails the run, as a native run's (driver.ts): the native
+        // scheduler claims it through `next_at` and delivers the alert only (`owesNativeFailureCall`).
+        { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }), ...(context.alerts && owedAlert(now)) }, at: now },
       );
       await context.messages.cancelPending(run.id, now);
       if (config) await answerInvoker(context, config, { body: verdict.error.message, isFailed: true, isCanceled: false });

@@ -56,6 +56,8 @@ export interface QStashEngineOptions {
   token: string;
   signingKeys?: UpstashSigningKeys;
   exclusive: boolean;
+  /** The runner has an alert webhook (`RunnerOptions.alerts`): failed runs owe an alert the native driver delivers. */
+  alerts?: boolean;
 }
 
 /** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
@@ -110,7 +112,8 @@ export class QStashEngine {
       now: options.now,
       logger: options.logger,
       wake: () => this.worker.wake(),
-      deliveryStartedAt: (runId) => this.worker.startedAt(runId),
+      deliveryStartedAt: (runId, stepId) => this.worker.startedAt(runId, stepId),
+      alerts: options.alerts ?? false,
     };
     this.worker = new DeliveryWorker({
       context: this.context,

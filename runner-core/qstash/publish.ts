@@ -222,7 +222,7 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
     if (workflow && message.kind === 'workflow') {
       const step = readSdkStep(spec.body);
       if (step) {
-        const started = context.deliveryStartedAt(workflow.runId);
+        const started = context.deliveryStartedAt(workflow.runId, step.stepId);
         const durationMs = started === undefined ? 0 : Math.max(0, now - started);
         changes.push(...publishedStepChanges(workflow.runId, step, now, message.dueAt, parallelGroup(specs, workflow.runId, step), durationMs));
       }

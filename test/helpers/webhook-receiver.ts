@@ -20,8 +20,8 @@ export interface WebhookReceiver {
   received: ReceivedHook[];
   /** Bodies of the requests answered 2xx, parsed. */
   accepted(): any[];
-  /** How to answer the n-th request; `cut`: send the head and a little body, then drop the connection. */
-  answer: (n: number) => { status: number; headers?: Record<string, string>; cut?: boolean };
+  /** How to answer the n-th request; `cut`: send the head and a little body, then drop the connection; `delayMs`: answer that much later (a slow receiver). */
+  answer: (n: number) => { status: number; headers?: Record<string, string>; cut?: boolean; delayMs?: number };
   close(): Promise<void>;
   listenAgain(): Promise<void>;
 }
@@ -45,11 +45,13 @@ export async function startWebhookReceiver(port = 0, path = '/hook'): Promise<We
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
       req.on('end', () => {
-        const { status, headers, cut } = receiver.answer(receiver.received.length + 1);
+        const { status, headers, cut, delayMs = 0 } = receiver.answer(receiver.received.length + 1);
         receiver.received.push({ headers: req.headers, body, status });
-        res.writeHead(status, { 'content-type': 'text/plain', ...headers });
-        if (!cut) return void res.end(status < 300 ? 'ok' : 'not now');
-        res.write('partial', () => res.destroy());
+        setTimeout(() => {
+          res.writeHead(status, { 'content-type': 'text/plain', ...headers });
+          if (!cut) return void res.end(status < 300 ? 'ok' : 'not now');
+          res.write('partial', () => res.destroy());
+        }, delayMs);
       });
     });
   server = make();

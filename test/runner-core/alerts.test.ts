@@ -31,6 +31,8 @@ describe('settleAlert', () => {
   it('delivered: done, nothing due unless a failureFunction call waits (then it is due now)', () => {
     expect(settleAlert(failedRun(), { delivered: true }, NOW, HALF, policy)).toEqual({ attempts: 7, alertAttempts: 1, alert: 'delivered', nextAt: null });
     expect(settleAlert(failedRun({ failureCall: 'pending' }), { delivered: true }, NOW, HALF, policy)).toMatchObject({ alert: 'delivered', nextAt: NOW });
+    // An Upstash-protocol run's failure callback is the QStash engine's message: not scheduled here.
+    expect(settleAlert(failedRun({ failureCall: 'pending', protocol: 'upstash' }), { delivered: true }, NOW, HALF, policy)).toMatchObject({ alert: 'delivered', nextAt: null });
   });
 
   it('not delivered: pending on the unreachable schedule counted from the failure, a Retry-After within the cap', () => {

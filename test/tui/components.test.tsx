@@ -85,6 +85,23 @@ describe('RunList', () => {
   });
 });
 
+describe('Upstash-protocol runs', () => {
+  const upstash = makeRun(7, { protocol: 'upstash', status: 'failed' });
+
+  it('are tagged in the run list, before the workflow', () => {
+    const frame = frameOf(mount(<RunList runs={[upstash, makeRun(1)]} selected={0} width={120} height={10} now={T0 + 9000} color={false} total={2} filter="" />));
+    const [, tagged, native] = frame.split('\n');
+    expect(tagged).toContain('[Upstash] localhost:3000/api/workflow-1');
+    expect(native).not.toContain('[Upstash]');
+  });
+
+  it('are tagged in the run view header', () => {
+    const detail: Detail = { runId: upstash.id, loading: false, error: null, steps: [], attempts: [], logs: [] };
+    const frame = frameOf(mount(<RunView run={upstash} detail={detail} cursor={0} top={0} width={120} height={10} now={T0 + 9000} color={false} />));
+    expect(frame.split('\n')[0]).toContain(`${upstash.id}  [Upstash]`);
+  });
+});
+
 describe('RunView', () => {
   const run = makeRun(1, { status: 'failed', error: { name: 'Error', message: 'boom' }, stepsDone: 4, attempts: 3 });
   const steps = [
@@ -195,6 +212,24 @@ describe('StepView', () => {
     expect(frame).toMatch(/^ {4}▶ \{"t":"failed"/m);
   });
 
+  it('an Upstash-protocol step: the deliveries that ran it (the one that produced it and its failed try), none for another step', () => {
+    const upstash = { protocol: 'upstash' as const };
+    const delivery = (seq: number, messageId: string, status: number) =>
+      makeAttempt(1, seq, { requestHeaders: { 'upstash-message-id': messageId }, requestBody: '[]', responseStatus: status, responseBody: '{"workflowRunId":"wfr_x"}', outcome: status === 200 ? 'done' : 'retry' });
+    const deliveries = [delivery(1, 'msg_a', 200), delivery(2, 'msg_b', 500), delivery(3, 'msg_b', 200)];
+    // Produced during delivery 3 (its start = finishedAt - durationMs), the retry of delivery 2's message.
+    const produced = makeStep(1, 2, { name: 'b', finishedAt: T0 + 320, durationMs: 20 });
+    const frame = frameOf(mount(<StepView step={produced} lines={stepViewLines(produced, deliveries, 100, [], upstash)} scroll={0} width={100} height={80} color={false} />));
+    expect(frame).toContain('Attempts · 2 of 3 deliveries ran this step (◆)');
+    expect(frame).toMatch(/^ {2}attempt 1 · /m);
+    expect(frame).toMatch(/^◆ attempt 2 · .* HTTP 500/m);
+    expect(frame).toMatch(/^◆ attempt 3 · .* HTTP 200/m);
+    const sleep = makeStep(1, 3, { kind: 'sleep', finishedAt: T0 + 900, durationMs: 5 });
+    const none = frameOf(mount(<StepView step={sleep} lines={stepViewLines(sleep, deliveries, 100, [], upstash)} scroll={0} width={100} height={80} color={false} />));
+    expect(none).toContain('Attempts · 0 of 3 deliveries ran this step');
+    expect(none).toContain('No delivery ran this step');
+  });
+
   it('scrolls: draws only the lines that fit, from `scroll`, and says where it is', () => {
     const lines = stepViewLines(step, attempts, 60);
     const frame = frameOf(mount(<StepView step={step} lines={lines} scroll={5} width={60} height={8} color={false} />));
@@ -251,6 +286,11 @@ describe('StatusBar and Footer', () => {
     expect(footerText('step', 120)).toContain('esc back');
     expect(footerText('run', 50).length).toBeLessThanOrEqual(50);
     expect(frameOf(mount(<Footer view="runs" filtering filter="pay" width={80} />))).toBe('/pay    enter keep · esc clear');
+  });
+
+  it('leaves r and R out for an Upstash-protocol run (not restartable)', () => {
+    expect(footerText('run', 120, false, false)).toBe('↑↓/jk move · enter step · esc back · / filter · c cancel · q quit');
+    expect(frameOf(mount(<Footer view="runs" filtering={false} filter="" width={120} restartable={false} />))).not.toMatch(/\br rerun|R resume/);
   });
 });
 

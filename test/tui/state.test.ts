@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { interpretKey } from '../../tui/hooks/use-keymap.js';
 import { runRows, stepRows } from '../../tui/layout.js';
 import { mergeIds, RunTable } from '../../tui/run-table.js';
-import { detailLines, selectedRunId } from '../../tui/selectors.js';
+import { detailLines, selectedRestartable, selectedRunId } from '../../tui/selectors.js';
+import { NOT_RESTARTABLE } from '../../view/protocol.js';
 import { initialState, reducer, type Action, type DashboardState } from '../../tui/state.js';
 import { makeAttempt, makeRun, makeStep, runEvent, runId, T0 } from './fixtures.js';
 
@@ -10,6 +11,22 @@ const SIZE = { columns: 120, rows: 40 };
 const apply = (state: DashboardState, ...actions: Action[]): DashboardState => actions.reduce(reducer, state);
 const withRuns = (...ns: number[]): DashboardState => apply(initialState(SIZE, T0), { type: 'runs-loaded', runs: ns.map((n) => makeRun(n)) });
 const key = (k: Extract<Action, { type: 'key' }>['key']): Action => ({ type: 'key', key: k });
+
+describe('keys on an Upstash-protocol run', () => {
+  it('r and R say why instead of asking the runner; c still cancels', () => {
+    const state = apply(initialState(SIZE, T0), { type: 'runs-loaded', runs: [makeRun(1, { protocol: 'upstash', status: 'failed' })] });
+    expect(selectedRestartable(state)).toBe(false);
+    expect(interpretKey(state, 'r', {})).toEqual({ type: 'notice', text: NOT_RESTARTABLE, error: true });
+    expect(interpretKey(state, 'R', {})).toEqual({ type: 'notice', text: NOT_RESTARTABLE, error: true });
+    expect(interpretKey(state, 'c', {})).toEqual({ effect: 'cancel', runId: runId(1) });
+    expect(apply(state, interpretKey(state, 'r', {}) as Action).notice).toMatchObject({ text: NOT_RESTARTABLE, error: true });
+    // A native run: the effects, as before.
+    const native = withRuns(1);
+    expect(selectedRestartable(native)).toBe(true);
+    expect(interpretKey(native, 'r', {})).toEqual({ effect: 'rerun', runId: runId(1) });
+    expect(interpretKey(native, 'R', {})).toEqual({ effect: 'resume', runId: runId(1) });
+  });
+});
 
 describe('run list', () => {
   it('keeps runs newest first, whatever order they arrive in', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../protocol/outcome.js';
-import { attemptsForStep, indexesOf, isLineOf, outcomeLines, stepIndexesOf } from '../../view/attempts.js';
-import { attempt } from './records.js';
+import { attemptsForStep, attemptsOfStep, deliveriesForStep, plannedStepOf, stepsOfAttempt, indexesOf, isLineOf, noAttemptsText, outcomeLines, stepIndexesOf } from '../../view/attempts.js';
+import { attempt, run, step, T0 } from './records.js';
 
 const started = (index: number): Outcome => ({ t: 'started', index, name: `s${index}`, kind: 'run', group: 0 });
 const finished = (index: number): Outcome => ({ t: 'step', index, name: `s${index}`, kind: 'run', output: '[1]', durationMs: 1 });
@@ -52,5 +52,63 @@ describe('which attempts concern a step', () => {
     expect(lines.map((l) => l.text)).toEqual([JSON.stringify(started(3)), '{"t":"step","index":3,"na']);
     expect(lines.map((l) => isLineOf(l, 3))).toEqual([true, false]);
     expect(outcomeLines(attempts[2]!)).toBe(lines);
+  });
+});
+
+describe('which deliveries ran an Upstash-protocol step', () => {
+  // A QStash delivery: the SDK's answer (no outcome lines), the message it carried in its headers.
+  const delivery = (seq: number, startedAt: number, messageId: string, status = 200) => ({
+    ...attempt(seq, []), startedAt, requestHeaders: { 'upstash-message-id': messageId }, responseStatus: status, responseBody: '{"workflowRunId":"wfr_x"}',
+  });
+  const attempts = [
+    delivery(1, T0, 'msg_init'),
+    // msg_a delivered twice: the step after it failed once (500), then its result was published.
+    delivery(2, T0 + 100, 'msg_a', 500),
+    delivery(3, T0 + 300, 'msg_a'),
+    delivery(4, T0 + 500, 'msg_b'),
+  ];
+  // The engine keeps the producing delivery's start: finishedAt - durationMs.
+  const a = step({ index: 1, name: 'a', status: 'succeeded', finishedAt: T0 + 40, durationMs: 40 });
+  const b = step({ index: 2, name: 'b', status: 'succeeded', finishedAt: T0 + 350, durationMs: 50 });
+
+  it('links a step to the delivery that produced it and the earlier tries of the same message', () => {
+    expect(deliveriesForStep(attempts, a).map((x) => x.seq)).toEqual([1]);
+    expect(deliveriesForStep(attempts, b).map((x) => x.seq)).toEqual([2, 3]);
+  });
+
+  it('links nothing for a step without a producing delivery (a sleep delivered later, a running one)', () => {
+    expect(deliveriesForStep(attempts, step({ index: 3, kind: 'sleep', finishedAt: T0 + 900, durationMs: 10 }))).toEqual([]);
+    expect(deliveriesForStep(attempts, step({ index: 3 }))).toEqual([]);
+  });
+
+  it('does not group deliveries whose headers were redacted', () => {
+    const redacted = attempts.map((x) => ({ ...x, requestHeaders: { 'upstash-message-id': '[redacted]' } }));
+    expect(deliveriesForStep(redacted, b).map((x) => x.seq)).toEqual([3]);
+  });
+
+  it('tells parallel branches apart by the plan step each delivery carried, though they started together', () => {
+    // The SDK's body: the run's messages, the delivered one last (a plan step: stepId 0, targetStep n).
+    const body = (target: number) => JSON.stringify([{ messageId: 'msg_init', body: btoa('{}'), callType: 'step' }, { messageId: `msg_p${target}`, body: btoa(JSON.stringify({ stepId: 0, stepName: `s${target}`, stepType: 'Run', targetStep: target })), callType: 'step' }]);
+    const plans = [{ ...delivery(7, T0 + 900, 'msg_p3'), requestBody: body(3) }, { ...delivery(8, T0 + 900, 'msg_p4'), requestBody: body(4) }];
+    expect(plans.map(plannedStepOf)).toEqual([3, 4]);
+    expect(deliveriesForStep(plans, step({ index: 4, finishedAt: T0 + 950, durationMs: 50 })).map((x) => x.seq)).toEqual([8]);
+    expect(deliveriesForStep(plans, step({ index: 3, finishedAt: T0 + 990, durationMs: 90 })).map((x) => x.seq)).toEqual([7]);
+    // A body that is not there to read (lazy fetch, clipped, redacted) names no branch.
+    expect(['', '[redacted]', '[{"messageId":"m","body":"e30="}… [9 more characters]'].map((requestBody) => plannedStepOf({ ...delivery(9, T0, 'm'), requestBody }))).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('names, for each delivery, the steps it ran', () => {
+    const upstash = run({ protocol: 'upstash' });
+    expect(attempts.map((x) => stepsOfAttempt(upstash, attempts, [a, b], x).map((s) => s.name))).toEqual([['a'], ['b'], ['b'], []]);
+    // A native run: the steps its outcome lines speak of (none here).
+    expect(stepsOfAttempt(run(), attempts, [a, b], attempts[1]!)).toEqual([]);
+  });
+
+  it('chooses by the run\'s protocol', () => {
+    expect(attemptsOfStep(run({ protocol: 'upstash' }), attempts, b).map((x) => x.seq)).toEqual([2, 3]);
+    // A native run reads outcome lines: these deliveries have none.
+    expect(attemptsOfStep(run(), attempts, b)).toEqual([]);
+    expect(noAttemptsText(run({ protocol: 'upstash' }))).toContain('No delivery ran this step');
+    expect(noAttemptsText(run())).toBe('No drive response mentions this step.');
   });
 });

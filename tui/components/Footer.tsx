@@ -9,6 +9,8 @@ export interface FooterProps {
   width: number;
   /** There is an app log: show the `l` key. */
   log?: boolean;
+  /** `r` and `R` apply to the selected run (not to an Upstash-protocol one). @default true */
+  restartable?: boolean;
 }
 
 type Hint = [key: string, label: string];
@@ -23,8 +25,9 @@ const HINTS: Record<View, Hint[]> = {
 const LOG: Hint = ['l', 'logs'];
 
 /** The hints that fit `width`: keys and labels; narrower, shorter keys; narrower still, the keys alone. */
-export function footerText(view: View, width: number, log = false): string {
-  const hints = log ? [...HINTS[view].slice(0, -1), LOG, ...HINTS[view].slice(-1)] : HINTS[view];
+export function footerText(view: View, width: number, log = false, restartable = true): string {
+  const keys = restartable ? HINTS[view] : HINTS[view].filter(([key]) => key !== 'r' && key !== 'R');
+  const hints = log ? [...keys.slice(0, -1), LOG, ...keys.slice(-1)] : keys;
   const full = hints.map(([key, label]) => `${key} ${label}`).join(' · ');
   if (full.length <= width) return full;
   const compact = hints.map(([key, label]) => `${key.replace('/jk', '').replace('pgup/pgdn', 'pg')} ${label}`).join(' ');
@@ -32,7 +35,7 @@ export function footerText(view: View, width: number, log = false): string {
 }
 
 /** Bottom line: the keys of this view, or the filter prompt while typing one. */
-export function Footer({ view, filtering, filter, width, log = false }: FooterProps) {
+export function Footer({ view, filtering, filter, width, log = false, restartable = true }: FooterProps) {
   if (filtering) {
     return (
       <Text wrap="truncate-start">
@@ -48,7 +51,7 @@ export function Footer({ view, filtering, filter, width, log = false }: FooterPr
   return (
     <Text wrap="truncate-end">
       {active ? <Text bold>{active}</Text> : null}
-      <Text dimColor>{footerText(view, width - active.length, log)}</Text>
+      <Text dimColor>{footerText(view, width - active.length, log, restartable)}</Text>
     </Text>
   );
 }

@@ -3,6 +3,7 @@ import { runNotes } from '../../view/run-notes.js';
 import type { Run } from '../../api/dto.js';
 import { clock, fit, paint, workflowPath } from '../format.js';
 import { glyph, statusColor } from '../../view/status.js';
+import { protocolLabel } from '../../view/protocol.js';
 import { formatDuration } from '../../view/duration.js';
 
 export interface RunListProps {
@@ -51,9 +52,12 @@ function runCells(run: Run, now: number, c: Columns): { status: string; rest: st
   const took = formatDuration((run.finishedAt ?? now) - run.createdAt);
   // An outage or a failureFunction call still owed takes the workflow's column: it is what matters now.
   const note = runNotes(run, (ms) => clock(ms, now)).filter((n) => n.tone !== 'ok').map((n) => n.text).join(' · ');
+  // The protocol badge of the web dashboard, as a word before the workflow (an Upstash app's run).
+  const label = protocolLabel(run);
+  const tag = label === null ? '' : `[${label}] `;
   const cells = [
     fit(run.id, 30),
-    c.path > 0 && note === '' ? fit(workflowName(run.url, c.path), c.path) : c.path > 0 ? fit(note, c.path) : '',
+    c.path > 0 && note === '' ? fit(tag + workflowName(run.url, Math.max(1, c.path - tag.length)), c.path) : c.path > 0 ? fit(tag + note, c.path) : '',
     c.started ? fit(clock(run.createdAt, now), c.started) : '',
     fit(run.finishedAt === null && run.status !== 'queued' ? `${took}…` : run.status === 'queued' ? '' : took, c.took, 'right'),
     fit(String(run.stepsDone), c.steps, 'right'),

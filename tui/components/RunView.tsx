@@ -3,6 +3,7 @@ import { runNotes } from '../../view/run-notes.js';
 import type { Attempt, Run, Step } from '../../api/dto.js';
 import { clock, fit, paint, truncate, workflowPath } from '../format.js';
 import { glyph, statusColor } from '../../view/status.js';
+import { protocolLabel } from '../../view/protocol.js';
 import { formatDuration } from '../../view/duration.js';
 import { RUN_HEADER_ROWS } from '../layout.js';
 import type { Detail } from '../state.js';
@@ -108,6 +109,7 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
         {'  '}
         <Text bold>{run.id}</Text>
         {'  '}
+        {protocolLabel(run) === null ? null : <Text color={paint(color, 'green')}>{`[${protocolLabel(run)}]  `}</Text>}
         {parent ? <Text dimColor>{`child of ${parent.parentRunId} step ${parent.parentStepIndex}  `}</Text> : null}
         {workflowPath(run.url)}
       </Text>

@@ -1,5 +1,6 @@
 import { useInput, type Key } from 'ink';
 import { useRef, type Dispatch } from 'react';
+import { NOT_RESTARTABLE, restartable } from '../../view/protocol.js';
 import { selectedRunId } from '../selectors.js';
 import { reducer, type Action, type DashboardState, type KeyAction } from '../state.js';
 
@@ -45,7 +46,11 @@ export function interpretKey(state: DashboardState, input: string, key: KeyFlags
   // `l` shows or hides the app's log (only when there is one: `wf dev` runs the app).
   if (input === 'l') return state.log.enabled ? { type: 'log-toggle' } : undefined;
   if (input === 'q') return { effect: 'quit' };
-  if ((input === 'c' || input === 'r') && runId) return { effect: input === 'c' ? 'cancel' : 'rerun', runId };
+  if (input === 'c' && runId) return { effect: 'cancel', runId };
+  // An Upstash-protocol run is its app's to start: say so rather than ask the runner (it answers 409).
+  const run = runId === undefined ? undefined : state.runs.get(runId);
+  if ((input === 'r' || input === 'R') && run && !restartable(run)) return { type: 'notice', text: NOT_RESTARTABLE, error: true };
+  if (input === 'r' && runId) return { effect: 'rerun', runId };
   // Shift-r: resume a failed or cancelled run from its failed step (the runner refuses other runs, and the notice says why).
   if (input === 'R' && runId) return { effect: 'resume', runId };
   return undefined;

@@ -3,18 +3,18 @@ import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import type { Attempt, Run, Step, StepLog } from '../../../api/dto.js';
 import { formatTime, outcomeClass, prettyBody } from '../format.js';
-import { stepIndexesOf } from '../../../view/attempts.js';
+import { stepsOfAttempt } from '../../../view/attempts.js';
 import { formatDuration } from '../../../view/duration.js';
 import { paths } from '../router.js';
 import { Body, ErrorBlock, Facts, HeadersTable, Link, Section } from './Common.js';
 import { StepLogs } from './StepLogs.js';
 
 /** One drive request's full log: what the runner sent, what the route answered, how it ended. */
-export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; seq: number; steps: Step[]; logs: readonly StepLog[]; now: number }): JSX.Element {
-  const { run, attempt, seq, steps, logs, now } = props;
+export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; seq: number; attempts: readonly Attempt[]; steps: Step[]; logs: readonly StepLog[]; now: number }): JSX.Element {
+  const { run, attempt, seq, attempts, steps, logs, now } = props;
   const requestBody = useMemo(() => prettyBody(attempt?.requestBody), [attempt?.requestBody]);
   if (!attempt) return <p class="muted">No attempt #{seq} (yet).</p>;
-  const touched = steps.filter((step) => stepIndexesOf(attempt).has(step.index));
+  const touched = stepsOfAttempt(run, attempts, steps, attempt);
   return (
     <div class="detail" data-testid="attempt-detail">
       <header class="detail-head">

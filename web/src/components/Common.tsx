@@ -3,6 +3,8 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { headerEntries } from '../format.js';
 import { navigate } from '../router.js';
+import type { Run } from '../../../api/dto.js';
+import { protocolLabel } from '../../../view/protocol.js';
 
 /** An internal link that navigates without a reload (a modified click still opens a new tab). */
 export function Link(props: { href: string; class?: string; children: ComponentChildren; label?: string; current?: boolean; testId?: string }): JSX.Element {
@@ -23,6 +25,17 @@ export function StatusBadge(props: { status: string; testId?: string }): JSX.Ele
   return (
     <span class={`badge status-${props.status}`} data-testid={props.testId}>
       {props.status}
+    </span>
+  );
+}
+
+/** The protocol that started a run, when it is not wfkit's own (view/protocol.ts). */
+export function ProtocolBadge(props: { run: Pick<Run, 'protocol'> }): JSX.Element | null {
+  const label = protocolLabel(props.run);
+  if (label === null) return null;
+  return (
+    <span class="badge protocol" data-testid="protocol-badge" title="Started by an @upstash/workflow app through the runner's QStash API">
+      {label}
     </span>
   );
 }

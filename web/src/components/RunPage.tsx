@@ -9,7 +9,8 @@ import { navigate, paths } from '../router.js';
 import { attemptsOf, stepsOf } from '../state.js';
 import { useDashboard } from '../use-dashboard.js';
 import { AttemptDetail } from './AttemptDetail.js';
-import { CopyButton, Facts, Link, StatusBadge, useNow } from './Common.js';
+import { CopyButton, Facts, Link, ProtocolBadge, StatusBadge, useNow } from './Common.js';
+import { NOT_RESTARTABLE, restartable } from '../../../view/protocol.js';
 import { runParent } from '../../../view/links.js';
 import { RunNotes } from './RunNotes.js';
 import { RunOverview } from './RunOverview.js';
@@ -91,7 +92,7 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
           {step !== undefined ? (
             <StepDetail run={run} step={steps.find((s) => s.index === step)} index={step} attempts={attempts} steps={steps} logs={detail?.logs ?? []} now={now} />
           ) : attempt !== undefined ? (
-            <AttemptDetail run={run} attempt={attempts.find((a) => a.seq === attempt)} seq={attempt} steps={steps} logs={detail?.logs ?? []} now={now} />
+            <AttemptDetail run={run} attempt={attempts.find((a) => a.seq === attempt)} seq={attempt} attempts={attempts} steps={steps} logs={detail?.logs ?? []} now={now} />
           ) : (
             <RunOverview run={run} attempts={attempts} now={now} />
           )}
@@ -143,6 +144,8 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
       </Link>,
     ]);
   }
+  // Why there is no Resume or Rerun button: said once, where the buttons would be explained.
+  if (!restartable(run)) facts.push(['Protocol', <span title={NOT_RESTARTABLE} data-testid="protocol-fact">Upstash Workflow · cancel only, no resume or rerun</span>]);
   if (run.failureCall !== null) facts.push(['failureFunction', `${run.failureCall} · ${run.failureCallAttempts} attempt${run.failureCallAttempts === 1 ? '' : 's'}`]);
 
   return (
@@ -153,6 +156,7 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
           {run.id}
         </h1>
         <CopyButton text={run.id} label="Copy run id" />
+        <ProtocolBadge run={run} />
         <span class="spacer" />
         {canWrite ? (
           <div class="actions">
@@ -172,14 +176,16 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
                 </button>
               </span>
             ) : null}
-            {run.status === 'failed' || run.status === 'cancelled' ? (
+            {restartable(run) && (run.status === 'failed' || run.status === 'cancelled') ? (
               <button type="button" class="button" onClick={() => act('resume')} disabled={busy} title="Start this run again at the step that failed; succeeded steps do not run again">
                 Resume
               </button>
             ) : null}
-            <button type="button" class="button" onClick={() => act('rerun')} disabled={busy} title="Start a new run with the same input">
-              Rerun
-            </button>
+            {restartable(run) ? (
+              <button type="button" class="button" onClick={() => act('rerun')} disabled={busy} title="Start a new run with the same input">
+                Rerun
+              </button>
+            ) : null}
           </div>
         ) : null}
       </div>

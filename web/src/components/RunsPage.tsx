@@ -8,7 +8,7 @@ import { navigate, paths, type RunSearch } from '../router.js';
 import { searchKey } from '../state.js';
 import { RUN_STATUSES } from '../../../view/status.js';
 import { useDashboard } from '../use-dashboard.js';
-import { CopyButton, Link, StatusBadge, useNow } from './Common.js';
+import { CopyButton, Link, ProtocolBadge, StatusBadge, useNow } from './Common.js';
 import { BulkActions } from './BulkActions.js';
 import { RunNotes } from './RunNotes.js';
 import { RunSearchBar } from './RunSearchBar.js';
@@ -131,7 +131,7 @@ function RunRow(props: { run: Run; now: number }): JSX.Element {
           {run.id}
         </Link>
         <span class="run-url muted" title={run.url}>
-          {run.url}
+          <ProtocolBadge run={run} /> {run.url}
         </span>
         <RunNotes run={run} now={now} compact />
       </span>

@@ -3,7 +3,7 @@ import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import type { Attempt, Run, Step, StepLog } from '../../../api/dto.js';
 import { formatTime, prettyBody } from '../format.js';
-import { attemptsForStep } from '../../../view/attempts.js';
+import { attemptsOfStep, noAttemptsText } from '../../../view/attempts.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
 import { callAnswer, displayOutput } from '../../../view/step-value.js';
 import { stepChild } from '../../../view/links.js';
@@ -60,7 +60,7 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
         </Section>
       ) : null}
       <Section title="Attempts for this step">
-        <AttemptList runId={run.id} attempts={attemptsForStep(attempts, step.index)} now={now} empty="No drive response mentions this step." />
+        <AttemptList runId={run.id} attempts={attemptsOfStep(run, attempts, step)} now={now} empty={noAttemptsText(run)} />
       </Section>
     </div>
   );
