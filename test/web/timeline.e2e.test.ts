@@ -228,10 +228,11 @@ describe('web dashboard: the run timeline', () => {
   });
 
   it('fits a phone: the timeline comes after the steps and nothing scrolls sideways', async () => {
-    await open(`/runs/${checkoutId}`);
+    // The phone's size before the page opens, so what is measured is the phone layout, not a desktop one mid-reflow.
     await page.setViewportSize({ width: 390, height: 844 });
+    await open(`/runs/${checkoutId}`);
     await waitForText(page.getByTestId('timeline'), 'charge');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     const timelineTop = await page.getByTestId('timeline').evaluate((el) => el.getBoundingClientRect().top);
     const stepsTop = await page.getByTestId('steps').evaluate((el) => el.getBoundingClientRect().top);
     expect(stepsTop).toBeLessThan(timelineTop);
