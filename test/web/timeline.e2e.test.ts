@@ -76,10 +76,10 @@ afterAll(async () => {
   rmSync(web, { recursive: true, force: true });
 });
 
-async function open(path: string): Promise<Page> {
+async function open(path: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
   page = await browser.context.newPage();
   problems = watchPage(page);
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.setViewportSize(viewport);
   await page.goto(runner.url + path);
   return page;
 }
@@ -229,8 +229,7 @@ describe('web dashboard: the run timeline', () => {
 
   it('fits a phone: the timeline comes after the steps and nothing scrolls sideways', async () => {
     // The phone's size before the page opens, so what is measured is the phone layout, not a desktop one mid-reflow.
-    await page.setViewportSize({ width: 390, height: 844 });
-    await open(`/runs/${checkoutId}`);
+    await open(`/runs/${checkoutId}`, { width: 390, height: 844 });
     await waitForText(page.getByTestId('timeline'), 'charge');
     await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     const timelineTop = await page.getByTestId('timeline').evaluate((el) => el.getBoundingClientRect().top);
