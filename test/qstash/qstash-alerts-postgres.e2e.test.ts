@@ -1,11 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@upstash/workflow';
-import { createApiServer } from '../../runner-core/api/server.js';
-import { Runner } from '../../runner-core/runner.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
-import { closeServer, listen, waitForFinish, type TestRunner } from '../helpers/runner.js';
+import { waitForFinish, type TestRunner } from '../helpers/runner.js';
+import { postgresApiRunners } from './postgres-runners.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
 
@@ -18,34 +15,24 @@ import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
 
 const TOKEN = 'wf_qstash_pg_alert_token_0123456789';
 
-let pg: PostgresCluster | undefined;
 let hook: WebhookReceiver | undefined;
-const stores: PostgresStore[] = [];
-const runners: { runner: Runner; close: () => Promise<void>; url: string }[] = [];
 let app: UpstashApp | undefined;
 
 beforeAll(async () => {
-  pg = await startPostgres({ database: 'qstash_alerts' });
   hook = await startWebhookReceiver();
   // Answers late: the failure callback is delivered (and logged) while the alert waits for it.
   hook.answer = () => ({ status: 200, delayMs: 1_000 });
-  for (let i = 0; i < 2; i++) {
-    const store = await openPostgresStore(pg.url);
-    stores.push(store);
-    const runner = new Runner({ store, tokens: [TOKEN], leaseMs: 3_000, pollMs: 100, unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url, publicUrl: 'https://wf.example.com' } });
-    const server = createApiServer(runner, { host: '127.0.0.1' });
-    const port = await listen(server);
-    await runner.start();
-    runners.push({ runner, url: `http://127.0.0.1:${port}`, close: async () => (await closeServer(server), await runner.stop(0)) });
-  }
-}, 300_000);
+});
+
+const { runners } = postgresApiRunners({
+  database: 'qstash_alerts',
+  token: TOKEN,
+  runner: () => ({ unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook!.url, publicUrl: 'https://wf.example.com' } }),
+});
 
 afterAll(async () => {
   await app?.close();
-  for (const r of runners) await r.close();
-  for (const store of stores) await store.close();
   await hook?.close();
-  await pg?.stop();
 });
 
 describe('QStash engine on PostgreSQL: failure alerts', () => {

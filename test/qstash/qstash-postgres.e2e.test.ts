@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@upstash/workflow';
-import { createApiServer } from '../../runner-core/api/server.js';
-import { Runner } from '../../runner-core/runner.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
-import { closeServer, listen, waitForFinish, type TestRunner } from '../helpers/runner.js';
+import { waitForFinish, type TestRunner } from '../helpers/runner.js';
+import { postgresApiRunners } from './postgres-runners.js';
 import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
 
 /**
@@ -16,29 +13,12 @@ import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
 const TOKEN = 'wf_qstash_pg_token_0123456789';
 const RUNS = 20;
 
-let pg: PostgresCluster | undefined;
-const stores: PostgresStore[] = [];
-const runners: { runner: Runner; close: () => Promise<void>; url: string }[] = [];
 let app: UpstashApp | undefined;
 
-beforeAll(async () => {
-  pg = await startPostgres({ database: 'qstash_runners' });
-  for (let i = 0; i < 2; i++) {
-    const store = await openPostgresStore(pg.url);
-    stores.push(store);
-    const runner = new Runner({ store, tokens: [TOKEN], leaseMs: 3_000, pollMs: 100 });
-    const server = createApiServer(runner, { host: '127.0.0.1' });
-    const port = await listen(server);
-    await runner.start();
-    runners.push({ runner, url: `http://127.0.0.1:${port}`, close: async () => (await closeServer(server), await runner.stop(0)) });
-  }
-}, 300_000);
+const { runners, stores } = postgresApiRunners({ database: 'qstash_runners', token: TOKEN });
 
 afterAll(async () => {
   await app?.close();
-  for (const r of runners) await r.close();
-  for (const store of stores) await store.close();
-  await pg?.stop();
 });
 
 describe('QStash engine on PostgreSQL with two runners', () => {
