@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
 import { buildWeb } from '../../web/build.js';
 import { Counter, startApp, startTestRunner, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, waitForText, watchPage, type Browser } from './browser.js';
+import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { usePages } from './pages.js';
 
 /** The web dashboard's Resume button and bulk action, in real headless Chromium against a real runner and app. */
 
@@ -15,8 +15,6 @@ let browser: Browser;
 let runner: TestRunner;
 let app: TestApp;
 let client: Client;
-let page: Page;
-let problems: string[];
 const state = { broken: true };
 const counter = new Counter();
 
@@ -46,19 +44,7 @@ afterAll(async () => {
   rmSync(web, { recursive: true, force: true });
 });
 
-async function open(path: string): Promise<Page> {
-  page = await browser.context.newPage();
-  problems = watchPage(page);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(runner.url + path);
-  return page;
-}
-
-afterEach(async () => {
-  const seen = problems ?? [];
-  await page?.close();
-  expect(seen, 'page errors or CSP violations').toEqual([]);
-});
+const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 async function failedRun(): Promise<string> {
   const { workflowRunId } = await client.trigger({ url: app.url, retries: 0 });
@@ -71,31 +57,31 @@ describe('web dashboard: resume', () => {
     state.broken = true;
     const id = await failedRun();
     await open(`/runs/${id}`);
-    await waitForText(page.getByTestId('run-status'), 'failed');
-    await screenshot(page, 'resume-failed-run');
+    await waitForText(page().getByTestId('run-status'), 'failed');
+    await screenshot(page(), 'resume-failed-run');
     state.broken = false;
     const before = counter.of('reserve');
-    await page.getByRole('button', { name: 'Resume' }).click();
-    await waitForText(page.getByTestId('run-status'), 'completed');
-    await waitForText(page.getByTestId('steps'), 'ship');
+    await page().getByRole('button', { name: 'Resume' }).click();
+    await waitForText(page().getByTestId('run-status'), 'completed');
+    await waitForText(page().getByTestId('steps'), 'ship');
     expect(counter.of('reserve')).toBe(before); // the succeeded step did not run again
-    expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(0);
-    await screenshot(page, 'resume-completed-run');
+    expect(await page().getByRole('button', { name: 'Resume' }).count()).toBe(0);
+    await screenshot(page(), 'resume-completed-run');
   });
 
   it('resumes every failed run from the runs list after a count and a confirmation', async () => {
     state.broken = true;
     const ids = [await failedRun(), await failedRun()];
     await open('/runs?status=failed');
-    await waitForText(page.getByTestId('bulk-actions'), 'Resume all failed runs');
+    await waitForText(page().getByTestId('bulk-actions'), 'Resume all failed runs');
     state.broken = false;
-    await page.getByRole('button', { name: 'Resume all failed runs…' }).click();
-    const dialog = page.getByTestId('bulk-confirm');
+    await page().getByRole('button', { name: 'Resume all failed runs…' }).click();
+    const dialog = page().getByTestId('bulk-confirm');
     await waitForText(dialog, 'Resume 2 failed runs?');
-    await screenshot(page, 'bulk-resume-confirm');
+    await screenshot(page(), 'bulk-resume-confirm');
     await dialog.getByRole('button', { name: 'Yes, resume 2' }).click();
-    await waitForText(page.getByTestId('bulk-result'), 'Resume: 2 of 2 done.');
+    await waitForText(page().getByTestId('bulk-result'), 'Resume: 2 of 2 done.');
     for (const id of ids) expect((await waitForFinish(runner.runner, id)).run.status).toBe('completed');
-    await screenshot(page, 'bulk-resume-done');
+    await screenshot(page(), 'bulk-resume-done');
   });
 });

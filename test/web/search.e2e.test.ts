@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '../../api/client.js';
 import { NonRetryableError } from '../../protocol/errors.js';
 import { buildWeb } from '../../web/build.js';
 import { startApp, startTestRunner, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, watchPage, type Browser } from './browser.js';
+import { launchBrowser, screenshot, type Browser } from './browser.js';
+import { usePages } from './pages.js';
 
 /** The web dashboard's run search, in real headless Chromium against a real runner and two real apps. */
 
@@ -17,8 +17,6 @@ let runner: TestRunner;
 let shop: TestApp;
 let mail: TestApp;
 let client: Client;
-let page: Page;
-let problems: string[];
 const made = { completed: [] as string[], failed: [] as string[], mail: [] as string[] };
 let beforeMail = 0;
 
@@ -58,19 +56,7 @@ afterAll(async () => {
   rmSync(web, { recursive: true, force: true });
 });
 
-async function open(path: string): Promise<Page> {
-  page = await browser.context.newPage();
-  problems = watchPage(page);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(runner.url + path);
-  return page;
-}
-
-afterEach(async () => {
-  const seen = problems ?? [];
-  await page?.close();
-  expect(seen, 'page errors or CSP violations').toEqual([]);
-});
+const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 /** The run ids listed, top to bottom, once they equal `expected` (the list loads and re-renders). */
 async function expectListed(expected: string[]): Promise<void> {
@@ -78,7 +64,7 @@ async function expectListed(expected: string[]): Promise<void> {
   try {
     await vi.waitFor(
       async () => {
-        last = await page.getByTestId('run-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id') ?? ''));
+        last = await page().getByTestId('run-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id') ?? ''));
         expect(last).toEqual(expected);
       },
       { timeout: 10_000, interval: 50 },
@@ -94,24 +80,24 @@ describe('web dashboard: finding runs', () => {
   it('searches by failed step, keeps the search across status chips, then clears it', async () => {
     await open('/');
     await expectListed(newestFirst([...made.completed, ...made.failed, ...made.mail]));
-    const bar = page.getByTestId('run-search');
+    const bar = page().getByTestId('run-search');
     await bar.getByLabel('Failed step').fill('charge');
     await bar.getByRole('button', { name: 'Search' }).click();
     await expectListed(newestFirst(made.failed));
-    expect(new URL(page.url()).searchParams.get('failedStep')).toBe('charge');
-    await screenshot(page, 'runs-search-failed-step');
+    expect(new URL(page().url()).searchParams.get('failedStep')).toBe('charge');
+    await screenshot(page(), 'runs-search-failed-step');
     // The bulk action counts what the search lists, not every run.
-    await page.getByRole('button', { name: 'Rerun all runs matching the search…' }).click();
-    await page.getByTestId('bulk-confirm').getByText(`Rerun ${made.failed.length} runs matching the search?`).waitFor();
-    await page.getByTestId('bulk-confirm').getByRole('button', { name: 'No' }).click();
+    await page().getByRole('button', { name: 'Rerun all runs matching the search…' }).click();
+    await page().getByTestId('bulk-confirm').getByText(`Rerun ${made.failed.length} runs matching the search?`).waitFor();
+    await page().getByTestId('bulk-confirm').getByRole('button', { name: 'No' }).click();
 
-    await page.getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: 'completed', exact: true }).click();
+    await page().getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: 'completed', exact: true }).click();
     await expectListed([]);
-    await page.getByText('No completed runs match this search.').waitFor();
-    expect(new URL(page.url()).searchParams.get('status')).toBe('completed');
-    expect(new URL(page.url()).searchParams.get('failedStep')).toBe('charge');
+    await page().getByText('No completed runs match this search.').waitFor();
+    expect(new URL(page().url()).searchParams.get('status')).toBe('completed');
+    expect(new URL(page().url()).searchParams.get('failedStep')).toBe('charge');
 
-    await page.getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: 'all', exact: true }).click();
+    await page().getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: 'all', exact: true }).click();
     await expectListed(newestFirst(made.failed));
     await bar.getByRole('button', { name: 'Clear' }).click();
     await expectListed(newestFirst([...made.completed, ...made.failed, ...made.mail]));
@@ -120,7 +106,7 @@ describe('web dashboard: finding runs', () => {
 
   it('finds a run by an id prefix and by a workflow URL prefix', async () => {
     await open('/');
-    const bar = page.getByTestId('run-search');
+    const bar = page().getByTestId('run-search');
     const target = made.completed[1]!;
     await bar.getByLabel('Run id').fill(target.slice(0, -2));
     await bar.getByLabel('Run id').press('Enter');
@@ -130,17 +116,17 @@ describe('web dashboard: finding runs', () => {
     await bar.getByLabel('Workflow URL starts with').fill(mail.url.replace('/api/mail', '/api/m'));
     await bar.getByRole('button', { name: 'Search' }).click();
     await expectListed(made.mail);
-    await screenshot(page, 'runs-search-url-prefix');
+    await screenshot(page(), 'runs-search-url-prefix');
     // On a phone the fields wrap; the bar stays inside the page (no sideways scroll).
-    await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await screenshot(page, 'runs-search-phone');
+    await page().setViewportSize({ width: 390, height: 844 });
+    expect(await page().evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page(), 'runs-search-phone');
   });
 
   it('opens a copied address with a time range, fields filled in', async () => {
     await open(`/runs?createdAfter=${beforeMail}`);
     await expectListed(made.mail);
-    const from = await page.getByTestId('run-search').getByLabel('Created from').inputValue();
+    const from = await page().getByTestId('run-search').getByLabel('Created from').inputValue();
     expect(from).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
     await open(`/runs?createdBefore=${new Date(beforeMail).toISOString()}&status=failed`);
     await expectListed(newestFirst(made.failed));

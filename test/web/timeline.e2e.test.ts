@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../../serve/core/handler.js';
 import { buildWeb } from '../../web/build.js';
 import { startServer, type Endpoint } from '../helpers/endpoint.js';
 import { startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, waitForText, watchPage, type Browser } from './browser.js';
+import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { usePages } from './pages.js';
 
 /**
  * The run page's timeline in real headless Chromium, against a real runner and a real app on
@@ -24,8 +25,6 @@ let napper: TestApp;
 let quick: TestApp;
 let waiter: TestApp;
 let target: Endpoint;
-let page: Page;
-let problems: string[];
 let checkoutId: string;
 let napId: string;
 let chargeFailuresLeft = 2;
@@ -76,21 +75,9 @@ afterAll(async () => {
   rmSync(web, { recursive: true, force: true });
 });
 
-async function open(path: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
-  page = await browser.context.newPage();
-  problems = watchPage(page);
-  await page.setViewportSize(viewport);
-  await page.goto(runner.url + path);
-  return page;
-}
+const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
-afterEach(async () => {
-  const seen = problems ?? [];
-  await page?.close();
-  expect(seen, 'page errors or CSP violations').toEqual([]);
-});
-
-const timelineRow = (key: string): Locator => page.getByTestId('timeline').locator(`[data-testid="timeline-row"][data-key="${key}"]`);
+const timelineRow = (key: string): Locator => page().getByTestId('timeline').locator(`[data-testid="timeline-row"][data-key="${key}"]`);
 
 /** The laid-out x extent of every span of a kind in a row, left to right. */
 async function boxes(row: Locator, kind: string): Promise<{ left: number; right: number }[]> {
@@ -106,8 +93,8 @@ async function boxes(row: Locator, kind: string): Promise<{ left: number; right:
 describe('web dashboard: the run timeline', () => {
   it('draws every step where it happened: retries with their failures, parallel steps side by side, the sleep and the call after them', async () => {
     await open(`/runs/${checkoutId}`);
-    await waitForText(page.getByTestId('run-status'), 'completed');
-    const timeline = page.getByTestId('timeline');
+    await waitForText(page().getByTestId('run-status'), 'completed');
+    const timeline = page().getByTestId('timeline');
     await waitForText(timeline, 'notify');
     const keys = await timeline.getByTestId('timeline-row').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.key));
     expect(keys).toEqual(['run', 'step-0', 'step-1', 'step-2', 'step-3', 'step-4', 'step-5']);
@@ -142,22 +129,22 @@ describe('web dashboard: the run timeline', () => {
     // 400 ms of sleep is wider than the 60 ms the parallel steps took.
     expect(sleep!.right - sleep!.left).toBeGreaterThan(a!.right - a!.left);
 
-    const legend = await page.locator('.tl-legend').innerText();
+    const legend = await page().locator('.tl-legend').innerText();
     for (const label of ['queued', 'drive request', 'executing', 'waiting to retry', 'sleeping', 'call in flight', 'failed attempt']) expect(legend).toContain(label);
-    await screenshot(page, 'timeline-desktop');
+    await screenshot(page(), 'timeline-desktop');
   });
 
   it('opens the step when its bar is clicked, and marks it selected', async () => {
     await open(`/runs/${checkoutId}`);
-    await waitForText(page.getByTestId('timeline'), 'charge');
+    await waitForText(page().getByTestId('timeline'), 'charge');
     // The bar of the execution that succeeded (no failure mark on it).
     await timelineRow('step-3').locator('[data-kind="executing"]').last().click();
-    await page.waitForURL(`**/runs/${checkoutId}/steps/3`);
-    await waitForText(page.getByTestId('step-status'), 'succeeded');
+    await page().waitForURL(`**/runs/${checkoutId}/steps/3`);
+    await waitForText(page().getByTestId('step-status'), 'succeeded');
     expect(await timelineRow('step-3').getAttribute('class')).toContain('selected');
-    await screenshot(page, 'timeline-step-open');
+    await screenshot(page(), 'timeline-step-open');
     await timelineRow('run').locator('[data-kind="drive"]').last().click();
-    await page.waitForURL(`**/runs/${checkoutId}`);
+    await page().waitForURL(`**/runs/${checkoutId}`);
   });
 
   it('opens the attempt a failure mark stands for', async () => {
@@ -166,13 +153,13 @@ describe('web dashboard: the run timeline', () => {
     const seq = /attempt (\d+)/.exec((await mark.getAttribute('title')) ?? '')?.[1];
     expect(seq).toBeDefined();
     await mark.click();
-    await page.waitForURL(`**/runs/${checkoutId}/attempts/${seq}`);
-    await waitForText(page.getByTestId('attempt-response-body'), 'card network down');
+    await page().waitForURL(`**/runs/${checkoutId}/attempts/${seq}`);
+    await waitForText(page().getByTestId('attempt-response-body'), 'card network down');
   });
 
   it('keeps a sleep under way open at the right edge and says when it wakes', async () => {
     await open(`/runs/${napId}`);
-    await waitForText(page.getByTestId('run-status'), 'sleeping');
+    await waitForText(page().getByTestId('run-status'), 'sleeping');
     const nap = timelineRow('step-1');
     await waitForText(nap, 'wakes in');
     expect(await nap.locator('[data-kind="sleeping"]').getAttribute('class')).toContain('tl-open');
@@ -180,7 +167,7 @@ describe('web dashboard: the run timeline', () => {
     const [sleep] = await boxes(nap, 'sleeping');
     // The axis ends now, not in an hour: the open sleep reaches the track's right edge.
     expect(Math.abs(sleep!.right - (track!.x + track!.width))).toBeLessThanOrEqual(2);
-    await screenshot(page, 'timeline-sleeping');
+    await screenshot(page(), 'timeline-sleeping');
   });
 
   it('follows a run live: a wait stays open until its event comes, then closes and the next step appears', async () => {
@@ -190,7 +177,7 @@ describe('web dashboard: the run timeline', () => {
     const wait = timelineRow('step-0');
     await waitForText(wait, 'times out in');
     expect(await wait.locator('[data-kind="waiting"]').getAttribute('class')).toContain('tl-open');
-    await screenshot(page, 'timeline-waiting');
+    await screenshot(page(), 'timeline-waiting');
     const notified = await fetch(`${runner.url}/v1/events/approval-7`, {
       method: 'POST',
       headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
@@ -198,8 +185,8 @@ describe('web dashboard: the run timeline', () => {
     });
     expect(notified.status).toBeLessThan(300);
     // No reload: the page's event stream brings the step and the run.
-    await waitForText(page.getByTestId('timeline'), 'ship');
-    await waitForText(page.getByTestId('run-status'), 'completed');
+    await waitForText(page().getByTestId('timeline'), 'ship');
+    await waitForText(page().getByTestId('run-status'), 'completed');
     await expect.poll(() => wait.locator('[data-kind="waiting"]').getAttribute('class')).not.toContain('tl-open');
     expect(await wait.innerText()).not.toContain('times out');
     const [waited] = await boxes(wait, 'waiting');
@@ -217,24 +204,24 @@ describe('web dashboard: the run timeline', () => {
     const { workflowRunId: id } = (await response.json()) as { workflowRunId: string };
     await waitForFinish(runner.runner, id);
     await open(`/runs/${id}`);
-    await waitForText(page.getByTestId('timeline'), 'only');
+    await waitForText(page().getByTestId('timeline'), 'only');
     const track = await timelineRow('run').locator('.tl-track').boundingBox();
     const [queued] = await boxes(timelineRow('run'), 'queued');
     // 600 ms queued of a run that then took a few ms: most of the axis.
     expect((queued!.right - queued!.left) / track!.width).toBeGreaterThan(0.5);
     const [only] = await boxes(timelineRow('step-0'), 'executing');
     expect(only!.left).toBeGreaterThanOrEqual(queued!.right - 3);
-    await screenshot(page, 'timeline-queued');
+    await screenshot(page(), 'timeline-queued');
   });
 
   it('fits a phone: the timeline comes after the steps and nothing scrolls sideways', async () => {
     // The phone's size before the page opens, so what is measured is the phone layout, not a desktop one mid-reflow.
-    await open(`/runs/${checkoutId}`, { width: 390, height: 844 });
-    await waitForText(page.getByTestId('timeline'), 'charge');
-    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-    const timelineTop = await page.getByTestId('timeline').evaluate((el) => el.getBoundingClientRect().top);
-    const stepsTop = await page.getByTestId('steps').evaluate((el) => el.getBoundingClientRect().top);
+    await open(`/runs/${checkoutId}`, { viewport: { width: 390, height: 844 } });
+    await waitForText(page().getByTestId('timeline'), 'charge');
+    await expect.poll(() => page().evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    const timelineTop = await page().getByTestId('timeline').evaluate((el) => el.getBoundingClientRect().top);
+    const stepsTop = await page().getByTestId('steps').evaluate((el) => el.getBoundingClientRect().top);
     expect(stepsTop).toBeLessThan(timelineTop);
-    await screenshot(page, 'timeline-phone');
+    await screenshot(page(), 'timeline-phone');
   });
 });

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { Client as UpstashClient } from '@upstash/workflow';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
 import { buildWeb } from '../../web/build.js';
 import { startTestRunner, waitForFinish, type TestRunner } from '../helpers/runner.js';
 import { startUpstashApp, upstashEnv, type UpstashApp } from '../qstash/upstash-app.js';
-import { launchBrowser, screenshot, waitForText, watchPage, type Browser } from './browser.js';
+import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { usePages } from './pages.js';
 
 /**
  * Upstash-protocol runs in the web dashboard, in real headless Chromium against a real runner and a
@@ -21,8 +21,6 @@ let web: string;
 let browser: Browser;
 let runner: TestRunner;
 let app: UpstashApp;
-let page: Page;
-let problems: string[];
 let completedId: string;
 let failedId: string;
 let flakyLeft = 1;
@@ -65,50 +63,38 @@ afterAll(async () => {
   rmSync(web, { recursive: true, force: true });
 });
 
-async function open(path: string): Promise<Page> {
-  page = await browser.context.newPage();
-  problems = watchPage(page);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(runner.url + path);
-  return page;
-}
-
-afterEach(async () => {
-  const seen = problems ?? [];
-  await page?.close();
-  expect(seen, 'page errors or CSP violations').toEqual([]);
-});
+const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 describe('web dashboard: Upstash-protocol runs', () => {
   it('badges them in the run list', async () => {
     await open('/');
-    const row = page.locator(`[data-testid="run-row"][data-run-id="${failedId}"]`);
+    const row = page().locator(`[data-testid="run-row"][data-run-id="${failedId}"]`);
     await waitForText(row.getByTestId('protocol-badge'), 'Upstash');
-    await waitForText(page.locator(`[data-testid="run-row"][data-run-id="${completedId}"]`).getByTestId('protocol-badge'), 'Upstash');
-    await screenshot(page, 'upstash-run-list');
+    await waitForText(page().locator(`[data-testid="run-row"][data-run-id="${completedId}"]`).getByTestId('protocol-badge'), 'Upstash');
+    await screenshot(page(), 'upstash-run-list');
   });
 
   it('offers neither Resume nor Rerun on a failed Upstash run, and says why', async () => {
     await open(`/runs/${failedId}`);
-    await waitForText(page.getByTestId('run-status'), 'failed');
-    await waitForText(page.locator('.run-title').getByTestId('protocol-badge'), 'Upstash');
-    await waitForText(page.getByTestId('protocol-fact'), 'no resume or rerun');
-    expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(0);
-    expect(await page.getByRole('button', { name: 'Rerun' }).count()).toBe(0);
-    await screenshot(page, 'upstash-failed-run');
+    await waitForText(page().getByTestId('run-status'), 'failed');
+    await waitForText(page().locator('.run-title').getByTestId('protocol-badge'), 'Upstash');
+    await waitForText(page().getByTestId('protocol-fact'), 'no resume or rerun');
+    expect(await page().getByRole('button', { name: 'Resume' }).count()).toBe(0);
+    expect(await page().getByRole('button', { name: 'Rerun' }).count()).toBe(0);
+    await screenshot(page(), 'upstash-failed-run');
   });
 
   it("lists a step's deliveries on its page: the failed try and the one that produced it", async () => {
     const steps = await runner.store.listSteps(completedId);
     const charge = steps.find((s) => s.name === 'charge')!;
     await open(`/runs/${completedId}/steps/${charge.index}`);
-    await waitForText(page.getByTestId('step-detail'), 'charge');
-    const items = page.getByTestId('step-detail').getByTestId('attempt-item');
+    await waitForText(page().getByTestId('step-detail'), 'charge');
+    const items = page().getByTestId('step-detail').getByTestId('attempt-item');
     await expect.poll(() => items.count(), { timeout: 10_000 }).toBe(2);
     const texts = await items.allTextContents();
     expect(texts.join('\n')).toContain('500');
     expect(texts.join('\n')).not.toContain('No delivery ran this step');
-    await screenshot(page, 'upstash-step-deliveries');
+    await screenshot(page(), 'upstash-step-deliveries');
   });
 
   it("names the step a delivery ran on the delivery's page", async () => {
@@ -116,7 +102,7 @@ describe('web dashboard: Upstash-protocol runs', () => {
     const failedTry = attempts.find((a) => a.responseStatus === 500)!;
     const charge = (await runner.store.listSteps(completedId)).find((s) => s.name === 'charge')!;
     await open(`/runs/${completedId}/attempts/${failedTry.seq}`);
-    const detail = page.getByTestId('attempt-detail');
+    const detail = page().getByTestId('attempt-detail');
     await waitForText(detail.locator('.step-links'), `#${charge.index} charge`);
   });
 
