@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWeb } from '../../web/build.js';
 import { closeStarted, startApp, startTestRunner, startThroughApp, waitForRun, type TestRunner } from '../helpers/runner.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 
 /**
@@ -15,15 +15,15 @@ import { usePages } from './pages.js';
  */
 
 let web: string;
-let browser: Browser;
 let runner: TestRunner;
 let hook: WebhookReceiver;
 let accepting = false;
 
+const { open } = usePages(() => runner.url);
+
 beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
-  browser = await launchBrowser();
   hook = await startWebhookReceiver(0, '/services/T0/B0/secret-path');
   hook.answer = () => ({ status: accepting ? 200 : 503 });
   // Slow retries (a second at least) so the page can be looked at while the alert is pending.
@@ -34,13 +34,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await closeStarted();
   await hook?.close();
   rmSync(web, { recursive: true, force: true });
 });
-
-const { open } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 describe('web dashboard: failure alerts', () => {
   it('shows the alert pending while the receiver refuses, then delivered, each delivery an attempt', async () => {

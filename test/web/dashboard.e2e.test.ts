@@ -6,7 +6,7 @@ import { Client } from '../../api/client.js';
 import { createApiServer } from '../../runner-core/api/server.js';
 import { buildWeb } from '../../web/build.js';
 import { closeServer, gate, listen, startApp, startTestRunner, startThroughApp, unusedPort, waitForFinish, waitForRun, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 import { JS_URL, XSS_TEXT, startApps, type Apps } from './workflows.js';
 
@@ -17,15 +17,15 @@ import { JS_URL, XSS_TEXT, startApps, type Apps } from './workflows.js';
  */
 
 let web: string;
-let browser: Browser;
 let runner: TestRunner;
 let apps: Apps;
 const ids: Record<string, string> = {};
 
+const { open, page, browser } = usePages(() => runner.url);
+
 beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
-  browser = await launchBrowser();
   runner = await startTestRunner({ api: { dashboardDir: web } });
   apps = await startApps(runner);
   ids.twoStep = await startThroughApp(apps.twoStep.url, { text: 'hello' }, { 'x-customer': 'acme' });
@@ -42,13 +42,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   apps?.release();
-  await browser?.close();
   await apps?.close();
   await runner?.close();
   rmSync(web, { recursive: true, force: true });
 });
-
-const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 const row = (id: string) => page().locator(`[data-testid="run-row"][data-run-id="${id}"]`);
 
@@ -270,7 +267,7 @@ describe('web dashboard: live, filters, actions', () => {
   });
 
   it('copies ids and bodies to the clipboard', async () => {
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: runner.url });
+    await browser().context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: runner.url });
     await open(`/runs/${ids.twoStep}`);
     await waitForText(page().getByTestId('run-status'), 'completed');
     await page().getByRole('button', { name: 'Copy run id' }).click();

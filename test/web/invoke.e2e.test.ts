@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../../serve/core/handler.js';
 import { buildWeb } from '../../web/build.js';
 import { startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 
 /**
@@ -14,7 +14,6 @@ import { usePages } from './pages.js';
  */
 
 let web: string;
-let browser: Browser;
 let runner: TestRunner;
 let app: TestApp;
 let parentId: string;
@@ -27,10 +26,11 @@ const workflow: Workflow<{ child?: string }> = async (context) => {
   return context.run('after', () => body);
 };
 
+const { open } = usePages(() => runner.url);
+
 beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
-  browser = await launchBrowser();
   runner = await startTestRunner({ api: { dashboardDir: web } });
   app = await startApp(workflow, { token: runner.token, runnerUrl: runner.url });
   parentId = await startThroughApp(app.url);
@@ -40,13 +40,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await app?.close();
   await runner?.close();
   rmSync(web, { recursive: true, force: true });
 });
-
-const { open } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 describe('web dashboard: child workflows', () => {
   it("links the parent's invoke step to the child run, and the child run back to its parent", async () => {

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { afterEach, expect } from 'vitest';
-import { watchPage, type Browser } from './browser.js';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { launchBrowser, watchPage, type Browser } from './browser.js';
 
 export interface ViewportSize {
   width: number;
@@ -19,18 +19,26 @@ export interface Pages {
   open(path: string, options?: OpenOptions): Promise<Page>;
   /** The page the current test opened last. */
   page(): Page;
+  /** The suite's browser (for what a page cannot do itself, like granting permissions). */
+  browser(): Browser;
 }
 
 const DESKTOP: ViewportSize = { width: 1280, height: 800 };
 
 /**
- * One page a test for the web e2e suites: `open` makes it, and after each test it is closed and
+ * The web e2e suites' browser and pages: a headless Chromium for the suite (launched before it,
+ * closed after it) and one page a test. `open` makes the page; after each test it is closed and
  * must have seen no page error and no CSP violation (which would mean inline code or styles).
- * `target` is read when a page opens, so it may name what `beforeAll` starts.
+ * `baseUrl` is read when a page opens, so it may name the runner a `beforeAll` starts.
  */
-export function usePages(target: () => { browser: Browser; baseUrl: string }): Pages {
+export function usePages(baseUrl: () => string): Pages {
+  let browser: Browser | undefined;
   let current: Page | undefined;
   let problems: string[] = [];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
 
   afterEach(async () => {
     const seen = problems;
@@ -40,18 +48,26 @@ export function usePages(target: () => { browser: Browser; baseUrl: string }): P
     expect(seen, 'page errors or CSP violations').toEqual([]);
   });
 
-  return {
-    async open(path, { viewport = DESKTOP, baseUrl } = {}) {
-      const { browser, baseUrl: base } = target();
-      current = await browser.context.newPage();
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  const pages: Pages = {
+    async open(path, { viewport = DESKTOP, baseUrl: base = baseUrl() } = {}) {
+      current = await pages.browser().context.newPage();
       problems = watchPage(current);
       await current.setViewportSize(viewport);
-      await current.goto((baseUrl ?? base) + path);
+      await current.goto(base + path);
       return current;
     },
     page() {
       if (!current) throw new Error('No page is open: call open(path) first in this test.');
       return current;
     },
+    browser() {
+      if (!browser) throw new Error('No browser: usePages() launches it in beforeAll, so use it inside a test.');
+      return browser;
+    },
   };
+  return pages;
 }

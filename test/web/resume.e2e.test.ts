@@ -5,23 +5,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
 import { buildWeb } from '../../web/build.js';
 import { Counter, startApp, startTestRunner, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 
 /** The web dashboard's Resume button and bulk action, in real headless Chromium against a real runner and app. */
 
 let web: string;
-let browser: Browser;
 let runner: TestRunner;
 let app: TestApp;
 let client: Client;
 const state = { broken: true };
 const counter = new Counter();
 
+const { open, page } = usePages(() => runner.url);
+
 beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
-  browser = await launchBrowser();
   runner = await startTestRunner({ api: { dashboardDir: web } });
   app = await startApp(
     async (context) => {
@@ -38,13 +38,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await app?.close();
   await runner?.close();
   rmSync(web, { recursive: true, force: true });
 });
-
-const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 async function failedRun(): Promise<string> {
   const { workflowRunId } = await client.trigger({ url: app.url, retries: 0 });

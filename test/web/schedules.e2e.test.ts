@@ -4,32 +4,29 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWeb } from '../../web/build.js';
 import { startApp, startTestRunner, type TestApp, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 
 /** The web dashboard's schedules view in real headless Chromium, against a real runner and app. */
 
 let web: string;
-let browser: Browser;
 let runner: TestRunner;
 let app: TestApp;
+
+const { open } = usePages(() => runner.url);
 
 beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
-  browser = await launchBrowser();
   runner = await startTestRunner({ api: { dashboardDir: web } });
   app = await startApp(async (context) => context.run('tick', () => 1), { token: runner.token, runnerUrl: runner.url });
 });
 
 afterAll(async () => {
-  await browser?.close();
   await app?.close();
   await runner?.close();
   rmSync(web, { recursive: true, force: true });
 });
-
-const { open } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 describe('web dashboard: schedules', () => {
   it('lists a schedule with its next fire and the runs it started, and deletes the schedule', async () => {

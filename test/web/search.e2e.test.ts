@@ -6,13 +6,12 @@ import { Client } from '../../api/client.js';
 import { NonRetryableError } from '../../protocol/errors.js';
 import { buildWeb } from '../../web/build.js';
 import { startApp, startTestRunner, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, type Browser } from './browser.js';
+import { screenshot } from './browser.js';
 import { usePages } from './pages.js';
 
 /** The web dashboard's run search, in real headless Chromium against a real runner and two real apps. */
 
 let web: string;
-let browser: Browser;
 let runner: TestRunner;
 let shop: TestApp;
 let mail: TestApp;
@@ -26,10 +25,11 @@ async function finished(url: string, body: unknown): Promise<string> {
   return workflowRunId;
 }
 
+const { open, page } = usePages(() => runner.url);
+
 beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
-  browser = await launchBrowser();
   runner = await startTestRunner({ api: { dashboardDir: web } });
   const options = { token: runner.token, runnerUrl: runner.url };
   shop = await startApp(async (context) => {
@@ -49,14 +49,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await mail?.close();
   await shop?.close();
   await runner?.close();
   rmSync(web, { recursive: true, force: true });
 });
-
-const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 /** The run ids listed, top to bottom, once they equal `expected` (the list loads and re-renders). */
 async function expectListed(expected: string[]): Promise<void> {

@@ -7,7 +7,7 @@ import type { Workflow } from '../../serve/core/handler.js';
 import { buildWeb } from '../../web/build.js';
 import { startServer, type Endpoint } from '../helpers/endpoint.js';
 import { startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
-import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 
 /**
@@ -18,7 +18,6 @@ import { usePages } from './pages.js';
  */
 
 let web: string;
-let browser: Browser;
 let runner: TestRunner;
 let app: TestApp;
 let napper: TestApp;
@@ -31,10 +30,11 @@ let chargeFailuresLeft = 2;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const { open, page } = usePages(() => runner.url);
+
 beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
-  browser = await launchBrowser();
   runner = await startTestRunner({ api: { dashboardDir: web } });
   target = await startServer((_req, res) => void pause(40).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"sent":true}')));
   const options = { token: runner.token, runnerUrl: runner.url };
@@ -65,7 +65,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await runner?.close();
   await app?.close();
   await napper?.close();
@@ -74,8 +73,6 @@ afterAll(async () => {
   await target?.close();
   rmSync(web, { recursive: true, force: true });
 });
-
-const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 const timelineRow = (key: string): Locator => page().getByTestId('timeline').locator(`[data-testid="timeline-row"][data-key="${key}"]`);
 

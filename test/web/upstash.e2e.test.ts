@@ -7,7 +7,7 @@ import { Client } from '../../api/client.js';
 import { buildWeb } from '../../web/build.js';
 import { startTestRunner, waitForFinish, type TestRunner } from '../helpers/runner.js';
 import { startUpstashApp, upstashEnv, type UpstashApp } from '../qstash/upstash-app.js';
-import { launchBrowser, screenshot, waitForText, type Browser } from './browser.js';
+import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 
 /**
@@ -18,17 +18,17 @@ import { usePages } from './pages.js';
  */
 
 let web: string;
-let browser: Browser;
 let runner: TestRunner;
 let app: UpstashApp;
 let completedId: string;
 let failedId: string;
 let flakyLeft = 1;
 
+const { open, page } = usePages(() => runner.url);
+
 beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
-  browser = await launchBrowser();
   runner = await startTestRunner({ api: { dashboardDir: web } });
   app = await startUpstashApp(runner, {
     checkout: {
@@ -57,13 +57,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await app?.close();
   await runner?.close();
   rmSync(web, { recursive: true, force: true });
 });
-
-const { open, page } = usePages(() => ({ browser, baseUrl: runner.url }));
 
 describe('web dashboard: Upstash-protocol runs', () => {
   it('badges them in the run list', async () => {
