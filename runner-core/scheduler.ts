@@ -1,3 +1,4 @@
+import { coalesce } from '../api/coalesce.js';
 import type { Logger } from './logger.js';
 import { describeError } from './logger.js';
 import { LeaseLostError } from './store/errors.js';
@@ -31,8 +32,8 @@ export class Scheduler {
   private readonly lost = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
-  private polling = false;
-  private pollAgain = false;
+  /** One poll at a time; a wake while one runs makes exactly one more after it. */
+  private readonly pollSoon = coalesce(() => (this.stopped ? Promise.resolve() : this.poll()), 0);
   stopped = true;
 
   private readonly options: SchedulerOptions;
@@ -114,19 +115,7 @@ export class Scheduler {
 
   /** Looks for due work now (coalesced), then sleeps until the next due time or `pollMs`. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.polling) {
-      this.pollAgain = true;
-      return;
-    }
-    this.polling = true;
-    void this.poll().finally(() => {
-      this.polling = false;
-      if (this.pollAgain) {
-        this.pollAgain = false;
-        this.wake();
-      }
-    });
+    if (!this.stopped) this.pollSoon();
   }
 
   private async poll(): Promise<void> {

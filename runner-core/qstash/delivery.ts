@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { errors as undiciErrors } from 'undici';
+import { coalesce } from '../../api/coalesce.js';
 import type { SerializedError } from '../../protocol/errors.js';
 import { owedAlert } from '../alerts/settle.js';
 import { describeError } from '../logger.js';
@@ -93,8 +94,8 @@ export class DeliveryWorker {
   private readonly inflight = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
-  private polling = false;
-  private pollAgain = false;
+  /** One poll at a time; a wake while one runs makes exactly one more after it. */
+  private readonly pollSoon = coalesce(() => (this.stopped ? Promise.resolve() : this.poll()), 0);
   private stopped = true;
   private readonly aborts = new Set<AbortController>();
   /**
@@ -141,19 +142,7 @@ export class DeliveryWorker {
 
   /** Looks for due messages now (coalesced). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.polling) {
-      this.pollAgain = true;
-      return;
-    }
-    this.polling = true;
-    void this.poll().finally(() => {
-      this.polling = false;
-      if (this.pollAgain) {
-        this.pollAgain = false;
-        this.wake();
-      }
-    });
+    if (!this.stopped) this.pollSoon();
   }
 
   private async poll(): Promise<void> {

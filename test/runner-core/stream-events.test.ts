@@ -60,6 +60,24 @@ describe('coalesce', () => {
     await vi.waitFor(() => expect(runs).toBe(3));
   });
 
+  it('with delayMs 0 starts at once (no timer turn), and still runs once more for requests during a run', async () => {
+    let runs = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const request = coalesce(async () => {
+      runs++;
+      await gate;
+    }, 0);
+    request();
+    expect(runs).toBe(1); // synchronously: the scheduler's wake must not wait a timer turn
+    for (let i = 0; i < 10; i++) request();
+    expect(runs).toBe(1);
+    release();
+    await vi.waitFor(() => expect(runs).toBe(2));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(runs).toBe(2);
+  });
+
   it('keeps going after a failed run', async () => {
     let runs = 0;
     const request = coalesce(async () => {
