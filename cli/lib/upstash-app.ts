@@ -7,9 +7,13 @@ import { assertWritesInside } from './inside-target.js';
 
 type AppPackage = { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
 
-/** An app written for Upstash Workflow: its package.json depends on `@upstash/workflow`. */
+/**
+ * An app written for Upstash Workflow: `@upstash/workflow` is among its runtime `dependencies`.
+ * A devDependency alone does not count: the route imports the SDK at run time, and a project that
+ * only tests against it (this repository, whose `npm run dev` demo is a wfkit app) is not one.
+ */
 export function isUpstashApp(pkg: AppPackage | undefined): boolean {
-  return pkg !== undefined && '@upstash/workflow' in { ...pkg.dependencies, ...pkg.devDependencies };
+  return pkg?.dependencies !== undefined && '@upstash/workflow' in pkg.dependencies;
 }
 
 export interface UpstashAppEnvOptions {

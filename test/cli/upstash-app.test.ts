@@ -21,9 +21,11 @@ const keys = { current: 'sig_current', next: 'sig_next' };
 const VARS = upstashAppEnv({ runnerUrl: 'http://127.0.0.1:7766', token: 'wf_token', keys, workflowUrl: 'https://tunnel.example.com/' });
 
 describe('an Upstash Workflow app', () => {
-  it('is recognized by @upstash/workflow in dependencies or devDependencies', () => {
+  it('is recognized by @upstash/workflow in its runtime dependencies, not by a devDependency alone', () => {
     expect(isUpstashApp({ dependencies: { '@upstash/workflow': '^1.3.3', next: '15' } })).toBe(true);
-    expect(isUpstashApp({ devDependencies: { '@upstash/workflow': '^1' } })).toBe(true);
+    expect(isUpstashApp({ devDependencies: { '@upstash/workflow': '^1' } })).toBe(false);
+    // This repository tests against the SDK; its `npm run dev` demo is a wfkit app and must not be announced as an Upstash one.
+    expect(isUpstashApp(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')))).toBe(false);
     expect(isUpstashApp({ dependencies: { '@upstash/qstash': '^2' } })).toBe(false);
     expect(isUpstashApp(undefined)).toBe(false);
   });
