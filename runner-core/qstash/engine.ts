@@ -8,8 +8,6 @@ import type { Commit } from '../driver.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
-import { PostgresStore } from '../store/postgres.js';
-import { SqliteStore } from '../store/sqlite.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run, type Store } from '../store/types.js';
 import type { UnreachablePolicy } from '../unreachable.js';
 import type { EngineContext, RunConfig } from './context.js';
@@ -18,9 +16,7 @@ import { DeliveryWorker } from './delivery.js';
 import { runNotRunning } from './errors.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
 import type { MessageStore } from './message-store.js';
-import { PostgresMessageStore } from './postgres-messages.js';
 import { publishMessages, type PublishResult } from './publish.js';
-import { SqliteMessageStore } from './sqlite-messages.js';
 import type { UpstashSigningKeys } from './signature.js';
 
 export type { UpstashSigningKeys } from './signature.js';
@@ -72,15 +68,13 @@ export function defaultSigningKeys(token: string): UpstashSigningKeys {
   return { current: derive('current'), next: derive('next') };
 }
 
-/** The message store of the runner's own database; undefined for a store of another kind (a test's fake). */
+/**
+ * The message store of the runner's own database: a part of the store, like its schedules and
+ * waits, so a wrapper around the store (the metrics proxy, a test's fault injection) hands it on
+ * as it is. Undefined for a store without one (a test's fake).
+ */
 export function messageStoreFor(store: Store): MessageStore | undefined {
-  try {
-    if (store instanceof SqliteStore) return new SqliteMessageStore(store.database);
-    if (store instanceof PostgresStore) return new PostgresMessageStore(store.sql);
-  } catch {
-    // A proxy around a store (fault injection in tests) cannot reach its private connection.
-  }
-  return undefined;
+  return (store as Partial<Pick<Store, 'qstashMessages'>>).qstashMessages;
 }
 
 /** One entry of a run's list as the SDK reads it (`GET /v2/workflows/runs/:id`, delivery bodies). */

@@ -1,6 +1,7 @@
 import { runListSql } from './run-list-sql.js';
 import { PostgresSchedules } from './postgres-schedules.js';
 import { PostgresQstashWaits } from '../qstash/waits-postgres.js';
+import { PostgresMessageStore } from '../qstash/postgres-messages.js';
 import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
@@ -78,6 +79,7 @@ export class PostgresStore implements Store {
   readonly #sql: Sql<{ bigint: number }>;
   readonly schedules: PostgresSchedules;
   readonly qstashWaits: PostgresQstashWaits;
+  readonly qstashMessages: PostgresMessageStore;
   readonly #databaseClock: boolean;
   readonly #schema: string;
 
@@ -85,6 +87,7 @@ export class PostgresStore implements Store {
     this.#sql = sql;
     this.schedules = new PostgresSchedules(sql);
     this.qstashWaits = new PostgresQstashWaits(sql);
+    this.qstashMessages = new PostgresMessageStore(sql);
     this.#schema = options.schema;
     this.#databaseClock = options.leaseClock === 'database';
   }

@@ -1,5 +1,6 @@
 import { SqliteSchedules } from './sqlite-schedules.js';
 import { SqliteQstashWaits } from '../qstash/waits-sqlite.js';
+import { SqliteMessageStore } from '../qstash/sqlite-messages.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -142,6 +143,7 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly schedules: SqliteSchedules;
   readonly qstashWaits: SqliteQstashWaits;
+  readonly qstashMessages: SqliteMessageStore;
   readonly #s: Statements;
   /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
   readonly #listStatements = new Map<string, Database.Statement>();
@@ -166,6 +168,7 @@ export class SqliteStore implements Store {
     migrate(db);
     this.schedules = new SqliteSchedules(db);
     this.qstashWaits = new SqliteQstashWaits(db);
+    this.qstashMessages = new SqliteMessageStore(db);
     const s = prepareStatements(db);
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)

@@ -33,6 +33,7 @@ export interface RunPage {
 import type { Applied } from './applied.js';
 import type { ScheduleStore } from './schedules.js';
 import type { QstashWaitStore } from '../qstash/waits.js';
+import type { MessageStore } from '../qstash/message-store.js';
 export type { Schedule, ScheduleStore } from './schedules.js';
 export type { Applied } from './applied.js';
 
@@ -232,5 +233,7 @@ export interface Store extends RunStore, StepStore, AttemptStore, EventStore, Le
   readonly schedules: ScheduleStore;
   /** Upstash-protocol waits and kept events (runner-core/qstash/waits.ts), apart from native waits. */
   readonly qstashWaits: QstashWaitStore;
+  /** QStash-protocol messages (runner-core/qstash/), in the same database: a part, like the two above. */
+  readonly qstashMessages: MessageStore;
   close(): Promise<void>;
 }
