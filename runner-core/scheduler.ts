@@ -1,4 +1,5 @@
 import { coalesce } from '../api/coalesce.js';
+import { drainInFlight, renewEvery } from './in-flight.js';
 import type { Logger } from './logger.js';
 import { describeError } from './logger.js';
 import { LeaseLostError } from './store/errors.js';
@@ -49,7 +50,7 @@ export class Scheduler {
 
   start(): void {
     this.stopped = false;
-    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(this.options.leaseMs / 3)));
+    this.renewTimer = setInterval(() => void this.renewLeases(), renewEvery(this.options.leaseMs));
     this.renewTimer.unref();
     this.wake();
   }
@@ -59,10 +60,9 @@ export class Scheduler {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
-    const deadline = Date.now() + graceMs;
-    while (this.inflight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const controller of this.inflight.values()) controller.abort();
-    while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
+    await drainInFlight(this.inflight, graceMs, () => {
+      for (const controller of this.inflight.values()) controller.abort();
+    });
   }
 
   /** Aborts a run's drive, if one is in flight here (a cancel). */

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { errors as undiciErrors } from 'undici';
 import { coalesce } from '../../api/coalesce.js';
+import { drainInFlight, renewEvery } from '../in-flight.js';
 import type { SerializedError } from '../../protocol/errors.js';
 import { owedAlert } from '../alerts/settle.js';
 import { describeError } from '../logger.js';
@@ -125,7 +126,7 @@ export class DeliveryWorker {
 
   start(): void {
     this.stopped = false;
-    this.renewTimer = setInterval(() => void this.renew(), Math.max(250, Math.floor(this.options.leaseMs / 3)));
+    this.renewTimer = setInterval(() => void this.renew(), renewEvery(this.options.leaseMs));
     this.renewTimer.unref();
     this.wake();
   }
@@ -134,10 +135,9 @@ export class DeliveryWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.renewTimer);
-    const deadline = Date.now() + graceMs;
-    while (this.inflight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const controller of this.aborts) controller.abort();
-    while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
+    await drainInFlight(this.inflight, graceMs, () => {
+      for (const controller of this.aborts) controller.abort();
+    });
   }
 
   /** Looks for due messages now (coalesced). */
