@@ -5,7 +5,7 @@ import type { Change } from '../store/types.js';
 import { openHeaders, sealHeaders, type EngineContext, type RunConfig } from './context.js';
 import { parseMessage } from './message-spec.js';
 import { publishMessages } from './publish.js';
-import { readSdkStep, type SdkStep } from './sdk-steps.js';
+import { parseJsonObject, toSdkStep, type SdkStep } from './sdk-steps.js';
 
 /**
  * `context.invoke`: the invoking workflow publishes the child's first message itself
@@ -26,15 +26,9 @@ export interface Invoker {
 
 /** The child's payload and its invoker, from the first message's body; undefined when the body is not an invoke request. */
 export function readInvokeRequest(context: EngineContext, body: string): { payload: string; invoker: Invoker } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const request = value as { body?: unknown; headers?: unknown; workflowRunId?: unknown; workflowUrl?: unknown; step?: unknown };
-  const step = readSdkStep(JSON.stringify(request.step ?? null));
+  const request = parseJsonObject(body) as { body?: unknown; headers?: unknown; workflowRunId?: unknown; workflowUrl?: unknown; step?: unknown } | undefined;
+  if (request === undefined) return undefined;
+  const step = toSdkStep(request.step);
   if (typeof request.workflowRunId !== 'string' || typeof request.workflowUrl !== 'string' || !step) return undefined;
   // The SDK sends header lists (`{name: [value]}`); a message has one value a name.
   const headers: Record<string, string> = {};

@@ -23,14 +23,23 @@ const KINDS: Record<string, StepKind> = {
   Run: 'run', SleepFor: 'sleep', SleepUntil: 'sleep', Call: 'call', Wait: 'wait', Notify: 'run', Invoke: 'invoke', Initial: 'run',
 };
 
-/** The step a run message's body holds; undefined when it is not one (a plain payload). */
-export function readSdkStep(body: string): SdkStep | undefined {
-  let value: unknown;
+/** A message body's JSON object; undefined when the body is not one. */
+export function parseJsonObject(body: string): object | undefined {
   try {
-    value = JSON.parse(body);
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null ? value : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The step a run message's body holds; undefined when it is not one (a plain payload). */
+export function readSdkStep(body: string): SdkStep | undefined {
+  return toSdkStep(parseJsonObject(body));
+}
+
+/** A parsed value as an SDK step, checked; undefined when it is not one. */
+export function toSdkStep(value: unknown): SdkStep | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const step = value as Partial<SdkStep>;
   if (typeof step.stepId !== 'number' || !Number.isInteger(step.stepId) || step.stepId < 0 || step.stepId > 1_000_000) return undefined;
