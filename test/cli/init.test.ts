@@ -57,9 +57,10 @@ describe('wf init: a new app from each starter', () => {
       const route = readFileSync(join(dir, framework.routeFile), 'utf8');
       expect(route).toContain(`from "${framework.importPath}"`);
       expect(route).toContain('"initial-step"');
-      // The new starters pass `baseUrl` only in development (the Node starter runs where it is reached),
-      // and take WF_WORKFLOW_URL first there, so `wf dev --tunnel`'s public URL wins over localhost.
-      if (framework.name !== 'hono') expect(route).toMatch(/baseUrl: .*(development|dev|DEV)"? \? [\w.]*WF_WORKFLOW_URL \|\| "http:\/\/localhost:\d+"/);
+      // The service's guide: `baseUrl` only when the mode flag ENVIRONMENT says development (the tunnel's
+      // WF_WORKFLOW_URL), nothing URL-related in production (the Node starter passes none at all).
+      if (framework.name !== 'hono') expect(route).toMatch(/baseUrl: [\w.]*ENVIRONMENT === "development" \? [\w.]*WF_WORKFLOW_URL : undefined/);
+      expect(route).not.toMatch(/localhost|NODE_ENV|import\.meta\.(dev|env)|\$app\/env"/);
       expect({ files, dev: pkg.scripts.dev, env, route }).toMatchSnapshot();
     });
   }
