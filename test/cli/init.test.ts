@@ -121,7 +121,7 @@ describe('wf init: an existing app', () => {
   it('never overwrites a file or an env entry without --force, and says which it left alone', async () => {
     const dir = existingApp({ next: '16' }, { 'app/api/workflow/route.ts': '// mine\n', '.env.local': 'WF_TOKEN=keep-me' });
     const { io, out } = captureIO(dir);
-    await createProgram(io).exitOverride().parseAsync(['init'], { from: 'user' });
+    await createProgram(io).exitOverride().parseAsync(['init', '--wfkit-from', 'registry'], { from: 'user' });
     expect(readFileSync(join(dir, 'app/api/workflow/route.ts'), 'utf8')).toBe('// mine\n');
     expect(parseEnv(readFileSync(join(dir, '.env.local'), 'utf8'))).toEqual({ WF_TOKEN: 'keep-me', WF_RUNNER_URL: 'http://127.0.0.1:7766' });
     expect(out).toContain('  left alone app/api/workflow/route.ts (exists; --force overwrites it)');
@@ -154,7 +154,7 @@ describe('wf init: the command', () => {
       asked.push(choices.map((f) => f.name));
       return named('nuxt');
     });
-    await command.exitOverride().parseAsync(['shop'], { from: 'user' });
+    await command.exitOverride().parseAsync(['shop', '--wfkit-from', 'registry'], { from: 'user' });
     expect(asked).toEqual([FRAMEWORKS.map((f) => f.name)]);
     expect(existsSync(join(cwd, 'shop', 'server/api/workflow.ts'))).toBe(true);
     expect(out).toContain('  wrote WF_TOKEN, WF_RUNNER_URL to .env.local (WF_TOKEN is new and random)');
