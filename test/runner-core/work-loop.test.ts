@@ -65,6 +65,16 @@ function harness(options: Partial<WorkLoopOptions<Job>> = {}) {
   return { loop, due, claims, renewals, released, failures, errors, held, ended, setNextDue, mostClaimsAtOnce: () => mostClaimsAtOnce };
 }
 
+/** A started loop (stopped after the test) working on the jobs `ids`, all of them held. */
+async function started(...ids: string[]): Promise<ReturnType<typeof harness>> {
+  const t = harness();
+  running = t.loop;
+  t.due.push(...ids.map((id) => ({ id })));
+  t.loop.start();
+  await vi.waitFor(() => expect(t.held.size).toBe(ids.length));
+  return t;
+}
+
 let running: WorkLoop<Job> | undefined;
 afterEach(async () => {
   await running?.stop(0);
@@ -109,11 +119,7 @@ describe('WorkLoop', () => {
   });
 
   it('renews the leases of the items in flight every lease/3, and only theirs', async () => {
-    const t = harness();
-    running = t.loop;
-    t.due.push({ id: 'a' }, { id: 'b' });
-    t.loop.start();
-    await vi.waitFor(() => expect(t.held.size).toBe(2));
+    const t = await started('a', 'b');
     t.held.get('b')!.finish(true);
     await vi.waitFor(() => expect(t.loop.size).toBe(1));
     const from = t.renewals.length;
@@ -125,11 +131,7 @@ describe('WorkLoop', () => {
   });
 
   it('releases an item whose work did not (false or a throw), not one that did', async () => {
-    const t = harness();
-    running = t.loop;
-    t.due.push({ id: 'kept' }, { id: 'threw' });
-    t.loop.start();
-    await vi.waitFor(() => expect(t.held.size).toBe(2));
+    const t = await started('kept', 'threw');
     t.held.get('kept')!.finish(false);
     t.held.get('threw')!.fail(new Error('boom'));
     await vi.waitFor(() => expect(t.loop.size).toBe(0));
@@ -144,11 +146,7 @@ describe('WorkLoop', () => {
   });
 
   it('a lost item is aborted once, reported lost while it winds down, and never released', async () => {
-    const t = harness();
-    running = t.loop;
-    t.due.push({ id: 'a' });
-    t.loop.start();
-    await vi.waitFor(() => expect(t.held.has('a')).toBe(true));
+    const t = await started('a');
     expect(t.loop.lose('a')).toBe(true);
     expect(t.loop.lose('a')).toBe(false);
     expect(t.loop.lose('not-here')).toBe(false);
