@@ -1,3 +1,17 @@
+/**
+ * A tick the runner refused to start a run for, for a reason that does not pass by itself (the
+ * route's origin is no longer allowed): the tick was skipped, the schedule moved on to its next.
+ */
+export interface ScheduleRefusal {
+  /** The tick refused (epoch ms). */
+  tick: number;
+  /** When it was refused. */
+  at: number;
+  /** The refusal's code (`ORIGIN_NOT_ALLOWED`) and message. */
+  code: string;
+  message: string;
+}
+
 /** A cron schedule as the runner API returns it (`GET /v1/schedules`). Times are epoch ms. */
 export interface Schedule {
   id: string;
@@ -14,6 +28,8 @@ export interface Schedule {
   /** The next tick. */
   nextAt: number;
   lastFiredAt: number | null;
+  /** The last tick refused and skipped; null once a tick fires again (or none ever was). */
+  lastRefusal: ScheduleRefusal | null;
   createdAt: number;
 }
 
@@ -59,7 +75,10 @@ export function parseSchedule(value: unknown, where: string): Schedule {
   for (const key of ['nextAt', 'createdAt'] as const) if (typeof value[key] !== 'number') fail(`${where}.${key}`, 'a number', value[key]);
   if (value.lastFiredAt !== null && typeof value.lastFiredAt !== 'number') fail(`${where}.lastFiredAt`, 'a number or null', value.lastFiredAt);
   if (!isRecord(value.headers)) fail(`${where}.headers`, 'an object', value.headers);
-  return value as unknown as Schedule;
+  // Absent from a runner older than refusals: read as none.
+  const refusal = value.lastRefusal ?? null;
+  if (refusal !== null && (!isRecord(refusal) || typeof refusal.tick !== 'number' || typeof refusal.message !== 'string')) fail(`${where}.lastRefusal`, 'a refusal object or null', refusal);
+  return { ...value, lastRefusal: refusal } as unknown as Schedule;
 }
 
 /** Checks `GET /v1/schedules`'s answer. */

@@ -169,7 +169,7 @@ export class Runner {
 
   /** Drive requests in flight now (for metrics). */
   get drivesInFlight(): number {
-    return this.scheduler.inflight.size;
+    return this.scheduler.inFlight;
   }
 
   /** Starts looking for due work (including runs a previous process left in flight). */

@@ -6,10 +6,11 @@ import { parseJsonText } from '../lib/parse.js';
 
 type RunnerFlags = { runner: string; token?: string };
 
-/** One line per schedule: id, next fire, last fire, zone, cron, url. */
+/** One line per schedule: id, next fire, last fire, zone, cron, url; and its last refused tick, if any. */
 export function scheduleLine(s: Schedule): string {
   const last = s.lastFiredAt === null ? 'never' : new Date(s.lastFiredAt).toISOString();
-  return `${s.id}  next ${new Date(s.nextAt).toISOString()}  last ${last}  ${s.timezone}  "${s.cron}"  ${s.url}`;
+  const refused = s.lastRefusal ? `  (tick ${new Date(s.lastRefusal.tick).toISOString()} refused: ${s.lastRefusal.code})` : '';
+  return `${s.id}  next ${new Date(s.nextAt).toISOString()}  last ${last}  ${s.timezone}  "${s.cron}"  ${s.url}${refused}`;
 }
 
 /** `wf schedule add|list|rm`: cron schedules that start a workflow route with a body. */

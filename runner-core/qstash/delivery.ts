@@ -1,7 +1,5 @@
 import type { Dispatcher } from 'undici';
 import { errors as undiciErrors } from 'undici';
-import { coalesce } from '../../api/coalesce.js';
-import { drainInFlight, renewEvery } from '../in-flight.js';
 import type { SerializedError } from '../../protocol/errors.js';
 import { owedAlert } from '../alerts/settle.js';
 import { describeError } from '../logger.js';
@@ -10,6 +8,7 @@ import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js'
 import { ApiError, EndpointTimeoutError, OriginNotAllowedError } from '../errors.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from '../transport.js';
 import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
+import { WorkLoop } from '../work-loop.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failureSpec, type Answer } from './follow-ups.js';
@@ -92,13 +91,8 @@ function answerError(destination: string, answer: Answer): SerializedError {
 
 export class DeliveryWorker {
   private readonly options: DeliveryOptions;
-  private readonly inflight = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
-  /** One poll at a time; a wake while one runs makes exactly one more after it. */
-  private readonly pollSoon = coalesce(() => (this.stopped ? Promise.resolve() : this.poll()), 0);
-  private stopped = true;
-  private readonly aborts = new Set<AbortController>();
+  /** Claims due messages, keeps their leases while they are delivered, drains on stop (work-loop.ts). */
+  private readonly loop: WorkLoop<StoredMessage>;
   /**
    * The deliveries in flight, by run (a parallel group has several): when each started, and the
    * step it runs when that is known (a plan step's `targetStep`).
@@ -107,10 +101,26 @@ export class DeliveryWorker {
 
   constructor(options: DeliveryOptions) {
     this.options = options;
+    const { context, owner, leaseMs } = options;
+    this.loop = new WorkLoop<StoredMessage>({
+      name: 'QStash delivery',
+      logger: context.logger,
+      now: context.now,
+      concurrency: options.concurrency,
+      leaseMs,
+      pollMs: options.pollMs,
+      claim: (limit) => context.messages.claimDue({ now: context.now(), limit, owner, leaseMs }),
+      key: (message) => message.id,
+      work: (message, signal) => this.deliver(message, signal),
+      // The lease ends by itself and the message is delivered again then (at least once).
+      failed: (message, error) => context.logger.error(`delivering QStash message ${message.id} failed: ${describeError(error)}`, { runId: message.runId ?? undefined }),
+      renew: (ids) => context.messages.renew(ids, owner, context.now() + leaseMs),
+      nextDueAt: () => context.messages.nextDueAt(),
+    });
   }
 
   get inFlight(): number {
-    return this.inflight.size;
+    return this.loop.size;
   }
 
   /**
@@ -125,67 +135,19 @@ export class DeliveryWorker {
   }
 
   start(): void {
-    this.stopped = false;
-    this.renewTimer = setInterval(() => void this.renew(), renewEvery(this.options.leaseMs));
-    this.renewTimer.unref();
-    this.wake();
+    this.loop.start();
   }
 
-  async stop(graceMs: number): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    clearInterval(this.renewTimer);
-    await drainInFlight(this.inflight, graceMs, () => {
-      for (const controller of this.aborts) controller.abort();
-    });
+  stop(graceMs: number): Promise<void> {
+    return this.loop.stop(graceMs);
   }
 
   /** Looks for due messages now (coalesced). */
   wake(): void {
-    if (!this.stopped) this.pollSoon();
+    this.loop.wake();
   }
 
-  private async poll(): Promise<void> {
-    const { context, owner, concurrency, leaseMs, pollMs } = this.options;
-    clearTimeout(this.timer);
-    try {
-      const free = concurrency - this.inflight.size;
-      if (free > 0) {
-        const due = await context.messages.claimDue({ now: context.now(), limit: free, owner, leaseMs });
-        for (const message of due) this.launch(message);
-      }
-      const next = free > 0 ? await context.messages.nextDueAt() : null;
-      const delay = next === null ? pollMs : Math.min(pollMs, Math.max(0, next - context.now()));
-      if (!this.stopped) this.timer = setTimeout(() => this.wake(), delay);
-    } catch (error) {
-      context.logger.error(`QStash delivery poll failed: ${describeError(error)}`);
-      if (!this.stopped) this.timer = setTimeout(() => this.wake(), pollMs);
-    }
-  }
-
-  private launch(message: StoredMessage): void {
-    if (this.inflight.has(message.id)) return;
-    this.inflight.add(message.id);
-    void this.deliver(message)
-      .catch((error: unknown) => {
-        // The lease ends by itself and the message is delivered again then (at least once).
-        this.options.context.logger.error(`delivering QStash message ${message.id} failed: ${describeError(error)}`, { runId: message.runId ?? undefined });
-      })
-      .finally(() => {
-        this.inflight.delete(message.id);
-        this.wake();
-      });
-  }
-
-  private async renew(): Promise<void> {
-    const { context, owner, leaseMs } = this.options;
-    if (this.inflight.size === 0) return;
-    await context.messages.renew([...this.inflight], owner, context.now() + leaseMs).catch((error: unknown) => {
-      context.logger.error(`QStash message lease renewal failed: ${describeError(error)}`);
-    });
-  }
-
-  private async deliver(message: StoredMessage): Promise<void> {
+  private async deliver(message: StoredMessage, signal: AbortSignal): Promise<void> {
     const { context, owner } = this.options;
     const { store, messages, credentials } = context;
     let run: Run | undefined;
@@ -233,7 +195,7 @@ export class DeliveryWorker {
     }
     let sentOff: Awaited<ReturnType<DeliveryWorker['send']>>;
     try {
-      sentOff = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep);
+      sentOff = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep, signal);
     } finally {
       if (run && starts) {
         starts.splice(starts.indexOf(start), 1);
@@ -241,7 +203,7 @@ export class DeliveryWorker {
       }
     }
     const { answer, transportError } = sentOff;
-    if (answer === undefined && this.stopped) {
+    if (answer === undefined && this.loop.stopped) {
       // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
       await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
       return;
@@ -370,9 +332,9 @@ export class DeliveryWorker {
     body: string,
     timeoutMs: number,
     keepBytes: number,
+    stopping: AbortSignal,
   ): Promise<{ answer?: Answer; transportError?: unknown }> {
     const controller = new AbortController();
-    this.aborts.add(controller);
     const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
     try {
       const target = new URL(url);
@@ -382,7 +344,7 @@ export class DeliveryWorker {
         method: method as Dispatcher.HttpMethod,
         headers,
         body: method === 'GET' || method === 'HEAD' ? undefined : body,
-        signal: controller.signal,
+        signal: AbortSignal.any([controller.signal, stopping]),
         // The SDK answers after running the step: the agent's drive timeouts (answer headers within
         // 30 s) do not fit, the message's own timeout does.
         headersTimeout: timeoutMs,
@@ -409,7 +371,6 @@ export class DeliveryWorker {
       return { transportError: error };
     } finally {
       clearTimeout(timer);
-      this.aborts.delete(controller);
     }
   }
 

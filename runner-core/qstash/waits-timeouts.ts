@@ -1,6 +1,7 @@
 import { describeError, type Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
-import { resultStepId } from './waits.js';
+import { WorkLoop } from '../work-loop.js';
+import { resultStepId, type Wait } from './waits.js';
 import type { QstashWaits } from './waits-service.js';
 
 export interface WaitTimeoutsOptions {
@@ -12,69 +13,73 @@ export interface WaitTimeoutsOptions {
   pollMs?: number;
   /** How long a runner has to deliver a timeout it took before another may. @default 30000 */
   leaseMs?: number;
-  /** Timeouts taken per look. @default 100 */
+  /** Timeouts taken per look (and delivered at once at most). @default 100 */
   batch?: number;
 }
 
 /**
- * Ends the Upstash-protocol waits whose timeout passed: each is leased (so of several runners one
- * delivers it), its result (`waitTimeout: true`) is delivered as one more step of the run, and
- * only then deleted, so a crash in between delivers it again after the lease (at least once).
- * A wait whose run is gone or finished is dropped.
+ * Ends the Upstash-protocol waits whose timeout passed, in the runner's work loop (`work-loop.ts`):
+ * each is leased (so of several runners one delivers it), its result (`waitTimeout: true`) is
+ * delivered as one more step of the run, and only then deleted, so a crash in between delivers it
+ * again after the lease (at least once). A wait whose run is gone or finished is dropped.
  */
 export class WaitTimeouts {
   readonly #o: Required<Omit<WaitTimeoutsOptions, 'now'>> & { now: () => number };
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> = Promise.resolve();
-  #stopped = true;
+  readonly #loop: WorkLoop<Wait>;
 
   constructor(options: WaitTimeoutsOptions) {
-    this.#o = { pollMs: 1_000, leaseMs: 30_000, batch: 100, now: Date.now, ...options };
+    const o = (this.#o = { pollMs: 1_000, leaseMs: 30_000, batch: 100, now: Date.now, ...options });
+    this.#loop = new WorkLoop<Wait>({
+      name: 'Upstash wait timeouts',
+      logger: o.logger,
+      now: o.now,
+      concurrency: o.batch,
+      leaseMs: o.leaseMs,
+      pollMs: o.pollMs,
+      claim: (limit) => this.#claim(limit),
+      key: (wait) => `${wait.runId} ${wait.eventId} ${resultStepId(wait.step)}`,
+      work: async (wait) => void (await this.#fire(wait)),
+      failed: (wait, error) => o.logger.error(`Upstash wait timeouts: wait ${wait.eventId} of run ${wait.runId}: ${describeError(error)}`),
+    });
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    this.#schedule();
+    this.#loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  /** Stops looking; a timeout being delivered is given `graceMs` (by default all it needs). */
+  stop(graceMs = Infinity): Promise<void> {
+    return this.#loop.stop(graceMs);
   }
 
-  #schedule(): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.fireDue()
-        .catch((error: unknown) => this.#o.logger.error(`Upstash wait timeouts: ${describeError(error)}`))
-        .finally(() => this.#schedule());
-    }, this.#o.pollMs);
-    this.#timer.unref?.();
-  }
-
-  /** One look: delivers every timeout due now; resolves how many were delivered. */
+  /** One look, outside the loop: delivers every timeout due now, one by one; resolves how many were delivered. */
   async fireDue(): Promise<number> {
-    const { store, waits, logger } = this.#o;
-    const due = await store.qstashWaits.claimTimedOut(this.#o.now(), this.#o.leaseMs, this.#o.batch);
     let delivered = 0;
-    for (const wait of due) {
-      const key = [wait.runId, wait.eventId, resultStepId(wait.step)] as const;
-      const run = await store.getRun(wait.runId);
-      if (!run || FINISHED_RUN_STATUSES.has(run.status)) {
-        await store.qstashWaits.deleteWait(...key);
-        continue;
-      }
-      try {
-        await waits.timeOut(wait);
-        await store.qstashWaits.deleteWait(...key);
-        delivered++;
-      } catch (error) {
-        // Left leased: tried again when the lease ends.
-        logger.warn(`wait ${wait.eventId} of run ${wait.runId} timed out, but its delivery failed (tried again): ${describeError(error)}`);
-      }
-    }
+    for (const wait of await this.#claim(this.#o.batch)) if (await this.#fire(wait)) delivered++;
     return delivered;
+  }
+
+  #claim(limit: number): Promise<Wait[]> {
+    return this.#o.store.qstashWaits.claimTimedOut(this.#o.now(), this.#o.leaseMs, limit);
+  }
+
+  /** Delivers one timed-out wait; true when its result was delivered (false: dropped, or left leased to try again). */
+  async #fire(wait: Wait): Promise<boolean> {
+    const { store, waits, logger } = this.#o;
+    const key = [wait.runId, wait.eventId, resultStepId(wait.step)] as const;
+    const run = await store.getRun(wait.runId);
+    if (!run || FINISHED_RUN_STATUSES.has(run.status)) {
+      await store.qstashWaits.deleteWait(...key);
+      return false;
+    }
+    try {
+      await waits.timeOut(wait);
+      await store.qstashWaits.deleteWait(...key);
+      return true;
+    } catch (error) {
+      // Left leased: tried again when the lease ends.
+      logger.warn(`wait ${wait.eventId} of run ${wait.runId} timed out, but its delivery failed (tried again): ${describeError(error)}`);
+      return false;
+    }
   }
 }

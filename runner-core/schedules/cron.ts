@@ -11,6 +11,18 @@ export class InvalidScheduleError extends Error {
 }
 
 /**
+ * Refuses an expression of any field count but 5, or 6 with a leading seconds field, as README
+ * promises. croner itself also reads a 7th (year) field and `@daily`-style nicknames; a schedule
+ * stored before this check keeps ticking (`nextTick` does not check the count).
+ * @example checkCronFields('0 9 * * 1-5') // ok; checkCronFields('0 0 9 * * 1-5 2030') throws
+ */
+export function checkCronFields(cron: string): void {
+  const count = cron.trim().split(/\s+/).length;
+  if (count === 5 || count === 6) return;
+  throw new InvalidScheduleError('cron', `Expected \`cron\` to have 5 fields, or 6 with a leading seconds field, got ${count} field${count === 1 ? '' : 's'}: "${cron}".`);
+}
+
+/**
  * The first tick strictly after `after` (epoch ms), read in `timezone`. Validates as it goes: a
  * bad expression or zone throws `InvalidScheduleError` with croner's own message.
  * 5 fields, or 6 with a leading seconds field (croner's default reading).

@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.js';
 import { pageLimit, toRunPage, type RunRow } from './rows.js';
-import { scheduleKeyRange, type Schedule, type ScheduleStore } from './schedules.js';
+import { scheduleKeyRange, type Schedule, type ScheduleRefusal, type ScheduleStore } from './schedules.js';
 import type { RunPage } from './types.js';
 
 /**
@@ -16,8 +16,8 @@ export class PostgresSchedules implements ScheduleStore {
   }
   async createSchedule(schedule: Schedule): Promise<void> {
     const r = scheduleRow(schedule);
-    await this.#sql`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at)
-      VALUES (${r.id}, ${r.url}, ${r.cron}, ${r.timezone}, ${r.body}, ${r.headers}, ${r.next_at}, ${r.last_fired_at}, ${r.created_at})`;
+    await this.#sql`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at, last_refusal)
+      VALUES (${r.id}, ${r.url}, ${r.cron}, ${r.timezone}, ${r.body}, ${r.headers}, ${r.next_at}, ${r.last_fired_at}, ${r.created_at}, ${r.last_refusal})`;
   }
   async listSchedules(): Promise<Schedule[]> {
     return (await this.#sql<ScheduleRow[]>`SELECT * FROM schedules ORDER BY created_at, id`).map(toSchedule);
@@ -34,7 +34,10 @@ export class PostgresSchedules implements ScheduleStore {
     return (await this.#sql<ScheduleRow[]>`SELECT * FROM schedules WHERE next_at <= ${now} ORDER BY next_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`).map(toSchedule);
   }
   async advanceSchedule(id: string, from: number, nextAt: number, firedAt: number): Promise<boolean> {
-    return (await this.#sql`UPDATE schedules SET next_at = ${nextAt}, last_fired_at = ${firedAt} WHERE id = ${id} AND next_at = ${from}`).count > 0;
+    return (await this.#sql`UPDATE schedules SET next_at = ${nextAt}, last_fired_at = ${firedAt}, last_refusal = NULL WHERE id = ${id} AND next_at = ${from}`).count > 0;
+  }
+  async refuseTick(id: string, from: number, nextAt: number, refusal: ScheduleRefusal): Promise<boolean> {
+    return (await this.#sql`UPDATE schedules SET next_at = ${nextAt}, last_refusal = ${JSON.stringify(refusal)} WHERE id = ${id} AND next_at = ${from}`).count > 0;
   }
   async listScheduleRuns(scheduleId: string, query: { cursor?: string; limit?: number }): Promise<RunPage> {
     const sql = this.#sql;

@@ -1,8 +1,8 @@
-import type { Schedule } from '../../api/schedule-dto.js';
+import type { Schedule, ScheduleRefusal } from '../../api/schedule-dto.js';
 import type { RunPage } from './types.js';
-export type { Schedule } from '../../api/schedule-dto.js';
+export type { Schedule, ScheduleRefusal } from '../../api/schedule-dto.js';
 
-/** Schedules: cron ticks that start runs (runner-core/schedules/ticker.ts fires them). */
+/** Schedules: cron ticks that start runs (runner-core/schedules/service.ts fires them). */
 export interface ScheduleStore {
   createSchedule(schedule: Schedule): Promise<void>;
   listSchedules(): Promise<Schedule[]>;
@@ -12,10 +12,12 @@ export interface ScheduleStore {
   /** Schedules whose `nextAt` is due at `now`, oldest tick first, at most `limit`. */
   dueSchedules(now: number, limit: number): Promise<Schedule[]>;
   /**
-   * Moves a schedule from the tick `from` to `nextAt` and records `firedAt`, only if its `nextAt`
-   * is still `from` (compare-and-set: of two runners firing one tick, one advances it).
+   * Moves a schedule from the tick `from` to `nextAt` and records `firedAt` (clearing a refusal),
+   * only if its `nextAt` is still `from` (compare-and-set: of two runners firing one tick, one advances it).
    */
   advanceSchedule(id: string, from: number, nextAt: number, firedAt: number): Promise<boolean>;
+  /** Skips the refused tick `from`: moves to `nextAt` and records `refusal`, compare-and-set as `advanceSchedule`. */
+  refuseTick(id: string, from: number, nextAt: number, refusal: ScheduleRefusal): Promise<boolean>;
   /** The runs a schedule started (their idempotency key names it), newest first, paged like `listRuns`. */
   listScheduleRuns(scheduleId: string, query: { cursor?: string; limit?: number }): Promise<RunPage>;
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { scheduleRow, toSchedule, type ScheduleRow } from './schedule-rows.js';
 import { pageLimit, toRunPage, type RunRow } from './rows.js';
-import { scheduleKeyRange, type Schedule, type ScheduleStore } from './schedules.js';
+import { scheduleKeyRange, type Schedule, type ScheduleRefusal, type ScheduleStore } from './schedules.js';
 import type { RunPage } from './types.js';
 
 /** The SQLite half of `ScheduleStore`, on the store's connection (SqliteStore delegates to it). */
@@ -12,17 +12,19 @@ export class SqliteSchedules implements ScheduleStore {
   readonly #delete: Database.Statement;
   readonly #due: Database.Statement;
   readonly #advance: Database.Statement;
+  readonly #refuse: Database.Statement;
   readonly #runs: Database.Statement;
   readonly #runsAfter: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.#insert = db.prepare(`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at)
-      VALUES (@id, @url, @cron, @timezone, @body, @headers, @next_at, @last_fired_at, @created_at)`);
+    this.#insert = db.prepare(`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at, last_refusal)
+      VALUES (@id, @url, @cron, @timezone, @body, @headers, @next_at, @last_fired_at, @created_at, @last_refusal)`);
     this.#all = db.prepare('SELECT * FROM schedules ORDER BY created_at, id');
     this.#byId = db.prepare('SELECT * FROM schedules WHERE id = ?');
     this.#delete = db.prepare('DELETE FROM schedules WHERE id = ?');
     this.#due = db.prepare('SELECT * FROM schedules WHERE next_at <= ? ORDER BY next_at LIMIT ?');
-    this.#advance = db.prepare('UPDATE schedules SET next_at = ?, last_fired_at = ? WHERE id = ? AND next_at = ?');
+    this.#advance = db.prepare('UPDATE schedules SET next_at = ?, last_fired_at = ?, last_refusal = NULL WHERE id = ? AND next_at = ?');
+    this.#refuse = db.prepare('UPDATE schedules SET next_at = ?, last_refusal = ? WHERE id = ? AND next_at = ?');
     const runs = (after: string) => `SELECT * FROM runs WHERE idempotency_key >= @from AND idempotency_key < @to ${after} ORDER BY id DESC LIMIT @limit`;
     this.#runs = db.prepare(runs(''));
     this.#runsAfter = db.prepare(runs('AND id < @cursor'));
@@ -46,6 +48,9 @@ export class SqliteSchedules implements ScheduleStore {
   }
   async advanceSchedule(id: string, from: number, nextAt: number, firedAt: number): Promise<boolean> {
     return this.#advance.run(nextAt, firedAt, id, from).changes > 0;
+  }
+  async refuseTick(id: string, from: number, nextAt: number, refusal: ScheduleRefusal): Promise<boolean> {
+    return this.#refuse.run(nextAt, JSON.stringify(refusal), id, from).changes > 0;
   }
   async listScheduleRuns(scheduleId: string, query: { cursor?: string; limit?: number }): Promise<RunPage> {
     const limit = pageLimit(query.limit);

@@ -71,6 +71,40 @@ describe('schedules', () => {
     expect((missing as ClientError).status).toBe(404);
   });
 
+  it('a 7-field cron is a 400 naming the field count and the expression', async () => {
+    const runner = await runnerOn();
+    const client = new Client({ runnerUrl: runner.url, token: TEST_TOKEN });
+    const error = await client.schedules.create({ url: 'http://127.0.0.1:9/wf', cron: '0 0 9 * * 1-5 2030' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientError);
+    expect((error as ClientError).status).toBe(400);
+    expect((error as ClientError).message).toContain('got 7 fields: "0 0 9 * * 1-5 2030"');
+    expect(await client.schedules.list()).toEqual([]);
+  });
+
+  it('a schedule whose origin is no longer allowed skips its ticks, shows the refusal, and logs it once', async () => {
+    const errors: string[] = [];
+    const logger = { info: () => {}, warn: () => {}, error: (message: string) => errors.push(message) };
+    const runner = await startTestRunner({ api: { openOnLoopback: false }, runner: { pollMs: 100, allowedOrigins: ['https://app.example'], logger } });
+    runners.push(runner);
+    // Created while its origin was allowed (stored directly: the API would refuse it now).
+    const id = 'wfs_refused-origin';
+    const url = 'http://127.0.0.1:9/wf';
+    await runner.store.schedules.createSchedule({ id, url, cron: '* * * * * *', timezone: 'UTC', body: '', headers: {}, nextAt: Date.now(), lastFiredAt: null, lastRefusal: null, createdAt: Date.now() });
+    const client = new Client({ runnerUrl: runner.url, token: TEST_TOKEN });
+    const first = await until('a first refused tick', async () => (await client.schedules.list())[0]?.lastRefusal ?? undefined);
+    expect(first).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
+    expect(first.message).toContain('http://127.0.0.1:9');
+    // Every second a tick is refused and skipped; the ticker looks 4 times a second meanwhile.
+    const later = await until('two more refused ticks', async () => {
+      const [schedule] = await client.schedules.list();
+      return schedule!.lastRefusal!.tick >= first.tick + 2_000 ? schedule : undefined;
+    });
+    expect(later.nextAt).toBeGreaterThan(later.lastRefusal!.tick);
+    expect(later.lastFiredAt).toBeNull();
+    expect(await runsOf(runner, id)).toEqual([]);
+    expect(errors.filter((line) => line.includes(id))).toHaveLength(1);
+  });
+
   it('an every-second schedule starts one completed run per tick in a real app', async () => {
     const runner = await runnerOn();
     app = await startApp(async (context) => context.run('echo', () => context.requestPayload), { token: runner.token, runnerUrl: runner.url });

@@ -75,7 +75,15 @@ export function SchedulesPage(): JSX.Element {
                   <code>{schedule.cron}</code> <span class="muted">{schedule.timezone}</span>
                 </td>
                 <td data-testid="next-fire" title={new Date(schedule.nextAt).toISOString()}>{formatTime(schedule.nextAt)}</td>
-                <td>{schedule.lastFiredAt === null ? 'never' : formatTime(schedule.lastFiredAt)}</td>
+                <td>
+                  {schedule.lastFiredAt === null ? 'never' : formatTime(schedule.lastFiredAt)}
+                  {schedule.lastRefusal ? (
+                    // A tick the runner refused (its origin no longer allowed): skipped, so say why.
+                    <div class="muted" data-testid="last-refusal" title={schedule.lastRefusal.message}>
+                      tick {formatTime(schedule.lastRefusal.tick)} refused: {schedule.lastRefusal.code}
+                    </div>
+                  ) : null}
+                </td>
                 <td data-testid="schedule-runs">
                   {runs.length === 0 ? 'none yet' : runs.map((run) => (
                     <div key={run.id}>
