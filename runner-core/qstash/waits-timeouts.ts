@@ -1,10 +1,11 @@
 import { describeError, type Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
-import { resultStepId } from './waits.js';
+import { resultStepId, type QstashWaitStore } from './waits.js';
 import type { QstashWaits } from './waits-service.js';
 
 export interface WaitTimeoutsOptions {
-  store: Pick<Store, 'getRun' | 'qstashWaits'>;
+  store: Pick<Store, 'getRun'>;
+  waitStore: QstashWaitStore;
   waits: QstashWaits;
   logger: Logger;
   now?: () => number;
@@ -56,19 +57,19 @@ export class WaitTimeouts {
 
   /** One look: delivers every timeout due now; resolves how many were delivered. */
   async fireDue(): Promise<number> {
-    const { store, waits, logger } = this.#o;
-    const due = await store.qstashWaits.claimTimedOut(this.#o.now(), this.#o.leaseMs, this.#o.batch);
+    const { store, waitStore, waits, logger } = this.#o;
+    const due = await waitStore.claimTimedOut(this.#o.now(), this.#o.leaseMs, this.#o.batch);
     let delivered = 0;
     for (const wait of due) {
       const key = [wait.runId, wait.eventId, resultStepId(wait.step)] as const;
       const run = await store.getRun(wait.runId);
       if (!run || FINISHED_RUN_STATUSES.has(run.status)) {
-        await store.qstashWaits.deleteWait(...key);
+        await waitStore.deleteWait(...key);
         continue;
       }
       try {
         await waits.timeOut(wait);
-        await store.qstashWaits.deleteWait(...key);
+        await waitStore.deleteWait(...key);
         delivered++;
       } catch (error) {
         // Left leased: tried again when the lease ends.
