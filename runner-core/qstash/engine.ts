@@ -18,6 +18,7 @@ import { parseMessage, type MessageSpec } from './message-spec.js';
 import { publishMessages, type PublishResult } from './publish.js';
 import type { QstashStores } from './stores.js';
 import type { UpstashSigningKeys } from './signature.js';
+import { forwardedHeader, UpstashHeader, WorkflowHeader } from './headers.js';
 
 export type { UpstashSigningKeys } from './signature.js';
 
@@ -206,12 +207,12 @@ export class QStashEngine {
     const run = await this.context.store.getRun(runId);
     if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(runId, run?.status);
     const headers: Record<string, string> = {
-      'upstash-workflow-runid': runId,
-      'upstash-workflow-init': 'false',
-      'upstash-workflow-url': run.url,
-      'upstash-forward-upstash-workflow-sdk-version': '1',
+      [WorkflowHeader.RunId]: runId,
+      [WorkflowHeader.Init]: 'false',
+      [WorkflowHeader.Url]: run.url,
+      [forwardedHeader(WorkflowHeader.SdkVersion)]: '1',
       'content-type': 'application/json',
-      ...(options.delayMs !== undefined && { 'upstash-delay': `${Math.max(0, Math.round(options.delayMs))}ms` }),
+      ...(options.delayMs !== undefined && { [UpstashHeader.Delay]: `${Math.max(0, Math.round(options.delayMs))}ms` }),
       ...options.headers,
     };
     const [result] = await this.context.publish([parseMessage(run.url, headers, step)]);

@@ -5,6 +5,7 @@ import type { Change } from '../store/types.js';
 import { openHeaders, sealHeaders, type EngineContext, type Invoker, type RunConfig } from './context.js';
 import { parseMessage } from './message-spec.js';
 import { parseJsonObject, toSdkStep } from './sdk-steps.js';
+import { WorkflowHeader } from './headers.js';
 
 export type { Invoker } from './context.js';
 
@@ -61,7 +62,7 @@ export async function answerInvoker(
   try {
     const headers = openHeaders(context.credentials, 'POST', invoker.url, invoker.headers, invoker.sealed);
     const step = { ...invoker.step, out: JSON.stringify(result) };
-    await context.publish([parseMessage(invoker.url, { ...headers, 'upstash-workflow-init': 'false' }, JSON.stringify(step))]);
+    await context.publish([parseMessage(invoker.url, { ...headers, [WorkflowHeader.Init]: 'false' }, JSON.stringify(step))]);
   } catch (error) {
     // The invoker ended first (cancelled with its children, say): nobody waits for the result.
     if (error instanceof ApiError && error.code === 'WORKFLOW_RUN_FINISHED') return;

@@ -6,6 +6,7 @@ import type { QstashWaitStore, Wait } from './waits.js';
 import { checkEventId, parseWaitRequest, waitRunId } from './waits-parse.js';
 import type { Notified, QstashWaits } from './waits-service.js';
 import type { QStashRouteSet } from './route-set.js';
+import { HeaderPrefix } from './headers.js';
 
 export interface WaitRouteDeps {
   waitStore: QstashWaitStore;
@@ -36,7 +37,7 @@ const notifyDto = (notified: Notified[]): Record<string, unknown>[] => notified.
 /** The `Upstash-*` headers of the wait request, kept as the waiter's headers. */
 function upstashHeaders(headers: Headers): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const [name, value] of headers) if (name.startsWith('upstash-')) (out[name] ??= []).push(value);
+  for (const [name, value] of headers) if (name.startsWith(HeaderPrefix.Upstash)) (out[name] ??= []).push(value);
   return out;
 }
 
