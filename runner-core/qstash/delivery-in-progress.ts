@@ -6,7 +6,8 @@ import { readSdkStep } from './sdk-steps.js';
  * delivery and publishes what follows it (a result, a parallel group's plan, a call) before it
  * answers, but names no message in what it publishes. The run and the step do: a parallel branch
  * (`concurrent` > 1) runs during its plan step's delivery (or its call's callback); any other step
- * during the run's latest delivery in flight, which is what the run's list ended with.
+ * during the delivery of the run's latest undelivered message, which is what the run's list ended
+ * with (the SDK goes on only from the last message of its list).
  *
  * publish.ts settles that delivery in the transaction that stores what it published, so a kill
  * cannot leave a stored result whose delivery is sent (and its step run) again.
@@ -24,7 +25,10 @@ export interface DeliveryRef {
   step: PublishedStep;
 }
 
-/** A run's message being delivered to the workflow (pending and leased), as the store reads it. */
+/**
+ * A run's message to the workflow not delivered yet (pending, leased or not: a runner that restarted
+ * on its SQLite file dropped the leases of deliveries the app may still be answering), as the store reads it.
+ */
 export interface InFlightMessage {
   id: string;
   seq: number;

@@ -7,7 +7,7 @@ import type {
   MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage,
 } from './message-store.js';
 import {
-  admitMessages, FLOW_LOOKAHEAD, flowParams, IN_FLIGHT_WHERE, toInFlight, toMessage, toRunMessage, type InFlightRow, type MessageRow, type RunMessageRow,
+  admitMessages, FLOW_LOOKAHEAD, flowParams, UNDELIVERED_WHERE, toInFlight, toMessage, toRunMessage, type InFlightRow, type MessageRow, type RunMessageRow,
 } from './sqlite-messages.js';
 
 type Db = Sql<{ bigint: number }>;
@@ -41,11 +41,14 @@ export class PostgresMessageStore implements MessageStore {
     }) as Promise<T>;
   }
 
-  /** Settles the deliveries the app published during (delivery-in-progress.ts), whoever holds their lease. */
-  async #settleDuring(tx: Tx, during: readonly DeliveryRef[], now: number): Promise<void> {
+  /**
+   * Settles the deliveries the app published during (delivery-in-progress.ts), whoever holds their
+   * lease; `published` are the messages this publish stored, which no delivery ran yet.
+   */
+  async #settleDuring(tx: Tx, during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): Promise<void> {
     for (const { runId, step } of during) {
-      const rows = await tx<InFlightRow[]>`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ${runId} AND ${tx.unsafe(IN_FLIGHT_WHERE)} FOR UPDATE`;
-      const id = deliveryInProgress(rows.map(toInFlight), step);
+      const rows = await tx<InFlightRow[]>`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ${runId} AND ${tx.unsafe(UNDELIVERED_WHERE)} FOR UPDATE`;
+      const id = deliveryInProgress(rows.filter((row) => !published.has(row.id)).map(toInFlight), step);
       if (id === undefined) continue;
       await tx`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = ${now}::bigint WHERE id = ${id} AND status = 'pending'`;
@@ -56,7 +59,7 @@ export class PostgresMessageStore implements MessageStore {
     if (!alongside) return { created: await this.#createRun(this.#sql, run, first), applied: appliedAttempts([]) };
     return this.#transaction(async (tx) => {
       if (!(await this.#createRun(tx, run, first))) return { created: false, applied: appliedAttempts([]) };
-      await this.#settleDuring(tx, alongside.during ?? [], alongside.now);
+      await this.#settleDuring(tx, alongside.during ?? [], new Set(), alongside.now);
       return { created: true, applied: await this.#connection.apply(tx, alongside.changes, alongside.returning) };
     });
   }
@@ -67,7 +70,7 @@ export class PostgresMessageStore implements MessageStore {
       const results = await this.#insert(tx, messages.map((m) => m.message));
       const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
       const runs = new Set(fresh.map((m) => m.message.runId));
-      await this.#settleDuring(tx, (options.during ?? []).filter((ref) => runs.has(ref.runId)), options.now);
+      await this.#settleDuring(tx, (options.during ?? []).filter((ref) => runs.has(ref.runId)), new Set(messages.map((m) => m.message.id)), options.now);
       return { results, applied: await this.#connection.apply(tx, fresh.flatMap((m) => m.changes), options.returning) };
     });
   }

@@ -56,8 +56,12 @@ export function toInFlight(row: InFlightRow): InFlightMessage {
   return { id: row.id, seq: Number(row.seq), callType: row.call_type, body: spec.body, headers: spec.headers };
 }
 
-/** The run's messages being delivered to the workflow: the ones a publish may have been made during. */
-export const IN_FLIGHT_WHERE = `status = 'pending' AND lease_owner IS NOT NULL AND call_type IN ('step', 'fromCallback')`;
+/**
+ * The run's messages to the workflow not yet delivered: the ones a publish may have been made
+ * during. Leased or not: a runner that restarted on its SQLite file dropped the leases
+ * (`releaseAll`) of the deliveries the app may still be answering.
+ */
+export const UNDELIVERED_WHERE = `status = 'pending' AND call_type IN ('step', 'fromCallback')`;
 
 export function admitMessages(rows: readonly MessageRow[], take: number, now: number, usage: Parameters<typeof admit>[3]) {
   const candidates = rows.map((row) => ({ ...row, flow_started_at: null }) as MessageRow & FlowCandidate);
@@ -106,7 +110,7 @@ export class SqliteMessageStore implements MessageStore {
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
       nextDue: db.prepare(`SELECT MIN(MAX(due_at, COALESCE(lease_until, 0))) FROM qstash_messages WHERE status = 'pending'`).pluck(),
       releaseAll: db.prepare('UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
-      inFlight: db.prepare(`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? AND ${IN_FLIGHT_WHERE}`),
+      undelivered: db.prepare(`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? AND ${UNDELIVERED_WHERE}`),
       settleDelivered: db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = @now WHERE id = @id AND status = 'pending'`),
     };
@@ -119,9 +123,11 @@ export class SqliteMessageStore implements MessageStore {
       if (s.insertMessage.run(messageParams(m)).changes > 0) return { id: m.id, deduplicated: false };
       return { id: s.byDedup.get(m.dedupKey) as string, deduplicated: true };
     };
-    const settleDuring = (during: readonly DeliveryRef[], now: number): void => {
+    // `published`: the messages this publish stored, which no delivery ran yet.
+    const settleDuring = (during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): void => {
       for (const { runId, step } of during) {
-        const id = deliveryInProgress((s.inFlight.all(runId) as InFlightRow[]).map(toInFlight), step);
+        const rows = (s.undelivered.all(runId) as InFlightRow[]).filter((row) => !published.has(row.id));
+        const id = deliveryInProgress(rows.map(toInFlight), step);
         if (id !== undefined) s.settleDelivered.run({ id, now });
       }
     };
@@ -133,7 +139,7 @@ export class SqliteMessageStore implements MessageStore {
       s.insertConfig.run(run.id, run.config);
       insertOne(first);
       if (!alongside) return { created: true, applied: appliedAttempts([]) };
-      settleDuring(alongside.during ?? [], alongside.now);
+      settleDuring(alongside.during ?? [], new Set(), alongside.now);
       return { created: true, applied: connection.apply(alongside.changes, alongside.returning) };
     });
     this.#createRun = (run, first, alongside) => createRun.immediate(run, first, alongside);
@@ -143,7 +149,7 @@ export class SqliteMessageStore implements MessageStore {
       const results = messages.map((m) => insertOne(m.message));
       const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
       const runs = new Set(fresh.map((m) => m.message.runId));
-      settleDuring((options.during ?? []).filter((ref) => runs.has(ref.runId)), options.now);
+      settleDuring((options.during ?? []).filter((ref) => runs.has(ref.runId)), new Set(messages.map((m) => m.message.id)), options.now);
       return { results, applied: connection.apply(fresh.flatMap((m) => m.changes), options.returning) };
     });
     this.#publish = (messages, options) => publish.immediate(messages, options);
