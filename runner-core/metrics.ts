@@ -1,5 +1,5 @@
 import type { Runner } from './runner.js';
-import { RUN_STATUSES, type Applied, type ApplyOptions, type Change, type Store } from './store/types.js';
+import { RUN_STATUSES, type Applied, type ApplyOptions, type Change, type Store, type StoreConnection } from './store/types.js';
 
 /*
  * Prometheus text exposition, written here rather than with prom-client: four metric families do
@@ -55,16 +55,22 @@ function getterOf(object: object | null, key: PropertyKey): boolean {
  * result (or failure) is committed. Everything else goes straight to `store`.
  */
 export function instrumentStore(store: Store, stepDuration: Histogram): Store {
-  const apply = async (changes: readonly Change[], options?: ApplyOptions): Promise<Applied> => {
-    const applied = await store.apply(changes, options);
+  const observe = (changes: readonly Change[]): void => {
     for (const change of changes) {
       if (change.type === 'step-succeeded' || change.type === 'step-failed') stepDuration.observe(change.durationMs / 1000);
     }
+  };
+  const apply = async (changes: readonly Change[], options?: ApplyOptions): Promise<Applied> => {
+    const applied = await store.apply(changes, options);
+    observe(changes);
     return applied;
   };
+  // The QStash engine writes its step rows through the connection's apply (in its own transaction).
+  const connection = observedConnection(store.connection, observe);
   return new Proxy(store, {
     get(target, key) {
       if (key === 'apply') return apply;
+      if (key === 'connection') return connection;
       const value: unknown = Reflect.get(target, key);
       // A getter's value is handed out as it is: PostgresStore.sql is a connection pool that is also a
       // function, and a bound copy of it would lose `begin`, `unsafe`… (the QStash message store needs them).
@@ -73,6 +79,25 @@ export function instrumentStore(store: Store, stepDuration: Histogram): Store {
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/** `connection` whose `apply` also tells `observe` what it wrote. */
+function observedConnection(connection: StoreConnection | undefined, observe: (changes: readonly Change[]) => void): StoreConnection | undefined {
+  if (connection?.kind === 'sqlite') {
+    return { ...connection, apply: (changes: readonly Change[], returning: boolean) => {
+      const applied = connection.apply(changes, returning);
+      observe(changes);
+      return applied;
+    } };
+  }
+  if (connection?.kind === 'postgres') {
+    return { ...connection, apply: async (tx, changes, returning) => {
+      const applied = await connection.apply(tx, changes, returning);
+      observe(changes);
+      return applied;
+    } };
+  }
+  return connection;
 }
 
 function family(name: string, type: 'gauge' | 'histogram', help: string, lines: string[]): string {

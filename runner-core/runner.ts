@@ -12,7 +12,8 @@ import { EventBus } from './events.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { LOOPBACK_ORIGINS, parseOriginPatterns } from './origins.js';
 import type { RunnerOptions } from './runner-options.js';
-import { messageStoreFor, QStashEngine } from './qstash/engine.js';
+import { QStashEngine } from './qstash/engine.js';
+import { openQstashStores } from './qstash/stores.js';
 import { Scheduler } from './scheduler.js';
 import { ScheduleService } from './schedules/service.js';
 import type { Run, Store } from './store/types.js';
@@ -129,8 +130,9 @@ export class Runner {
       // Built below; only called later, when a run is cancelled.
       onCancelled: (run) => this.qstash?.runCancelled(run) ?? Promise.resolve(),
     });
-    const messages = messageStoreFor(options.store);
-    this.qstash = messages
+    // The engine's tables, built beside the store on its database (undefined for a test's fake store).
+    const qstashStores = openQstashStores(options.store.connection);
+    this.qstash = qstashStores
       ? new QStashEngine(
           {
             store: this.store,
@@ -153,7 +155,7 @@ export class Runner {
             exclusive: this.exclusive,
             alerts: this.alerts !== undefined,
           },
-          messages,
+          qstashStores,
         )
       : undefined;
     this.schedules = new ScheduleService({

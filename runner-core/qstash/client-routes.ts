@@ -10,7 +10,7 @@ import type { RunConfig } from './context.js';
 import type { QStashEngine } from './engine.js';
 import type { RunMessage } from './message-store.js';
 import { readSdkStep } from './sdk-steps.js';
-import type { QStashRouteSet } from './routes.js';
+import type { QStashRouteSet } from './route-set.js';
 
 export interface ClientRouteDeps {
   store: Pick<Store, 'getRun' | 'listRuns' | 'listSteps'>;

@@ -5,9 +5,25 @@ import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
 import type { Store } from '../store/types.js';
-import type { Invoker } from './invoke.js';
-import type { FollowUp } from './message-spec.js';
+import type { SdkStep } from './sdk-steps.js';
+import type { FollowUp, MessageSpec } from './message-spec.js';
 import type { MessageStore } from './message-store.js';
+
+/** What a publish answers for each message (QStash's `{messageId, url, deduplicated?}`). */
+export interface PublishResult {
+  messageId: string;
+  url: string;
+  deduplicated?: boolean;
+}
+
+/** Who invoked a run (`context.invoke`, invoke.ts), kept in its config: where and how its result goes back. */
+export interface Invoker {
+  runId: string;
+  url: string;
+  headers: Record<string, string>;
+  sealed?: string;
+  step: SdkStep;
+}
 
 /** What the QStash engine's parts share (built once by `QStashEngine`). */
 export interface EngineContext {
@@ -23,6 +39,11 @@ export interface EngineContext {
   logger: Logger;
   /** Called after messages were stored: the worker looks for due ones at once. */
   wake: () => void;
+  /**
+   * Stores messages the engine itself sends on (a call's callback, an invoked run's result, a
+   * wait's end): publish.ts, as for an app's publish, but during no delivery of the app.
+   */
+  publish: (specs: readonly MessageSpec[]) => Promise<PublishResult[]>;
   /**
    * When the delivery of the run now in flight here that runs step `stepId` started, if any: the app
    * runs a step while it handles a delivery and publishes the result before answering, so a result's

@@ -18,6 +18,7 @@ import { answerInvoker } from './invoke.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
+import { UpstashHeader, WorkflowHeader } from './headers.js';
 
 /**
  * Delivers due messages, as QStash does: claims them with leases (any runner on the database),
@@ -168,7 +169,7 @@ export class DeliveryWorker {
     // a callback: its SDK version header would make the SDK read the callback's body as a step list.
     if (config && message.kind === 'workflow') {
       headers = { ...openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed), ...headers };
-      if (config.label !== null) headers['upstash-label'] = config.label;
+      if (config.label !== null) headers[UpstashHeader.Label] = config.label;
     }
     let body = spec.body;
     if (message.kind === 'workflow' && message.runId !== null) {
@@ -180,11 +181,11 @@ export class DeliveryWorker {
     const startedAt = context.now();
     const sent: Record<string, string> = {
       ...forwardable(headers),
-      'upstash-message-id': message.id,
-      'upstash-retried': String(message.retried),
-      ...(run && message.callType !== 'toCallback' && { 'upstash-workflow-createdat': String(run.createdAt) }),
+      [UpstashHeader.MessageId]: message.id,
+      [UpstashHeader.Retried]: String(message.retried),
+      ...(run && message.callType !== 'toCallback' && { [WorkflowHeader.CreatedAt]: String(run.createdAt) }),
       'user-agent': 'Upstash-QStash',
-      'upstash-signature': signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
+      [UpstashHeader.Signature]: signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
     const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
     const starts = run ? this.runStarts.get(run.id) ?? [] : undefined;
@@ -234,7 +235,7 @@ export class DeliveryWorker {
       }
       if (message.callType === 'failureCall' && run) {
         // A route without failureFunction says so: then there was none to call.
-        const none = answer?.headers['upstash-workflow-failure-callback-notfound'] === 'true';
+        const none = answer?.headers[WorkflowHeader.FailureCallbackNotFound] === 'true';
         changes.push({ type: 'run', runId: run.id, patch: { failureCall: none ? null : 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
       }
       await this.sendOn(message, verdict, answered, sent, retried, run, config, changes, now);
@@ -317,7 +318,7 @@ export class DeliveryWorker {
     }
     if (answer && answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
     const error: SerializedError = answer ? answerError(message.spec.destination, answer) : { name: 'DeliveryError', message: describeError(transportError) };
-    if (answer?.status === 489 && answer.headers['upstash-nonretryable-error'] === 'true') return { kind: 'failed', error };
+    if (answer?.status === 489 && answer.headers[UpstashHeader.NonRetryableError] === 'true') return { kind: 'failed', error };
     if (message.retried >= message.spec.retries) return { kind: 'failed', error };
     const retried = message.retried + 1;
     const retryAfter = answer?.status === 429 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;

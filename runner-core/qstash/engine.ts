@@ -15,9 +15,10 @@ import { answerInvoker } from './invoke.js';
 import { DeliveryWorker } from './delivery.js';
 import { runNotRunning } from './errors.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
-import type { MessageStore } from './message-store.js';
 import { publishMessages, type PublishResult } from './publish.js';
+import type { QstashStores } from './stores.js';
 import type { UpstashSigningKeys } from './signature.js';
+import { forwardedHeader, UpstashHeader, WorkflowHeader } from './headers.js';
 
 export type { UpstashSigningKeys } from './signature.js';
 
@@ -68,15 +69,6 @@ export function defaultSigningKeys(token: string): UpstashSigningKeys {
   return { current: derive('current'), next: derive('next') };
 }
 
-/**
- * The message store of the runner's own database: a part of the store, like its schedules and
- * waits, so a wrapper around the store (the metrics proxy, a test's fault injection) hands it on
- * as it is. Undefined for a store without one (a test's fake).
- */
-export function messageStoreFor(store: Store): MessageStore | undefined {
-  return (store as Partial<Pick<Store, 'qstashMessages'>>).qstashMessages;
-}
-
 /** One entry of a run's list as the SDK reads it (`GET /v2/workflows/runs/:id`, delivery bodies). */
 export interface RawStep {
   messageId: string;
@@ -87,18 +79,21 @@ export interface RawStep {
 export class QStashEngine {
   readonly signingKeys: UpstashSigningKeys;
   readonly context: EngineContext;
+  /** The engine's own tables (stores.ts), in the store's database. */
+  readonly stores: QstashStores;
   /** `waitForEvent` and `notify` (waits-service.ts): the `/v2` routes, `wf notify` and the timeouts share it. */
   readonly waits: QstashWaits;
   private readonly waitTimeouts: WaitTimeouts;
   private readonly worker: DeliveryWorker;
   private readonly exclusive: boolean;
 
-  constructor(options: QStashEngineOptions, messages: MessageStore) {
+  constructor(options: QStashEngineOptions, stores: QstashStores) {
+    this.stores = stores;
     this.signingKeys = options.signingKeys ?? defaultSigningKeys(options.token);
     this.exclusive = options.exclusive;
     this.context = {
       store: options.store,
-      messages,
+      messages: stores.messages,
       commit: options.commit,
       events: options.events,
       credentials: options.credentials,
@@ -106,6 +101,7 @@ export class QStashEngine {
       now: options.now,
       logger: options.logger,
       wake: () => this.worker.wake(),
+      publish: (specs) => publishMessages(this.context, specs),
       deliveryStartedAt: (runId, stepId) => this.worker.startedAt(runId, stepId),
       alerts: options.alerts ?? false,
     };
@@ -124,8 +120,8 @@ export class QStashEngine {
       maxResponseBytes: options.maxMessageBytes ?? 1024 * 1024,
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     });
-    this.waits = new QstashWaits({ store: options.store, engine: this, commit: options.commit, logger: options.logger, now: options.now, redactNames: options.credentials.names });
-    this.waitTimeouts = new WaitTimeouts({ store: options.store, waits: this.waits, logger: options.logger, now: options.now, leaseMs: options.leaseMs, pollMs: options.pollMs });
+    this.waits = new QstashWaits({ store: options.store, waitStore: stores.waits, engine: this, commit: options.commit, logger: options.logger, now: options.now, redactNames: options.credentials.names });
+    this.waitTimeouts = new WaitTimeouts({ store: options.store, waitStore: stores.waits, waits: this.waits, logger: options.logger, now: options.now, leaseMs: options.leaseMs, pollMs: options.pollMs });
   }
 
   async start(): Promise<void> {
@@ -147,9 +143,12 @@ export class QStashEngine {
     return this.worker.inFlight;
   }
 
-  /** Stores published messages (one publish, or a batch in order). See publish.ts. */
+  /**
+   * Stores what an app published (`/v2/publish`, `/v2/batch`: one message, or a batch in order),
+   * settling the delivery it published during. See publish.ts.
+   */
   publish(specs: readonly MessageSpec[]): Promise<PublishResult[]> {
-    return publishMessages(this.context, specs);
+    return publishMessages(this.context, specs, { fromApp: true });
   }
 
   /**
@@ -208,15 +207,15 @@ export class QStashEngine {
     const run = await this.context.store.getRun(runId);
     if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(runId, run?.status);
     const headers: Record<string, string> = {
-      'upstash-workflow-runid': runId,
-      'upstash-workflow-init': 'false',
-      'upstash-workflow-url': run.url,
-      'upstash-forward-upstash-workflow-sdk-version': '1',
+      [WorkflowHeader.RunId]: runId,
+      [WorkflowHeader.Init]: 'false',
+      [WorkflowHeader.Url]: run.url,
+      [forwardedHeader(WorkflowHeader.SdkVersion)]: '1',
       'content-type': 'application/json',
-      ...(options.delayMs !== undefined && { 'upstash-delay': `${Math.max(0, Math.round(options.delayMs))}ms` }),
+      ...(options.delayMs !== undefined && { [UpstashHeader.Delay]: `${Math.max(0, Math.round(options.delayMs))}ms` }),
       ...options.headers,
     };
-    const [result] = await this.publish([parseMessage(run.url, headers, step)]);
+    const [result] = await this.context.publish([parseMessage(run.url, headers, step)]);
     return result!.messageId;
   }
 }

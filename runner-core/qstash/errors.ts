@@ -15,3 +15,16 @@ export function runNotRunning(runId: string, status: string | undefined): ApiErr
     ? new ApiError(400, 'WORKFLOW_RUN_NOT_FOUND', `No workflow run ${runId}: publish its first message (Upstash-Workflow-Init: true) before its steps.`)
     : new ApiError(400, 'WORKFLOW_RUN_FINISHED', `Workflow run ${runId} is ${status}: it takes no more messages.`);
 }
+
+/**
+ * An invoke request (`Upstash-Workflow-Invoke: true`) whose invoker cannot take the child's result:
+ * no such run (404), a native run (409: its steps are not the QStash engine's to write), or one that
+ * finished (400, as for any publish to a finished run: the SDK stops there). Nothing is written.
+ */
+export function invokerRefused(runId: string, run: { protocol?: string; status: string } | undefined): ApiError {
+  if (run === undefined) return new ApiError(404, 'INVOKER_NOT_FOUND', `The invoke request names invoker run ${runId}, which does not exist: the child workflow was not started.`);
+  if (run.protocol !== 'upstash') {
+    return new ApiError(409, 'INVOKER_NOT_QSTASH', `The invoke request names invoker run ${runId}, a native wfkit run, not a QStash workflow run: the child workflow was not started.`);
+  }
+  return runNotRunning(runId, run.status);
+}

@@ -2,6 +2,7 @@ import type { Run } from '../store/types.js';
 import { openHeaders, type EngineContext, type StoredFollowUp } from './context.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
+import { UpstashHeader } from './headers.js';
 
 /**
  * The messages a delivery's end sends on: the answer of a call to its callback (`context.call`:
@@ -26,7 +27,7 @@ function headerLists(headers: Record<string, string>): Record<string, string[]> 
 
 function sourceFields(context: EngineContext, message: StoredMessage, answer: Answer, requestHeaders: Record<string, string>, retried: number) {
   // The request's credentials stay out of the follow-up's body: it is stored and logged as it is.
-  const { 'upstash-signature': _signature, ...sent } = context.credentials.redact(requestHeaders);
+  const { [UpstashHeader.Signature]: _signature, ...sent } = context.credentials.redact(requestHeaders);
   return {
     status: answer.status,
     header: headerLists(answer.headers),

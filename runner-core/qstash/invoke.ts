@@ -2,10 +2,12 @@ import { childEventId } from '../../api/links.js';
 import { ApiError } from '../errors.js';
 import { describeError } from '../logger.js';
 import type { Change } from '../store/types.js';
-import { openHeaders, sealHeaders, type EngineContext, type RunConfig } from './context.js';
+import { openHeaders, sealHeaders, type EngineContext, type Invoker, type RunConfig } from './context.js';
 import { parseMessage } from './message-spec.js';
-import { publishMessages } from './publish.js';
-import { parseJsonObject, toSdkStep, type SdkStep } from './sdk-steps.js';
+import { parseJsonObject, toSdkStep } from './sdk-steps.js';
+import { WorkflowHeader } from './headers.js';
+
+export type { Invoker } from './context.js';
 
 /**
  * `context.invoke`: the invoking workflow publishes the child's first message itself
@@ -14,15 +16,6 @@ import { parseJsonObject, toSdkStep, type SdkStep } from './sdk-steps.js';
  * only its payload) and, when the child ends, sends the invoker its step's result
  * `{body, isFailed, isCanceled}` with the invoker's headers. This file is that part of QStash.
  */
-
-/** Who invoked a run, kept in its config: where and how its result goes back. */
-export interface Invoker {
-  runId: string;
-  url: string;
-  headers: Record<string, string>;
-  sealed?: string;
-  step: SdkStep;
-}
 
 /** The child's payload and its invoker, from the first message's body; undefined when the body is not an invoke request. */
 export function readInvokeRequest(context: EngineContext, body: string): { payload: string; invoker: Invoker } | undefined {
@@ -69,7 +62,7 @@ export async function answerInvoker(
   try {
     const headers = openHeaders(context.credentials, 'POST', invoker.url, invoker.headers, invoker.sealed);
     const step = { ...invoker.step, out: JSON.stringify(result) };
-    await publishMessages(context, [parseMessage(invoker.url, { ...headers, 'upstash-workflow-init': 'false' }, JSON.stringify(step))]);
+    await context.publish([parseMessage(invoker.url, { ...headers, [WorkflowHeader.Init]: 'false' }, JSON.stringify(step))]);
   } catch (error) {
     // The invoker ended first (cancelled with its children, say): nobody waits for the result.
     if (error instanceof ApiError && error.code === 'WORKFLOW_RUN_FINISHED') return;

@@ -1,5 +1,6 @@
 import type { FlowControl } from '../../protocol/flow-control.js';
 import { parseCount, parseDuration, parseRetryDelay, QStashHeaderError } from './durations.js';
+import { HeaderPrefix, UpstashHeader, WorkflowHeader } from './headers.js';
 
 /**
  * One message as `@upstash/qstash` publishes it (`POST /v2/publish/<url>`, one entry of
@@ -63,17 +64,17 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /** `Upstash-*` headers (lower case) that are read, or deliberately dropped (telemetry, feature sets). */
-const KNOWN = new Set([
-  'upstash-method', 'upstash-delay', 'upstash-not-before', 'upstash-retries', 'upstash-retry-delay', 'upstash-timeout',
-  'upstash-callback', 'upstash-failure-callback', 'upstash-label', 'upstash-feature-set', 'upstash-flow-control-key',
-  'upstash-flow-control-value', 'upstash-deduplication-id', 'upstash-content-based-deduplication', 'upstash-redact-fields',
+const KNOWN = new Set<string>([
+  UpstashHeader.Method, UpstashHeader.Delay, UpstashHeader.NotBefore, UpstashHeader.Retries, UpstashHeader.RetryDelay, UpstashHeader.Timeout,
+  UpstashHeader.Callback, UpstashHeader.FailureCallback, UpstashHeader.Label, UpstashHeader.FeatureSet, UpstashHeader.FlowControlKey,
+  UpstashHeader.FlowControlValue, UpstashHeader.DeduplicationId, UpstashHeader.ContentBasedDeduplication, UpstashHeader.RedactFields,
 ]);
-const PASS_PREFIXES = ['upstash-forward-', 'upstash-workflow-', 'upstash-telemetry-', 'upstash-callback-', 'upstash-failure-callback-'];
+const PASS_PREFIXES: string[] = [HeaderPrefix.Forward, HeaderPrefix.Workflow, HeaderPrefix.Telemetry, HeaderPrefix.Callback, HeaderPrefix.FailureCallback];
 
 /** `parallelism=2, rate=10, period=1m` (any order, any subset with a limit) for `key`. */
 export function parseFlowControlValue(key: string, value: string): FlowControl {
   const header = 'Upstash-Flow-Control-Value';
-  if (key.trim() === '' || key.length > 256) throw new QStashHeaderError('upstash-flow-control-key', `Expected Upstash-Flow-Control-Key to be 1 to 256 characters, got "${key.slice(0, 300)}".`);
+  if (key.trim() === '' || key.length > 256) throw new QStashHeaderError(UpstashHeader.FlowControlKey, `Expected Upstash-Flow-Control-Key to be 1 to 256 characters, got "${key.slice(0, 300)}".`);
   const out: FlowControl = { key };
   for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
     const match = /^(parallelism|rate|period)=(.+)$/.exec(part);
@@ -94,7 +95,7 @@ export function parseFlowControlValue(key: string, value: string): FlowControl {
  */
 const NOT_FORWARDED = new Set([
   'host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect',
-  'proxy-authorization', 'proxy-connection', 'upstash-signature', 'upstash-message-id', 'upstash-retried',
+  'proxy-authorization', 'proxy-connection', UpstashHeader.Signature, UpstashHeader.MessageId, UpstashHeader.Retried,
 ]);
 
 export function forwardable(headers: Record<string, string>): Record<string, string> {
@@ -105,7 +106,7 @@ export function forwardable(headers: Record<string, string>): Record<string, str
 function subHeaders(headers: Record<string, string>, prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (name.startsWith(prefix)) out[`upstash-${name.slice(prefix.length)}`] = value;
+    if (name.startsWith(prefix)) out[`${HeaderPrefix.Upstash}${name.slice(prefix.length)}`] = value;
   }
   return out;
 }
@@ -136,21 +137,22 @@ export function lowerHeaders(headers: Record<string, string>): Record<string, st
 export function parseMessage(destination: string, rawHeaders: Record<string, string>, body: string): MessageSpec {
   const headers = lowerHeaders(rawHeaders);
   for (const name of Object.keys(headers)) {
-    if (!name.startsWith('upstash-') || KNOWN.has(name) || PASS_PREFIXES.some((p) => name.startsWith(p))) continue;
+    if (!name.startsWith(HeaderPrefix.Upstash) || KNOWN.has(name) || PASS_PREFIXES.some((p) => name.startsWith(p))) continue;
     throw new QStashHeaderError(name, `The runner does not support the QStash header ${name} (it serves the part of QStash that @upstash/workflow uses).`);
   }
   checkUrl('the destination', destination);
-  const method = (headers['upstash-method'] ?? 'POST').toUpperCase();
-  if (!METHODS.has(method)) throw new QStashHeaderError('upstash-method', `Expected Upstash-Method to be one of ${[...METHODS].join(', ')}, got "${headers['upstash-method']}".`);
+  const method = (headers[UpstashHeader.Method] ?? 'POST').toUpperCase();
+  if (!METHODS.has(method)) throw new QStashHeaderError(UpstashHeader.Method, `Expected Upstash-Method to be one of ${[...METHODS].join(', ')}, got "${headers[UpstashHeader.Method]}".`);
 
   const deliverHeaders: Record<string, string> = {};
   const forwarded: Record<string, string> = {};
   if (headers['content-type'] !== undefined) deliverHeaders['content-type'] = headers['content-type'];
   for (const [name, value] of Object.entries(headers)) {
-    if (name.startsWith('upstash-forward-')) deliverHeaders[name.slice('upstash-forward-'.length)] = forwarded[name.slice('upstash-forward-'.length)] = value;
-    else if (name.startsWith('upstash-workflow-')) deliverHeaders[name] = value;
+    if (name.startsWith(HeaderPrefix.Forward)) deliverHeaders[name.slice(HeaderPrefix.Forward.length)] = forwarded[name.slice(HeaderPrefix.Forward.length)] = value;
+    else if (name.startsWith(HeaderPrefix.Workflow)) deliverHeaders[name] = value;
   }
-  if (headers['upstash-label'] !== undefined) deliverHeaders['upstash-label'] = headers['upstash-label'];
+  const label = headers[UpstashHeader.Label];
+  if (label !== undefined) deliverHeaders[UpstashHeader.Label] = label;
   for (const [name, value] of Object.entries(deliverHeaders)) {
     // Checked now: a header the runner could not send would otherwise fail every delivery.
     if (!HEADER_NAME.test(name)) throw new QStashHeaderError(name, `Expected a forwarded header name to be an HTTP token, got "${name.slice(0, 100)}".`);
@@ -158,7 +160,7 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
   }
 
   const read = <T>(name: string, parse: (value: string) => T): T | undefined => (headers[name] === undefined ? undefined : parse(headers[name]));
-  const retryDelay = read('upstash-retry-delay', (value) => (parseRetryDelay(value), value));
+  const retryDelay = read(UpstashHeader.RetryDelay, (value) => (parseRetryDelay(value), value));
   const followUp = (name: string): FollowUp | undefined => {
     const url = headers[name];
     if (url === undefined) return undefined;
@@ -167,14 +169,14 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     parseMessage(checkUrl(name, url), sub, '');
     return { url, headers: sub };
   };
-  const runId = headers['upstash-workflow-runid'];
+  const runId = headers[WorkflowHeader.RunId];
   if (runId !== undefined && !RUN_ID.test(runId)) {
-    throw new QStashHeaderError('upstash-workflow-runid', `Expected Upstash-Workflow-RunId to be wfr_ followed by at most 128 letters, digits, _ or -, got "${runId.slice(0, 200)}".`);
+    throw new QStashHeaderError(WorkflowHeader.RunId, `Expected Upstash-Workflow-RunId to be wfr_ followed by at most 128 letters, digits, _ or -, got "${runId.slice(0, 200)}".`);
   }
-  const flowKey = headers['upstash-flow-control-key'];
-  const flowValue = headers['upstash-flow-control-value'];
+  const flowKey = headers[UpstashHeader.FlowControlKey];
+  const flowValue = headers[UpstashHeader.FlowControlValue];
   if ((flowKey === undefined) !== (flowValue === undefined)) {
-    throw new QStashHeaderError('upstash-flow-control-key', 'Expected Upstash-Flow-Control-Key and Upstash-Flow-Control-Value together, got only one of them.');
+    throw new QStashHeaderError(UpstashHeader.FlowControlKey, 'Expected Upstash-Flow-Control-Key and Upstash-Flow-Control-Value together, got only one of them.');
   }
   return {
     destination,
@@ -183,26 +185,26 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     deliverHeaders,
     // An app's first request forwarded whole (the SDK does that) brings its connection's headers too.
     forwarded: forwardable(forwarded),
-    delayMs: read('upstash-delay', (value) => parseDuration('Upstash-Delay', value)) ?? 0,
-    notBefore: read('upstash-not-before', (value) => parseCount('Upstash-Not-Before', value, 253_402_300_799) * 1_000),
-    retries: read('upstash-retries', (value) => parseCount('Upstash-Retries', value, MAX_RETRIES)),
+    delayMs: read(UpstashHeader.Delay, (value) => parseDuration('Upstash-Delay', value)) ?? 0,
+    notBefore: read(UpstashHeader.NotBefore, (value) => parseCount('Upstash-Not-Before', value, 253_402_300_799) * 1_000),
+    retries: read(UpstashHeader.Retries, (value) => parseCount('Upstash-Retries', value, MAX_RETRIES)),
     retryDelay,
-    timeoutMs: read('upstash-timeout', (value) => parseDuration('Upstash-Timeout', value)),
-    callback: followUp('upstash-callback'),
-    failureCallback: followUp('upstash-failure-callback'),
+    timeoutMs: read(UpstashHeader.Timeout, (value) => parseDuration('Upstash-Timeout', value)),
+    callback: followUp(UpstashHeader.Callback),
+    failureCallback: followUp(UpstashHeader.FailureCallback),
     workflow:
       runId === undefined
         ? undefined
         : {
             runId,
-            init: headers['upstash-workflow-init'] === 'true',
-            url: headers['upstash-workflow-url'],
-            callType: headers['upstash-workflow-calltype'] ?? 'step',
+            init: headers[WorkflowHeader.Init] === 'true',
+            url: headers[WorkflowHeader.Url],
+            callType: headers[WorkflowHeader.CallType] ?? 'step',
           },
-    label: headers['upstash-label'],
+    label: headers[UpstashHeader.Label],
     flowControl: flowKey !== undefined && flowValue !== undefined ? parseFlowControlValue(flowKey, flowValue) : undefined,
-    deduplicationId: headers['upstash-deduplication-id'],
-    contentBasedDeduplication: headers['upstash-content-based-deduplication'] === 'true',
-    redact: (headers['upstash-redact-fields'] ?? '').split(',').map((part) => part.trim()).filter((part) => part !== ''),
+    deduplicationId: headers[UpstashHeader.DeduplicationId],
+    contentBasedDeduplication: headers[UpstashHeader.ContentBasedDeduplication] === 'true',
+    redact: (headers[UpstashHeader.RedactFields] ?? '').split(',').map((part) => part.trim()).filter((part) => part !== ''),
   };
 }

@@ -1,11 +1,14 @@
 import type { FlowControl } from '../../protocol/flow-control.js';
+import type { Applied, Change } from '../store/types.js';
+import type { DeliveryRef } from './delivery-in-progress.js';
 
 /**
  * Where QStash-protocol runs and messages live: the same database as the runner's `Store` (SQLite
- * file or PostgreSQL schema), tables of their own (`qstash_runs`, `qstash_messages`). The run's
- * row in `runs`, its steps and attempts are written through `Store.apply` like native ones; this
- * store holds what only the QStash protocol needs. Messages are claimed with leases, so several
- * runners on one PostgreSQL database deliver each message once at a time.
+ * file or PostgreSQL schema), tables of their own (`qstash_runs`, `qstash_messages`), built beside
+ * the store (stores.ts). The run's row in `runs`, its steps and attempts are the store's records,
+ * written with its `apply`: by the runner's commit, or inside this store's transaction when they
+ * must commit with a message (`publish`). Messages are claimed with leases, so several runners on
+ * one PostgreSQL database deliver each message once at a time.
  */
 
 /** A message as stored: what `delivery.ts` sends (credential header values sealed, see `sealed.ts`). */
@@ -88,9 +91,38 @@ export interface MessagePatch {
   unreachableSince?: number | null;
 }
 
+/** A published message and the store's changes it brings (its step's row), applied only when the message is new. */
+export interface PublishedMessage {
+  message: NewMessage;
+  changes: readonly Change[];
+}
+
+/** What a publish writes beside its messages, in the same transaction. */
+export interface PublishOptions {
+  /**
+   * The deliveries the app published during (one per run; delivery-in-progress.ts picks the
+   * message): settled as delivered, whoever holds their lease, when a message of the run is new.
+   */
+  during?: readonly DeliveryRef[];
+  /** Read back the runs and steps the changes touched (someone listens). */
+  returning: boolean;
+  now: number;
+}
+
 export interface MessageStore {
-  /** Inserts the run (status `running`, `protocol` 'upstash'), its config and its first message; false when the run id exists. */
-  createRun(run: NewUpstashRun, first: NewMessage): Promise<boolean>;
+  /**
+   * Inserts the run (status `running`, `protocol` 'upstash'), its config and its first message;
+   * `created` false (and nothing written) when the run id or its idempotency key exists. With
+   * `alongside`, in the same transaction: its changes applied and its deliveries settled (an
+   * invoke: the invoker's step row, and the delivery that invoked).
+   */
+  createRun(run: NewUpstashRun, first: NewMessage, alongside?: PublishOptions & { changes: readonly Change[] }): Promise<{ created: boolean; applied: Applied }>;
+  /**
+   * Stores one publish in one transaction: `messages` inserted (a repeated deduplication key
+   * answers the existing message's id, and its changes are not applied), the new ones' changes
+   * applied, and the deliveries `during` settled.
+   */
+  publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }>;
   /** The run's config (JSON), or undefined for a run the QStash API did not start. */
   runConfig(runId: string): Promise<string | undefined>;
   /** Inserts messages in one transaction; a repeated deduplication key answers the existing message's id. */

@@ -1,22 +1,81 @@
-import type { Sql } from 'postgres';
-import type { MessagePatch, MessageStore, NewMessage, NewUpstashRun, RunMessage, StoredMessage } from './message-store.js';
+import type { Sql, TransactionSql } from 'postgres';
+import { appliedAttempts } from '../store/applied.js';
 import type { FlowUsage } from '../store/flow-admission.js';
-import { admitMessages, FLOW_LOOKAHEAD, flowParams, toMessage, toRunMessage, type MessageRow, type RunMessageRow } from './sqlite-messages.js';
+import type { Applied, Change, StoreConnection } from '../store/types.js';
+import { deliveryInProgress, type DeliveryRef } from './delivery-in-progress.js';
+import type {
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage,
+} from './message-store.js';
+import {
+  admitMessages, FLOW_LOOKAHEAD, flowParams, UNDELIVERED_WHERE, toInFlight, toMessage, toRunMessage, type InFlightRow, type MessageRow, type RunMessageRow,
+} from './sqlite-messages.js';
+
+type Db = Sql<{ bigint: number }>;
+type Tx = TransactionSql<{ bigint: number }>;
 
 /**
- * The `MessageStore` on PostgreSQL, for several runners on one database. Every write is one
+ * The `MessageStore` on PostgreSQL, for several runners on one database. Most writes are one
  * statement (as the `Store`'s are), so no transaction waits on a client that froze; a claim takes
- * its messages `FOR UPDATE SKIP LOCKED`, so two runners never lease the same message.
+ * its messages `FOR UPDATE SKIP LOCKED`, so two runners never lease the same message. A claim and
+ * a publish that settles a delivery are short transactions, bounded by their session settings.
  */
 export class PostgresMessageStore implements MessageStore {
-  readonly #sql: Sql<{ bigint: number }>;
+  readonly #sql: Db;
+  readonly #connection: Extract<StoreConnection, { kind: 'postgres' }>;
 
-  constructor(sql: Sql<{ bigint: number }>) {
-    this.#sql = sql;
+  constructor(connection: Extract<StoreConnection, { kind: 'postgres' }>) {
+    this.#sql = connection.sql;
+    this.#connection = connection;
   }
 
-  async createRun(run: NewUpstashRun, first: NewMessage): Promise<boolean> {
-    const sql = this.#sql;
+  /**
+   * A transaction that writes messages and the store's changes together. A runner that froze inside
+   * it must not hold its rows and locks for long: the server ends such a session, and a statement
+   * waiting on a lock gives up (the publish fails; the app publishes again).
+   */
+  #transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#sql.begin(async (tx) => {
+      await tx`SET LOCAL idle_in_transaction_session_timeout = '5s'`;
+      await tx`SET LOCAL lock_timeout = '2s'`;
+      return work(tx);
+    }) as Promise<T>;
+  }
+
+  /**
+   * Settles the deliveries the app published during (delivery-in-progress.ts), whoever holds their
+   * lease; `published` are the messages this publish stored, which no delivery ran yet.
+   */
+  async #settleDuring(tx: Tx, during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): Promise<void> {
+    for (const { runId, step } of during) {
+      const rows = await tx<InFlightRow[]>`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ${runId} AND ${tx.unsafe(UNDELIVERED_WHERE)} FOR UPDATE`;
+      const id = deliveryInProgress(rows.filter((row) => !published.has(row.id)).map(toInFlight), step);
+      if (id === undefined) continue;
+      await tx`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
+        updated_at = ${now}::bigint WHERE id = ${id} AND status = 'pending'`;
+    }
+  }
+
+  async createRun(run: NewUpstashRun, first: NewMessage, alongside?: PublishOptions & { changes: readonly Change[] }): Promise<{ created: boolean; applied: Applied }> {
+    if (!alongside) return { created: await this.#createRun(this.#sql, run, first), applied: appliedAttempts([]) };
+    return this.#transaction(async (tx) => {
+      if (!(await this.#createRun(tx, run, first))) return { created: false, applied: appliedAttempts([]) };
+      await this.#settleDuring(tx, alongside.during ?? [], new Set(), alongside.now);
+      return { created: true, applied: await this.#connection.apply(tx, alongside.changes, alongside.returning) };
+    });
+  }
+
+  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
+    if (messages.length === 0) return { results: [], applied: appliedAttempts([]) };
+    return this.#transaction(async (tx) => {
+      const results = await this.#insert(tx, messages.map((m) => m.message));
+      const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
+      const runs = new Set(fresh.map((m) => m.message.runId));
+      await this.#settleDuring(tx, (options.during ?? []).filter((ref) => runs.has(ref.runId)), new Set(messages.map((m) => m.message.id)), options.now);
+      return { results, applied: await this.#connection.apply(tx, fresh.flatMap((m) => m.changes), options.returning) };
+    });
+  }
+
+  async #createRun(sql: Db | Tx, run: NewUpstashRun, first: NewMessage): Promise<boolean> {
     const flow = flowParams(first);
     // Parent and children in one statement: the foreign keys are checked at its end.
     const [row] = await sql<{ n: number }[]>`WITH r AS (
@@ -40,8 +99,10 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async insertMessages(messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
-    if (messages.length === 0) return [];
-    const sql = this.#sql;
+    return messages.length === 0 ? [] : this.#insert(this.#sql, messages);
+  }
+
+  async #insert(sql: Db | Tx, messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
     const rows = messages.map((m) => ({
       id: m.id, run_id: m.runId, call_type: m.callType, kind: m.kind, spec: JSON.stringify(m.spec), due_at: m.dueAt,
       dedup_key: m.dedupKey, flow_key: m.flow?.key ?? null, flow_parallelism: m.flow?.parallelism ?? null, flow_rate: m.flow?.rate ?? null,

@@ -1,16 +1,21 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { childIdempotencyKey } from '../../api/links.js';
+import { announce } from '../announce.js';
 import { OriginNotAllowedError } from '../errors.js';
 import { originAllowed } from '../origins.js';
 import { DEFAULT_RETRIES } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change } from '../store/types.js';
-import { sealHeaders, type EngineContext, type RunConfig, type StoredFollowUp } from './context.js';
+import { sealHeaders, type EngineContext, type PublishResult, type RunConfig, type StoredFollowUp } from './context.js';
+import type { DeliveryRef, PublishedStep } from './delivery-in-progress.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
-import { runNotRunning } from './errors.js';
+import { badRequest, invokerRefused, runNotRunning } from './errors.js';
+import { forwardedHeader, WorkflowHeader } from './headers.js';
 import type { FollowUp, MessageSpec } from './message-spec.js';
-import type { NewMessage, StoredSpec } from './message-store.js';
+import type { NewMessage, PublishedMessage, StoredSpec } from './message-store.js';
 import { invokeStepChanges, readInvokeRequest } from './invoke.js';
 import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk-steps.js';
+
+export type { PublishResult } from './context.js';
 
 /**
  * Accepting published messages (`/v2/publish`, `/v2/batch`): a run's first message creates the run,
@@ -18,12 +23,6 @@ import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk
  * queued for delivery. Everything is stored before the publish is answered: the SDK goes on only
  * after QStash said yes, and so a message the runner acknowledged is never lost.
  */
-
-export interface PublishResult {
-  messageId: string;
-  url: string;
-  deduplicated?: boolean;
-}
 
 /** QStash message ids look like `msg_…`. */
 export function newMessageId(): string {
@@ -66,7 +65,45 @@ export function storedSpec(context: EngineContext, spec: MessageSpec, runDefault
   };
 }
 
+/** The step of its run a call (`context.call`, call type `toCallback`) is made for: its callback names it. */
+function callStep(spec: MessageSpec): PublishedStep | undefined {
+  const headers = spec.callback?.headers ?? {};
+  const stepId = Number(headers[forwardedHeader(WorkflowHeader.StepId)]);
+  if (!Number.isInteger(stepId) || stepId <= 0) return undefined;
+  const concurrent = Number(headers[forwardedHeader(WorkflowHeader.Concurrent)] ?? '1');
+  return { stepId, concurrent: Number.isInteger(concurrent) && concurrent > 0 ? concurrent : 1 };
+}
+
+/** The step of its run a run message carries (a result, a plan step, a call), as the SDK numbers it. */
+function publishedStep(spec: MessageSpec): PublishedStep | undefined {
+  if (spec.workflow?.callType === 'toCallback') return callStep(spec);
+  if (spec.workflow?.callType !== 'step') return undefined;
+  const step = readSdkStep(spec.body);
+  return step && { stepId: step.stepId, concurrent: step.concurrent ?? 1 };
+}
+
+/**
+ * A run message's own deduplication: one message per step of a run (the SDK's identity of a step:
+ * its id, and a plan step's target), one call per call step. A second one (its delivery sent again,
+ * the SDK's publish retried) answers the first message's id and writes nothing: the SDK replays the
+ * first result, so no second one may be stored, nor shown.
+ */
+function stepKey(spec: MessageSpec): string | null {
+  const runId = spec.workflow?.runId;
+  if (runId === undefined) return null;
+  if (spec.workflow?.callType === 'toCallback') {
+    const step = callStep(spec);
+    return step ? `call:${runId}:${step.stepId}` : null;
+  }
+  if (spec.workflow?.callType !== 'step') return null;
+  const step = readSdkStep(spec.body);
+  if (!step) return null;
+  return `step:${runId}:${step.stepId}:${step.stepId === 0 ? (step.targetStep ?? 0) : 0}`;
+}
+
 function dedupKey(spec: MessageSpec): string | null {
+  const key = stepKey(spec);
+  if (key !== null) return key;
   if (spec.deduplicationId !== undefined) return `id:${spec.deduplicationId}`;
   if (!spec.contentBasedDeduplication) return null;
   const content = JSON.stringify([spec.destination, spec.method, spec.body, Object.entries(spec.deliverHeaders).sort()]);
@@ -100,25 +137,42 @@ export function newMessage(context: EngineContext, spec: MessageSpec, now: numbe
  */
 function defaultFailureCallback(runId: string, url: string, forwarded: Record<string, string>): FollowUp {
   const headers: Record<string, string> = {
-    'upstash-forward-upstash-workflow-is-failure': 'true',
-    'upstash-forward-upstash-workflow-failure-callback': 'true',
-    'upstash-workflow-runid': runId,
-    'upstash-workflow-init': 'false',
-    'upstash-workflow-url': url,
-    'upstash-workflow-calltype': 'failureCall',
+    [forwardedHeader(WorkflowHeader.IsFailure)]: 'true',
+    [forwardedHeader(WorkflowHeader.FailureCallback)]: 'true',
+    [WorkflowHeader.RunId]: runId,
+    [WorkflowHeader.Init]: 'false',
+    [WorkflowHeader.Url]: url,
+    [WorkflowHeader.CallType]: 'failureCall',
   };
-  for (const [name, value] of Object.entries(forwarded)) headers[`upstash-forward-${name}`] ??= value;
+  for (const [name, value] of Object.entries(forwarded)) headers[forwardedHeader(name)] ??= value;
   return { url, headers };
 }
 
-/** Creates the run of a first message (`Upstash-Workflow-Init: true`); an existing run id is a duplicate. */
-async function startRun(context: EngineContext, spec: MessageSpec, now: number): Promise<PublishResult> {
+/**
+ * context.invoke: the first message's body wraps the child's payload and names the invoker
+ * (invoke.ts), which must be an open QStash run: the child's start writes the invoker's step row.
+ * Undefined for any other first message.
+ */
+async function readInvoke(context: EngineContext, spec: MessageSpec): Promise<ReturnType<typeof readInvokeRequest>> {
+  if (spec.deliverHeaders[WorkflowHeader.Invoke] !== 'true') return undefined;
+  const invoke = readInvokeRequest(context, spec.body);
+  if (!invoke) throw badRequest('BAD_INVOKE', 'Expected the body of an invoke request (Upstash-Workflow-Invoke: true) to be {body, headers, workflowRunId, workflowUrl, step} naming the invoking run and its step.');
+  const invoker = await context.store.getRun(invoke.invoker.runId);
+  if (!invoker || invoker.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(invoker.status)) throw invokerRefused(invoke.invoker.runId, invoker);
+  return invoke;
+}
+
+/**
+ * Creates the run of a first message (`Upstash-Workflow-Init: true`); an existing run id is a
+ * duplicate. An invoked run is created with its invoker's step row and, when the app published it
+ * during the invoker's delivery (`fromApp`), that delivery settled: one transaction.
+ */
+async function startRun(context: EngineContext, spec: MessageSpec, now: number, fromApp: boolean): Promise<PublishResult> {
   const workflow = spec.workflow!;
   checkOrigin(context, spec.destination);
   const failureCallback = storedFollowUp(context, spec.failureCallback ?? defaultFailureCallback(workflow.runId, workflow.url ?? spec.destination, spec.forwarded));
   const forwarded = sealHeaders(context.credentials, 'POST', spec.destination, spec.forwarded);
-  // context.invoke: the body wraps the child's payload and names the invoker (invoke.ts).
-  const invoke = spec.deliverHeaders['upstash-workflow-invoke'] === 'true' ? readInvokeRequest(context, spec.body) : undefined;
+  const invoke = await readInvoke(context, spec);
   if (invoke) spec = { ...spec, body: invoke.payload };
   const config: RunConfig = {
     forwarded: forwarded.headers,
@@ -133,7 +187,8 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
   // The first message itself is a step of the list (the payload), delivered like the others.
   // Its run id is its deduplication: a deduplication id of its own is not needed (nor kept).
   const first = { ...newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config), dedupKey: null };
-  const created = await context.messages.createRun(
+  const invoker = invoke?.invoker;
+  const { created, applied } = await context.messages.createRun(
     {
       id: workflow.runId,
       url: workflow.url ?? spec.destination,
@@ -146,6 +201,12 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
       now,
     },
     first,
+    invoker && {
+      changes: invokeStepChanges(invoker, workflow.runId, now),
+      ...(fromApp && { during: [{ runId: invoker.runId, step: { stepId: invoker.step.stepId, concurrent: invoker.step.concurrent ?? 1 } }] }),
+      returning: context.events.size > 0,
+      now,
+    },
   );
   if (!created) {
     const existing = await context.store.getRun(workflow.runId);
@@ -155,18 +216,18 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number):
   }
   const run = await context.store.getRun(workflow.runId);
   if (run) context.events.emit({ type: 'run', run });
-  if (invoke) await context.commit(invokeStepChanges(invoke.invoker, workflow.runId, now));
+  announce(context.events, applied);
   return { messageId: first.id, url: spec.destination };
 }
 
 /** A call the workflow asked for (`context.call`): its row shows the request, redacted, until the answer comes. */
 function callStepChanges(runId: string, spec: MessageSpec, stored: StoredSpec, now: number): Change[] {
   const headers = spec.callback?.headers ?? {};
-  const index = Number(headers['upstash-forward-upstash-workflow-stepid']);
-  const name = headers['upstash-forward-upstash-workflow-stepname'];
+  const index = Number(headers[forwardedHeader(WorkflowHeader.StepId)]);
+  const name = headers[forwardedHeader(WorkflowHeader.StepName)];
   if (!Number.isInteger(index) || index <= 0 || name === undefined) return [];
   const request = { url: spec.destination, method: spec.method, headers: stored.headers, body: spec.body };
-  return [{ type: 'step-suspended', runId, index, name, kind: stepKind(headers['upstash-forward-upstash-workflow-steptype'] ?? 'Call'), group: null, until: null, eventId: null, request, at: now }];
+  return [{ type: 'step-suspended', runId, index, name, kind: stepKind(headers[forwardedHeader(WorkflowHeader.StepType)] ?? 'Call'), group: null, until: null, eventId: null, request, at: now }];
 }
 
 /** A plan step's group: the first target of the plan steps of its run in the same batch (one `Promise.all`). */
@@ -181,21 +242,32 @@ function parallelGroup(specs: readonly MessageSpec[], runId: string, step: SdkSt
   return first;
 }
 
+export interface PublishOptions {
+  /**
+   * The app published these while it handled a delivery (`/v2/publish`, `/v2/batch`), not the
+   * engine: the delivery of each run they carry a step of is settled with them (delivery-in-progress.ts).
+   */
+  fromApp?: boolean;
+}
+
 /**
  * Stores every message of one publish or batch (in order), creating runs for first messages.
+ * The rest are one transaction with their step rows and the deliveries they settle
+ * (`MessageStore.publish`). A second message for a step of a run answers the first one's id,
+ * `deduplicated` (the SDK carries on), and writes nothing.
  * Throws `ApiError` 400 for a run that is not running, `OriginNotAllowedError` for a destination
  * (or callback) outside the allowed origins; nothing of the batch after the refused one is stored.
  */
-export async function publishMessages(context: EngineContext, specs: readonly MessageSpec[]): Promise<PublishResult[]> {
+export async function publishMessages(context: EngineContext, specs: readonly MessageSpec[], options: PublishOptions = {}): Promise<PublishResult[]> {
   const now = context.now();
   const results: (PublishResult | undefined)[] = [];
-  const pending: { index: number; message: NewMessage; url: string }[] = [];
-  const changes: Change[] = [];
+  const pending: { index: number; published: PublishedMessage; url: string }[] = [];
+  const during = new Map<string, DeliveryRef>();
   const configs = new Map<string, RunConfig>();
   for (const [index, spec] of specs.entries()) {
     const workflow = spec.workflow;
     if (workflow?.init) {
-      results[index] = await startRun(context, spec, now);
+      results[index] = await startRun(context, spec, now, options.fromApp ?? false);
       continue;
     }
     let defaults: RunConfig | undefined;
@@ -218,7 +290,10 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
     // do); anything else must be in the allowed origins.
     if (workflow?.callType !== 'toCallback' && spec.destination !== runUrl) checkOrigin(context, spec.destination);
     const message = newMessage(context, spec, now, defaults);
-    pending.push({ index, message, url: spec.destination });
+    const changes: Change[] = [];
+    pending.push({ index, published: { message, changes }, url: spec.destination });
+    const step = options.fromApp && workflow && !during.has(workflow.runId) ? publishedStep(spec) : undefined;
+    if (step) during.set(workflow!.runId, { runId: workflow!.runId, step });
     if (workflow && message.kind === 'workflow') {
       const step = readSdkStep(spec.body);
       if (step) {
@@ -229,12 +304,12 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
     }
     if (workflow?.callType === 'toCallback') changes.push(...callStepChanges(workflow.runId, spec, message.spec, now));
   }
-  const inserted = await context.messages.insertMessages(pending.map((p) => p.message));
+  const stored = await context.messages.publish(pending.map((p) => p.published), { during: [...during.values()], returning: context.events.size > 0, now });
   pending.forEach((p, i) => {
-    const result = inserted[i]!;
+    const result = stored.results[i]!;
     results[p.index] = { messageId: result.id, url: p.url, ...(result.deduplicated && { deduplicated: true }) };
   });
-  if (changes.length > 0) await context.commit(changes);
+  announce(context.events, stored.applied);
   context.wake();
   return results as PublishResult[];
 }

@@ -1,7 +1,5 @@
 import { Hono, type Context } from 'hono';
 import { ApiError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { TokenSet } from '../tokens.js';
 import { failureResponse } from '../api/error-response.js';
 import { jsonResponse, readBody } from '../api/http-io.js';
 import { QStashHeaderError } from './durations.js';
@@ -10,6 +8,7 @@ import { badRequest } from './errors.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
 import { clientRoutes } from './client-routes.js';
 import { waitRoutes } from './waits-routes.js';
+import type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set.js';
 
 /**
  * The runner's QStash API (`/v2/…`, the part `@upstash/workflow` and `@upstash/qstash` use),
@@ -18,16 +17,7 @@ import { waitRoutes } from './waits-routes.js';
  * serves is a 404 naming the endpoint, never a silent success.
  */
 
-export interface QStashRoutesOptions {
-  engine: QStashEngine;
-  tokens: TokenSet;
-  logger: Logger;
-  maxBodyBytes: number;
-}
-
-export type QStashApp = Hono;
-/** Adds routes to the `/v2` app (paths relative to it, e.g. `/publish/*`). */
-export type QStashRouteSet = (app: QStashApp, options: QStashRoutesOptions) => void;
+export type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set.js';
 
 /** How many messages one batch may hold. */
 export const MAX_BATCH_MESSAGES = 1_000;

@@ -1,6 +1,11 @@
 import type { Database } from 'better-sqlite3';
+import { appliedAttempts } from '../store/applied.js';
 import { admit, type FlowCandidate } from '../store/flow-admission.js';
-import type { MessagePatch, MessageStore, NewMessage, NewUpstashRun, RunMessage, StoredMessage, StoredSpec } from './message-store.js';
+import type { Applied, Change, StoreConnection } from '../store/types.js';
+import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from './delivery-in-progress.js';
+import type {
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage, StoredSpec,
+} from './message-store.js';
 
 /** The `MessageStore` on the runner's SQLite file: same connection, so one writer and WAL as the `Store`. */
 
@@ -41,19 +46,40 @@ export function flowParams(m: NewMessage) {
  * Flow control of messages with the runs' admission (store/flow-admission.ts): parallelism counts
  * a key's messages being delivered; every delivery is a start for `rate` (QStash counts deliveries).
  */
+/** A run's message in flight as stored, for `deliveryInProgress`. */
+export interface InFlightRow {
+  id: string; seq: number; call_type: string | null; spec: string;
+}
+
+export function toInFlight(row: InFlightRow): InFlightMessage {
+  const spec = JSON.parse(row.spec) as StoredSpec;
+  return { id: row.id, seq: Number(row.seq), callType: row.call_type, body: spec.body, headers: spec.headers };
+}
+
+/**
+ * The run's messages to the workflow not yet delivered: the ones a publish may have been made
+ * during. Leased or not: a runner that restarted on its SQLite file dropped the leases
+ * (`releaseAll`) of the deliveries the app may still be answering.
+ */
+export const UNDELIVERED_WHERE = `status = 'pending' AND call_type IN ('step', 'fromCallback')`;
+
 export function admitMessages(rows: readonly MessageRow[], take: number, now: number, usage: Parameters<typeof admit>[3]) {
   const candidates = rows.map((row) => ({ ...row, flow_started_at: null }) as MessageRow & FlowCandidate);
   return admit(candidates, take, now, usage);
 }
 
+type Alongside = PublishOptions & { changes: readonly Change[] };
+
 export class SqliteMessageStore implements MessageStore {
   readonly #db: Database;
   readonly #s;
-  readonly #createRun: (run: NewUpstashRun, first: NewMessage) => boolean;
+  readonly #createRun: (run: NewUpstashRun, first: NewMessage, alongside: Alongside | undefined) => { created: boolean; applied: Applied };
   readonly #insert: (messages: readonly NewMessage[]) => { id: string; deduplicated: boolean }[];
+  readonly #publish: (messages: readonly PublishedMessage[], options: PublishOptions) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
   readonly #claim: (options: { now: number; limit: number; owner: string; leaseMs: number }) => StoredMessage[];
 
-  constructor(db: Database) {
+  constructor(connection: Extract<StoreConnection, { kind: 'sqlite' }>) {
+    const { db } = connection;
     this.#db = db;
     const s = {
       insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
@@ -84,6 +110,9 @@ export class SqliteMessageStore implements MessageStore {
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
       nextDue: db.prepare(`SELECT MIN(MAX(due_at, COALESCE(lease_until, 0))) FROM qstash_messages WHERE status = 'pending'`).pluck(),
       releaseAll: db.prepare('UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
+      undelivered: db.prepare(`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? AND ${UNDELIVERED_WHERE}`),
+      settleDelivered: db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
+        updated_at = @now WHERE id = @id AND status = 'pending'`),
     };
     this.#s = s;
     const messageParams = (m: NewMessage) => ({
@@ -94,17 +123,36 @@ export class SqliteMessageStore implements MessageStore {
       if (s.insertMessage.run(messageParams(m)).changes > 0) return { id: m.id, deduplicated: false };
       return { id: s.byDedup.get(m.dedupKey) as string, deduplicated: true };
     };
-    // IMMEDIATE: the write lock up front, as the `Store`'s transactions take it.
-    const createRun = db.transaction((run: NewUpstashRun, first: NewMessage) => {
+    // `published`: the messages this publish stored, which no delivery ran yet.
+    const settleDuring = (during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): void => {
+      for (const { runId, step } of during) {
+        const rows = (s.undelivered.all(runId) as InFlightRow[]).filter((row) => !published.has(row.id));
+        const id = deliveryInProgress(rows.map(toInFlight), step);
+        if (id !== undefined) s.settleDelivered.run({ id, now });
+      }
+    };
+    // IMMEDIATE: the write lock up front, as the `Store`'s transactions take it. The store's changes
+    // join it (`connection.apply`, a savepoint): a failing change (an unknown run) undoes it all.
+    const createRun = db.transaction((run: NewUpstashRun, first: NewMessage, alongside: Alongside | undefined) => {
       const inserted = s.insertRun.run({ ...run, headers: JSON.stringify(run.headers) }).changes > 0;
-      if (!inserted) return false;
+      if (!inserted) return { created: false, applied: appliedAttempts([]) };
       s.insertConfig.run(run.id, run.config);
       insertOne(first);
-      return true;
+      if (!alongside) return { created: true, applied: appliedAttempts([]) };
+      settleDuring(alongside.during ?? [], new Set(), alongside.now);
+      return { created: true, applied: connection.apply(alongside.changes, alongside.returning) };
     });
-    this.#createRun = (run, first) => createRun.immediate(run, first);
+    this.#createRun = (run, first, alongside) => createRun.immediate(run, first, alongside);
     const insert = db.transaction((messages: readonly NewMessage[]) => messages.map(insertOne));
     this.#insert = (messages) => insert.immediate(messages);
+    const publish = db.transaction((messages: readonly PublishedMessage[], options: PublishOptions) => {
+      const results = messages.map((m) => insertOne(m.message));
+      const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
+      const runs = new Set(fresh.map((m) => m.message.runId));
+      settleDuring((options.during ?? []).filter((ref) => runs.has(ref.runId)), new Set(messages.map((m) => m.message.id)), options.now);
+      return { results, applied: connection.apply(fresh.flatMap((m) => m.changes), options.returning) };
+    });
+    this.#publish = (messages, options) => publish.immediate(messages, options);
     const claim = db.transaction(({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }) => {
       const take = Math.max(0, Math.trunc(limit));
       // Read past the limit: messages of a full key are parked, not counted.
@@ -120,8 +168,12 @@ export class SqliteMessageStore implements MessageStore {
     this.#claim = (options) => claim.immediate(options);
   }
 
-  async createRun(run: NewUpstashRun, first: NewMessage): Promise<boolean> {
-    return this.#createRun(run, first);
+  async createRun(run: NewUpstashRun, first: NewMessage, alongside?: Alongside): Promise<{ created: boolean; applied: Applied }> {
+    return this.#createRun(run, first, alongside);
+  }
+
+  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
+    return messages.length === 0 ? { results: [], applied: appliedAttempts([]) } : this.#publish(messages, options);
   }
 
   async runConfig(runId: string): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import type { WaitStep } from './waits.js';
+import { WorkflowHeader } from './headers.js';
 
 /** The longest wait accepted, as QStash's paid plans: a year. */
 export const MAX_WAIT_TIMEOUT_MS = 365 * 24 * 3_600_000;
@@ -106,8 +107,8 @@ export function parseWaitRequest(text: string): WaitRequest {
 
 /** The run a wait belongs to: the `Upstash-Workflow-RunId` header, else the one in `timeoutHeaders` (the SDK writes it `Runid`). */
 export function waitRunId(headers: Headers, request: WaitRequest): string {
-  const fromHeader = headers.get('upstash-workflow-runid');
-  const fromBody = Object.entries(request.timeoutHeaders ?? {}).find(([name]) => name.toLowerCase() === 'upstash-workflow-runid')?.[1][0];
+  const fromHeader = headers.get(WorkflowHeader.RunId);
+  const fromBody = Object.entries(request.timeoutHeaders ?? {}).find(([name]) => name.toLowerCase() === WorkflowHeader.RunId)?.[1][0];
   const runId = fromHeader || fromBody;
   if (!runId) throw bad('Expected the wait request to name its run: an `Upstash-Workflow-RunId` header (or one in `timeoutHeaders`), got none.');
   return runId;

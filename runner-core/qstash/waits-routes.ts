@@ -2,14 +2,14 @@ import type { Hono } from 'hono';
 import { failureResponse } from '../api/error-response.js';
 import { jsonResponse, readBody } from '../api/http-io.js';
 import type { Logger } from '../logger.js';
-import type { Store } from '../store/types.js';
-import type { Wait } from './waits.js';
+import type { QstashWaitStore, Wait } from './waits.js';
 import { checkEventId, parseWaitRequest, waitRunId } from './waits-parse.js';
 import type { Notified, QstashWaits } from './waits-service.js';
-import type { QStashRouteSet } from './routes.js';
+import type { QStashRouteSet } from './route-set.js';
+import { HeaderPrefix } from './headers.js';
 
 export interface WaitRouteDeps {
-  store: Pick<Store, 'qstashWaits'>;
+  waitStore: QstashWaitStore;
   waits: QstashWaits;
   logger: Logger;
   /** Largest wait request or event body. @default 1 MiB, QStash's message limit */
@@ -37,7 +37,7 @@ const notifyDto = (notified: Notified[]): Record<string, unknown>[] => notified.
 /** The `Upstash-*` headers of the wait request, kept as the waiter's headers. */
 function upstashHeaders(headers: Headers): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const [name, value] of headers) if (name.startsWith('upstash-')) (out[name] ??= []).push(value);
+  for (const [name, value] of headers) if (name.startsWith(HeaderPrefix.Upstash)) (out[name] ??= []).push(value);
   return out;
 }
 
@@ -94,11 +94,11 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
     '/waiters/:eventId',
     guard(async (_request, params) => {
       const eventId = checkEventId(params.eventId ?? '');
-      return jsonResponse(200, (await deps.store.qstashWaits.listWaits(eventId, MAX_LISTED_WAITERS)).map(waiterDto));
+      return jsonResponse(200, (await deps.waitStore.listWaits(eventId, MAX_LISTED_WAITERS)).map(waiterDto));
     }),
   );
 }
 
 /** The route set `QSTASH_ROUTE_SETS` mounts (routes.ts). */
 export const waitRoutes: QStashRouteSet = (app, { engine, logger, maxBodyBytes }) =>
-  mountWaitRoutes(app, { store: engine.context.store, waits: engine.waits, logger, bodyLimitBytes: maxBodyBytes });
+  mountWaitRoutes(app, { waitStore: engine.stores.waits, waits: engine.waits, logger, bodyLimitBytes: maxBodyBytes });

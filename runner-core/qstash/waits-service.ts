@@ -3,7 +3,7 @@ import type { Commit } from '../driver.js';
 import { RunFinishedError, RunNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
-import { resultStepId, waitResultStep, type Wait } from './waits.js';
+import { resultStepId, waitResultStep, type QstashWaitStore, type Wait } from './waits.js';
 import { waitEndedChanges, waitStartedChanges } from './waits-steps.js';
 
 /** What ending a wait needs from the engine: deliver one more step of a run to its workflow. */
@@ -13,7 +13,9 @@ export interface RunStepAppender {
 }
 
 export interface QstashWaitsOptions {
-  store: Pick<Store, 'getRun' | 'listSteps' | 'qstashWaits'>;
+  store: Pick<Store, 'getRun' | 'listSteps'>;
+  /** Where waits live (the engine's, stores.ts). */
+  waitStore: QstashWaitStore;
   engine: RunStepAppender;
   /** The runner's commit (group-committed, then announced): the wait's step rows go through it. */
   commit: Commit;
@@ -69,7 +71,7 @@ export class QstashWaits {
     const full: Wait = { ...wait, headers: this.#redact(wait.headers)!, createdAt: at, deadline: at + timeoutMs };
     const timeoutHeaders = this.#redact(wait.timeoutHeaders);
     if (timeoutHeaders !== undefined) full.timeoutHeaders = timeoutHeaders;
-    const registered = await store.qstashWaits.register(full, at);
+    const registered = await this.#o.waitStore.register(full, at);
     if (registered.kind === 'waiting') {
       await commit(waitStartedChanges(full, at));
       return { waiting: true };
@@ -82,13 +84,13 @@ export class QstashWaits {
 
   /** Every wait on `eventId` gets `data` (the event's body, as text); nobody waiting means it is dropped, as on QStash. */
   async notify(eventId: string, data: string): Promise<Notified[]> {
-    return this.#deliver(await this.#o.store.qstashWaits.takeWaits(eventId, this.#o.now()), data);
+    return this.#deliver(await this.#o.waitStore.takeWaits(eventId, this.#o.now()), data);
   }
 
   /** One run's waits on `eventId` get `data`; when it has none, `data` is kept for its next wait (lookback). */
   async notifyRun(runId: string, eventId: string, data: string): Promise<Notified[]> {
     const at = this.#o.now();
-    const { waits } = await this.#o.store.qstashWaits.notifyRun(runId, eventId, data, at, at + this.#o.keepMs);
+    const { waits } = await this.#o.waitStore.notifyRun(runId, eventId, data, at, at + this.#o.keepMs);
     return this.#deliver(waits, data);
   }
 

@@ -1,11 +1,12 @@
 import { describeError, type Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import { WorkLoop } from '../work-loop.js';
-import { resultStepId, type Wait } from './waits.js';
+import { resultStepId, type QstashWaitStore, type Wait } from './waits.js';
 import type { QstashWaits } from './waits-service.js';
 
 export interface WaitTimeoutsOptions {
-  store: Pick<Store, 'getRun' | 'qstashWaits'>;
+  store: Pick<Store, 'getRun'>;
+  waitStore: QstashWaitStore;
   waits: QstashWaits;
   logger: Logger;
   now?: () => number;
@@ -60,21 +61,21 @@ export class WaitTimeouts {
   }
 
   #claim(limit: number): Promise<Wait[]> {
-    return this.#o.store.qstashWaits.claimTimedOut(this.#o.now(), this.#o.leaseMs, limit);
+    return this.#o.waitStore.claimTimedOut(this.#o.now(), this.#o.leaseMs, limit);
   }
 
   /** Delivers one timed-out wait; true when its result was delivered (false: dropped, or left leased to try again). */
   async #fire(wait: Wait): Promise<boolean> {
-    const { store, waits, logger } = this.#o;
+    const { store, waitStore, waits, logger } = this.#o;
     const key = [wait.runId, wait.eventId, resultStepId(wait.step)] as const;
     const run = await store.getRun(wait.runId);
     if (!run || FINISHED_RUN_STATUSES.has(run.status)) {
-      await store.qstashWaits.deleteWait(...key);
+      await waitStore.deleteWait(...key);
       return false;
     }
     try {
       await waits.timeOut(wait);
-      await store.qstashWaits.deleteWait(...key);
+      await waitStore.deleteWait(...key);
       return true;
     } catch (error) {
       // Left leased: tried again when the lease ends.

@@ -1,8 +1,6 @@
 import { runListSql } from './run-list-sql.js';
 import { PostgresSchedules } from './postgres-schedules.js';
-import { PostgresQstashWaits } from '../qstash/waits-postgres.js';
-import { PostgresMessageStore } from '../qstash/postgres-messages.js';
-import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
+import type { Fragment, Options, PostgresType, Row, Sql, TransactionSql } from 'postgres';
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
@@ -15,7 +13,7 @@ import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import {
   changeRunId, RUN_STATUSES,
   type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunQuery,
-  type RunStatus, type Step, type StepLog, type Store, type StoreStats,
+  type RunStatus, type Step, type StepLog, type Store, type StoreConnection, type StoreStats,
 } from './types.js';
 
 /*
@@ -78,16 +76,14 @@ const bigintAsNumber: PostgresType<number> = { to: 20, from: [20], serialize: (v
 export class PostgresStore implements Store {
   readonly #sql: Sql<{ bigint: number }>;
   readonly schedules: PostgresSchedules;
-  readonly qstashWaits: PostgresQstashWaits;
-  readonly qstashMessages: PostgresMessageStore;
+  readonly connection: StoreConnection;
   readonly #databaseClock: boolean;
   readonly #schema: string;
 
   constructor(sql: Sql<{ bigint: number }>, options: { schema: string; leaseClock: 'database' | 'caller' }) {
     this.#sql = sql;
     this.schedules = new PostgresSchedules(sql);
-    this.qstashWaits = new PostgresQstashWaits(sql);
-    this.qstashMessages = new PostgresMessageStore(sql);
+    this.connection = { kind: 'postgres', sql, apply: (tx, changes, returning) => this.#apply(tx, changes, undefined, returning) };
     this.#schema = options.schema;
     this.#databaseClock = options.leaseClock === 'database';
   }
@@ -180,33 +176,36 @@ export class PostgresStore implements Store {
    * and applies the changes in order. A lost lease raises before anything is written.
    */
   async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
+    return this.#apply(this.#sql, changes, options.owner, options.returning ?? false);
+  }
+
+  /** `apply` on `sql`: the pool (one statement, its own transaction), or a transaction of a part of the runner (`connection`). */
+  async #apply(sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>, changes: readonly Change[], owner: string | undefined, returning: boolean): Promise<Applied> {
     if (changes.length === 0) return appliedAttempts(changes);
-    const { owner } = options;
     // Step logs have their own function (postgres-migration-step-logs.ts), run in the same statement
     // after wfkit_apply (the materialized CTE is read first), only when a commit carries some.
     const logs = changes.filter((change) => change.type === 'step-logs');
     // Sent as text and cast: a parameter typed jsonb would be JSON-encoded a second time.
     const rows = JSON.stringify((logs.length === 0 ? changes : changes.filter((change) => change.type !== 'step-logs')).map(changeRow));
     try {
-      if (logs.length === 0) await this.#sql`SELECT wfkit_apply(${rows}::text::jsonb, ${owner ?? null}::text)`;
+      if (logs.length === 0) await sql`SELECT wfkit_apply(${rows}::text::jsonb, ${owner ?? null}::text)`;
       else {
         const logRows = JSON.stringify(logs.map(stepLogParams));
-        await this.#sql`WITH applied AS MATERIALIZED (SELECT wfkit_apply(${rows}::text::jsonb, ${owner ?? null}::text))
+        await sql`WITH applied AS MATERIALIZED (SELECT wfkit_apply(${rows}::text::jsonb, ${owner ?? null}::text))
           SELECT wfkit_apply_step_logs(${logRows}::text::jsonb, ${owner ?? null}::text) FROM applied`;
       }
     } catch (error) {
       throw storeError(error, owner);
     }
-    if (!options.returning) return appliedAttempts(changes);
-    return this.#readApplied(touchedBy(changes));
+    if (!returning) return appliedAttempts(changes);
+    return this.#readApplied(sql, touchedBy(changes));
   }
 
   /**
    * What an apply touched, read right after it (every write is one statement calling wfkit_apply,
    * so no transaction waits on this client): two queries, whatever the number of runs.
    */
-  async #readApplied(touched: Touched): Promise<Applied> {
-    const sql = this.#sql;
+  async #readApplied(sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>, touched: Touched): Promise<Applied> {
     const runIds = [...touched.runs];
     const stepRunIds = [...touched.steps.keys()];
     const [runs, steps] = await Promise.all([

@@ -1,6 +1,4 @@
 import { SqliteSchedules } from './sqlite-schedules.js';
-import { SqliteQstashWaits } from '../qstash/waits-sqlite.js';
-import { SqliteMessageStore } from '../qstash/sqlite-messages.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,7 +13,7 @@ import { runListSql } from './run-list-sql.js';
 import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
 import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
-import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type StepLog, type Store, type StoreStats } from './types.js';
+import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type StepLog, type Store, type StoreConnection, type StoreStats } from './types.js';
 
 const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
 
@@ -142,8 +140,7 @@ type Statements = ReturnType<typeof prepareStatements>;
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly schedules: SqliteSchedules;
-  readonly qstashWaits: SqliteQstashWaits;
-  readonly qstashMessages: SqliteMessageStore;
+  readonly connection: StoreConnection;
   readonly #s: Statements;
   /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
   readonly #listStatements = new Map<string, Database.Statement>();
@@ -167,8 +164,6 @@ export class SqliteStore implements Store {
     db.pragma('foreign_keys = ON');
     migrate(db);
     this.schedules = new SqliteSchedules(db);
-    this.qstashWaits = new SqliteQstashWaits(db);
-    this.qstashMessages = new SqliteMessageStore(db);
     const s = prepareStatements(db);
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)
@@ -194,6 +189,7 @@ export class SqliteStore implements Store {
       return readApplied(touchedBy(changes), getRun, (runId) => (s.steps.all(runId) as StepRow[]).map(toStep));
     });
     this.#applyTx = (changes, owner, returning) => apply.immediate(changes, owner, returning);
+    this.connection = { kind: 'sqlite', db, apply: (changes, returning) => (changes.length === 0 ? appliedAttempts(changes) : apply.immediate(changes, undefined, returning)) };
     const claimDue = db.transaction(({ now, limit, owner, leaseMs }: ClaimOptions) => {
       // LIMIT with a negative value means "no limit" in SQLite; never let that through.
       const take = Math.max(0, Math.trunc(limit));
@@ -391,7 +387,7 @@ export class SqliteStore implements Store {
     return this.#db.pragma(name, { simple: true });
   }
 
-  /** The open database, for parts with tables of their own in the same file (runner-core/qstash). */
+  /** The open database (for diagnostics and tests; the runner's parts use `connection`). */
   get database(): Database.Database {
     return this.#db;
   }

@@ -30,10 +30,10 @@ export interface RunPage {
   nextCursor: string | null;
 }
 
+import type { Database } from 'better-sqlite3';
+import type { Sql, TransactionSql } from 'postgres';
 import type { Applied } from './applied.js';
 import type { ScheduleStore } from './schedules.js';
-import type { QstashWaitStore } from '../qstash/waits.js';
-import type { MessageStore } from '../qstash/message-store.js';
 export type { Schedule, ScheduleStore } from './schedules.js';
 export type { Applied } from './applied.js';
 
@@ -231,9 +231,31 @@ export interface Store extends RunStore, StepStore, AttemptStore, EventStore, Le
   apply(changes: readonly Change[], options?: ApplyOptions): Promise<Applied>;
   /** Cron schedules (a part of their own: nothing on a run's path reads them). */
   readonly schedules: ScheduleStore;
-  /** Upstash-protocol waits and kept events (runner-core/qstash/waits.ts), apart from native waits. */
-  readonly qstashWaits: QstashWaitStore;
-  /** QStash-protocol messages (runner-core/qstash/), in the same database: a part, like the two above. */
-  readonly qstashMessages: MessageStore;
+  /**
+   * The database the store keeps its tables in, for a part of the runner with tables of its own
+   * beside them (the QStash engine, runner-core/qstash/stores.ts). Undefined for a store without
+   * one (a test's fake): the runner then has no such part.
+   */
+  readonly connection?: StoreConnection;
   close(): Promise<void>;
 }
+
+/**
+ * A store's database, for the runner's other parts: they query their own tables on the same
+ * connection, and write a commit's `changes` inside their own transaction with `apply` (one
+ * transaction for their rows and the store's). A plain value, not a getter or a function: a wrapper
+ * around the store (the metrics proxy, the bench's probe) hands it on as it is.
+ */
+export type StoreConnection =
+  | {
+      kind: 'sqlite';
+      db: Database;
+      /** `Store.apply` without fencing, synchronous: inside a transaction of `db` it joins it (a savepoint). */
+      apply(changes: readonly Change[], returning: boolean): Applied;
+    }
+  | {
+      kind: 'postgres';
+      sql: Sql<{ bigint: number }>;
+      /** `Store.apply` without fencing, on `tx` (a transaction of `sql`): committed with it. */
+      apply(tx: TransactionSql<{ bigint: number }>, changes: readonly Change[], returning: boolean): Promise<Applied>;
+    };

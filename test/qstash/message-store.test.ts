@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageStoreFor } from '../../runner-core/qstash/engine.js';
+import { openQstashStores } from '../../runner-core/qstash/stores.js';
 import type { MessageStore, NewMessage } from '../../runner-core/qstash/message-store.js';
 import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
 import { openSqliteStore } from '../../runner-core/store/sqlite.js';
@@ -45,12 +45,12 @@ const kinds: [string, () => Promise<MessageStore>][] = [
   ['sqlite', async () => {
     const store = openSqliteStore(':memory:');
     opened.push(store);
-    return messageStoreFor(store)!;
+    return openQstashStores(store.connection)!.messages;
   }],
   ['postgres', async () => {
     const store: PostgresStore = await openPostgresStore(pg!.url, { schema: `qstash_${++schemas}`, leaseClock: 'caller' });
     opened.push(store);
-    return messageStoreFor(store)!;
+    return openQstashStores(store.connection)!.messages;
   }],
 ];
 
@@ -58,8 +58,8 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
   it('creates a run once, with its first message first in its list', async () => {
     const messages = await open();
     const run = { id: 'wfr_a', url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 3, retryDelayMs: 1000, idempotencyKey: null, config: '{}', now: NOW };
-    expect(await messages.createRun(run, message('m1', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).toBe(true);
-    expect(await messages.createRun(run, message('m1b', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).toBe(false);
+    expect((await messages.createRun(run, message('m1', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).created).toBe(true);
+    expect((await messages.createRun(run, message('m1b', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).created).toBe(false);
     await messages.insertMessages([message('m2', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }), message('m3', { runId: 'wfr_a', callType: 'toCallback' })]);
     expect((await messages.runMessages('wfr_a')).map((m) => [m.id, m.callType, m.body])).toEqual([['m1', 'step', 'm1'], ['m2', 'step', 'm2'], ['m3', 'toCallback', 'm3']]);
     expect(await messages.runConfig('wfr_a')).toBe('{}');

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../runner-core/logger.js';
+import { openQstashStores } from '../../runner-core/qstash/stores.js';
 import { mountWaitRoutes } from '../../runner-core/qstash/waits-routes.js';
 import { QstashWaits } from '../../runner-core/qstash/waits-service.js';
 import { WaitTimeouts } from '../../runner-core/qstash/waits-timeouts.js';
@@ -27,6 +28,7 @@ const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} } as unk
 async function setup(options: { failFor?: string } = {}) {
   const store = openSqliteStore(':memory:');
   stores.push(store);
+  const waitStore = openQstashStores(store.connection)!.waits;
   let clock = T0;
   const appended: { runId: string; step: Record<string, unknown> }[] = [];
   const engine = {
@@ -38,10 +40,10 @@ async function setup(options: { failFor?: string } = {}) {
   };
   // The store's own apply stands in for the runner's commit queue (which group-commits and announces).
   const commit = async (changes: Change[]): Promise<void> => void (await store.apply(changes));
-  const waits = new QstashWaits({ store, engine, commit, logger: quiet, now: () => clock, keepMs: 60_000 });
+  const waits = new QstashWaits({ store, waitStore, engine, commit, logger: quiet, now: () => clock, keepMs: 60_000 });
   // Mounted as the engine's `/v2` sub-app mounts it: paths relative to /v2.
   const app = new Hono();
-  mountWaitRoutes(app.basePath('/v2'), { store, waits, logger: quiet });
+  mountWaitRoutes(app.basePath('/v2'), { waitStore, waits, logger: quiet });
   const run = async (n: number, status?: 'completed'): Promise<string> => {
     const { run } = await store.createRun(newRun(n));
     if (status) await store.apply([{ type: 'run', runId: run.id, patch: { status, finishedAt: T0 }, at: T0 }]);
@@ -50,7 +52,7 @@ async function setup(options: { failFor?: string } = {}) {
   const request = (method: string, path: string, body?: string, headers: Record<string, string> = {}) => app.request(new Request(`http://runner${path}`, { method, body, headers }));
   const wait = (runId: string, eventId: string, step: Record<string, unknown> = { stepId: 2, stepName: 'approval', stepType: 'Wait', concurrent: 1 }, timeout = '30s') =>
     request('POST', `/v2/wait/${eventId}`, JSON.stringify({ url: 'http://127.0.0.1:3000/wf', timeout, timeoutUrl: 'http://127.0.0.1:3000/wf', timeoutHeaders: { 'Upstash-Workflow-Runid': [runId] }, step }), { 'Upstash-Workflow-RunId': runId });
-  return { store, app, appended, waits, run, request, wait, tick: (ms: number) => (clock += ms), now: () => clock };
+  return { store, waitStore, app, appended, waits, run, request, wait, tick: (ms: number) => (clock += ms), now: () => clock };
 }
 
 describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
@@ -192,13 +194,13 @@ describe('wait timeouts', () => {
     await t.wait(runId, 'e');
     await t.wait(finished, 'e');
     await t.store.apply([{ type: 'run', runId: finished, patch: { status: 'cancelled', finishedAt: T0 }, at: T0 }]);
-    const timeouts = new WaitTimeouts({ store: t.store, waits: t.waits, logger: quiet, now: t.now });
+    const timeouts = new WaitTimeouts({ store: t.store, waitStore: t.waitStore, waits: t.waits, logger: quiet, now: t.now });
     expect(await timeouts.fireDue()).toBe(0);
     t.tick(30_000);
     expect(await timeouts.fireDue()).toBe(1);
     expect(t.appended).toEqual([{ runId, step: { stepId: 2, stepName: 'approval', stepType: 'Wait', waitEventId: 'e', timeout: '30s', concurrent: 1, waitTimeout: true } }]);
     expect(await timeouts.fireDue()).toBe(0);
-    expect(await t.store.qstashWaits.listWaits('e', 10)).toEqual([]);
+    expect(await t.waitStore.listWaits('e', 10)).toEqual([]);
     const [step] = await t.store.listSteps(runId);
     expect(step).toMatchObject({ kind: 'wait', status: 'succeeded' });
     expect(decodeValue(step!.output!)).toEqual({ eventData: undefined, timeout: true });
@@ -208,10 +210,10 @@ describe('wait timeouts', () => {
     const t = await setup({ failFor: 'wfr_00000000000000000000000001' });
     await t.run(1);
     await t.wait('wfr_00000000000000000000000001', 'e');
-    const timeouts = new WaitTimeouts({ store: t.store, waits: t.waits, logger: quiet, now: t.now, leaseMs: 5_000 });
+    const timeouts = new WaitTimeouts({ store: t.store, waitStore: t.waitStore, waits: t.waits, logger: quiet, now: t.now, leaseMs: 5_000 });
     t.tick(30_000);
     expect(await timeouts.fireDue()).toBe(0);
-    expect(await t.store.qstashWaits.claimTimedOut(t.now() + 1, 5_000, 10)).toEqual([]);
-    expect((await t.store.qstashWaits.claimTimedOut(t.now() + 5_000, 5_000, 10)).map((w) => w.runId)).toEqual(['wfr_00000000000000000000000001']);
+    expect(await t.waitStore.claimTimedOut(t.now() + 1, 5_000, 10)).toEqual([]);
+    expect((await t.waitStore.claimTimedOut(t.now() + 5_000, 5_000, 10)).map((w) => w.runId)).toEqual(['wfr_00000000000000000000000001']);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Wait } from '../../runner-core/qstash/waits.js';
+import { openQstashStores } from '../../runner-core/qstash/stores.js';
+import type { QstashWaitStore, Wait } from '../../runner-core/qstash/waits.js';
 import type { Store } from '../../runner-core/store/types.js';
 import { newRun, runId as storeRunId, T0 } from './store-fixtures.js';
 
@@ -19,6 +20,11 @@ export function newWait(runId: string, eventId: string, options: { stepId?: numb
   };
 }
 
+/** The QStash wait store beside `store`, on its database (as the runner builds it). */
+function waitsOf(store: Store): QstashWaitStore {
+  return openQstashStores(store.connection)!.waits;
+}
+
 /**
  * `QstashWaitStore` against a fresh store from `open` (SQLite or PostgreSQL). `peer` opens a second
  * handle on the same database, standing for a second runner.
@@ -26,7 +32,7 @@ export function newWait(runId: string, eventId: string, options: { stepId?: numb
 export function describeWaitStore(name: string, open: () => Promise<Store>, options: { peer?: () => Promise<Store> } = {}): void {
   describe(`qstash waits: ${name}`, () => {
     it('stores a wait, lists it by event, and a notify takes it exactly once', async () => {
-      const { qstashWaits: waits } = await open();
+      const waits = waitsOf(await open());
       expect(await waits.register(newWait('wfr_a', 'order-1'), T0)).toEqual({ kind: 'waiting' });
       expect(await waits.register(newWait('wfr_b', 'order-1', { at: T0 + 1 }), T0 + 1)).toEqual({ kind: 'waiting' });
       expect(await waits.register(newWait('wfr_c', 'order-2'), T0)).toEqual({ kind: 'waiting' });
@@ -40,7 +46,7 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
     });
 
     it('a notify for a run with no wait yet is kept, and the run\'s next wait takes it (lookback)', async () => {
-      const { qstashWaits: waits } = await open();
+      const waits = waitsOf(await open());
       expect(await waits.notifyRun('wfr_a', 'approved', '{"ok":true}', T0, T0 + 1_000)).toEqual({ waits: [], kept: true });
       // Another run waiting on the same event id does not get it: the kept event is the run's.
       expect(await waits.register(newWait('wfr_b', 'approved'), T0 + 1)).toEqual({ kind: 'waiting' });
@@ -50,7 +56,7 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
     });
 
     it('kept events are taken oldest first, and not after they expire', async () => {
-      const { qstashWaits: waits } = await open();
+      const waits = waitsOf(await open());
       await waits.notifyRun('wfr_a', 'e', 'first', T0, T0 + 1_000);
       await waits.notifyRun('wfr_a', 'e', 'second', T0 + 1, T0 + 1_000);
       expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 2)).toEqual({ kind: 'kept-event', data: 'first' });
@@ -58,7 +64,7 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
     });
 
     it('a run-targeted notify takes only that run\'s waits and keeps nothing when it found one', async () => {
-      const { qstashWaits: waits } = await open();
+      const waits = waitsOf(await open());
       await waits.register(newWait('wfr_a', 'e'), T0);
       await waits.register(newWait('wfr_b', 'e'), T0);
       const { waits: taken, kept } = await waits.notifyRun('wfr_a', 'e', 'data', T0 + 1, T0 + 1_000);
@@ -69,7 +75,7 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
     });
 
     it('timed-out waits are leased once, stay out of a notify while leased, and come back when the lease ends', async () => {
-      const { qstashWaits: waits } = await open();
+      const waits = waitsOf(await open());
       await waits.register(newWait('wfr_a', 'e', { timeoutMs: 100 }), T0);
       await waits.register(newWait('wfr_b', 'e', { timeoutMs: 10_000 }), T0);
       expect(await waits.claimTimedOut(T0 + 99, 1_000, 10)).toEqual([]);
@@ -91,17 +97,17 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
       const live = storeRunId(2);
       await store.createRun(newRun(1));
       await store.createRun(newRun(2));
-      await store.qstashWaits.register(newWait(ended, 'e'), T0);
-      await store.qstashWaits.register(newWait(live, 'e'), T0);
+      await waitsOf(store).register(newWait(ended, 'e'), T0);
+      await waitsOf(store).register(newWait(live, 'e'), T0);
       await store.apply([{ type: 'run', runId: ended, patch: { status: 'cancelled', finishedAt: T0 }, at: T0 }]);
-      expect((await store.qstashWaits.listWaits('e', 10)).map((w) => w.runId)).toEqual([live]);
-      expect((await store.qstashWaits.takeWaits('e', T0 + 1)).map((w) => w.runId)).toEqual([live]);
+      expect((await waitsOf(store).listWaits('e', 10)).map((w) => w.runId)).toEqual([live]);
+      expect((await waitsOf(store).takeWaits('e', T0 + 1)).map((w) => w.runId)).toEqual([live]);
       // Dropped, not kept for later: a resumed run would register its wait again.
-      expect(await store.qstashWaits.notifyRun(ended, 'e', 'late', T0 + 2, T0 + 1_000)).toEqual({ waits: [], kept: true });
+      expect(await waitsOf(store).notifyRun(ended, 'e', 'late', T0 + 2, T0 + 1_000)).toEqual({ waits: [], kept: true });
     });
 
     it('a wait inside Promise.all is keyed by its target step', async () => {
-      const { qstashWaits: waits } = await open();
+      const waits = waitsOf(await open());
       const a = newWait('wfr_a', 'e');
       a.step = { stepId: 0, stepName: 'a', stepType: 'Wait', concurrent: 2, targetStep: 3 };
       const b = newWait('wfr_a', 'e');
@@ -121,8 +127,8 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
         for (let i = 0; i < 20; i++) {
           const runId = `wfr_race${i}`;
           const [registered, notified] = await Promise.all([
-            first.qstashWaits.register(newWait(runId, 'e'), T0),
-            second.qstashWaits.notifyRun(runId, 'e', `data${i}`, T0, T0 + 60_000),
+            waitsOf(first).register(newWait(runId, 'e'), T0),
+            waitsOf(second).notifyRun(runId, 'e', `data${i}`, T0, T0 + 60_000),
           ]);
           // Either the notify found the wait, or the wait found the kept event: exactly one.
           const delivered = (registered.kind === 'kept-event' ? 1 : 0) + notified.waits.length;
@@ -133,8 +139,8 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
       it('two runners claiming timeouts at once never take the same wait', async () => {
         const first = await open();
         const second = await peer();
-        for (let i = 0; i < 30; i++) await first.qstashWaits.register(newWait(`wfr_t${i}`, 'e', { timeoutMs: 1 }), T0);
-        const [a, b] = await Promise.all([first.qstashWaits.claimTimedOut(T0 + 10, 5_000, 20), second.qstashWaits.claimTimedOut(T0 + 10, 5_000, 20)]);
+        for (let i = 0; i < 30; i++) await waitsOf(first).register(newWait(`wfr_t${i}`, 'e', { timeoutMs: 1 }), T0);
+        const [a, b] = await Promise.all([waitsOf(first).claimTimedOut(T0 + 10, 5_000, 20), waitsOf(second).claimTimedOut(T0 + 10, 5_000, 20)]);
         const ids = [...a, ...b].map((w) => w.runId);
         expect(new Set(ids).size).toBe(ids.length);
         expect(ids).toHaveLength(30);
