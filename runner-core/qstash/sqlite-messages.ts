@@ -52,6 +52,7 @@ export class SqliteMessageStore implements MessageStore {
   readonly #createRun: (run: NewUpstashRun, first: NewMessage) => boolean;
   readonly #insert: (messages: readonly NewMessage[]) => { id: string; deduplicated: boolean }[];
   readonly #claim: (options: { now: number; limit: number; owner: string; leaseMs: number }) => StoredMessage[];
+  readonly #pruneRuns: (runIds: readonly string[], dryRun: boolean) => { kept: string[]; messages: number };
 
   constructor(db: Database) {
     this.#db = db;
@@ -84,6 +85,14 @@ export class SqliteMessageStore implements MessageStore {
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
       nextDue: db.prepare(`SELECT MIN(MAX(due_at, COALESCE(lease_until, 0))) FROM qstash_messages WHERE status = 'pending'`).pluck(),
       releaseAll: db.prepare('UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
+      owes: db.prepare(`SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' LIMIT 1`).pluck(),
+      countOfRun: db.prepare('SELECT COUNT(*) FROM qstash_messages WHERE run_id = ?').pluck(),
+      deleteOfRun: db.prepare('DELETE FROM qstash_messages WHERE run_id = ?'),
+      deleteConfig: db.prepare('DELETE FROM qstash_runs WHERE run_id = ?'),
+      countSettled: db.prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM qstash_messages WHERE run_id IS NULL AND status != 'pending' AND updated_at < ?
+        ORDER BY updated_at LIMIT ?)`).pluck(),
+      deleteSettled: db.prepare(`DELETE FROM qstash_messages WHERE seq IN (SELECT seq FROM qstash_messages
+        WHERE run_id IS NULL AND status != 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ?)`),
     };
     this.#s = s;
     const messageParams = (m: NewMessage) => ({
@@ -118,6 +127,20 @@ export class SqliteMessageStore implements MessageStore {
       return admitted.map(toMessage);
     });
     this.#claim = (options) => claim.immediate(options);
+    const pruneRuns = db.transaction((runIds: readonly string[], dryRun: boolean) => {
+      const kept: string[] = [];
+      let messages = 0;
+      for (const runId of runIds) {
+        if (s.owes.get(runId) !== undefined) {
+          kept.push(runId);
+          continue;
+        }
+        messages += dryRun ? (s.countOfRun.get(runId) as number) : s.deleteOfRun.run(runId).changes;
+        if (!dryRun) s.deleteConfig.run(runId);
+      }
+      return { kept, messages };
+    });
+    this.#pruneRuns = (runIds, dryRun) => pruneRuns.immediate(runIds, dryRun);
   }
 
   async createRun(run: NewUpstashRun, first: NewMessage): Promise<boolean> {
@@ -166,6 +189,15 @@ export class SqliteMessageStore implements MessageStore {
 
   async releaseAll(): Promise<void> {
     this.#s.releaseAll.run();
+  }
+
+  async pruneRuns(runIds: readonly string[], { dryRun }: { dryRun: boolean }): Promise<{ kept: string[]; messages: number }> {
+    return runIds.length === 0 ? { kept: [], messages: 0 } : this.#pruneRuns(runIds, dryRun);
+  }
+
+  async pruneSettled({ before, limit, dryRun }: { before: number; limit: number; dryRun: boolean }): Promise<number> {
+    const take = Math.max(0, Math.trunc(limit));
+    return dryRun ? (this.#s.countSettled.get(before, take) as number) : this.#s.deleteSettled.run(before, take).changes;
   }
 
   /** For tests: the database this store writes to. */

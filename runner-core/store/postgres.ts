@@ -2,6 +2,7 @@ import { runListSql } from './run-list-sql.js';
 import { PostgresSchedules } from './postgres-schedules.js';
 import { PostgresQstashWaits } from '../qstash/waits-postgres.js';
 import { PostgresMessageStore } from '../qstash/postgres-messages.js';
+import { PostgresRetention } from './postgres-retention.js';
 import type { Fragment, Options, PostgresType, Row, Sql } from 'postgres';
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
@@ -80,6 +81,7 @@ export class PostgresStore implements Store {
   readonly schedules: PostgresSchedules;
   readonly qstashWaits: PostgresQstashWaits;
   readonly qstashMessages: PostgresMessageStore;
+  readonly retention: PostgresRetention;
   readonly #databaseClock: boolean;
   readonly #schema: string;
 
@@ -89,6 +91,7 @@ export class PostgresStore implements Store {
     this.qstashWaits = new PostgresQstashWaits(sql);
     this.qstashMessages = new PostgresMessageStore(sql);
     this.#schema = options.schema;
+    this.retention = new PostgresRetention(sql, options.schema);
     this.#databaseClock = options.leaseClock === 'database';
   }
 

@@ -1,6 +1,7 @@
 import { SqliteSchedules } from './sqlite-schedules.js';
 import { SqliteQstashWaits } from '../qstash/waits-sqlite.js';
 import { SqliteMessageStore } from '../qstash/sqlite-messages.js';
+import { SqliteRetention } from './sqlite-retention.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -144,6 +145,7 @@ export class SqliteStore implements Store {
   readonly schedules: SqliteSchedules;
   readonly qstashWaits: SqliteQstashWaits;
   readonly qstashMessages: SqliteMessageStore;
+  readonly retention: SqliteRetention;
   readonly #s: Statements;
   /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
   readonly #listStatements = new Map<string, Database.Statement>();
@@ -169,6 +171,7 @@ export class SqliteStore implements Store {
     this.schedules = new SqliteSchedules(db);
     this.qstashWaits = new SqliteQstashWaits(db);
     this.qstashMessages = new SqliteMessageStore(db);
+    this.retention = new SqliteRetention(db);
     const s = prepareStatements(db);
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)

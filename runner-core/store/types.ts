@@ -34,6 +34,8 @@ import type { Applied } from './applied.js';
 import type { ScheduleStore } from './schedules.js';
 import type { QstashWaitStore } from '../qstash/waits.js';
 import type { MessageStore } from '../qstash/message-store.js';
+import type { RetentionStore } from './retention.js';
+export type { PruneCursor, RetentionStore, RunRowCounts } from './retention.js';
 export type { Schedule, ScheduleStore } from './schedules.js';
 export type { Applied } from './applied.js';
 
@@ -235,5 +237,7 @@ export interface Store extends RunStore, StepStore, AttemptStore, EventStore, Le
   readonly qstashWaits: QstashWaitStore;
   /** QStash-protocol messages (runner-core/qstash/), in the same database: a part, like the two above. */
   readonly qstashMessages: MessageStore;
+  /** Pruning finished runs and the store's size (runner-core/retention/): a part, like the schedules. */
+  readonly retention: RetentionStore;
   close(): Promise<void>;
 }
