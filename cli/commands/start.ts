@@ -9,8 +9,9 @@ import { alertOptions } from '../lib/alert-flags.js';
 import { addRunnerFlags, allowedOriginsFromEnv, otelFromFlags, type RunnerFlags } from '../lib/runner-flags.js';
 import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
 import { addUpstashKeyFlags, configuredUpstashKeys, type UpstashKeyFlags } from '../lib/upstash-keys.js';
+import { retentionOption, START_RETENTION_MS } from '../lib/retention-flag.js';
 
-interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
+interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean; retention: number }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -28,6 +29,7 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--grace-ms <ms>', 'on SIGTERM, how long in-flight drives may finish before they are released to other runners').default(10_000).argParser(parseNonNegativeInt))
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
+    .addOption(retentionOption(START_RETENTION_MS))
     .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)');
   return addRunnerFlags(addUpstashKeyFlags(command), 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
     .action(async (options: StartOptions) => {
@@ -46,6 +48,7 @@ export function makeStartCommand(io: CliIO): Command {
         tokenNames: named.map(({ name }) => name),
         leaseMs: options.leaseMs ?? leaseMsFromEnv(io.env),
         concurrency: options.concurrency,
+        retentionMs: options.retention,
         redactHeaders: redactHeaderNames(options.redactHeader, io.env),
         openOnLoopback: options.openLoopback === true,
         allowedOrigins: [...options.allowOrigin, ...allowedOriginsFromEnv(io.env)],
