@@ -17,7 +17,9 @@ export const PRUNABLE = `status IN ('completed', 'failed', 'cancelled') AND COAL
  * limit. Row values compare in the index's order, so a later page starts where the last ended.
  */
 export function candidatesSql(dialect: 'sqlite' | 'postgres', withCursor: boolean): string {
-  const text = `SELECT id, finished_at AS "finishedAt" FROM runs WHERE ${PRUNABLE} AND finished_at < ?
+  // SQLite without ANALYZE statistics (as every store is) prefers runs_status and sorts every
+  // finished run; INDEXED BY holds it to the index whose order is the walk's.
+  const text = `SELECT id, finished_at AS "finishedAt" FROM runs ${dialect === 'sqlite' ? 'INDEXED BY runs_finished ' : ''}WHERE ${PRUNABLE} AND finished_at < ?
     ${withCursor ? 'AND (finished_at, id) > (?, ?)' : ''} ORDER BY finished_at, id LIMIT ?`;
   let n = 0;
   return dialect === 'sqlite' ? text : text.replace(/\?/g, () => `$${++n}`);
