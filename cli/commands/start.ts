@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import ms from 'ms';
 import { join } from 'node:path';
 import type { CliIO } from '../lib/io.js';
 import { createLogger, type LogFormat } from '../lib/logger.js';
@@ -61,7 +62,7 @@ export function makeStartCommand(io: CliIO): Command {
         upstashSigningKeys: upstash?.keys,
       });
       const { runner } = started;
-      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }), upstashSigningKeys: upstash ? `from ${upstash.source}` : 'derived from the first token (set QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY to choose them)' });
+      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, retention: options.retention === 0 ? 'forever' : ms(options.retention), ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }), upstashSigningKeys: upstash ? `from ${upstash.source}` : 'derived from the first token (set QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY to choose them)' });
       // The webhook's origin only: its path may be its secret (a Slack incoming webhook's is).
       if (runner.alerts) log.info(`alerting failed runs to ${runner.alerts.webhook.origin}`, { alertWebhook: runner.alerts.webhook.origin, publicUrl: runner.alerts.publicUrl, signedWith: io.env.WF_ALERT_SECRET ? 'WF_ALERT_SECRET' : 'the token' });
       await interrupted;

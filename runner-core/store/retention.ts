@@ -48,7 +48,8 @@ export interface RetentionStore {
   /**
    * Deletes these runs with their steps, attempts and step logs, in one transaction, checking each
    * again in it (a run resumed since it was listed is not prunable any more and stays); with
-   * `dryRun` only counts what it would delete.
+   * `dryRun` only counts what it would delete. The QStash parts go first (retention/prune.ts): a
+   * QStash message still pending would otherwise go with its run, through the foreign key's cascade.
    */
   deleteRuns(runIds: readonly string[], options: { finishedBefore: number; dryRun: boolean }): Promise<RunRowCounts>;
   /**
