@@ -2,6 +2,8 @@ import { resolveFlowControl, type FlowControlOptions } from '../protocol/flow-co
 import { toMilliseconds, type Duration } from '../protocol/duration.js';
 import { parseJson } from '../protocol/validate.js';
 import { parseBulkResult, type BulkRequest, type BulkResult } from './bulk.js';
+import { parsePruneResult, type PruneRequest, type PruneResult } from './prune.js';
+import { parseStoreInfo, type StoreInfo } from './store-info.js';
 import type { Attempt, Run, RunPage, RunStatus } from './dto.js';
 import { ClientError } from './errors.js';
 import { runQueryParams, type RunListQuery } from './run-query.js';
@@ -114,6 +116,20 @@ export class Client {
    */
   bulk(request: BulkRequest): Promise<BulkResult> {
     return this.request('POST', '/v1/runs/bulk', parseBulkResult, request);
+  }
+
+  /**
+   * Deletes runs that finished at least `olderThanMs` ago and owe nothing, with their rows; at most
+   * `maxRuns` a call: call again with the answer's `cursor` until it is null. `dryRun` only counts.
+   * @example let r = await client.prune({ olderThanMs: 7 * 86_400_000, dryRun: true });
+   */
+  prune(request: PruneRequest): Promise<PruneResult> {
+    return this.request('POST', '/v1/prune', parsePruneResult, request);
+  }
+
+  /** How big the runner's database is and how long it keeps finished runs (the dashboard's footer). */
+  storeInfo(): Promise<StoreInfo> {
+    return this.request('GET', '/v1/store', parseStoreInfo);
   }
 
   /** Delivers `data` to every `waitForEvent(…, eventId)`; kept for a while if none waits yet. */

@@ -1,5 +1,5 @@
 // wfkit benchmark: baselines, per-step overhead, where a run's time goes, throughput,
-// bytes per run, runner RSS, run-list queries at 100,000 runs, and the PostgreSQL store (1 and 3 runners) beside SQLite. Run with `npm run bench` (builds first; imports ../dist).
+// bytes per run, runner RSS, run-list queries at 100,000 runs, database size under retention, and the PostgreSQL store (1 and 3 runners) beside SQLite. Run with `npm run bench` (builds first; imports ../dist).
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,6 +21,7 @@ import { loadWarning, systemInfo } from './lib/sysinfo.js';
 import { renderTable } from './lib/table.js';
 import { measureThroughput } from './lib/throughput.js';
 import { measureUpstash } from './lib/upstash.js';
+import { measureRetention } from './lib/retention.js';
 import { measureTimeline } from './lib/timeline.js';
 import { createTracer } from './lib/tracer.js';
 import { noop, smallOutputs, traced } from './lib/workflows.js';
@@ -123,6 +124,13 @@ async function main() {
     results.upstash = await measureUpstash({ token, log });
   } catch (error) {
     results.upstash = { error: String(error?.stack ?? error) };
+  }
+
+  log('retention: database size under a bounded load, retention 3 s');
+  try {
+    results.retention = await measureRetention({ token, log });
+  } catch (error) {
+    results.retention = { error: String(error?.stack ?? error) };
   }
 
   log('baselines (end)');

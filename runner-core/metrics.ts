@@ -105,19 +105,20 @@ function family(name: string, type: 'gauge' | 'histogram', help: string, lines: 
 }
 
 /**
- * `GET /metrics` in the Prometheus text format. `wfkit_runs` and `wfkit_queue_depth` describe the
- * whole store, so every runner of a cluster reports the same values (aggregate them with `max`);
+ * `GET /metrics` in the Prometheus text format. `wfkit_runs`, `wfkit_queue_depth` and `wfkit_store_size_bytes`
+ * describe the whole store, so every runner of a cluster reports the same values (aggregate them with `max`);
  * the other two are this process's (aggregate with `sum`).
  *
  * @example
  * const text = await renderMetrics({ runner, stepDuration });
  */
 export async function renderMetrics({ runner, stepDuration, now = Date.now() }: { runner: Runner; stepDuration: Histogram; now?: number }): Promise<string> {
-  const stats = await runner.store.stats(now);
+  const [stats, sizeBytes] = await Promise.all([runner.store.stats(now), runner.store.retention.sizeBytes()]);
   const statuses = [...new Set([...RUN_STATUSES, ...Object.keys(stats.runs)])];
   return [
     family('wfkit_runs', 'gauge', 'Runs in the store, by status.', statuses.map((s) => `wfkit_runs{status="${s}"} ${stats.runs[s as keyof typeof stats.runs] ?? 0}`)),
     family('wfkit_queue_depth', 'gauge', 'Unfinished runs that are due now and leased by no runner: work waiting for a runner.', [`wfkit_queue_depth ${stats.due}`]),
+    family('wfkit_store_size_bytes', 'gauge', "The store's size on disk: SQLite's pages and WAL, or PostgreSQL's tables of the runner's schema with their indexes.", [`wfkit_store_size_bytes ${sizeBytes}`]),
     family('wfkit_drives_in_flight', 'gauge', 'Drive requests this runner has in flight.', [`wfkit_drives_in_flight ${runner.drivesInFlight}`]),
     family('wfkit_qstash_deliveries_in_flight', 'gauge', 'QStash API deliveries (@upstash/workflow apps) this runner has in flight.', [
       `wfkit_qstash_deliveries_in_flight ${runner.qstash?.deliveriesInFlight ?? 0}`,

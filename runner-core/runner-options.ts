@@ -20,6 +20,13 @@ export interface RunnerOptions {
   dispatch?: DispatchOptions;
   /** How long a notify that no wait received is kept for a wait registered later. @default 10 minutes */
   eventKeepMs?: number;
+  /**
+   * Retention: runs that finished more than this many ms ago, and owe nothing (no pending
+   * failureFunction call, alert or QStash failure callback), are deleted in the background with
+   * every row under them (runner-core/retention/). `wf start` passes 30 days, `wf dev` 7.
+   * @default 0: keep every run forever
+   */
+  retention?: number;
   /** This runner is the store's only user (SQLite): take over leftover leases on start. @default false */
   exclusive?: boolean;
   /**

@@ -16,11 +16,20 @@ import { QStashEngine } from './qstash/engine.js';
 import { openQstashStores } from './qstash/stores.js';
 import { Scheduler } from './scheduler.js';
 import { ScheduleService } from './schedules/service.js';
+import { RetentionService } from './retention/service.js';
 import type { Run, Store } from './store/types.js';
 import { TokenSet } from './tokens.js';
 import { unreachablePolicy } from './unreachable.js';
 
 export type { RunnerOptions } from './runner-options.js';
+
+/** `RunnerOptions.retention`, checked: a whole number of ms, 0 for "forever". */
+function checkRetention(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new Error(`Expected \`retention\` to be a whole number of milliseconds (0 keeps runs forever), got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
 
 /**
  * Drives runs: claims due work (`Scheduler`), sends drive requests and commits each streamed step
@@ -39,6 +48,8 @@ export class Runner {
   private readonly actions: RunnerActions;
   /** Cron schedules that start runs (their own timer; see schedules/service.ts). */
   readonly schedules: ScheduleService;
+  /** Pruning of finished runs (`RunnerOptions.retention`, and `POST /v1/prune`). */
+  readonly retention: RetentionService;
   private readonly dispatcher: Dispatcher;
   private readonly exclusive: boolean;
   private readonly tracing: RunnerOptions['tracing'];
@@ -167,6 +178,13 @@ export class Runner {
       logger: this.logger,
       tickMs: Math.min(options.pollMs ?? 1_000, 250),
     });
+    this.retention = new RetentionService({
+      // The QStash parts only where the engine runs: their rows exist only then.
+      parts: { retention: this.store.retention, ...(qstashStores && { messages: qstashStores.messages, waits: qstashStores.waits }) },
+      retentionMs: checkRetention(options.retention ?? 0),
+      now,
+      logger: this.logger,
+    });
   }
 
   /** Drive requests in flight now (for metrics). */
@@ -179,6 +197,7 @@ export class Runner {
     if (this.exclusive) await this.store.releaseAll();
     this.scheduler.start();
     this.schedules.start();
+    this.retention.start();
     await this.qstash?.start();
   }
 
@@ -190,6 +209,7 @@ export class Runner {
 
   private async shutdown(graceMs: number): Promise<void> {
     await this.schedules.stop();
+    await this.retention.stop();
     await this.scheduler.stop(graceMs);
     await this.qstash?.stop(graceMs);
     await this.queue.drain();

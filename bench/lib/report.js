@@ -107,7 +107,25 @@ export function buildRows(r) {
   }
   rows.push(...runListRows(r, ratios));
   rows.push(...upstashRows(r, ratios));
+  rows.push(...retentionRows(r));
   rows.push(...postgresRows(r, ratios));
+  return rows;
+}
+
+/** Retention: the database's size stays flat under a long load once runs start to be pruned. */
+function retentionRows(r) {
+  const t = r.retention;
+  const rows = [{ section: 'retention: SQLite database size (pages + WAL) under a bounded load, runs pruned in the background' }];
+  if (!t) return rows.concat({ metric: 'not measured', value: 'skipped' });
+  if (t.error) return rows.concat({ metric: `failed: ${t.error.split('\n')[0]}`, value: 'error' });
+  const mb = (bytes) => `${round(bytes / 1e6, 2)} MB`;
+  rows.push({
+    metric: `size at the end / at ${round(t.reference.atMs / 1000, 0)} s, while runs done grew ${t.runsGrowth}x (${t.reference.runs} -> ${t.end.runs}; ${t.steps} steps, ${t.concurrency} in flight, retention ${t.retentionMs / 1000} s, ${round(t.elapsedMs / 1000, 0)} s; ${mb(t.reference.bytes)} -> ${mb(t.end.bytes)}, peak ${mb(t.peakBytes)}; runs in the store ${t.reference.runsInStore} -> ${t.end.runsInStore})`,
+    value: `${t.growth}x`,
+    target: '~1x (flat)',
+    status: t.growth <= 1.5 && t.failed === 0 ? 'PASS' : 'FAIL',
+  });
+  rows.push({ metric: `  samples (s: MB): ${t.samples.map((s) => `${round(s.atMs / 1000, 0)}: ${round(s.bytes / 1e6, 1)}`).join(', ')}`, value: '', target: 'info' });
   return rows;
 }
 

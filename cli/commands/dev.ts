@@ -5,6 +5,7 @@ import type { CliIO } from '../lib/io.js';
 import { parsePort, parsePositiveInt } from '../lib/parse.js';
 import { redactHeaderOption } from '../lib/redact-headers.js';
 import { addRunnerFlags } from '../lib/runner-flags.js';
+import { DEV_RETENTION_MS, retentionOption } from '../lib/retention-flag.js';
 import { addUpstashKeyFlags } from '../lib/upstash-keys.js';
 
 function parseRoute(value: string): string {
@@ -46,6 +47,7 @@ export function makeDevCommand(io: CliIO): Command {
     .option('--subdomain <name>', 'ask the tunnel service for this name (implies --tunnel)')
     .addOption(new Option('--remote <url>', 'use the runner at this URL (a `wf start`) instead of starting one').argParser(parseHttpUrl))
     .addOption(redactHeaderOption())
+    .addOption(retentionOption(DEV_RETENTION_MS))
     .option('--write-upstash-env', 'for an Upstash Workflow app, write QSTASH_URL, QSTASH_TOKEN, the signing keys and UPSTASH_WORKFLOW_URL into its env file (.env.local, .dev.vars or .env)');
   return addRunnerFlags(addUpstashKeyFlags(command), 'an origin the local runner may call besides localhost, 127.0.0.1 and [::1] on any port, and the tunnel\'s (repeatable)')
     .action((argv: string[], options: DevOptions) => runDev(io, argv, options));

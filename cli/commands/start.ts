@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import ms from 'ms';
 import { join } from 'node:path';
 import type { CliIO } from '../lib/io.js';
 import { createLogger, type LogFormat } from '../lib/logger.js';
@@ -9,8 +10,9 @@ import { alertOptions } from '../lib/alert-flags.js';
 import { addRunnerFlags, allowedOriginsFromEnv, otelFromFlags, type RunnerFlags } from '../lib/runner-flags.js';
 import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
 import { addUpstashKeyFlags, configuredUpstashKeys, type UpstashKeyFlags } from '../lib/upstash-keys.js';
+import { retentionOption, START_RETENTION_MS } from '../lib/retention-flag.js';
 
-interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
+interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean; retention: number }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -28,6 +30,7 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--grace-ms <ms>', 'on SIGTERM, how long in-flight drives may finish before they are released to other runners').default(10_000).argParser(parseNonNegativeInt))
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
+    .addOption(retentionOption(START_RETENTION_MS))
     .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)');
   return addRunnerFlags(addUpstashKeyFlags(command), 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
     .action(async (options: StartOptions) => {
@@ -46,6 +49,7 @@ export function makeStartCommand(io: CliIO): Command {
         tokenNames: named.map(({ name }) => name),
         leaseMs: options.leaseMs ?? leaseMsFromEnv(io.env),
         concurrency: options.concurrency,
+        retentionMs: options.retention,
         redactHeaders: redactHeaderNames(options.redactHeader, io.env),
         openOnLoopback: options.openLoopback === true,
         allowedOrigins: [...options.allowOrigin, ...allowedOriginsFromEnv(io.env)],
@@ -58,7 +62,7 @@ export function makeStartCommand(io: CliIO): Command {
         upstashSigningKeys: upstash?.keys,
       });
       const { runner } = started;
-      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }), upstashSigningKeys: upstash ? `from ${upstash.source}` : 'derived from the first token (set QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY to choose them)' });
+      log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, retention: options.retention === 0 ? 'forever' : ms(options.retention), ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }), upstashSigningKeys: upstash ? `from ${upstash.source}` : 'derived from the first token (set QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY to choose them)' });
       // The webhook's origin only: its path may be its secret (a Slack incoming webhook's is).
       if (runner.alerts) log.info(`alerting failed runs to ${runner.alerts.webhook.origin}`, { alertWebhook: runner.alerts.webhook.origin, publicUrl: runner.alerts.publicUrl, signedWith: io.env.WF_ALERT_SECRET ? 'WF_ALERT_SECRET' : 'the token' });
       await interrupted;

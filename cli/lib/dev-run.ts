@@ -35,6 +35,8 @@ export interface DevOptions extends RunnerFlags, UpstashKeyFlags {
   tunnelHost?: string;
   subdomain?: string;
   remote?: string;
+  /** `--retention`, in ms (0: keep finished runs forever). */
+  retention: number;
   /** `--redact-header` names (WF_REDACT_HEADERS adds more). */
   redactHeader?: string[];
   /** Write an Upstash Workflow app's QSTASH_* variables into its env file. */
@@ -88,6 +90,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     allowOrigins: options.allowOrigin,
     unreachableHorizonMs: options.unreachableHorizon,
     driveTimeoutMs: options.driveTimeout,
+    retentionMs: options.retention,
     otel: otelFromFlags(options, io.env),
     alerts: alertOptions(options, io.env),
     upstashSigningKeys: upstashKeys.keys,

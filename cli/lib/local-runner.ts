@@ -17,6 +17,8 @@ export interface LocalRunnerOptions {
   allowOrigins?: string[];
   unreachableHorizonMs?: number;
   driveTimeoutMs?: number;
+  /** Delete finished runs this long after they finished (`--retention`); 0 keeps them. */
+  retentionMs?: number;
   /** Export OpenTelemetry traces here (`--otel-endpoint`, OTEL_*). */
   otel?: OtelConfig;
   /** Failure alerts (`--alert-webhook`); off when absent. */
@@ -51,6 +53,7 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
     allowedOrigins: [...LOOPBACK_ORIGINS, ...(options.allowOrigins ?? [])],
     unreachableHorizonMs: options.unreachableHorizonMs,
     driveTimeoutMs: options.driveTimeoutMs,
+    retentionMs: options.retentionMs,
     otel: options.otel,
     ...(options.alerts && { alerts: options.alerts }),
     upstashSigningKeys: options.upstashSigningKeys,

@@ -37,6 +37,8 @@ export interface ProductionRunnerOptions {
   openOnLoopback?: boolean;
   /** Origins the runner may call (`--allow-origin`, `WF_ALLOWED_ORIGINS`); at least one. */
   allowedOrigins: string[];
+  /** Delete finished runs this long after they finished; 0 keeps them. @default 0 */
+  retentionMs?: number;
   /** How long an app may stay unreachable before its runs fail. @default 24 h */
   unreachableHorizonMs?: number;
   /** How long the runner waits for a drive response's headers. @default 30 s */
@@ -101,6 +103,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     tokens: options.tokens,
     leaseMs: options.leaseMs,
     concurrency: options.concurrency,
+    ...(options.retentionMs !== undefined && { retention: options.retentionMs }),
     redactHeaders: options.redactHeaders,
     allowedOrigins: options.allowedOrigins,
     logger: options.logger,

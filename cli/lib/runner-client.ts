@@ -1,4 +1,5 @@
 import type { BulkRequest, BulkResult } from '../../api/bulk.js';
+import type { PruneRequest, PruneResult } from '../../api/prune.js';
 import { Client } from '../../api/client.js';
 import type { Run, RunPage } from '../../api/dto.js';
 import type { RunListQuery } from '../../api/run-query.js';
@@ -61,6 +62,10 @@ export class RunnerClient {
 
   resume(id: string): Promise<Run> {
     return this.call((c) => c.resume(id));
+  }
+
+  prune(request: PruneRequest): Promise<PruneResult> {
+    return this.call((c) => c.prune(request));
   }
 
   bulk(request: BulkRequest): Promise<BulkResult> {

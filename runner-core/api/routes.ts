@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { parseBulkRequest } from '../../api/bulk.js';
+import { parsePruneRequest } from '../../api/prune.js';
 import { parseRunFilterParams } from '../../api/run-query.js';
 import { parseStartRequest } from '../../protocol/messages.js';
 import { expectObject, parseJson } from '../../protocol/validate.js';
@@ -158,6 +159,19 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       write: true,
       dashboard: true,
       handle: async (c) => jsonResponse(200, await bulkAction(runner, parseBulkRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')))),
+    },
+    {
+      // Retention on demand (`wf prune`): at most `maxRuns` runs a call, then a cursor to go on from.
+      method: 'POST',
+      path: '/v1/prune',
+      write: true,
+      handle: async (c) => jsonResponse(200, await runner.retention.prune(parsePruneRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')))),
+    },
+    {
+      method: 'GET',
+      path: '/v1/store',
+      write: false,
+      handle: async () => jsonResponse(200, { sizeBytes: await runner.store.retention.sizeBytes(), retentionMs: runner.retention.retentionMs }, NO_STORE),
     },
     {
       method: 'GET',

@@ -143,4 +143,12 @@ export interface MessageStore {
   nextDueAt(): Promise<number | null>;
   /** Drops the leases a killed predecessor left (SQLite under `wf dev` only, like `Store.releaseAll`). */
   releaseAll(): Promise<void>;
+  /**
+   * Retention (runner-core/retention/), one transaction: deletes the messages and config of these
+   * finished runs, except the runs that still have a pending message (a failure callback still
+   * owed): those are `kept`, untouched, and pruning keeps the run too. With `dryRun` only counts.
+   */
+  pruneRuns(runIds: readonly string[], options: { dryRun: boolean }): Promise<{ kept: string[]; messages: number }>;
+  /** Retention: deletes up to `limit` settled messages of no run (a plain publish) last changed before `before`; how many (a dry run counts them). */
+  pruneSettled(options: { before: number; limit: number; dryRun: boolean }): Promise<number>;
 }

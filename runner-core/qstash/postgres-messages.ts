@@ -219,4 +219,33 @@ export class PostgresMessageStore implements MessageStore {
   async releaseAll(): Promise<void> {
     throw new Error('releaseAll is for a store one runner owns (SQLite); a shared PostgreSQL store keeps its leases.');
   }
+
+  /** One statement: the runs that still owe a message are read and left alone in the same snapshot as the deletes. */
+  async pruneRuns(runIds: readonly string[], { dryRun }: { dryRun: boolean }): Promise<{ kept: string[]; messages: number }> {
+    if (runIds.length === 0) return { kept: [], messages: 0 };
+    const sql = this.#sql;
+    const ids = [...runIds];
+    const owed = sql`SELECT DISTINCT run_id FROM qstash_messages WHERE run_id = ANY(${ids}::text[]) AND status = 'pending'`;
+    const [row] = dryRun
+      ? await sql<{ kept: string[]; messages: number }[]>`WITH owed AS (${owed})
+          SELECT COALESCE((SELECT array_agg(run_id) FROM owed), '{}') AS kept,
+            (SELECT COUNT(*) FROM qstash_messages WHERE run_id = ANY(${ids}::text[]) AND run_id NOT IN (SELECT run_id FROM owed))::int AS messages`
+      : await sql<{ kept: string[]; messages: number }[]>`WITH owed AS (${owed}),
+          m AS (DELETE FROM qstash_messages WHERE run_id = ANY(${ids}::text[]) AND run_id NOT IN (SELECT run_id FROM owed) RETURNING 1),
+          c AS (DELETE FROM qstash_runs WHERE run_id = ANY(${ids}::text[]) AND run_id NOT IN (SELECT run_id FROM owed))
+          SELECT COALESCE((SELECT array_agg(run_id) FROM owed), '{}') AS kept, (SELECT COUNT(*) FROM m)::int AS messages`;
+    return { kept: row?.kept ?? [], messages: row?.messages ?? 0 };
+  }
+
+  async pruneSettled({ before, limit, dryRun }: { before: number; limit: number; dryRun: boolean }): Promise<number> {
+    const sql = this.#sql;
+    const take = Math.max(0, Math.trunc(limit));
+    const settled = sql`SELECT seq FROM qstash_messages WHERE run_id IS NULL AND status != 'pending' AND updated_at < ${before}::bigint
+      ORDER BY updated_at LIMIT ${take}`;
+    const [row] = dryRun
+      ? await sql<{ n: number }[]>`SELECT COUNT(*)::int AS n FROM (${settled}) s`
+      : await sql<{ n: number }[]>`WITH d AS (DELETE FROM qstash_messages WHERE seq IN (${settled} FOR UPDATE SKIP LOCKED) RETURNING 1)
+          SELECT COUNT(*)::int AS n FROM d`;
+    return row?.n ?? 0;
+  }
 }

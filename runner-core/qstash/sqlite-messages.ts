@@ -77,6 +77,7 @@ export class SqliteMessageStore implements MessageStore {
   readonly #insert: (messages: readonly NewMessage[]) => { id: string; deduplicated: boolean }[];
   readonly #publish: (messages: readonly PublishedMessage[], options: PublishOptions) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
   readonly #claim: (options: { now: number; limit: number; owner: string; leaseMs: number }) => StoredMessage[];
+  readonly #pruneRuns: (runIds: readonly string[], dryRun: boolean) => { kept: string[]; messages: number };
 
   constructor(connection: Extract<StoreConnection, { kind: 'sqlite' }>) {
     const { db } = connection;
@@ -113,6 +114,14 @@ export class SqliteMessageStore implements MessageStore {
       undelivered: db.prepare(`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? AND ${UNDELIVERED_WHERE}`),
       settleDelivered: db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = @now WHERE id = @id AND status = 'pending'`),
+      owes: db.prepare(`SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' LIMIT 1`).pluck(),
+      countOfRun: db.prepare('SELECT COUNT(*) FROM qstash_messages WHERE run_id = ?').pluck(),
+      deleteOfRun: db.prepare('DELETE FROM qstash_messages WHERE run_id = ?'),
+      deleteConfig: db.prepare('DELETE FROM qstash_runs WHERE run_id = ?'),
+      countSettled: db.prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM qstash_messages WHERE run_id IS NULL AND status != 'pending' AND updated_at < ?
+        ORDER BY updated_at LIMIT ?)`).pluck(),
+      deleteSettled: db.prepare(`DELETE FROM qstash_messages WHERE seq IN (SELECT seq FROM qstash_messages
+        WHERE run_id IS NULL AND status != 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ?)`),
     };
     this.#s = s;
     const messageParams = (m: NewMessage) => ({
@@ -166,6 +175,20 @@ export class SqliteMessageStore implements MessageStore {
       return admitted.map(toMessage);
     });
     this.#claim = (options) => claim.immediate(options);
+    const pruneRuns = db.transaction((runIds: readonly string[], dryRun: boolean) => {
+      const kept: string[] = [];
+      let messages = 0;
+      for (const runId of runIds) {
+        if (s.owes.get(runId) !== undefined) {
+          kept.push(runId);
+          continue;
+        }
+        messages += dryRun ? (s.countOfRun.get(runId) as number) : s.deleteOfRun.run(runId).changes;
+        if (!dryRun) s.deleteConfig.run(runId);
+      }
+      return { kept, messages };
+    });
+    this.#pruneRuns = (runIds, dryRun) => pruneRuns.immediate(runIds, dryRun);
   }
 
   async createRun(run: NewUpstashRun, first: NewMessage, alongside?: Alongside): Promise<{ created: boolean; applied: Applied }> {
@@ -218,6 +241,15 @@ export class SqliteMessageStore implements MessageStore {
 
   async releaseAll(): Promise<void> {
     this.#s.releaseAll.run();
+  }
+
+  async pruneRuns(runIds: readonly string[], { dryRun }: { dryRun: boolean }): Promise<{ kept: string[]; messages: number }> {
+    return runIds.length === 0 ? { kept: [], messages: 0 } : this.#pruneRuns(runIds, dryRun);
+  }
+
+  async pruneSettled({ before, limit, dryRun }: { before: number; limit: number; dryRun: boolean }): Promise<number> {
+    const take = Math.max(0, Math.trunc(limit));
+    return dryRun ? (this.#s.countSettled.get(before, take) as number) : this.#s.deleteSettled.run(before, take).changes;
   }
 
   /** For tests: the database this store writes to. */

@@ -76,4 +76,17 @@ export class PostgresQstashWaits implements QstashWaitStore {
   async deleteWait(runId: string, eventId: string, stepId: number): Promise<void> {
     await this.#sql`DELETE FROM qstash_waits WHERE run_id = ${runId} AND event_id = ${eventId} AND step_id = ${stepId}`;
   }
+
+  async pruneRuns(runIds: readonly string[], { dryRun }: { dryRun: boolean }): Promise<number> {
+    if (runIds.length === 0) return 0;
+    const sql = this.#sql;
+    const ids = [...runIds];
+    const [row] = dryRun
+      ? await sql<{ n: number }[]>`SELECT ((SELECT COUNT(*) FROM qstash_waits WHERE run_id = ANY(${ids}::text[]))
+          + (SELECT COUNT(*) FROM qstash_kept_events WHERE run_id = ANY(${ids}::text[])))::int AS n`
+      : await sql<{ n: number }[]>`WITH w AS (DELETE FROM qstash_waits WHERE run_id = ANY(${ids}::text[]) RETURNING 1),
+          k AS (DELETE FROM qstash_kept_events WHERE run_id = ANY(${ids}::text[]) RETURNING 1)
+          SELECT ((SELECT COUNT(*) FROM w) + (SELECT COUNT(*) FROM k))::int AS n`;
+    return row?.n ?? 0;
+  }
 }

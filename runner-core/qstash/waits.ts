@@ -76,4 +76,6 @@ export interface QstashWaitStore {
   claimTimedOut(now: number, leaseMs: number, limit: number): Promise<Wait[]>;
   /** Removes one wait (its timeout was delivered, or its run is gone). */
   deleteWait(runId: string, eventId: string, stepId: number): Promise<void>;
+  /** Retention: deletes the waits and kept events of these pruned runs; how many rows (a dry run counts them). */
+  pruneRuns(runIds: readonly string[], options: { dryRun: boolean }): Promise<number>;
 }

@@ -9,6 +9,7 @@ import { PG_MIGRATION_SEARCH } from './postgres-migration-search.js';
 import { PG_MIGRATION_QSTASH } from './postgres-migration-qstash.js';
 import { PG_MIGRATION_QSTASH_WAITS } from './postgres-migration-qstash-waits.js';
 import { MIGRATION_SCHEDULE_REFUSALS } from './migration-schedule-refusals.js';
+import { PG_MIGRATION_RETENTION } from './postgres-migration-retention.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -104,6 +105,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   PG_MIGRATION_QSTASH,
   PG_MIGRATION_QSTASH_WAITS,
   MIGRATION_SCHEDULE_REFUSALS,
+  PG_MIGRATION_RETENTION,
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { runListSql } from './run-list-sql.js';
 import { PostgresSchedules } from './postgres-schedules.js';
+import { PostgresRetention } from './postgres-retention.js';
 import type { Fragment, Options, PostgresType, Row, Sql, TransactionSql } from 'postgres';
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
@@ -77,6 +78,7 @@ export class PostgresStore implements Store {
   readonly #sql: Sql<{ bigint: number }>;
   readonly schedules: PostgresSchedules;
   readonly connection: StoreConnection;
+  readonly retention: PostgresRetention;
   readonly #databaseClock: boolean;
   readonly #schema: string;
 
@@ -85,6 +87,7 @@ export class PostgresStore implements Store {
     this.schedules = new PostgresSchedules(sql);
     this.connection = { kind: 'postgres', sql, apply: (tx, changes, returning) => this.#apply(tx, changes, undefined, returning) };
     this.#schema = options.schema;
+    this.retention = new PostgresRetention(sql, options.schema);
     this.#databaseClock = options.leaseClock === 'database';
   }
 

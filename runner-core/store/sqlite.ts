@@ -1,4 +1,5 @@
 import { SqliteSchedules } from './sqlite-schedules.js';
+import { SqliteRetention } from './sqlite-retention.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -141,6 +142,7 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly schedules: SqliteSchedules;
   readonly connection: StoreConnection;
+  readonly retention: SqliteRetention;
   readonly #s: Statements;
   /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
   readonly #listStatements = new Map<string, Database.Statement>();
@@ -164,6 +166,7 @@ export class SqliteStore implements Store {
     db.pragma('foreign_keys = ON');
     migrate(db);
     this.schedules = new SqliteSchedules(db);
+    this.retention = new SqliteRetention(db);
     const s = prepareStatements(db);
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)

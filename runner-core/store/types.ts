@@ -34,6 +34,8 @@ import type { Database } from 'better-sqlite3';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Applied } from './applied.js';
 import type { ScheduleStore } from './schedules.js';
+import type { RetentionStore } from './retention.js';
+export type { PruneCursor, RetentionStore, RunRowCounts } from './retention.js';
 export type { Schedule, ScheduleStore } from './schedules.js';
 export type { Applied } from './applied.js';
 
@@ -237,6 +239,8 @@ export interface Store extends RunStore, StepStore, AttemptStore, EventStore, Le
    * one (a test's fake): the runner then has no such part.
    */
   readonly connection?: StoreConnection;
+  /** Pruning finished runs and the store's size (runner-core/retention/): a part, like the schedules. */
+  readonly retention: RetentionStore;
   close(): Promise<void>;
 }
 

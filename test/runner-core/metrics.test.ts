@@ -26,6 +26,7 @@ describe('metrics', () => {
     expect(text).toContain('wfkit_runs{status="completed"} 1');
     expect(text).toContain('# TYPE wfkit_queue_depth gauge\nwfkit_queue_depth 1\n');
     expect(text).toContain('# TYPE wfkit_drives_in_flight gauge\nwfkit_drives_in_flight 0\n');
+    expect(text).toMatch(/# TYPE wfkit_store_size_bytes gauge\nwfkit_store_size_bytes [1-9]\d*\n/);
     expect(text).toContain('# TYPE wfkit_qstash_deliveries_in_flight gauge\nwfkit_qstash_deliveries_in_flight 0\n');
     expect(text).toContain('wfkit_step_duration_seconds_bucket{le="0.05"} 1\n');
     expect(text).toContain('wfkit_step_duration_seconds_bucket{le="0.025"} 0\n');

@@ -112,3 +112,19 @@ describe('postgres store', () => {
     });
   });
 });
+
+describe('postgres retention', () => {
+  it('lets one runner of a database prune at a time (an advisory lock per schema)', async () => {
+    const schema = `prune_lock_${++schemas}`;
+    const [a, b] = await Promise.all([open({ schema }), open({ schema })]);
+    const elsewhere = await open({ schema: `prune_lock_other_${schemas}` });
+    const inner = await a.retention.exclusively(async () => ({
+      sameSchema: await b.retention.exclusively(async () => 'b'),
+      otherSchema: await elsewhere.retention.exclusively(async () => 'elsewhere'),
+    }));
+    expect(inner).toEqual({ ran: true, value: { sameSchema: { ran: false }, otherSchema: { ran: true, value: 'elsewhere' } } });
+    // Released once the work ends, also when it throws.
+    await expect(a.retention.exclusively(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await b.retention.exclusively(async () => 'b')).toEqual({ ran: true, value: 'b' });
+  });
+});

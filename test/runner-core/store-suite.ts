@@ -9,6 +9,7 @@ import { describeResume } from './store-suite-resume.js';
 import { describeStepLogs } from './store-suite-step-logs.js';
 import { describeAlerts } from './store-suite-alerts.js';
 import { describeSearch } from './store-suite-search.js';
+import { describeRetention } from './store-suite-retention.js';
 
 export { newRun, runId } from './store-fixtures.js';
 
@@ -34,6 +35,7 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
     describeStepLogs(open);
     describeAlerts(open);
     describeSearch(open);
+    describeRetention(open, options.peer);
 
     let store: Store;
     beforeEach(async () => {

@@ -57,6 +57,9 @@ describe('web dashboard: runs, run, step', () => {
     await waitForText(row(ids.failing!), 'failed');
     await waitForText(row(ids.sleep!), 'sleeping');
     await waitForText(row(ids.wait!), 'waiting');
+    // The footer: the database's size (GET /v1/store) and its retention (none in this runner).
+    await waitForText(page().getByTestId('store-footer'), 'finished runs kept forever');
+    expect(await page().getByTestId('store-footer').innerText()).toMatch(/^database \d[\d.]* (KB|MB) · finished runs kept forever$/);
     await screenshot(page(), 'runs-desktop');
 
     await page().goto(`${runner.url}/runs/${ids.twoStep}`);

@@ -3,6 +3,7 @@ import type { RunSearch } from './router.js';
 import { Client } from '../../api/client.js';
 import type { Run, RunPage, RunStatus } from '../../api/dto.js';
 import type { RunDetail } from '../../api/parse.js';
+import type { StoreInfo } from '../../api/store-info.js';
 
 const TOKEN_KEY = 'wfkit.token';
 
@@ -40,6 +41,8 @@ export interface Api {
   resume(id: string): Promise<{ run: Run }>;
   /** Resumes, cancels or reruns every run a filter matches; `dryRun` only counts them. */
   bulk(request: BulkRequest): Promise<BulkResult>;
+  /** The database's size and retention, for the footer. */
+  storeInfo(): Promise<StoreInfo>;
   /** The one client (same origin), for the live events (`events.ts`). */
   readonly client: Client;
 }
@@ -61,5 +64,6 @@ export function createApi(token: () => string | null): Api {
     rerun: async (id) => ({ run: await client.rerun(id) }),
     resume: async (id) => ({ run: await client.resume(id) }),
     bulk: (request) => client.bulk(request),
+    storeInfo: () => client.storeInfo(),
   };
 }

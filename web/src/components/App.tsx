@@ -14,6 +14,7 @@ import { Login } from './Login.js';
 import { RunPage } from './RunPage.js';
 import { RunsPage } from './RunsPage.js';
 import { SchedulesPage } from './SchedulesPage.js';
+import { StoreFooter } from './StoreFooter.js';
 
 /**
  * The dashboard: asks the runner whether reads need the token here (`GET /v1/session`), shows
@@ -68,7 +69,7 @@ export function App(): JSX.Element {
   );
 }
 
-function Shell(props: { children: JSX.Element; stream?: StreamStatus; onSignOut?: () => void }): JSX.Element {
+function Shell(props: { children: JSX.Element; stream?: StreamStatus; onSignOut?: () => void; footer?: JSX.Element }): JSX.Element {
   const labels: Record<StreamStatus, string> = { connecting: 'connecting…', live: 'live', offline: 'reconnecting…', unauthorized: 'signed out' };
   return (
     <div class="app">
@@ -94,6 +95,7 @@ function Shell(props: { children: JSX.Element; stream?: StreamStatus; onSignOut?
         ) : null}
       </header>
       <main class="main">{props.children}</main>
+      {props.footer}
     </div>
   );
 }
@@ -153,7 +155,7 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
 
   return (
     <DashboardContext.Provider value={dashboard}>
-      <Shell stream={stream} onSignOut={props.onSignOut}>
+      <Shell stream={stream} onSignOut={props.onSignOut} footer={<StoreFooter api={props.api} />}>
         {route.page === 'runs' ? (
           <RunsPage status={route.status} {...(route.search && { search: route.search })} />
         ) : route.page === 'run' ? (
