@@ -3,13 +3,14 @@ import type { Schedule } from '../../api/schedule-dto.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import type { CliIO } from '../lib/io.js';
 import { parseJsonText } from '../lib/parse.js';
+import { terminalSafe } from '../../view/terminal-text.js';
 
 type RunnerFlags = { runner: string; token?: string };
 
 /** One line per schedule: id, next fire, last fire, zone, cron, url. */
 export function scheduleLine(s: Schedule): string {
   const last = s.lastFiredAt === null ? 'never' : new Date(s.lastFiredAt).toISOString();
-  return `${s.id}  next ${new Date(s.nextAt).toISOString()}  last ${last}  ${s.timezone}  "${s.cron}"  ${s.url}`;
+  return terminalSafe(`${s.id}  next ${new Date(s.nextAt).toISOString()}  last ${last}  ${s.timezone}  "${s.cron}"  ${s.url}`);
 }
 
 /** `wf schedule add|list|rm`: cron schedules that start a workflow route with a body. */
