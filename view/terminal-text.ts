@@ -16,6 +16,7 @@
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** The same set without `g`: `test` on a global regex moves its `lastIndex` between calls. */
 const UNSAFE_ANY = new RegExp(UNSAFE.source);
 
 const NAMED: Readonly<Record<string, string>> = { '\r': '\\r', '\u001b': '\\x1b', '\u0007': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\u0000': '\\0' };
@@ -38,7 +39,3 @@ export function terminalSafe(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, visible);
 }
 
-/** Whether `text` holds a character `terminalSafe` would escape (for tests and fuzzing). */
-export function hasUnsafeControl(text: string): boolean {
-  return UNSAFE_ANY.test(text);
-}

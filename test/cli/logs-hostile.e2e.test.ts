@@ -1,8 +1,7 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { CliIO } from '../../cli/lib/io.js';
 import { createProgram } from '../../cli/program.js';
-import { hasUnsafeControl } from '../../view/terminal-text.js';
-import { HOSTILE } from '../helpers/hostile-text.js';
+import { hasRawControl, HOSTILE } from '../helpers/hostile-text.js';
 import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish } from '../helpers/runner.js';
 
 /**
@@ -47,7 +46,7 @@ describe('wf logs with hostile step output', () => {
     const target = ['--runner', runner.url, '--token', runner.token];
 
     const step = await wf('logs', id, '--step', '0', ...target);
-    for (const line of step) expect(hasUnsafeControl(line), JSON.stringify(line)).toBe(false);
+    for (const line of step) expect(hasRawControl(line), JSON.stringify(line)).toBe(false);
     const printed = step.join('\n');
     for (const { name, shown } of HOSTILE) expect(printed, name).toContain(`line ${shown}`);
     // The field keys too: each key's hostile part shown escaped.
@@ -55,7 +54,7 @@ describe('wf logs with hostile step output', () => {
     expect(step[0]).toBe('step 0 hostile\\x1b]0;title\\a · succeeded · run');
 
     const story = await wf('logs', id, ...target);
-    for (const line of story) expect(hasUnsafeControl(line), JSON.stringify(line)).toBe(false);
+    for (const line of story) expect(hasRawControl(line), JSON.stringify(line)).toBe(false);
     expect(story.join('\n')).toContain('boom \\x1b[2J\\x9b\\u202e');
 
     // JSON: the exact text, its controls escaped by JSON itself.

@@ -4,6 +4,18 @@
  * sanitizer's unit test, the `wf logs` and TUI tests and the step-log fuzz.
  */
 
+/**
+ * What a terminal must never be handed raw, written here independently of the sanitizer so that
+ * the tests check it rather than repeat it: C0 controls but newline and tab, DEL, C1 controls, bidi
+ * embeddings, overrides and isolates, and the line and paragraph separators.
+ */
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+export function hasRawControl(text: string): boolean {
+  return RAW_CONTROL.test(text);
+}
+
 const ESC = '\u001b';
 const BEL = '\u0007';
 

@@ -6,8 +6,7 @@ import { RunView } from '../../tui/components/RunView.js';
 import { StepView } from '../../tui/components/StepView.js';
 import type { Detail } from '../../tui/state.js';
 import { stepViewLines } from '../../tui/step-lines.js';
-import { hasUnsafeControl } from '../../view/terminal-text.js';
-import { HOSTILE } from '../helpers/hostile-text.js';
+import { hasRawControl, HOSTILE } from '../helpers/hostile-text.js';
 import { makeAttempt, makeRun, makeStep, T0 } from './fixtures.js';
 
 /**
@@ -29,7 +28,7 @@ afterEach(() => {
 const all = HOSTILE.map(({ text }) => text).join(' | ');
 
 function expectSafe(frame: string): void {
-  for (const line of frame.split('\n')) expect(hasUnsafeControl(line), JSON.stringify(line)).toBe(false);
+  for (const line of frame.split('\n')) expect(hasRawControl(line), JSON.stringify(line)).toBe(false);
 }
 
 describe('the dashboard draws hostile run data as visible escapes', () => {
@@ -43,7 +42,7 @@ describe('the dashboard draws hostile run data as visible escapes', () => {
       },
     ];
     const lines = stepViewLines(step, attempts, 100, logs);
-    for (const line of lines) expect(hasUnsafeControl(line.text), JSON.stringify(line.text)).toBe(false);
+    for (const line of lines) expect(hasRawControl(line.text), JSON.stringify(line.text)).toBe(false);
     const frame = frameOf(<StepView step={step} lines={lines} scroll={0} width={100} height={400} color={false} />);
     expectSafe(frame);
     expect(frame).toContain('step 0 evil\\x1b]52;c;');
