@@ -1,13 +1,12 @@
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedFromEnv } from '../helpers/seeded-random.js';
 import { closeServer, listen } from '../helpers/runner.js';
-import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
+import { assertBuiltCli } from '../runner-core/wf-start-process.js';
 import { tempFolder } from '../chaos/harness.js';
 import { runFuzz } from './fuzz-loop.js';
 import { qstashBody, qstashPaths, qstashRequest, upstashHeaders } from './qstash-cases.js';
-import { expectAlive, expectNo5xx, watchMemory, type ProcessUnderTest } from './server-under-test.js';
+import { expectAlive, expectNo5xx, watchMemory, restartableRunner, type ProcessUnderTest } from './server-under-test.js';
 
 /**
  * The runner's QStash API (`/v2`: publish, batch, workflow runs, wait/notify, events), its bulk
@@ -25,19 +24,9 @@ let sink: Server;
 let sinkUrl = '';
 let delivered = 0;
 const deliveredIds = new Set<string>();
-const started: WfStartProcess[] = [];
 
-function underTest(p: WfStartProcess): ProcessUnderTest {
-  return { pid: p.child.pid!, port: Number(new URL(p.url).port), running: p.running, output: () => `${p.stdout()}\n${p.stderr()}` };
-}
-
-async function runner(): Promise<ProcessUnderTest> {
-  const last = started.at(-1);
-  if (last?.running()) return underTest(last);
-  const p = await spawnWfStart(['--database', join(folder.dir, 'runner.db'), '--log-format', 'json'], { WF_TOKENS: TOKEN, WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*' }, folder.dir);
-  started.push(p);
-  return underTest(p);
-}
+const runners = restartableRunner(() => folder.dir, TOKEN);
+const runner = (): Promise<ProcessUnderTest> => runners.current();
 
 beforeAll(async () => {
   assertBuiltCli();
@@ -59,8 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const p of started) if (p.running()) p.child.kill('SIGKILL');
-  await Promise.all(started.map((p) => p.exited));
+  await runners.kill();
   if (sink) await closeServer(sink);
   folder?.remove();
 });

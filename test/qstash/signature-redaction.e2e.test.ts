@@ -3,8 +3,8 @@ import { Client } from '@upstash/workflow';
 import { NonRetryableError } from '../../protocol/errors.js';
 import { ALERT_SIGNATURE_HEADER } from '../../runner-core/alerts/signature.js';
 import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, type TestRunner } from '../helpers/runner.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { startUpstashApp, upstashEnv } from './upstash-app.js';
 
 /**
  * Finding 3 of issue 19: a delivery's `Upstash-Signature` (a JWT valid for minutes) was stored and
@@ -13,12 +13,11 @@ import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
  * attempts the API serves hold `[redacted]`, and no value the receivers got appears anywhere in them.
  */
 
-const apps: UpstashApp[] = [];
-const receivers: WebhookReceiver[] = [];
+/** The Upstash app and the webhook receiver a test started, closed after the runners. */
+const closers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await closeStarted();
-  for (const app of apps.splice(0)) await app.close();
-  for (const r of receivers.splice(0)) await r.close();
+  for (const started of closers.splice(0)) await started.close();
 });
 
 /** The run as `GET /v1/runs/:id` serves it (with the token), as text and parsed. */
@@ -32,7 +31,7 @@ async function servedRun(runner: TestRunner, id: string): Promise<{ text: string
 describe('signatures the runner sends are never recorded', () => {
   it("an Upstash run's attempts hold neither the deliveries' JWTs nor the alert's signature", async () => {
     const hook = await startWebhookReceiver();
-    receivers.push(hook);
+    closers.push(hook);
     const runner = await startTestRunner({ runner: { alerts: { webhookUrl: hook.url } } });
     const received: string[] = [];
     const app = await startUpstashApp(
@@ -55,7 +54,7 @@ describe('signatures the runner sends are never recorded', () => {
           await next();
         }),
     );
-    apps.push(app);
+    closers.push(app);
     const env = upstashEnv(runner);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     const { workflowRunId: id } = await client.trigger({ url: `${app.url}/signed`, body: {}, retries: 0 });
