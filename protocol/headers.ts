@@ -37,7 +37,9 @@ export const NDJSON = 'application/x-ndjson';
 
 /**
  * Headers that carry credentials: redacted before anything is stored or shown. A runner adds its
- * own names (`RunnerOptions.redactHeaders`, `--redact-header`, `WF_REDACT_HEADERS`).
+ * own names (`RunnerOptions.redactHeaders`, `--redact-header`, `WF_REDACT_HEADERS`). The signatures
+ * the runner itself sends are here too: each stays valid for a while, so one read from a run's log
+ * could be replayed at its receiver (a drive, an Upstash delivery, an alert).
  */
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
@@ -46,6 +48,10 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   'set-cookie',
   'x-api-key',
   Header.Signature,
+  /** A QStash delivery's JWT (runner-core/qstash/signature.ts). */
+  'upstash-signature',
+  /** An alert's signature (runner-core/alerts/signature.ts). */
+  'wf-alert-signature',
 ]);
 
 /** What a redacted header's value becomes. */

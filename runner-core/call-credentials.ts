@@ -4,7 +4,7 @@ import type { CallRequest, InvokeRequest } from '../protocol/messages.js';
 import { encodeOutcome, type Outcome, type Suspension } from '../protocol/outcome.js';
 import { invokeAsCallRequest } from './invoke.js';
 import { WorkflowError } from '../protocol/errors.js';
-import type { Step } from './store/types.js';
+import type { Change, Step } from './store/types.js';
 
 /**
  * Credential headers of `context.call` exchanges (and of starts and drive logs), kept out of
@@ -51,6 +51,20 @@ export class CallCredentials {
 
   redact(headers: Record<string, string>): Record<string, string> {
     return redactHeaders(headers, this.names);
+  }
+
+  /**
+   * `changes` as they may be recorded: every attempt's request and response headers redacted. The
+   * runner's commit passes everything through here, so a send site that logs headers as it sent
+   * them (a signature it added itself) cannot put a credential in the store, the API or the events.
+   */
+  redactAttempts(changes: readonly Change[]): readonly Change[] {
+    if (!changes.some((change) => change.type === 'attempt')) return changes;
+    return changes.map((change) => {
+      if (change.type !== 'attempt') return change;
+      const { requestHeaders, responseHeaders } = change.attempt;
+      return { ...change, attempt: { ...change.attempt, requestHeaders: this.redact(requestHeaders), responseHeaders: responseHeaders && this.redact(responseHeaders) } };
+    });
   }
 
   /** The request as it is stored: credential values redacted, the real ones sealed beside them. */

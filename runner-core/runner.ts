@@ -75,7 +75,8 @@ export class Runner {
     this.dispatcher = createAgent(options.dispatch);
     const credentials = new CallCredentials(this.tokens.signing, options.redactHeaders);
     const commit: Commit = async (changes, owner) => {
-      announce(this.events, await this.queue.push(changes, owner));
+      // Whatever a send site logged, no credential header reaches the store or the event stream.
+      announce(this.events, await this.queue.push(credentials.redactAttempts(changes), owner));
     };
     let driver: Driver | undefined;
     this.scheduler = new Scheduler({

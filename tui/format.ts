@@ -1,4 +1,5 @@
 import type { Color } from '../view/status.js';
+import { terminalSafe } from '../view/terminal-text.js';
 
 /**
  * Text helpers of the terminal dashboard. Status glyphs, colours and durations are the shared
@@ -28,10 +29,18 @@ export function clock(ms: number, now: number, withMs = false): string {
   return new Date(now).toDateString() === date.toDateString() ? time : `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${time}`;
 }
 
-/** Cuts `text` to `width` columns, ending in `…` when cut. */
+/**
+ * One line of run data as the dashboard may draw it: control characters shown as escapes
+ * (view/terminal-text.ts), line breaks and tabs as spaces.
+ */
+export function terminalLine(text: string): string {
+  return terminalSafe(text).replace(/[\n\t]+/g, ' ');
+}
+
+/** Cuts `text` to `width` columns, ending in `…` when cut; run data goes through `terminalLine` first. */
 export function truncate(text: string, width: number): string {
   if (width <= 0) return '';
-  const flat = text.replace(/[\r\n\t]+/g, ' ');
+  const flat = terminalLine(text);
   return flat.length <= width ? flat : flat.slice(0, Math.max(0, width - 1)) + '…';
 }
 
@@ -43,7 +52,7 @@ export function fit(text: string, width: number, align: 'left' | 'right' = 'left
 
 /** A run's workflow as people name it: the URL without its scheme (`localhost:3000/api/workflow`). */
 export function workflowPath(url: string): string {
-  return url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  return terminalLine(url).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
 }
 
 /** JSON text pretty-printed (two spaces); anything else as it is. */

@@ -6,6 +6,7 @@ import { stepChild } from '../view/links.js';
 import { callAnswer, displayOutput, encodedOutput } from '../view/step-value.js';
 import { logRowText, stepLogSections, type LogTone } from '../view/step-logs.js';
 import { clock, prettyJson } from './format.js';
+import { terminalSafe } from '../view/terminal-text.js';
 
 /** How a line of the step view is drawn: `mark` is this step's own line in a response body. */
 export type Tone = 'heading' | 'label' | 'text' | 'dim' | 'mark' | 'error';
@@ -103,6 +104,25 @@ export function stepDetailLines(step: Step, attempts: readonly Attempt[], logs: 
   return out;
 }
 
+/** Spaces to the next multiple of 8 columns for each tab: a tab's width on a terminal. */
+function expandTabs(text: string): string {
+  // Each piece up to a tab starts on a tab stop (the one before it ended on one).
+  return text.replace(/[^\t]*\t/g, (piece) => piece.slice(0, -1) + ' '.repeat(8 - ((piece.length - 1) % 8)));
+}
+
+/**
+ * Lines as the terminal may draw them: what workflow code wrote (logs, outputs, errors, headers,
+ * bodies) with its control characters shown as escapes (view/terminal-text.ts), a line break it
+ * holds as a line of its own (with the indent), tabs as spaces.
+ */
+export function terminalLines(lines: readonly Line[]): Line[] {
+  return lines.flatMap((l) => {
+    const [first = '', ...rest] = terminalSafe(l.text).split('\n');
+    const indent = ' '.repeat(first.length - first.trimStart().length);
+    return [first, ...rest.map((t) => indent + t)].map((text) => ({ text: expandTabs(text), tone: l.tone }));
+  });
+}
+
 /** Hard-wraps lines to `width` columns; continuation lines keep the indent. */
 export function wrapLines(lines: readonly Line[], width: number): Line[] {
   const out: Line[] = [];
@@ -125,7 +145,7 @@ let memo: { step: Step; attempts: readonly Attempt[]; logs: readonly StepLog[]; 
 export function stepViewLines(step: Step, attempts: readonly Attempt[], width: number, logs: readonly StepLog[] = [], run?: Pick<Run, 'protocol'>): Line[] {
   const protocol = run?.protocol;
   if (memo && memo.step === step && memo.attempts === attempts && memo.logs === logs && memo.width === width && memo.protocol === protocol) return memo.lines;
-  const lines = wrapLines(stepDetailLines(step, attempts, logs, run), width);
+  const lines = wrapLines(terminalLines(stepDetailLines(step, attempts, logs, run)), width);
   memo = { step, attempts, logs, width, protocol, lines };
   return lines;
 }

@@ -5,6 +5,7 @@ import { CliError } from '../errors.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import type { CliIO } from '../lib/io.js';
 import { collectStatuses, parseTimeFlag } from '../lib/parse.js';
+import { terminalSafe } from '../../view/terminal-text.js';
 
 interface BulkOptions {
   runner: string;
@@ -64,6 +65,6 @@ export function makeBulkCommand(io: CliIO): Command {
       }
       const result = await client.bulk({ action, filter });
       io.out(`${action}: ${result.done} of ${result.matched} done${result.failed.length > 0 ? `, ${result.failed.length} refused` : ''}`);
-      for (const failure of result.failed) io.out(`  ${failure.runId} ${failure.code}: ${failure.message}`);
+      for (const failure of result.failed) io.out(terminalSafe(`  ${failure.runId} ${failure.code}: ${failure.message}`));
     });
 }

@@ -5,6 +5,7 @@ import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import { formatDuration } from '../../view/duration.js';
 import { glyph, RUN_STATUSES } from '../../view/status.js';
 import { time } from '../lib/format.js';
+import { terminalSafe } from '../../view/terminal-text.js';
 import type { CliIO } from '../lib/io.js';
 import { collectStatuses, parsePositiveInt, parseTimeFlag } from '../lib/parse.js';
 
@@ -58,7 +59,7 @@ export function makeRunsCommand(io: CliIO): Command {
       if (page.runs.length === 0) return io.out(Object.keys(query).length > 1 ? 'No runs match.' : 'No runs yet.');
       for (const run of page.runs) {
         const took = run.finishedAt ? formatDuration(run.finishedAt - run.createdAt) : '';
-        io.out(`${glyph(run.status)} ${run.id}  ${run.status.padEnd(9)} ${String(run.stepsDone).padStart(3)} steps  ${time(run.createdAt)}  ${took.padStart(8)}  ${run.url}`);
+        io.out(`${glyph(run.status)} ${run.id}  ${run.status.padEnd(9)} ${String(run.stepsDone).padStart(3)} steps  ${time(run.createdAt)}  ${took.padStart(8)}  ${terminalSafe(run.url)}`);
       }
       // The next page keeps the filters: the same command with --cursor.
       if (page.nextCursor) io.out(`… more: ${nextPageCommand(options, page.nextCursor)}`);

@@ -3,6 +3,7 @@ import type { Schedule } from '../../api/schedule-dto.js';
 import { clientFrom, withRunnerOptions } from '../lib/client-options.js';
 import type { CliIO } from '../lib/io.js';
 import { parseJsonText } from '../lib/parse.js';
+import { terminalSafe } from '../../view/terminal-text.js';
 
 type RunnerFlags = { runner: string; token?: string };
 
@@ -10,7 +11,7 @@ type RunnerFlags = { runner: string; token?: string };
 export function scheduleLine(s: Schedule): string {
   const last = s.lastFiredAt === null ? 'never' : new Date(s.lastFiredAt).toISOString();
   const refused = s.lastRefusal ? `  (tick ${new Date(s.lastRefusal.tick).toISOString()} refused: ${s.lastRefusal.code})` : '';
-  return `${s.id}  next ${new Date(s.nextAt).toISOString()}  last ${last}  ${s.timezone}  "${s.cron}"  ${s.url}${refused}`;
+  return terminalSafe(`${s.id}  next ${new Date(s.nextAt).toISOString()}  last ${last}  ${s.timezone}  "${s.cron}"  ${s.url}${refused}`);
 }
 
 /** `wf schedule add|list|rm`: cron schedules that start a workflow route with a body. */

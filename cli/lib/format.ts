@@ -5,6 +5,7 @@ import { runNotes } from '../../view/run-notes.js';
 import { glyph } from '../../view/status.js';
 import { runParent, stepChild } from '../../view/links.js';
 import { callAnswer, waitTimedOut } from '../../view/step-value.js';
+import { terminalSafe } from '../../view/terminal-text.js';
 
 export function time(ms: number): string {
   return new Date(ms).toISOString().slice(11, 23);
@@ -68,9 +69,14 @@ function attemptLine(attempt: Attempt): string {
 
 /**
  * One plain line per runner event: what `wf dev --no-tui` and `wf logs` print. A slim event
- * (see api/events.ts) prints without what its bodies would add (a call's answer status).
+ * (see api/events.ts) prints without what its bodies would add (a call's answer status). Names,
+ * URLs and errors come from workflow code: shown with their control characters escaped.
  */
 export function eventLine(event: StreamEvent): string {
+  return terminalSafe(rawEventLine(event));
+}
+
+function rawEventLine(event: StreamEvent): string {
   switch (event.type) {
     case 'run':
       return `${time(event.run.updatedAt)} ${event.run.id} ${glyph(event.run.status)} ${runLine(fillRun(undefined, event.run))}`;
@@ -97,5 +103,5 @@ export function runStory(run: Run, steps: Step[], attempts: Attempt[]): string[]
     `${time(run.createdAt)} ${run.id} ○ run queued · POST ${run.url}`,
     ...events.map((e) => e.line),
     eventLine({ type: 'run', run }),
-  ];
+  ].map(terminalSafe);
 }

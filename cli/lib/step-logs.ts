@@ -1,6 +1,7 @@
 import type { Step } from '../../api/dto.js';
 import type { RunDetail } from '../../api/parse.js';
 import { logRowText, stepLogSections } from '../../view/step-logs.js';
+import { terminalSafe } from '../../view/terminal-text.js';
 import { CliError } from '../errors.js';
 
 /**
@@ -21,6 +22,7 @@ export function stepLogLines(detail: RunDetail, which: string, json: boolean): s
   const step = findStep(detail.steps, which);
   const logs = detail.logs.filter((log) => log.index === step.index);
   if (json) return logs.map((log) => JSON.stringify(log));
+  // What the step printed is the step's: control characters shown as escapes, newlines kept as lines.
   const out = [`step ${step.index} ${step.name} · ${step.status} · ${step.kind}`];
   const sections = stepLogSections(detail.logs, step.index);
   if (sections.length === 0) out.push(step.kind === 'run' ? '  (printed nothing)' : `  (a ${step.kind} step runs in the runner: no logs)`);
@@ -29,7 +31,7 @@ export function stepLogLines(detail: RunDetail, which: string, json: boolean): s
     for (const row of section.rows) for (const [i, text] of logRowText(row).split('\n').entries()) out.push(i === 0 ? `  ${text}` : `      ${text}`);
     if (section.truncated) out.push(`  ${section.truncated}`);
   }
-  return out;
+  return out.flatMap((line) => terminalSafe(line).split('\n'));
 }
 
 /** Under a run's story: which steps printed something, and how to read it (nothing when none did). */
@@ -42,5 +44,5 @@ export function stepLogsHint(detail: RunDetail): string | undefined {
     counts.set(log.index, entry);
   }
   const steps = [...counts].sort(([a], [b]) => a - b).map(([index, { name, lines }]) => `${index} ${name} (${lines} line${lines === 1 ? '' : 's'})`);
-  return `steps that printed: ${steps.join(', ')} · wf logs ${detail.run.id} --step <index|name>`;
+  return terminalSafe(`steps that printed: ${steps.join(', ')} · wf logs ${detail.run.id} --step <index|name>`);
 }

@@ -12,8 +12,11 @@ export interface RouteAccess {
   /** Open to everyone: only what the dashboard needs before its login form, and `/healthz`. */
   public?: boolean;
   /**
-   * A write the web dashboard makes (cancel, rerun): where reads are open it needs no token when
-   * the request comes from the page the runner served itself (same origin, see `fromDashboard`).
+   * A write the web dashboard makes (cancel, rerun, resume, bulk, schedule delete): where reads are
+   * open it needs no token when the request comes from the page the runner served itself (same
+   * origin, see `fromDashboard`). Only writes on what exists: nothing that makes the runner send
+   * to a new destination or payload (starts, notify, new schedules). README's "What loopback mode
+   * allows" names each such route; test/runner-core/loopback-routes.test.ts keeps the two equal.
    */
   dashboard?: boolean;
 }

@@ -13,8 +13,14 @@ export interface UpstashSigningKeys {
   next: string;
 }
 
-/** How long a signature stays valid: the Receiver checks `exp` (and `nbf`). */
-const LIFETIME_SECONDS = 5 * 60;
+/**
+ * How long a signature stays valid. QStash gives its JWTs 5 minutes; the runner signs each delivery
+ * the moment it sends it, so the app checks it within the request's own round trip, and a JWT seen
+ * anywhere else (a proxy's log, the app's) is worth replaying for one minute at most. The SDK's
+ * Receiver checks `exp` and `nbf` with no clock tolerance: runner and app clocks must agree to
+ * within this minute (ahead) and a second (behind), as for the native path's signed deadline.
+ */
+export const DELIVERY_SIGNATURE_LIFETIME_SECONDS = 60;
 
 const base64url = (value: string | Buffer): string => Buffer.from(value).toString('base64url');
 
@@ -26,7 +32,7 @@ export function signDelivery(key: string, url: string, body: string, nowMs: numb
     JSON.stringify({
       iss: 'Upstash',
       sub: url,
-      exp: now + LIFETIME_SECONDS,
+      exp: now + DELIVERY_SIGNATURE_LIFETIME_SECONDS,
       nbf: now,
       iat: now,
       jti: `jwt_${randomUUID().replaceAll('-', '')}`,

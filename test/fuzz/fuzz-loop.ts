@@ -1,4 +1,4 @@
-import { fuzzCase, type FuzzCase, type FuzzTarget } from './request-cases.js';
+import { fuzzCase, type FuzzCase, type FuzzTarget, type WellFormedRequest } from './request-cases.js';
 import { sendRaw, showBytes } from './raw-http.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
@@ -40,6 +40,7 @@ export function describeCase(seed: number, c: FuzzCase): string {
 
 async function viaFetch(seed: number, index: number, port: number, target: FuzzTarget): Promise<{ line: string; status: number | undefined }> {
   const random = seededRandom((seed ^ Math.imul(index + 7, 0x85ebca6b)) >>> 0);
+  if (target.wellFormed) return send(seed, index, port, target.wellFormed(random));
   const path = random.pick([...target.paths, '//[', '/v1/events/%ZZ', '/%ZZ', `/v1/runs/${random.hex(8)}`, '/v1/events/%F0%9F%92%A9']);
   const method = random.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'PROPFIND']);
   const headers: Record<string, string> = {};
@@ -47,6 +48,10 @@ async function viaFetch(seed: number, index: number, port: number, target: FuzzT
   if (random.chance(0.3)) headers['wf-signature'] = `v1,${random.hex(40)}`;
   if (random.chance(0.3)) headers['x-forwarded-host'] = random.pick(['[', 'evil.example', '']);
   const body = method === 'GET' || method === 'HEAD' ? undefined : random.pick(['', '{', '{"url":1}', '['.repeat(50_000), JSON.stringify({ text: 'x' })]);
+  return send(seed, index, port, { method, path, headers, ...(body !== undefined && { body }) });
+}
+
+async function send(seed: number, index: number, port: number, { method, path, headers, body }: WellFormedRequest): Promise<{ line: string; status: number | undefined }> {
   const line = `WF_FUZZ_SEED=${seed} fetch case #${index}: ${method} ${path} ${JSON.stringify(headers)} body ${JSON.stringify((body ?? '').slice(0, 40))}`;
   try {
     const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body, signal: AbortSignal.timeout(4_000) });
@@ -73,7 +78,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const index = next++;
       let statuses: number[];
       let line: string;
-      if (index % 5 === 4) {
+      const every = options.target.fetchEvery ?? 5;
+      if (index % every === every - 1) {
         inFlight.set(index, `WF_FUZZ_SEED=${options.seed} fetch case #${index}`);
         const answer = await viaFetch(options.seed, index, port, options.target);
         line = answer.line;

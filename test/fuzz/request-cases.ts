@@ -11,6 +11,27 @@ export interface FuzzTarget {
   token: string;
   /** Add runner-signature-looking headers (wf-signature, wf-deadline, …) to some requests: the app. */
   signedLooking: boolean;
+  /** How often a request carries the valid token. @default 0.5 */
+  tokenChance?: number;
+  /** Headers of the routes under test (e.g. `Upstash-*`), added to most requests. */
+  headers?: (random: SeededRandom) => [string[], string];
+  /** Bodies shaped like the routes' own, used for most requests instead of the generic ones. */
+  bodies?: (random: SeededRandom) => [Buffer, string];
+  /**
+   * Well-formed requests to the routes (valid framing, method and token; hostile headers, paths and
+   * bodies), sent through `fetch` instead of the generic ones: they get past the parser and the 401
+   * to the code behind.
+   */
+  wellFormed?: (random: SeededRandom) => WellFormedRequest;
+  /** Every n-th case goes through `fetch`. @default 5 */
+  fetchEvery?: number;
+}
+
+export interface WellFormedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
 }
 
 export interface FuzzCase {
@@ -108,7 +129,8 @@ export function fuzzCase(seed: number, index: number, fuzzTarget: FuzzTarget): F
   const [path, targetLabel] = target(random, fuzzTarget.paths);
   const version = random.pick(VERSIONS);
   labels.push(JSON.stringify(method.slice(0, 12)), targetLabel, JSON.stringify(version));
-  let [payload, bodyLabel] = body(random);
+  // Targets without their own bodies or headers draw exactly as before: their seeds replay the same bytes.
+  let [payload, bodyLabel] = fuzzTarget.bodies && random.chance(0.7) ? fuzzTarget.bodies(random) : body(random);
   labels.push(bodyLabel);
   const headers: string[] = [];
   const host = random.int(10);
@@ -120,7 +142,12 @@ export function fuzzCase(seed: number, index: number, fuzzTarget: FuzzTarget): F
   };
   headers.push(...(hosts[host]?.[0] ?? ['Host: 127.0.0.1']));
   if (hosts[host]) labels.push(hosts[host][1]);
-  if (random.chance(0.5)) headers.push(`Authorization: Bearer ${fuzzTarget.token}`);
+  if (random.chance(fuzzTarget.tokenChance ?? 0.5)) headers.push(`Authorization: Bearer ${fuzzTarget.token}`);
+  if (fuzzTarget.headers && random.chance(0.7)) {
+    const [lines, label] = fuzzTarget.headers(random);
+    headers.push(...lines);
+    labels.push(label);
+  }
   if (fuzzTarget.signedLooking && random.chance(0.35)) {
     headers.push(...signatureHeaders(random));
     labels.push('signed-looking');

@@ -1,10 +1,9 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedFromEnv } from '../helpers/seeded-random.js';
-import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
+import { assertBuiltCli } from '../runner-core/wf-start-process.js';
 import { tempFolder } from '../chaos/harness.js';
 import { runFuzz } from './fuzz-loop.js';
-import { expectAlive, expectNo5xx, expectSlowBodyAnswered, offerEndlessBodies, watchMemory, type ProcessUnderTest } from './server-under-test.js';
+import { expectAlive, expectNo5xx, expectSlowBodyAnswered, offerEndlessBodies, watchMemory, restartableRunner, type ProcessUnderTest } from './server-under-test.js';
 
 /**
  * The runner's HTTP API (`wf start` as a child process, SQLite) under malformed requests: named
@@ -16,20 +15,9 @@ const seed = seedFromEnv();
 const TOKEN = 'wf_fuzz_runner_token_0123456789';
 const CASES = 3_000;
 let folder: ReturnType<typeof tempFolder>;
-const started: WfStartProcess[] = [];
 
-function underTest(p: WfStartProcess): ProcessUnderTest {
-  return { pid: p.child.pid!, port: Number(new URL(p.url).port), running: p.running, output: () => `${p.stdout()}\n${p.stderr()}` };
-}
-
-/** The runner, started again when an earlier case killed it (so one crash does not hide the next). */
-async function runner(): Promise<ProcessUnderTest> {
-  const last = started.at(-1);
-  if (last?.running()) return underTest(last);
-  const p = await spawnWfStart(['--database', join(folder.dir, 'runner.db'), '--log-format', 'json'], { WF_TOKENS: TOKEN, WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*' }, folder.dir);
-  started.push(p);
-  return underTest(p);
-}
+const runners = restartableRunner(() => folder.dir, TOKEN);
+const runner = (): Promise<ProcessUnderTest> => runners.current();
 
 beforeAll(() => {
   assertBuiltCli();
@@ -37,8 +25,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const p of started) if (p.running()) p.child.kill('SIGKILL');
-  await Promise.all(started.map((p) => p.exited));
+  await runners.kill();
   folder?.remove();
 });
 

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { mib, sampleMemory, type MemorySampler } from '../helpers/process-memory.js';
+import { spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
 import { sendEndless, sendRaw } from './raw-http.js';
 
 /**
@@ -75,4 +77,26 @@ export async function offerEndlessBodies(server: ProcessUnderTest, head: string,
     ...Array.from({ length: 20 }, () => sendEndless(server.port, fullHead, 1, 100, forMs)),
   ]);
   return { statuses: answers.flatMap((a) => a.statuses), sentBytes: answers.reduce((sum, a) => sum + a.sentBytes, 0) };
+}
+
+/**
+ * `wf start` on SQLite in `dir` with `token`, as a process under test: `current()` is the running
+ * one, started again when an earlier case killed it (so one crash does not hide the next).
+ */
+export function restartableRunner(dir: () => string, token: string): { current: () => Promise<ProcessUnderTest>; kill: () => Promise<void> } {
+  const started: WfStartProcess[] = [];
+  const underTest = (p: WfStartProcess): ProcessUnderTest => ({ pid: p.child.pid!, port: Number(new URL(p.url).port), running: p.running, output: () => `${p.stdout()}\n${p.stderr()}` });
+  return {
+    async current() {
+      const last = started.at(-1);
+      if (last?.running()) return underTest(last);
+      const p = await spawnWfStart(['--database', join(dir(), 'runner.db'), '--log-format', 'json'], { WF_TOKENS: token, WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*' }, dir());
+      started.push(p);
+      return underTest(p);
+    },
+    async kill() {
+      for (const p of started) if (p.running()) p.child.kill('SIGKILL');
+      await Promise.all(started.map((p) => p.exited));
+    },
+  };
 }

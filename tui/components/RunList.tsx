@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { runNotes } from '../../view/run-notes.js';
 import type { Run } from '../../api/dto.js';
-import { clock, fit, paint, workflowPath } from '../format.js';
+import { clock, fit, paint, terminalLine, workflowPath } from '../format.js';
 import { glyph, statusColor } from '../../view/status.js';
 import { protocolLabel } from '../../view/protocol.js';
 import { formatDuration } from '../../view/duration.js';
@@ -92,7 +92,7 @@ export function RunList({ runs, selected, width, height, now, color, total, filt
               {glyph(run.status)} {status}
             </Text>
             {rest}
-            {note === '' ? null : <Text color={paint(color, 'yellow')}> {note}</Text>}
+            {note === '' ? null : <Text color={paint(color, 'yellow')}> {terminalLine(note)}</Text>}
           </Text>
         );
       })}

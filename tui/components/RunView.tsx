@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { runNotes } from '../../view/run-notes.js';
 import type { Attempt, Run, Step } from '../../api/dto.js';
-import { clock, fit, paint, truncate, workflowPath } from '../format.js';
+import { clock, fit, paint, terminalLine, truncate, workflowPath } from '../format.js';
 import { glyph, statusColor } from '../../view/status.js';
 import { protocolLabel } from '../../view/protocol.js';
 import { formatDuration } from '../../view/duration.js';
@@ -117,7 +117,7 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
       <Text wrap="truncate-end" dimColor>{truncate(payload, width)}</Text>
       <Text wrap="truncate-end" color={run.error ? paint(color, 'red') : undefined}>{truncate(result, width)}</Text>
       <Text bold wrap="truncate-end">{titles}</Text>
-      {detail.error ? <Text color={paint(color, 'red')}>✗ {detail.error}</Text> : null}
+      {detail.error ? <Text color={paint(color, 'red')}>✗ {terminalLine(detail.error)}</Text> : null}
       {!detail.error && detail.steps.length === 0 ? <Text dimColor>{detail.loading ? '  loading steps…' : '  No steps yet.'}</Text> : null}
       {visible.map((step, i) => {
         const index = top + i;
@@ -133,7 +133,7 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
             {fit(attempts, c.tries)} {fit(formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null)), c.took, 'right')}{'  '}
             {timeline ? <TimelineBar timeline={timeline} row={rowsByKey.get(`step-${step.index}`)} width={c.bar} color={color} /> : null}
             {timeline ? '  ' : null}
-            {stepDetail(step, now)}
+            {terminalLine(stepDetail(step, now))}
           </Text>
         );
       })}

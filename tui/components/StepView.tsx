@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { Step } from '../../api/dto.js';
-import { fit, paint } from '../format.js';
+import { fit, paint, terminalLine } from '../format.js';
 import { glyph, statusColor, type Color } from '../../view/status.js';
 import { formatDuration } from '../../view/duration.js';
 import { STEP_HEADER_ROWS } from '../layout.js';
@@ -35,7 +35,7 @@ export function StepView({ step, lines, scroll, width, height, color }: StepView
   const failures = step.failures > 0 ? ` · ${step.failures} failed` : '';
   const took = step.durationMs !== null ? formatDuration(step.durationMs) : step.finishedAt === null ? 'running' : '';
   const title = ` · ${step.kind}${took ? ` · ${took}` : ''}${runs}${failures}`;
-  const name = `step ${step.index} ${step.name}`;
+  const name = terminalLine(`step ${step.index} ${step.name}`);
   const state = `${glyph(step.status)} ${step.status}`;
   const room = Math.max(0, width - position.length - name.length - state.length - 2);
   return (
