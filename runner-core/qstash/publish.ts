@@ -6,7 +6,7 @@ import { originAllowed } from '../origins.js';
 import { DEFAULT_RETRIES } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change } from '../store/types.js';
 import { sealHeaders, type EngineContext, type PublishResult, type RunConfig, type StoredFollowUp } from './context.js';
-import type { DeliveryRef, PublishedStep } from './delivery-in-progress.js';
+import type { DeliveryRef } from './delivery-in-progress.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { badRequest, invokerRefused, runNotRunning } from './errors.js';
 import { forwardedHeader, WorkflowHeader } from './headers.js';
@@ -14,6 +14,7 @@ import type { FollowUp, MessageSpec } from './message-spec.js';
 import type { NewMessage, PublishedMessage, StoredSpec } from './message-store.js';
 import { invokeStepChanges, readInvokeRequest } from './invoke.js';
 import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk-steps.js';
+import { publishedStep, stepKey } from './step-identity.js';
 
 export type { PublishResult } from './context.js';
 
@@ -63,42 +64,6 @@ export function storedSpec(context: EngineContext, spec: MessageSpec, runDefault
     failureCallback: storedFollowUp(context, spec.failureCallback),
     redact: spec.redact,
   };
-}
-
-/** The step of its run a call (`context.call`, call type `toCallback`) is made for: its callback names it. */
-function callStep(spec: MessageSpec): PublishedStep | undefined {
-  const headers = spec.callback?.headers ?? {};
-  const stepId = Number(headers[forwardedHeader(WorkflowHeader.StepId)]);
-  if (!Number.isInteger(stepId) || stepId <= 0) return undefined;
-  const concurrent = Number(headers[forwardedHeader(WorkflowHeader.Concurrent)] ?? '1');
-  return { stepId, concurrent: Number.isInteger(concurrent) && concurrent > 0 ? concurrent : 1 };
-}
-
-/** The step of its run a run message carries (a result, a plan step, a call), as the SDK numbers it. */
-function publishedStep(spec: MessageSpec): PublishedStep | undefined {
-  if (spec.workflow?.callType === 'toCallback') return callStep(spec);
-  if (spec.workflow?.callType !== 'step') return undefined;
-  const step = readSdkStep(spec.body);
-  return step && { stepId: step.stepId, concurrent: step.concurrent ?? 1 };
-}
-
-/**
- * A run message's own deduplication: one message per step of a run (the SDK's identity of a step:
- * its id, and a plan step's target), one call per call step. A second one (its delivery sent again,
- * the SDK's publish retried) answers the first message's id and writes nothing: the SDK replays the
- * first result, so no second one may be stored, nor shown.
- */
-function stepKey(spec: MessageSpec): string | null {
-  const runId = spec.workflow?.runId;
-  if (runId === undefined) return null;
-  if (spec.workflow?.callType === 'toCallback') {
-    const step = callStep(spec);
-    return step ? `call:${runId}:${step.stepId}` : null;
-  }
-  if (spec.workflow?.callType !== 'step') return null;
-  const step = readSdkStep(spec.body);
-  if (!step) return null;
-  return `step:${runId}:${step.stepId}:${step.stepId === 0 ? (step.targetStep ?? 0) : 0}`;
 }
 
 function dedupKey(spec: MessageSpec): string | null {
