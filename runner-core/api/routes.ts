@@ -117,7 +117,8 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const run = await runner.store.getRun(id);
         if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
         const [steps, attempts, logs] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id), runner.store.listStepLogs(id)]);
-        return jsonResponse(200, { run: runDto(run), steps: steps.map(stepDto), attempts, logs });
+        // A run deferred for want of a slot at its destination says so (the runner's memory, egress/).
+        return jsonResponse(200, { run: runDto(runner.withWaitingReason(run)), steps: steps.map(stepDto), attempts, logs });
       },
     },
     {
