@@ -130,7 +130,7 @@ export class Driver {
       const committed = first && isNew ? [] : toReplayRecords(await store.listSteps(run.id));
       const result = await this.attempt(run, committed, signal);
       await Promise.all(marks.splice(0));
-      if (result === undefined) return this.deferForSlot(run);
+      if (result === 'deferred') return this.deferForSlot(run);
       if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
       const { changes, patch } = settle(run, result, at, Math.random, unreachable);
@@ -151,12 +151,15 @@ export class Driver {
   }
 
   /**
-   * A drive request in a slot at the run's origin; `undefined` when this runner already has its
+   * A drive request in a slot at the run's origin; `'deferred'` when this runner already has its
    * share in flight there (`egress.perAppOrigin`): the run is then deferred, not waited for here.
    */
-  private async attempt(run: Run, committed: readonly StepRecord[], signal: AbortSignal, failure?: DriveRequest['failure']): Promise<AttemptResult | undefined> {
+  private async attempt(run: Run, committed: readonly StepRecord[], signal: AbortSignal, failure?: DriveRequest['failure']): Promise<AttemptResult | 'deferred'> {
     const slot = this.ctx.egress.acquire(new URL(run.url), failure ? 'failure-call' : 'drive', run.id);
-    if (isFull(slot)) return undefined;
+    if (isFull(slot)) {
+      if (slot.newlyWaiting) this.options.onWaitingForSlot?.([run.id]);
+      return 'deferred';
+    }
     try {
       return await runAttempt(this.ctx, slot, run, committed, signal, failure);
     } finally {
@@ -172,7 +175,6 @@ export class Driver {
     const { owner, now } = this.options;
     const at = now();
     await this.commit([{ type: 'run', runId: run.id, patch: { nextAt: at + SLOT_RECHECK_MS }, at }, { type: 'release', runId: run.id, owner }]);
-    this.options.onWaitingForSlot?.([run.id]);
     return true;
   }
 
@@ -211,7 +213,7 @@ export class Driver {
    */
   private async park(run: Run, signal: AbortSignal): Promise<boolean> {
     const { store, now } = this.options;
-    const resolveContext = { store, egress: this.ctx.egress, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start, tracing: this.ctx.tracing };
+    const resolveContext = { store, egress: this.ctx.egress, onWaitingForSlot: this.options.onWaitingForSlot, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start, tracing: this.ctx.tracing };
     const parking = await resolvePending(resolveContext, run, signal);
     if (!parking) return false;
     await this.commit([{ type: 'run', runId: run.id, patch: parking.patch, at: now() }]);
@@ -319,7 +321,7 @@ export class Driver {
     for (;;) {
       const failure = failureRequest(run, await store.listSteps(run.id));
       const result = await this.attempt(run, [], signal, failure);
-      if (result === undefined) return this.deferForSlot(run);
+      if (result === 'deferred') return this.deferForSlot(run);
       if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
       const patch = settleFailureCall(run, result, at, Math.random, unreachable);

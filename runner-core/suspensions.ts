@@ -20,6 +20,8 @@ export interface ResolveContext {
   credentials: CallCredentials;
   /** Starts a child run through the normal start path (allowed origins, idempotency key). */
   startRun: (request: StartRequest) => Promise<{ run: Run }>;
+  /** A run whose call was deferred for want of a slot at its target's origin (told once per wait). */
+  onWaitingForSlot?: ((runIds: string[]) => void) | undefined;
   /** When traces are exported: a call carries its step span's `traceparent` (unless the app set one). */
   tracing?: Tracing | undefined;
 }
@@ -53,7 +55,10 @@ async function call(ctx: ResolveContext, step: Step, signal: AbortSignal): Promi
   try {
     const request = ctx.credentials.open(step.request!);
     slot = ctx.egress.acquire(new URL(request.url), 'call', step.runId);
-    if (isFull(slot)) return DEFERRED;
+    if (isFull(slot)) {
+      if (slot.newlyWaiting) ctx.onWaitingForSlot?.([step.runId]);
+      return DEFERRED;
+    }
     const traced = ctx.tracing && !Object.keys(request.headers).some((name) => name.toLowerCase() === Header.Traceparent);
     return await performCall(ctx.egress, slot, traced ? { ...request, headers: { ...request.headers, [Header.Traceparent]: ctx.tracing!.callTraceparent(step.runId, step.index) } } : request, signal);
   } catch (error) {

@@ -105,7 +105,8 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const cursor = c.req.query('cursor');
         const scheduleId = c.req.query('scheduleId');
         if (scheduleId !== undefined) return jsonResponse(200, runPageDto(await runner.store.schedules.listScheduleRuns(scheduleId, { cursor, limit })));
-        return jsonResponse(200, runPageDto(await runner.store.listRuns({ ...filter, cursor, limit })));
+        const page = await runner.store.listRuns({ ...filter, cursor, limit });
+        return jsonResponse(200, runPageDto({ ...page, runs: page.runs.map((run) => runner.withWaitingReason(run)) }));
       },
     },
     {

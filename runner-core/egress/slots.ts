@@ -16,6 +16,8 @@ export interface Slot {
 export interface SlotsFull {
   readonly origin: string;
   readonly reason: string;
+  /** The key did not wait here before: tell the dashboards once, not at every try. */
+  readonly newlyWaiting: boolean;
 }
 
 interface OriginEntry {
@@ -59,8 +61,9 @@ export class SlotTable {
     }
     entry.limit = limit;
     if (entry.inFlight >= limit) {
+      const newlyWaiting = key !== undefined && !entry.waiting.has(key);
       if (key !== undefined) entry.waiting.set(key, this.now());
-      return { origin, reason: reasonAt(origin, entry) };
+      return { origin, reason: reasonAt(origin, entry), newlyWaiting };
     }
     if (key !== undefined && entry.waiting.size > 0) entry.waiting.delete(key);
     entry.inFlight += 1;

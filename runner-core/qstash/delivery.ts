@@ -249,7 +249,7 @@ export class DeliveryWorker {
       // a delivery slot, and spends no retry (`Upstash-Retried` unchanged).
       const now = context.now();
       await messages.settle(message.id, owner, { status: 'pending', dueAt: now + SLOT_RECHECK_MS + Math.round(Math.random() * SLOT_RECHECK_MS) }, now);
-      this.options.onWaitingForSlot?.(message.runId);
+      if (slot.newlyWaiting) this.options.onWaitingForSlot?.(message.runId);
       return;
     }
     const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
