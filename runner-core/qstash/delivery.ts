@@ -6,7 +6,7 @@ import { owedAlert } from '../alerts/settle.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
-import type { EgressPurpose } from '../egress/destinations.js';
+import { EgressRefusedError, type EgressPurpose } from '../egress/destinations.js';
 import type { EgressGate } from '../egress/gate.js';
 import { isFull, type Slot } from '../egress/slots.js';
 import { ApiError, EndpointTimeoutError, OriginNotAllowedError } from '../errors.js';
@@ -384,6 +384,8 @@ export class DeliveryWorker {
     }
     if (answer && answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
     const error: SerializedError = answer ? answerError(message.spec.destination, answer) : { name: 'DeliveryError', message: describeError(transportError) };
+    // A destination the egress gate refuses (its rule, destinations.ts) is refused again: no retry.
+    if (answer === undefined && EgressRefusedError.is(transportError)) return { kind: 'failed', error: { name: 'EgressRefusedError', code: 'EGRESS_REFUSED', message: transportError.message } };
     if (answer?.status === 489 && answer.headers['upstash-nonretryable-error'] === 'true') return { kind: 'failed', error };
     if (message.retried >= message.spec.retries) return { kind: 'failed', error };
     const retried = message.retried + 1;
