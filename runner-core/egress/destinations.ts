@@ -65,6 +65,6 @@ export function judgeDestination(url: URL, purpose: EgressPurpose, allowed: read
   const rule = DESTINATION_RULES[purpose];
   if (rule === 'operator-set') return true;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-  if (originAllowed(url.href, allowed)) return true;
+  if (originAllowed(url, allowed)) return true;
   return rule === 'allowed-origins-or-public-address' ? 'check-address' : false;
 }
