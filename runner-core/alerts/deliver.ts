@@ -66,7 +66,7 @@ export async function sendAlert(ctx: AlertContext, run: Run, steps: readonly Ste
     startedAt,
     durationMs: 0,
     requestUrl: shownWebhook(config.webhook),
-    requestHeaders: headers,
+    requestHeaders: ctx.redact(headers),
     requestBody: body,
     responseStatus: null,
     responseHeaders: null,

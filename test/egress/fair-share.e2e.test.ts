@@ -40,4 +40,33 @@ describe('fair share per destination origin (SQLite)', () => {
     const reasons = (await runner.store.listRuns({})).runs.map((r) => runner.runner.withWaitingReason(r).queuedReason).filter(Boolean);
     expect(reasons.length).toBeGreaterThan(0);
   });
+
+  it('drives to one app origin beyond egress.perAppOrigin are deferred, shown as waiting through the API, and run once a slot frees', async () => {
+    const runner = await startTestRunner({ runner: { egress: { perAppOrigin: 1 } } });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const app = await startApp(
+      async (context) => {
+        const who = (context.requestPayload as { who: string }).who;
+        await context.run('step', async () => (who === 'first' ? held.then(() => who) : who));
+      },
+      { token: runner.token, runnerUrl: runner.url },
+    );
+    const first = await startThroughApp(app.url, { who: 'first' });
+    await vi.waitFor(() => expect(runner.runner.egress.counts().apps).toEqual([expect.objectContaining({ inFlight: 1 })]), { timeout: 10_000, interval: 20 });
+    const second = await startThroughApp(app.url, { who: 'second' });
+    const shown = await vi.waitFor(
+      async () => {
+        const detail = (await (await fetch(`${runner.url}/v1/runs/${second}`)).json()) as { run: { queuedReason?: string } };
+        if (detail.run.queuedReason === undefined) throw new Error('not shown as waiting yet');
+        return detail.run.queuedReason;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(shown).toBe(`for a slot at ${new URL(app.url).origin}: 1 of 1 requests in flight there`);
+    release();
+    for (const id of [first, second]) expect((await waitForFinish(runner.runner, id, 15_000)).run.status).toBe('completed');
+    // Waiting spent no retry and left no attempt: the second run was driven once.
+    expect((await runner.store.listAttempts(second)).length).toBe(1);
+  });
 });
