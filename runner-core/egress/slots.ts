@@ -23,6 +23,8 @@ export interface SlotsFull {
 interface OriginEntry {
   inFlight: number;
   limit: number;
+  /** When `waiting` was last swept of keys that stopped trying (cancelled, taken by another runner). */
+  sweptAt: number;
   /** Work deferred for want of a slot and not yet sent, by its key (run or message id), when deferred. */
   waiting: Map<string, number>;
 }
@@ -56,11 +58,12 @@ export class SlotTable {
   acquire(origin: string, limit: number, key: string | undefined): Slot | SlotsFull {
     let entry = this.origins.get(origin);
     if (entry === undefined) {
-      entry = { inFlight: 0, limit, waiting: new Map() };
+      entry = { inFlight: 0, limit, sweptAt: this.now(), waiting: new Map() };
       this.origins.set(origin, entry);
     }
     entry.limit = limit;
     if (entry.inFlight >= limit) {
+      this.sweep(entry);
       const newlyWaiting = key !== undefined && !entry.waiting.has(key);
       if (key !== undefined) entry.waiting.set(key, this.now());
       return { origin, reason: reasonAt(origin, entry), newlyWaiting };
@@ -74,9 +77,18 @@ export class SlotTable {
         if (!held) return;
         held = false;
         entry.inFlight -= 1;
+        if (entry.inFlight === 0) this.sweep(entry);
         if (entry.inFlight === 0 && entry.waiting.size === 0) this.origins.delete(origin);
       },
     };
+  }
+
+  /** Forgets the waiting keys that have not tried again for a while (at most once a second per origin). */
+  private sweep(entry: OriginEntry): void {
+    const now = this.now();
+    if (now - entry.sweptAt < 1_000) return;
+    entry.sweptAt = now;
+    for (const [key, at] of entry.waiting) if (at < now - WAITING_FORGET_MS) entry.waiting.delete(key);
   }
 
   /** Why `key` waits now, when it waits for a slot. */
@@ -89,10 +101,9 @@ export class SlotTable {
 
   /** Every origin with something in flight or waiting (for /metrics). */
   counts(): OriginCount[] {
-    const forgetBefore = this.now() - WAITING_FORGET_MS;
     const out: OriginCount[] = [];
     for (const [origin, entry] of this.origins) {
-      for (const [key, at] of entry.waiting) if (at < forgetBefore) entry.waiting.delete(key);
+      this.sweep(entry);
       if (entry.inFlight === 0 && entry.waiting.size === 0) {
         this.origins.delete(origin);
         continue;

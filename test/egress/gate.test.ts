@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EgressRefusedError } from '../../runner-core/egress/destinations.js';
 import { EgressGate } from '../../runner-core/egress/gate.js';
-import { isFull, type Slot } from '../../runner-core/egress/slots.js';
+import { isFull, SlotTable, type Slot } from '../../runner-core/egress/slots.js';
 import { parseOriginPatterns } from '../../runner-core/origins.js';
 import { closeServer } from '../helpers/runner.js';
 
@@ -96,5 +96,18 @@ describe('EgressGate', () => {
     (held[0] as Slot).release();
     expect(isFull(gate.acquire(slow, 'call', 'r3'))).toBe(false);
     expect(gate.waitingReason('r3')).toBeUndefined();
+  });
+
+  it('forgets a deferred key that stopped trying (cancelled, taken over), so the table does not grow', () => {
+    let now = 0;
+    const table = new SlotTable(() => now);
+    const held = table.acquire('https://a.example', 1, 'r1') as Slot;
+    const full = table.acquire('https://a.example', 1, 'gone');
+    expect(isFull(full) && full.newlyWaiting).toBe(true);
+    expect(isFull(table.acquire('https://a.example', 1, 'gone')) && (table.acquire('https://a.example', 1, 'gone') as { newlyWaiting: boolean }).newlyWaiting).toBe(false);
+    now = 61_000;
+    held.release();
+    expect(table.counts()).toEqual([]);
+    expect(table.waitingReason('gone')).toBeUndefined();
   });
 });
