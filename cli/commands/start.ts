@@ -10,7 +10,7 @@ import { addRunnerFlags, allowedOriginsFromEnv, otelFromFlags, type RunnerFlags 
 import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
 import { addUpstashKeyFlags, configuredUpstashKeys, type UpstashKeyFlags } from '../lib/upstash-keys.js';
 
-interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean }
+interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; callsPerOrigin?: number; redactHeader: string[]; openLoopback?: boolean }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -27,6 +27,7 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--lease-ms <ms>', 'how long a run stays this runner\'s without renewal; another runner takes it over after (default: WF_LEASE_MS, else 15000)').argParser(parsePositiveInt))
     .addOption(new Option('--grace-ms <ms>', 'on SIGTERM, how long in-flight drives may finish before they are released to other runners').default(10_000).argParser(parseNonNegativeInt))
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
+    .addOption(new Option('--calls-per-origin <n>', "context.call requests in flight at once to one target's origin (default 32); more wait, shown as waiting for a slot").argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
     .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)');
   return addRunnerFlags(addUpstashKeyFlags(command), 'an origin the runner may call (repeatable; also WF_ALLOWED_ORIGINS): https://app.example.com, https://*.example.com, http://127.0.0.1:*')
@@ -46,6 +47,7 @@ export function makeStartCommand(io: CliIO): Command {
         tokenNames: named.map(({ name }) => name),
         leaseMs: options.leaseMs ?? leaseMsFromEnv(io.env),
         concurrency: options.concurrency,
+        callsPerOrigin: options.callsPerOrigin,
         redactHeaders: redactHeaderNames(options.redactHeader, io.env),
         openOnLoopback: options.openLoopback === true,
         allowedOrigins: [...options.allowOrigin, ...allowedOriginsFromEnv(io.env)],
