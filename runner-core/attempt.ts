@@ -1,10 +1,12 @@
-import type { Dispatcher } from 'undici';
 import { serializeError, type SerializedError } from '../protocol/errors.js';
 import { Header, NDJSON, PROTOCOL_VERSION } from '../protocol/headers.js';
 import type { DriveRequest, StepRecord } from '../protocol/messages.js';
 import { OutcomeLineSplitter, decodeOutcome, isTerminal, type Outcome, type TerminalOutcome } from '../protocol/outcome.js';
 import type { CallCredentials } from './call-credentials.js';
 import { postToEndpoint } from './dispatch.js';
+import { EgressRefusedError } from './egress/destinations.js';
+import type { EgressGate } from './egress/gate.js';
+import type { Slot } from './egress/slots.js';
 import { EndpointError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
 import { signDrive } from './sign.js';
@@ -14,7 +16,8 @@ import type { Attempt, Change, Run } from './store/types.js';
 import type { Tracing } from './tracing.js';
 
 export interface AttemptContext {
-  dispatcher: Dispatcher;
+  /** The way out: drive requests go through the egress gate (destination rule, caps). */
+  egress: EgressGate;
   tokens: readonly string[];
   now: () => number;
   /** Past this many bytes of step outputs the route fetches them instead. */
@@ -96,10 +99,12 @@ function errorDetail(text: string): string {
 
 /**
  * One drive request: sign, POST, read the outcome stream, hand each step to `commit` as it
- * arrives. Never throws: every problem becomes an `error` end, recorded in the attempt.
+ * arrives. Never throws: every problem becomes an `error` end, recorded in the attempt. `slot` is
+ * the caller's at the run's origin (`EgressGate.acquire`), held until this returns.
  */
 export async function runAttempt(
   ctx: AttemptContext,
+  slot: Slot,
   run: Run,
   committed: readonly StepRecord[],
   signal: AbortSignal,
@@ -154,7 +159,7 @@ export async function runAttempt(
   };
 
   try {
-    const response = await postToEndpoint(ctx.dispatcher, run.url, headers, body, signal);
+    const response = await postToEndpoint(ctx.egress, failure ? 'failure-call' : 'drive', slot, run.url, headers, body, signal);
     attempt.responseStatus = response.status;
     attempt.responseHeaders = ctx.credentials.redact(response.headers);
     const isStream = response.status === 200 && (response.headers['content-type'] ?? '').startsWith(NDJSON);
@@ -200,7 +205,8 @@ export async function runAttempt(
     return finish(terminal);
   } catch (error) {
     await Promise.allSettled(commits);
-    const retryable = !(error instanceof Error && error.name === 'ProtocolError');
+    // A destination the gate refuses (its origin no longer allowed) is refused again: no retry.
+    const retryable = !(error instanceof Error && (error.name === 'ProtocolError' || EgressRefusedError.is(error)));
     const end: AttemptError = { t: 'error', error: serializeError(error), retryable };
     if (isUnreachable(error)) end.unreachable = true;
     return finish(end);

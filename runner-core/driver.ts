@@ -1,9 +1,10 @@
-import type { StartRequest } from '../protocol/messages.js';
+import type { DriveRequest, StartRequest, StepRecord } from '../protocol/messages.js';
 import { sendAlert, unsentAlert } from './alerts/deliver.js';
 import type { AlertConfig } from './alerts/options.js';
 import { owedAlert, owesNativeFailureCall, settleAlert } from './alerts/settle.js';
 import { childRunIdOf, parentOf } from './invoke.js';
-import { runAttempt, type AttemptContext } from './attempt.js';
+import { runAttempt, type AttemptContext, type AttemptResult } from './attempt.js';
+import { isFull } from './egress/slots.js';
 import { describeError, type Logger } from './logger.js';
 import { refusedStarts } from './refused-starts.js';
 import { toReplayRecords } from './replay-records.js';
@@ -14,6 +15,9 @@ import { LeaseLostError } from './store/errors.js';
 import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type RunPatch, type Step, type Store } from './store/types.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
+
+/** How soon a run deferred for want of a slot at its origin is looked at again. */
+const SLOT_RECHECK_MS = 250;
 
 /** Commits changes (group-committed) and tells listeners; fenced by `owner`'s leases when given. */
 export type Commit = (changes: Change[], owner?: string) => Promise<void>;
@@ -38,6 +42,8 @@ export interface DriverOptions {
    * delivered, and logged, while this driver sends its alert, so `run.attempts + 1` could be taken.
    */
   upstashAttemptSeq?: (runId: string, now: number) => Promise<number>;
+  /** Runs deferred for want of a slot at their origin (the dashboards show why they wait). */
+  onWaitingForSlot?: (runIds: string[]) => void;
 }
 
 /**
@@ -122,8 +128,9 @@ export class Driver {
         run = { ...run, status: 'running' };
       }
       const committed = first && isNew ? [] : toReplayRecords(await store.listSteps(run.id));
-      const result = await runAttempt(this.ctx, run, committed, signal);
+      const result = await this.attempt(run, committed, signal);
       await Promise.all(marks.splice(0));
+      if (result === 'deferred') return this.deferForSlot(run);
       if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
       const { changes, patch } = settle(run, result, at, Math.random, unreachable);
@@ -141,6 +148,34 @@ export class Driver {
       if (ended && parentOf(run)) await this.childEnded(run);
       if (!again) return true;
     }
+  }
+
+  /**
+   * A drive request in a slot at the run's origin; `'deferred'` when this runner already has its
+   * share in flight there (`egress.perAppOrigin`): the run is then deferred, not waited for here.
+   */
+  private async attempt(run: Run, committed: readonly StepRecord[], signal: AbortSignal, failure?: DriveRequest['failure']): Promise<AttemptResult | 'deferred'> {
+    const slot = this.ctx.egress.acquire(new URL(run.url), failure ? 'failure-call' : 'drive', run.id);
+    if (isFull(slot)) {
+      if (slot.newlyWaiting) this.options.onWaitingForSlot?.([run.id]);
+      return 'deferred';
+    }
+    try {
+      return await runAttempt(this.ctx, slot, run, committed, signal, failure);
+    } finally {
+      slot.release();
+    }
+  }
+
+  /**
+   * A run whose origin had no free slot: due again shortly and released, so it holds none of the
+   * scheduler's slots while it waits, and spends no retries. Dashboards hear of it as waiting.
+   */
+  private async deferForSlot(run: Run): Promise<boolean> {
+    const { owner, now } = this.options;
+    const at = now();
+    await this.commit([{ type: 'run', runId: run.id, patch: { nextAt: at + SLOT_RECHECK_MS }, at }, { type: 'release', runId: run.id, owner }]);
+    return true;
   }
 
   /** The run's span (traces exported only): its steps are read once, at its end; a failed read is logged. */
@@ -178,7 +213,7 @@ export class Driver {
    */
   private async park(run: Run, signal: AbortSignal): Promise<boolean> {
     const { store, now } = this.options;
-    const resolveContext = { store, dispatcher: this.ctx.dispatcher, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start, tracing: this.ctx.tracing };
+    const resolveContext = { store, egress: this.ctx.egress, onWaitingForSlot: this.options.onWaitingForSlot, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start, tracing: this.ctx.tracing };
     const parking = await resolvePending(resolveContext, run, signal);
     if (!parking) return false;
     await this.commit([{ type: 'run', runId: run.id, patch: parking.patch, at: now() }]);
@@ -255,7 +290,7 @@ export class Driver {
         patch = { alert: null, alertAttempts: 0, nextAt: owesNativeFailureCall(run) ? now() : null };
       } else if (alerts) {
         const numbered = await this.numbered(run);
-        const delivery = await sendAlert({ dispatcher: this.ctx.dispatcher, now, config: alerts }, numbered, await store.listSteps(run.id), signal);
+        const delivery = await sendAlert({ egress: this.ctx.egress, now, config: alerts, redact: (h) => this.ctx.credentials.redact(h) }, numbered, await store.listSteps(run.id), signal);
         if (signal.aborted) return this.aborted(numbered, delivery.attempt);
         attempt = delivery.attempt;
         patch = this.counted(run, settleAlert(numbered, delivery, now(), Math.random, unreachable));
@@ -285,7 +320,8 @@ export class Driver {
     let run = initial;
     for (;;) {
       const failure = failureRequest(run, await store.listSteps(run.id));
-      const result = await runAttempt(this.ctx, run, [], signal, failure);
+      const result = await this.attempt(run, [], signal, failure);
+      if (result === 'deferred') return this.deferForSlot(run);
       if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
       const patch = settleFailureCall(run, result, at, Math.random, unreachable);

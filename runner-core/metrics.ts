@@ -1,3 +1,4 @@
+import { egressMetricLines } from './egress/metrics.js';
 import type { Runner } from './runner.js';
 import { RUN_STATUSES, type Applied, type ApplyOptions, type Change, type Store, type StoreConnection } from './store/types.js';
 
@@ -115,6 +116,7 @@ function family(name: string, type: 'gauge' | 'histogram', help: string, lines: 
 export async function renderMetrics({ runner, stepDuration, now = Date.now() }: { runner: Runner; stepDuration: Histogram; now?: number }): Promise<string> {
   const [stats, sizeBytes] = await Promise.all([runner.store.stats(now), runner.store.retention.sizeBytes()]);
   const statuses = [...new Set([...RUN_STATUSES, ...Object.keys(stats.runs)])];
+  const egress = egressMetricLines(runner.egress.counts());
   return [
     family('wfkit_runs', 'gauge', 'Runs in the store, by status.', statuses.map((s) => `wfkit_runs{status="${s}"} ${stats.runs[s as keyof typeof stats.runs] ?? 0}`)),
     family('wfkit_queue_depth', 'gauge', 'Unfinished runs that are due now and leased by no runner: work waiting for a runner.', [`wfkit_queue_depth ${stats.due}`]),
@@ -123,6 +125,8 @@ export async function renderMetrics({ runner, stepDuration, now = Date.now() }: 
     family('wfkit_qstash_deliveries_in_flight', 'gauge', 'QStash API deliveries (@upstash/workflow apps) this runner has in flight.', [
       `wfkit_qstash_deliveries_in_flight ${runner.qstash?.deliveriesInFlight ?? 0}`,
     ]),
+    family('wfkit_egress_in_flight', 'gauge', 'Requests this runner has in flight, by destination origin (kind: call targets, or apps).', egress.inFlight),
+    family('wfkit_egress_waiting', 'gauge', 'Runs and messages this runner deferred for want of a slot at the origin (egress.perOrigin / perAppOrigin).', egress.waiting),
     family('wfkit_step_duration_seconds', 'histogram', 'How long steps ran in the route, for the step results this runner committed.', stepDuration.lines('wfkit_step_duration_seconds')),
   ].join('\n') + '\n';
 }

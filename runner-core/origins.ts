@@ -53,10 +53,11 @@ export function splitOriginList(value: string | undefined): string[] {
  * URL). A pattern without a port means the scheme's default (`https://a.com` is `https://a.com:443`).
  * @example originAllowed('http://127.0.0.1:3000/api/wf', parseOriginPatterns(['http://127.0.0.1:*'])) // true
  */
-export function originAllowed(url: string, patterns: readonly OriginPattern[]): boolean {
+export function originAllowed(url: string | URL, patterns: readonly OriginPattern[]): boolean {
   let target: URL;
   try {
-    target = new URL(url);
+    // A parsed URL is taken as it is: the egress gate checks every request it sends, parsed once.
+    target = typeof url === 'string' ? new URL(url) : url;
   } catch {
     return false;
   }

@@ -1,5 +1,6 @@
 import type { AlertOptions } from './alerts/options.js';
 import type { DispatchOptions } from './dispatch.js';
+import type { EgressOptions } from './egress/gate.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/types.js';
 import type { Tracing } from './tracing.js';
@@ -18,6 +19,12 @@ export interface RunnerOptions {
   /** Longest wait between two looks for due work (timers cover the rest). @default 1000 */
   pollMs?: number;
   dispatch?: DispatchOptions;
+  /**
+   * The egress gate's fair share per destination origin (runner-core/egress/): at most
+   * `perOrigin` (32) calls in flight to one call target, `perAppOrigin` (unlimited) requests to
+   * one app origin; more wait in the store, not in a slot.
+   */
+  egress?: EgressOptions;
   /** How long a notify that no wait received is kept for a wait registered later. @default 10 minutes */
   eventKeepMs?: number;
   /**

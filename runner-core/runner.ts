@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { RunnerActions } from './actions.js';
 import { alertConfig, type AlertConfig } from './alerts/options.js';
 import { announce } from './announce.js';
 import { CallCredentials } from './call-credentials.js';
 import { CommitQueue } from './commit-queue.js';
-import { createAgent, DEFAULT_HEADERS_TIMEOUT_MS } from './dispatch.js';
+import { DEFAULT_HEADERS_TIMEOUT_MS } from './dispatch.js';
+import { EgressGate } from './egress/gate.js';
 import { Driver, type Commit } from './driver.js';
 import { EventBus } from './events.js';
 import { consoleLogger, type Logger } from './logger.js';
@@ -50,7 +50,8 @@ export class Runner {
   readonly schedules: ScheduleService;
   /** Pruning of finished runs (`RunnerOptions.retention`, and `POST /v1/prune`). */
   readonly retention: RetentionService;
-  private readonly dispatcher: Dispatcher;
+  /** The one way out: every request the runner sends goes through it (runner-core/egress/). */
+  readonly egress: EgressGate;
   private readonly exclusive: boolean;
   private readonly tracing: RunnerOptions['tracing'];
   /** Failure alerts, checked (`RunnerOptions.alerts`); createRunner completes its public URL. */
@@ -72,7 +73,9 @@ export class Runner {
     const leaseMs = options.leaseMs ?? 15_000;
     this.exclusive = options.exclusive ?? false;
     this.tracing = options.tracing;
-    this.dispatcher = createAgent(options.dispatch);
+    // Parsed once and shared: `allowOrigin` adds to this very list, which every check reads.
+    const allowedOrigins = parseOriginPatterns(options.allowedOrigins ?? LOOPBACK_ORIGINS);
+    this.egress = new EgressGate(allowedOrigins, options.dispatch, options.egress, now);
     const credentials = new CallCredentials(this.tokens.signing, options.redactHeaders);
     const commit: Commit = async (changes, owner) => {
       // Whatever a send site logged, no credential header reaches the store or the event stream.
@@ -89,15 +92,7 @@ export class Runner {
       logger: this.logger,
       drive: (run, isNew, signal) => driver!.drive(run, isNew, signal),
       // Read back only for listeners: flow control's waiting reasons reach the dashboards live.
-      onWaiting: (runIds) => {
-        if (this.events.size === 0) return;
-        void (async () => {
-          for (const id of runIds) {
-            const run = await this.store.getRun(id);
-            if (run) this.events.emit({ type: 'run', run });
-          }
-        })().catch((error: unknown) => this.logger.error(`announcing waiting runs failed: ${String(error)}`));
-      },
+      onWaiting: (runIds) => this.announceWaiting(runIds),
     });
     driver = new Driver({
       store: this.store,
@@ -115,8 +110,9 @@ export class Runner {
       },
       // Child workflows start and link through the actions (created below; only called later).
       children: { start: (request) => this.actions.startRun(request), ended: (child) => this.actions.childEnded(child) },
+      onWaitingForSlot: (runIds) => this.announceWaiting(runIds),
       attempt: {
-        dispatcher: this.dispatcher,
+        egress: this.egress,
         tokens: this.tokens.signing,
         now,
         driveDeadlineMs: Math.min(options.dispatch?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, leaseMs),
@@ -126,7 +122,6 @@ export class Runner {
         tracing: options.tracing,
       },
     });
-    const allowedOrigins = parseOriginPatterns(options.allowedOrigins ?? LOOPBACK_ORIGINS);
     this.actions = new RunnerActions({
       store: this.store,
       events: this.events,
@@ -152,7 +147,8 @@ export class Runner {
             events: this.events,
             credentials,
             allowedOrigins,
-            dispatcher: this.dispatcher,
+            egress: this.egress,
+            onWaitingForSlot: (runId) => void (runId !== null && this.announceWaiting([runId])),
             owner: this.owner,
             now,
             logger: this.logger,
@@ -188,6 +184,30 @@ export class Runner {
     });
   }
 
+  /**
+   * Tells listeners about runs left waiting (for a flow control slot, or a slot at their
+   * destination's origin): the run as stored, with why it waits. Read back only for listeners.
+   */
+  private announceWaiting(runIds: readonly string[]): void {
+    if (this.events.size === 0) return;
+    void (async () => {
+      for (const id of runIds) {
+        const run = await this.store.getRun(id);
+        if (run) this.events.emit({ type: 'run', run: this.withWaitingReason(run) });
+      }
+    })().catch((error: unknown) => this.logger.error(`announcing waiting runs failed: ${String(error)}`));
+  }
+
+  /**
+   * The run with why it waits for a slot at its destination's origin, when it does (this runner's
+   * own knowledge, kept in memory: flow control's reason, stored by the claim, comes first).
+   */
+  withWaitingReason(run: Run): Run {
+    if (run.queuedReason !== undefined || run.finishedAt !== null) return run;
+    const reason = this.egress.waitingReason(run.id);
+    return reason === undefined ? run : { ...run, queuedReason: reason };
+  }
+
   /** Drive requests in flight now (for metrics). */
   get drivesInFlight(): number {
     return this.scheduler.inFlight;
@@ -214,7 +234,7 @@ export class Runner {
     await this.scheduler.stop(graceMs);
     await this.qstash?.stop(graceMs);
     await this.queue.drain();
-    await this.dispatcher.close();
+    await this.egress.close();
     // After the last drive settled: its spans and the runs that ended are exported before exit.
     await this.tracing?.shutdown();
   }

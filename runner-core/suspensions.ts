@@ -1,8 +1,9 @@
-import type { Dispatcher } from 'undici';
 import { encodeValue } from '../protocol/values.js';
 import { serializeError } from '../protocol/errors.js';
 import { performCall, type CallResult } from './call.js';
 import type { CallCredentials } from './call-credentials.js';
+import type { EgressGate } from './egress/gate.js';
+import { isFull } from './egress/slots.js';
 import { childEventId, childRunIdOf, childStartRequest, INVOKE_POLL_MS, invokeResult } from './invoke.js';
 import type { StartRequest } from '../protocol/messages.js';
 import { Header } from '../protocol/headers.js';
@@ -11,13 +12,16 @@ import { FINISHED_RUN_STATUSES, type Change, type Run, type RunPatch, type Step,
 
 export interface ResolveContext {
   store: Store;
-  dispatcher: Dispatcher;
+  /** Every call goes out through the gate, in a slot at its target's origin. */
+  egress: EgressGate;
   now: () => number;
   commit: (changes: Change[]) => Promise<void>;
   /** Opens the calls' sealed credentials, and redacts the answers' before they are stored. */
   credentials: CallCredentials;
   /** Starts a child run through the normal start path (allowed origins, idempotency key). */
   startRun: (request: StartRequest) => Promise<{ run: Run }>;
+  /** A run whose call was deferred for want of a slot at its target's origin (told once per wait). */
+  onWaitingForSlot?: ((runIds: string[]) => void) | undefined;
   /** When traces are exported: a call carries its step span's `traceparent` (unless the app set one). */
   tracing?: Tracing | undefined;
 }
@@ -36,14 +40,31 @@ function succeeded(step: Step, value: unknown, at: number): Change {
   return { type: 'step-succeeded', runId: step.runId, index: step.index, name: step.name, kind: step.kind, output, at, durationMs: Math.max(0, at - step.startedAt) };
 }
 
-/** Makes a call with its credentials unsealed; one that cannot be unsealed fails like a call that failed. */
-function call(ctx: ResolveContext, step: Step, signal: AbortSignal): ReturnType<typeof performCall> {
+/** A call whose target's origin had no free slot: made on a later resolution. */
+const DEFERRED = 'deferred' as const;
+/** How soon a run whose calls were deferred for want of a slot looks again. */
+export const CALL_SLOT_RECHECK_MS = 250;
+
+/**
+ * Makes a call with its credentials unsealed, in a slot at its target's origin (`DEFERRED` when
+ * this runner has its share in flight there). One that cannot be unsealed, or whose URL is no
+ * URL, fails like a call that failed.
+ */
+async function call(ctx: ResolveContext, step: Step, signal: AbortSignal): Promise<Awaited<ReturnType<typeof performCall>> | typeof DEFERRED> {
+  let slot;
   try {
     const request = ctx.credentials.open(step.request!);
+    slot = ctx.egress.acquire(new URL(request.url), 'call', step.runId);
+    if (isFull(slot)) {
+      if (slot.newlyWaiting) ctx.onWaitingForSlot?.([step.runId]);
+      return DEFERRED;
+    }
     const traced = ctx.tracing && !Object.keys(request.headers).some((name) => name.toLowerCase() === Header.Traceparent);
-    return performCall(ctx.dispatcher, traced ? { ...request, headers: { ...request.headers, [Header.Traceparent]: ctx.tracing!.callTraceparent(step.runId, step.index) } } : request, signal);
+    return await performCall(ctx.egress, slot, traced ? { ...request, headers: { ...request.headers, [Header.Traceparent]: ctx.tracing!.callTraceparent(step.runId, step.index) } } : request, signal);
   } catch (error) {
-    return Promise.resolve({ ok: false, error: serializeError(error) });
+    return { ok: false, error: serializeError(error) };
+  } finally {
+    if (slot && !isFull(slot)) slot.release();
   }
 }
 
@@ -63,9 +84,11 @@ export async function resolvePending(ctx: ResolveContext, run: Run, signal: Abor
   const results = await Promise.all(calls.map((s) => call(ctx, s, signal)));
   if (signal.aborted) return undefined;
   const now = ctx.now();
+  let deferred = false;
   calls.forEach((step, i) => {
     const outcome = results[i]!;
-    if (outcome.ok) changes.push(succeeded(step, { ...outcome.result, headers: ctx.credentials.redact(outcome.result.headers) } satisfies CallResult, now));
+    if (outcome === DEFERRED) deferred = true;
+    else if (outcome.ok) changes.push(succeeded(step, { ...outcome.result, headers: ctx.credentials.redact(outcome.result.headers) } satisfies CallResult, now));
     else changes.push({ type: 'step-failed', runId: run.id, index: step.index, name: step.name, kind: step.kind, error: outcome.error, status: 'failed', at: now, durationMs: now - step.startedAt });
   });
   const waiting: Step[] = [];
@@ -90,8 +113,13 @@ export async function resolvePending(ctx: ResolveContext, run: Run, signal: Abor
     await ctx.commit(changes);
     return undefined;
   }
-  // A child's end wakes its parent; the poll only covers a runner that died before that wake.
-  const wakeAt = Math.min(...waiting.map((s) => s.until ?? Number.POSITIVE_INFINITY), invoking ? now + INVOKE_POLL_MS : Number.POSITIVE_INFINITY);
+  // A child's end wakes its parent; the poll only covers a runner that died before that wake. A
+  // deferred call is tried again soon, without holding a drive slot meanwhile.
+  const wakeAt = Math.min(
+    ...waiting.map((s) => s.until ?? Number.POSITIVE_INFINITY),
+    invoking ? now + INVOKE_POLL_MS : Number.POSITIVE_INFINITY,
+    deferred ? now + CALL_SLOT_RECHECK_MS : Number.POSITIVE_INFINITY,
+  );
   const status = invoking || waiting.some((s) => s.kind === 'wait') ? 'waiting' : 'sleeping';
   return { patch: { status, nextAt: Number.isFinite(wakeAt) ? wakeAt : null }, pending: pending.length };
 }

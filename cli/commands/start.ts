@@ -12,7 +12,7 @@ import { leaseMsFromEnv, namedTokensFromEnv } from '../lib/start-env.js';
 import { addUpstashKeyFlags, configuredUpstashKeys, type UpstashKeyFlags } from '../lib/upstash-keys.js';
 import { retentionOption, START_RETENTION_MS } from '../lib/retention-flag.js';
 
-interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; redactHeader: string[]; openLoopback?: boolean; retention: number }
+interface StartOptions extends RunnerFlags, UpstashKeyFlags { host: string; port: number; database?: string; logFormat: LogFormat; leaseMs?: number; graceMs: number; concurrency: number; callsPerOrigin?: number; redactHeader: string[]; openLoopback?: boolean; retention: number }
 
 /**
  * `wf start`: the production runner. SQLite by default (one runner); with a PostgreSQL URL several
@@ -29,6 +29,7 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--lease-ms <ms>', 'how long a run stays this runner\'s without renewal; another runner takes it over after (default: WF_LEASE_MS, else 15000)').argParser(parsePositiveInt))
     .addOption(new Option('--grace-ms <ms>', 'on SIGTERM, how long in-flight drives may finish before they are released to other runners').default(10_000).argParser(parseNonNegativeInt))
     .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
+    .addOption(new Option('--calls-per-origin <n>', "context.call requests in flight at once to one target's origin (default 32); more wait, shown as waiting for a slot").argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
     .addOption(retentionOption(START_RETENTION_MS))
     .option('--open-loopback', 'on a loopback --host, serve reads and the dashboard\'s cancel/rerun without the token, as `wf dev` does (unsafe behind a reverse proxy that rewrites Host)');
@@ -50,6 +51,7 @@ export function makeStartCommand(io: CliIO): Command {
         leaseMs: options.leaseMs ?? leaseMsFromEnv(io.env),
         concurrency: options.concurrency,
         retentionMs: options.retention,
+        callsPerOrigin: options.callsPerOrigin,
         redactHeaders: redactHeaderNames(options.redactHeader, io.env),
         openOnLoopback: options.openLoopback === true,
         allowedOrigins: [...options.allowOrigin, ...allowedOriginsFromEnv(io.env)],

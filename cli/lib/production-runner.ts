@@ -26,6 +26,8 @@ export interface ProductionRunnerOptions {
   leaseMs?: number;
   /** @default 256 */
   concurrency?: number;
+  /** `--calls-per-origin`: the egress gate's share per call target's origin. @default 32 */
+  callsPerOrigin?: number | undefined;
   /** Header names redacted besides the built-in credential headers. */
   redactHeaders?: readonly string[];
   /** Where each of `tokens` was set (`WF_TOKENS entry 2`), for a refusal's message. @default "token 1", … */
@@ -104,6 +106,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     leaseMs: options.leaseMs,
     concurrency: options.concurrency,
     ...(options.retentionMs !== undefined && { retention: options.retentionMs }),
+    ...(options.callsPerOrigin !== undefined && { egress: { perOrigin: options.callsPerOrigin } }),
     redactHeaders: options.redactHeaders,
     allowedOrigins: options.allowedOrigins,
     logger: options.logger,

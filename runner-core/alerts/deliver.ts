@@ -1,6 +1,7 @@
-import type { Dispatcher } from 'undici';
 import { serializeError, type SerializedError } from '../../protocol/errors.js';
 import { postToEndpoint } from '../dispatch.js';
+import type { EgressGate } from '../egress/gate.js';
+import { isFull } from '../egress/slots.js';
 import { parseRetryAfter } from '../retry.js';
 import type { Attempt, Run, Step } from '../store/types.js';
 import { alertDocument } from './document.js';
@@ -8,8 +9,11 @@ import type { AlertConfig } from './options.js';
 import { ALERT_ID_HEADER, ALERT_SIGNATURE_HEADER, alertSignature } from './signature.js';
 
 export interface AlertContext {
-  dispatcher: Dispatcher;
+  /** The alert goes out through the egress gate (an operator-set destination: exempt from allowed origins). */
+  egress: EgressGate;
   now: () => number;
+  /** Redacts credential headers (the runner's list) from what the run's log keeps of the answer. */
+  redact: (headers: Record<string, string>) => Record<string, string>;
   config: AlertConfig;
 }
 
@@ -62,7 +66,7 @@ export async function sendAlert(ctx: AlertContext, run: Run, steps: readonly Ste
     startedAt,
     durationMs: 0,
     requestUrl: shownWebhook(config.webhook),
-    requestHeaders: headers,
+    requestHeaders: ctx.redact(headers),
     requestBody: body,
     responseStatus: null,
     responseHeaders: null,
@@ -76,10 +80,13 @@ export async function sendAlert(ctx: AlertContext, run: Run, steps: readonly Ste
     attempt.error = error ?? null;
     return { attempt, ...delivery };
   };
+  // Alerts are never limited per origin: the slot is always there, and counted for /metrics.
+  const slot = ctx.egress.acquire(config.webhook, 'alert');
   try {
-    const response = await postToEndpoint(ctx.dispatcher, config.webhook.href, headers, body, AbortSignal.any([signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]));
+    if (isFull(slot)) throw new Error(`no slot at ${slot.origin}`);
+    const response = await postToEndpoint(ctx.egress, 'alert', slot, config.webhook.href, headers, body, AbortSignal.any([signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]));
     attempt.responseStatus = response.status;
-    attempt.responseHeaders = response.headers;
+    attempt.responseHeaders = ctx.redact(response.headers);
     let text = '';
     try {
       // Leaving the loop early ends the body's stream: the rest is never read.
@@ -103,6 +110,8 @@ export async function sendAlert(ctx: AlertContext, run: Run, steps: readonly Ste
   } catch (error) {
     const cause = serializeError(error);
     return finish({ delivered: false }, alertError(cause.name, `The alert webhook at ${shownWebhook(config.webhook)} did not answer: ${cause.message}`));
+  } finally {
+    if (!isFull(slot)) slot.release();
   }
 }
 

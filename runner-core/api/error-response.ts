@@ -1,5 +1,6 @@
 import { WorkflowError } from '../../protocol/errors.js';
 import { ApiError, OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError, UpstashRunActionError } from '../errors.js';
+import { EgressRefusedError } from '../egress/destinations.js';
 import { InvalidScheduleError } from '../schedules/cron.js';
 import { describeError, type Logger } from '../logger.js';
 import { errorResponse } from './http-io.js';
@@ -28,6 +29,7 @@ export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof RunNotResumableError) return new ApiError(409, 'NOT_RESUMABLE', error.message);
   if (error instanceof UpstashRunActionError) return new ApiError(409, 'UPSTASH_RUN', error.message);
   if (error instanceof OriginNotAllowedError) return new ApiError(403, 'ORIGIN_NOT_ALLOWED', error.message);
+  if (error instanceof EgressRefusedError) return new ApiError(403, 'EGRESS_REFUSED', error.message);
   if (error instanceof InvalidScheduleError) return new ApiError(400, 'BAD_REQUEST', error.message);
   if (WorkflowError.is(error) && BAD_INPUT_CODES.has(error.code)) return new ApiError(400, 'BAD_REQUEST', error.message);
   logger.error(`API error: ${describeError(error)}`);

@@ -106,7 +106,8 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const cursor = c.req.query('cursor');
         const scheduleId = c.req.query('scheduleId');
         if (scheduleId !== undefined) return jsonResponse(200, runPageDto(await runner.store.schedules.listScheduleRuns(scheduleId, { cursor, limit })));
-        return jsonResponse(200, runPageDto(await runner.store.listRuns({ ...filter, cursor, limit })));
+        const page = await runner.store.listRuns({ ...filter, cursor, limit });
+        return jsonResponse(200, runPageDto({ ...page, runs: page.runs.map((run) => runner.withWaitingReason(run)) }));
       },
     },
     {
@@ -118,7 +119,8 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const run = await runner.store.getRun(id);
         if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
         const [steps, attempts, logs] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id), runner.store.listStepLogs(id)]);
-        return jsonResponse(200, { run: runDto(run), steps: steps.map(stepDto), attempts, logs });
+        // A run deferred for want of a slot at its destination says so (the runner's memory, egress/).
+        return jsonResponse(200, { run: runDto(runner.withWaitingReason(run)), steps: steps.map(stepDto), attempts, logs });
       },
     },
     {

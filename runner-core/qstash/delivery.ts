@@ -1,10 +1,12 @@
-import type { Dispatcher } from 'undici';
 import { errors as undiciErrors } from 'undici';
 import type { SerializedError } from '../../protocol/errors.js';
 import { owedAlert } from '../alerts/settle.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
+import { EgressRefusedError, type EgressPurpose } from '../egress/destinations.js';
+import type { EgressGate } from '../egress/gate.js';
+import { isFull, type Slot } from '../egress/slots.js';
 import { ApiError, EndpointTimeoutError, OriginNotAllowedError } from '../errors.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from '../transport.js';
 import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
@@ -39,7 +41,8 @@ import { UpstashHeader, WorkflowHeader } from './headers.js';
 export interface DeliveryOptions {
   context: EngineContext;
   owner: string;
-  dispatcher: Dispatcher;
+  /** Every delivery goes out through the egress gate, in a slot at its destination's origin. */
+  egress: EgressGate;
   signingKeys: UpstashSigningKeys;
   concurrency: number;
   leaseMs: number;
@@ -55,6 +58,8 @@ export interface DeliveryOptions {
   maxResponseBytes: number;
   /** A delivery without `Upstash-Timeout` waits this long for its answer (QStash's longest, 15 min). */
   timeoutMs: number;
+  /** A run's message deferred for want of a slot at its destination (the dashboards show why it waits). */
+  onWaitingForSlot?: (runId: string | null) => void;
 }
 
 type Verdict =
@@ -75,6 +80,20 @@ function planTarget(body: string): number | undefined {
   if (!body.includes('"targetStep"')) return undefined;
   const step = readSdkStep(body);
   return step?.stepId === 0 && step.targetStep !== undefined && step.targetStep > 0 ? step.targetStep : undefined;
+}
+
+/**
+ * How soon a message whose destination had no free slot is due again (plus up to as much jitter,
+ * so the deferred ones of one origin do not all come back in the same claim).
+ */
+const SLOT_RECHECK_MS = 500;
+
+/** What a message is, as the egress gate's destination policy names it (destinations.ts). */
+function purposeOf(message: StoredMessage): EgressPurpose {
+  if (message.callType === 'toCallback') return 'call';
+  if (message.callType === 'failureCall') return 'failure-callback';
+  if (message.callType === 'fromCallback') return 'callback';
+  return 'delivery';
 }
 
 const base64 = (value: string): string => Buffer.from(value).toString('base64');
@@ -187,6 +206,15 @@ export class DeliveryWorker {
       'user-agent': 'Upstash-QStash',
       [UpstashHeader.Signature]: signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
+    const slot = this.options.egress.acquire(new URL(spec.destination), purposeOf(message), message.runId ?? message.id);
+    if (isFull(slot)) {
+      // This runner has its share in flight at that origin: the message waits in the store, not in
+      // a delivery slot, and spends no retry (`Upstash-Retried` unchanged).
+      const now = context.now();
+      await messages.settle(message.id, owner, { status: 'pending', dueAt: now + SLOT_RECHECK_MS + Math.round(Math.random() * SLOT_RECHECK_MS) }, now);
+      if (slot.newlyWaiting) this.options.onWaitingForSlot?.(message.runId);
+      return;
+    }
     const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
     const starts = run ? this.runStarts.get(run.id) ?? [] : undefined;
     const start: DeliveryStart = { at: startedAt, target: message.kind === 'workflow' ? planTarget(spec.body) : undefined };
@@ -196,8 +224,9 @@ export class DeliveryWorker {
     }
     let sentOff: Awaited<ReturnType<DeliveryWorker['send']>>;
     try {
-      sentOff = await this.send(spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep, signal);
+      sentOff = await this.send(slot, purposeOf(message), spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep, signal);
     } finally {
+      slot.release();
       if (run && starts) {
         starts.splice(starts.indexOf(start), 1);
         if (starts.length === 0) this.runStarts.delete(run.id);
@@ -318,6 +347,8 @@ export class DeliveryWorker {
     }
     if (answer && answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
     const error: SerializedError = answer ? answerError(message.spec.destination, answer) : { name: 'DeliveryError', message: describeError(transportError) };
+    // A destination the egress gate refuses (its rule, destinations.ts) is refused again: no retry.
+    if (answer === undefined && EgressRefusedError.is(transportError)) return { kind: 'failed', error: { name: 'EgressRefusedError', code: 'EGRESS_REFUSED', message: transportError.message } };
     if (answer?.status === 489 && answer.headers[UpstashHeader.NonRetryableError] === 'true') return { kind: 'failed', error };
     if (message.retried >= message.spec.retries) return { kind: 'failed', error };
     const retried = message.retried + 1;
@@ -327,6 +358,8 @@ export class DeliveryWorker {
   }
 
   private async send(
+    slot: Slot,
+    purpose: EgressPurpose,
     url: string,
     method: string,
     headers: Record<string, string>,
@@ -338,36 +371,13 @@ export class DeliveryWorker {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
     try {
-      const target = new URL(url);
-      const response = await this.options.dispatcher.request({
-        origin: target.origin,
-        path: target.pathname + target.search,
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body: method === 'GET' || method === 'HEAD' ? undefined : body,
-        signal: AbortSignal.any([controller.signal, stopping]),
-        // The SDK answers after running the step: the agent's drive timeouts (answer headers within
-        // 30 s) do not fit, the message's own timeout does.
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        const buffer = Buffer.from(chunk as Uint8Array);
-        if (size + buffer.length > keepBytes) {
-          // The rest is not needed: stop reading (the connection is dropped, not drained).
-          chunks.push(buffer.subarray(0, keepBytes - size));
-          size = keepBytes;
-          response.body.destroy();
-          break;
-        }
-        chunks.push(buffer);
-        size += buffer.length;
-      }
-      const answerHeaders: Record<string, string> = {};
-      for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) answerHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-      return { answer: { status: response.statusCode, headers: answerHeaders, body: Buffer.concat(chunks) } };
+      // The SDK answers after running the step: the agent's drive timeouts (answer headers within
+      // 30 s) do not fit, the message's own timeout does. At most `keepBytes` of the answer are read.
+      const answer = await this.options.egress.read(
+        { purpose, slot, url: new URL(url), method, headers, body, signal: AbortSignal.any([controller.signal, stopping]), headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs },
+        keepBytes,
+      );
+      return { answer };
     } catch (error) {
       return { transportError: error };
     } finally {

@@ -1,7 +1,7 @@
 import { QstashWaits } from './waits-service.js';
 import { WaitTimeouts } from './waits-timeouts.js';
 import { createHmac } from 'node:crypto';
-import type { Dispatcher } from 'undici';
+import type { EgressGate } from '../egress/gate.js';
 import { encodeValue } from '../../protocol/values.js';
 import type { CallCredentials } from '../call-credentials.js';
 import type { Commit } from '../driver.js';
@@ -35,7 +35,10 @@ export interface QStashEngineOptions {
   events: EventBus;
   credentials: CallCredentials;
   allowedOrigins: readonly OriginPattern[];
-  dispatcher: Dispatcher;
+  /** The runner's egress gate: every delivery, call and callback goes out through it. */
+  egress: EgressGate;
+  /** A run's message deferred for want of a slot at its destination. */
+  onWaitingForSlot?: (runId: string | null) => void;
   owner: string;
   now: () => number;
   logger: Logger;
@@ -108,7 +111,8 @@ export class QStashEngine {
     this.worker = new DeliveryWorker({
       context: this.context,
       owner: options.owner,
-      dispatcher: options.dispatcher,
+      egress: options.egress,
+      ...(options.onWaitingForSlot && { onWaitingForSlot: options.onWaitingForSlot }),
       signingKeys: this.signingKeys,
       concurrency: options.concurrency,
       leaseMs: options.leaseMs,

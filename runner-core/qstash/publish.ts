@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { childIdempotencyKey } from '../../api/links.js';
 import { announce } from '../announce.js';
+import { checkCallTarget } from '../egress/call-target.js';
 import { OriginNotAllowedError } from '../errors.js';
 import { originAllowed } from '../origins.js';
 import { DEFAULT_RETRIES } from '../retry.js';
@@ -250,10 +251,12 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
         if (defaults) configs.set(workflow.runId, defaults);
       }
     }
-    // A call goes wherever the workflow's code asked (as a native context.call), a run's own URL was
-    // allowed when the run started (a stored run goes on whatever the list says now, as native runs
-    // do); anything else must be in the allowed origins.
-    if (workflow?.callType !== 'toCallback' && spec.destination !== runUrl) checkOrigin(context, spec.destination);
+    // A call's target follows the call rule (an allowed origin, or a public address: refused here
+    // when that can be told now, and by the egress gate at connect time in any case); a run's own
+    // URL was allowed when the run started (the gate checks it again when it is sent); anything
+    // else must be in the allowed origins.
+    if (workflow?.callType === 'toCallback') await checkCallTarget(spec.destination, context.allowedOrigins);
+    else if (spec.destination !== runUrl) checkOrigin(context, spec.destination);
     const message = newMessage(context, spec, now, defaults);
     const changes: Change[] = [];
     pending.push({ index, published: { message, changes }, url: spec.destination });

@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallRequest } from '../../protocol/messages.js';
 import { decodeValue } from '../../protocol/values.js';
 import { performCall } from '../../runner-core/call.js';
 import { CallCredentials } from '../../runner-core/call-credentials.js';
+import { EgressGate } from '../../runner-core/egress/gate.js';
+import { isFull, type Slot } from '../../runner-core/egress/slots.js';
+import { parseOriginPatterns } from '../../runner-core/origins.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
 import type { Change, Run, RunPatch } from '../../runner-core/store/types.js';
 import { pendingSteps, resolvePending, type ResolveContext } from '../../runner-core/suspensions.js';
@@ -19,14 +21,14 @@ const T0 = 1_700_000_000_000;
 const RUN_ID = 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B';
 
 let store: SqliteStore;
-let agent: Agent;
+let egress: EgressGate;
 let now: number;
 let committed: Change[][];
 const targets: Endpoint[] = [];
 
 beforeEach(async () => {
   store = openSqliteStore(':memory:');
-  agent = new Agent({ keepAliveTimeout: 10 });
+  egress = new EgressGate(parseOriginPatterns(['http://127.0.0.1:*']));
   now = T0;
   committed = [];
   await store.createRun({ id: RUN_ID, url: 'http://127.0.0.1:9/wf', body: '', headers: {}, retries: 3, retryDelayMs: 10, now: T0 });
@@ -34,13 +36,13 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await Promise.all(targets.splice(0).map((t) => t.close()));
-  await agent.close();
+  await egress.close();
   await store.close();
 });
 
 const context = (): ResolveContext => ({
   store,
-  dispatcher: agent,
+  egress,
   now: () => now,
   commit: async (changes) => {
     committed.push(changes);
@@ -198,10 +200,15 @@ describe('resolvePending: calls', () => {
 
 describe('performCall', () => {
   const never = new AbortController().signal;
+  const slotFor = (url: string): Slot => {
+    const slot = egress.acquire(new URL(url), 'call');
+    if (isFull(slot)) throw new Error(`Expected a slot at ${url}`);
+    return slot;
+  };
 
   it('answers a non-2xx status as data, and a non-JSON body as text', async () => {
     const { url } = await target((_req, _body, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('{"looks":"like json"}'));
-    expect(await performCall(agent, { url, method: 'GET', headers: {} }, never)).toEqual({
+    expect(await performCall(egress, slotFor(url), { url, method: 'GET', headers: {} }, never)).toEqual({
       ok: true,
       result: { status: 500, headers: expect.objectContaining({ 'content-type': 'text/plain' }), body: '{"looks":"like json"}' },
     });
@@ -209,7 +216,7 @@ describe('performCall', () => {
 
   it('retries an HTTP error with throwHttpErrors, then gives up naming the attempts', async () => {
     const { url, seen } = await target((_req, _body, res) => res.writeHead(503).end());
-    const result = await performCall(agent, { url, method: 'DELETE', headers: {}, retries: 1, throwHttpErrors: true }, never, () => 0);
+    const result = await performCall(egress, slotFor(url), { url, method: 'DELETE', headers: {}, retries: 1, throwHttpErrors: true }, never, () => 0);
     expect(seen).toHaveLength(2);
     expect(result).toEqual({ ok: false, error: { name: 'HttpError', message: `Call DELETE ${url} responded 503 (attempt 2/2).` } });
   });
@@ -217,7 +224,7 @@ describe('performCall', () => {
   it('succeeds on a retry after an HTTP error', async () => {
     let n = 0;
     const { url } = await target((_req, _body, res) => res.writeHead(++n === 1 ? 502 : 200, { 'content-type': 'application/json' }).end('"ok"'));
-    expect(await performCall(agent, { url, method: 'GET', headers: {}, retries: 2, throwHttpErrors: true }, never, () => 0)).toMatchObject({
+    expect(await performCall(egress, slotFor(url), { url, method: 'GET', headers: {}, retries: 2, throwHttpErrors: true }, never, () => 0)).toMatchObject({
       ok: true,
       result: { status: 200, body: 'ok' },
     });
@@ -225,14 +232,14 @@ describe('performCall', () => {
 
   it('fails with a message naming the timeout when the answer takes too long', async () => {
     const { url } = await target(() => {}); // never answers
-    const result = await performCall(agent, { url, method: 'GET', headers: {}, timeoutMs: 100 }, never);
+    const result = await performCall(egress, slotFor(url), { url, method: 'GET', headers: {}, timeoutMs: 100 }, never);
     expect(result).toEqual({ ok: false, error: { name: 'TimeoutError', message: `Call GET ${url} took longer than 100 ms (attempt 1/1).` } });
   });
 
   it('fails with the transport error when nothing listens', async () => {
     const { url } = await target(() => {});
     await targets.pop()!.close();
-    const result = await performCall(agent, { url, method: 'GET', headers: {} }, never);
+    const result = await performCall(egress, slotFor(url), { url, method: 'GET', headers: {} }, never);
     expect(result.ok).toBe(false);
     expect(!result.ok && result.error.message).toMatch(new RegExp(`^Call GET ${url} failed \\(attempt 1/1\\): .*ECONNREFUSED`));
   });
