@@ -13,6 +13,7 @@ import { consoleLogger, type Logger } from './logger.js';
 import { LOOPBACK_ORIGINS, parseOriginPatterns } from './origins.js';
 import type { RunnerOptions } from './runner-options.js';
 import { messageStoreFor, QStashEngine } from './qstash/engine.js';
+import { RunEnds } from './run-end/run-ends.js';
 import { Scheduler } from './scheduler.js';
 import { ScheduleService } from './schedules/service.js';
 import type { Run, Store } from './store/types.js';
@@ -65,6 +66,10 @@ export class Runner {
     const commit: Commit = async (changes, owner) => {
       announce(this.events, await this.queue.push(changes, owner));
     };
+    // How every run ends, whoever ends it (run-end/): the driver, the actions and the QStash engine.
+    const ends = new RunEnds({ store: this.store, commit, alerts: this.alerts !== undefined, tracing: options.tracing, logger: this.logger });
+    // A child run that ended wakes its native parent (the actions are built below).
+    ends.onEnded(({ run }) => this.actions.childEnded(run));
     let driver: Driver | undefined;
     this.scheduler = new Scheduler({
       store: this.store,
@@ -101,7 +106,8 @@ export class Runner {
         return this.qstash.context.messages.nextAttemptSeq(runId, at);
       },
       // Child workflows start and link through the actions (created below; only called later).
-      children: { start: (request) => this.actions.startRun(request), ended: (child) => this.actions.childEnded(child) },
+      children: { start: (request) => this.actions.startRun(request) },
+      ends,
       attempt: {
         dispatcher: this.dispatcher,
         tokens: this.tokens.signing,
@@ -125,9 +131,7 @@ export class Runner {
       allowedOrigins,
       scheduler: this.scheduler,
       commit,
-      tracing: options.tracing,
-      // Built below; only called later, when a run is cancelled.
-      onCancelled: (run) => this.qstash?.runCancelled(run) ?? Promise.resolve(),
+      ends,
     });
     const messages = messageStoreFor(options.store);
     this.qstash = messages
@@ -151,7 +155,7 @@ export class Runner {
             token: this.tokens.signing[0]!,
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,
-            alerts: this.alerts !== undefined,
+            ends,
           },
           messages,
         )

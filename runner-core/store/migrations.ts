@@ -4,6 +4,7 @@ import { SQLITE_MIGRATION_ALERTS } from './sqlite-migration-alerts.js';
 import { SQLITE_MIGRATION_SEARCH } from './sqlite-migration-search.js';
 import { SQLITE_MIGRATION_QSTASH } from './sqlite-migration-qstash.js';
 import { SQLITE_MIGRATION_QSTASH_WAITS } from './sqlite-migration-qstash-waits.js';
+import { SQLITE_MIGRATION_DELIVERY_SCHEDULES } from './sqlite-migration-delivery-schedules.js';
 
 /**
  * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
@@ -135,6 +136,7 @@ export const MIGRATIONS: readonly string[] = [
   SQLITE_MIGRATION_SEARCH,
   SQLITE_MIGRATION_QSTASH,
   SQLITE_MIGRATION_QSTASH_WAITS,
+  SQLITE_MIGRATION_DELIVERY_SCHEDULES,
 ];
 
 function userVersion(db: Database): number {

@@ -8,6 +8,7 @@ import { PG_MIGRATION_ALERTS } from './postgres-migration-alerts.js';
 import { PG_MIGRATION_SEARCH } from './postgres-migration-search.js';
 import { PG_MIGRATION_QSTASH } from './postgres-migration-qstash.js';
 import { PG_MIGRATION_QSTASH_WAITS } from './postgres-migration-qstash-waits.js';
+import { PG_MIGRATION_DELIVERY_SCHEDULES } from './postgres-migration-delivery-schedules.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -102,6 +103,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   PG_MIGRATION_SEARCH,
   PG_MIGRATION_QSTASH,
   PG_MIGRATION_QSTASH_WAITS,
+  PG_MIGRATION_DELIVERY_SCHEDULES,
 ];
 
 /**

@@ -130,6 +130,8 @@ describe('QStash engine: failure alerts', () => {
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     const { workflowRunId: id } = await client.trigger({ url: `${app.url}/waiting`, body: {} });
     await vi.waitFor(async () => expect((await runner.store.listSteps(id)).some((s) => s.kind === 'wait')).toBe(true), { timeout: 10_000 });
+    // The delivery that registered the wait logs its attempt once the SDK answered it: wait for that too.
+    await vi.waitFor(() => expect(runner.runner.qstash!.deliveriesInFlight).toBe(0), { timeout: 10_000 });
     const before = (await runner.store.getRun(id))!;
     const logged = (await runner.store.listAttempts(id)).length;
     // What no code path does today: make the run due for the native scheduler.
