@@ -75,8 +75,9 @@ const failureCallLane: Lane = {
  * Delivers what a finished run owes (its alert, its native failureFunction call), the two at once
  * and independently: each on its own schedule, with its own attempts, neither waiting for the other
  * (a webhook that hangs or refuses does not hold the failureFunction back, nor a slow failureFunction
- * the alert). While one still works, the other tries again when its own next try comes; once both
- * are idle, the run's `nextAt` becomes the earlier of their next tries and the lease goes back. Each
+ * the alert). While one is sending, the other tries again when its own next try comes; once none is
+ * sending and none is due, the run's `nextAt` becomes the earlier of their next tries and the lease
+ * goes back (a drive never holds a scheduler slot just to wait). Each
  * try is an attempt in the run's log, committed with its delivery's fields (fenced by the lease).
  * True when the lease was released with the last commit (or lost).
  */
@@ -88,13 +89,8 @@ export async function deliverOwed(ctx: DeliveriesContext, initial: Run, signal: 
   const numbers = new AttemptNumbers(shared.run, now, ctx.upstashAttemptSeq);
   const cut: Attempt[] = [];
   const lanes = [alertLane, failureCallLane].filter((lane) => lane.owed(shared.run));
-  const idle = lanes.map(() => settledSignal());
-  const results = await Promise.allSettled(
-    lanes.map((lane, i) => {
-      const othersIdle = Promise.all(idle.filter((_, j) => j !== i).map((d) => d.promise)).then(() => undefined);
-      return runLane(ctx, lane, shared, numbers, cut, othersIdle, signal).finally(idle[i]!.resolve);
-    }),
-  );
+  const board = new Board();
+  const results = await Promise.allSettled(lanes.map((lane) => runLane(ctx, lane, shared, numbers, cut, board, signal)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   const runId = shared.run.id;
@@ -109,11 +105,30 @@ export async function deliverOwed(ctx: DeliveriesContext, initial: Run, signal: 
   return true;
 }
 
-/** A promise and the function that resolves it. */
-function settledSignal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
+/**
+ * How many deliveries of the run are sending now, and a promise settled at the next change: a
+ * delivery that is not due waits only while another one is sending (then the drive holds the run
+ * anyway); once none is, the drive ends and the scheduler brings the run back when one is due.
+ */
+class Board {
+  busy = 0;
+
+  private wake: (() => void) | undefined;
+
+  private next: Promise<void> | undefined;
+
+  /** Settles when a delivery stops sending. */
+  changed(): Promise<void> {
+    this.next ??= new Promise<void>((resolve) => (this.wake = resolve));
+    return this.next;
+  }
+
+  done(): void {
+    this.busy -= 1;
+    this.wake?.();
+    this.next = undefined;
+    this.wake = undefined;
+  }
 }
 
 /** One delivery's tries while this drive holds the run: due ones now, later ones while the other delivery still works. */
@@ -123,30 +138,33 @@ async function runLane(
   shared: Held,
   numbers: AttemptNumbers,
   cut: Attempt[],
-  othersIdle: Promise<void>,
+  board: Board,
   signal: AbortSignal,
 ): Promise<void> {
-  let othersDone = false;
-  void othersIdle.then(() => (othersDone = true));
   for (let tried = false; !signal.aborted && !(tried && ctx.scheduler.stopped); ) {
     if (!lane.owed(shared.run)) return;
     const due = lane.dueAt(shared.run) ?? ctx.now();
     if (due > ctx.now()) {
-      // Waiting here only while the other delivery still holds the run; else the scheduler brings it back.
-      if (othersDone || ctx.scheduler.stopped) return;
-      await pauseUntil(due, ctx.now, signal, othersIdle);
+      // Waiting here only while the other delivery is sending; else the scheduler brings the run back.
+      if (board.busy === 0 || ctx.scheduler.stopped) return;
+      await pauseUntil(due, ctx.now, signal, board.changed());
       continue;
     }
-    const unsent = lane.unsent?.(shared.run);
-    const delivered = unsent ? { patch: unsent } : await lane.deliver(ctx, shared, await numbers.take(shared.run.id), signal);
-    tried = true;
-    if (signal.aborted) {
-      if (delivered.attempt) cut.push(delivered.attempt);
-      return;
+    board.busy += 1;
+    try {
+      const unsent = lane.unsent?.(shared.run);
+      const delivered = unsent ? { patch: unsent } : await lane.deliver(ctx, shared, await numbers.take(shared.run.id), signal);
+      tried = true;
+      if (signal.aborted) {
+        if (delivered.attempt) cut.push(delivered.attempt);
+        return;
+      }
+      const at = ctx.now();
+      const patch = numbers.counted(delivered.patch);
+      await ctx.attempt.commit([...(delivered.attempt ? [{ type: 'attempt' as const, attempt: delivered.attempt }] : []), { type: 'run', runId: shared.run.id, patch, at }]);
+      shared.run = { ...shared.run, ...patch, updatedAt: at };
+    } finally {
+      board.done();
     }
-    const at = ctx.now();
-    const patch = numbers.counted(delivered.patch);
-    await ctx.attempt.commit([...(delivered.attempt ? [{ type: 'attempt' as const, attempt: delivered.attempt }] : []), { type: 'run', runId: shared.run.id, patch, at }]);
-    shared.run = { ...shared.run, ...patch, updatedAt: at };
   }
 }
