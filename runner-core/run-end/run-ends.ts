@@ -53,13 +53,16 @@ export class RunEnds {
 
   /**
    * Commits `ending` (with `extra` changes, such as the attempt that ended the run, in the same
-   * transaction), then does what follows an end. Returns the run as stored after it.
+   * transaction), then does what follows an end, unless another end got there first. Returns the
+   * run as stored after it.
    */
   async end(runId: string, ending: RunEnding, at: number, options: { extra?: Change[]; result?: string } = {}): Promise<Run> {
     const { store, commit } = this.options;
     await commit([...(options.extra ?? []), ...ending.changes, { type: 'run', runId, patch: ending.patch, at }]);
     const run = await store.getRun(runId);
     if (!run) throw new Error(`Expected run ${runId} to exist after its end was committed, but it was not found.`);
+    // Another end got there first (a finished run keeps its status): that one was followed up already.
+    if (run.status !== ending.patch.status) return run;
     await this.ended({ run, at, ...(options.result !== undefined && { result: options.result }) });
     return run;
   }
