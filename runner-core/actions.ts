@@ -10,8 +10,9 @@ import { originAllowed, parseOriginPattern, type OriginPattern } from './origins
 import { toReplayRecords } from './replay-records.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './retry.js';
 import type { Scheduler } from './scheduler.js';
-import { FINISHED_RUN_STATUSES, type Change, type Run, type Store } from './store/types.js';
-import type { Tracing } from './tracing.js';
+import { FINISHED_RUN_STATUSES, type Run, type Store } from './store/types.js';
+import { cancellation } from './run-end/end.js';
+import type { RunEnds } from './run-end/run-ends.js';
 
 export interface ActionsOptions {
   store: Store;
@@ -24,10 +25,8 @@ export interface ActionsOptions {
   allowedOrigins: OriginPattern[];
   scheduler: Scheduler;
   commit: Commit;
-  /** Ends a cancelled run's span, when traces are exported. */
-  tracing?: Tracing | undefined;
-  /** Told of every run `cancelRun` cancelled (the QStash engine drops its messages and answers its invoker). */
-  onCancelled?: (run: Run) => Promise<void>;
+  /** How a run ends (run-end/): a cancel is committed there, and what follows it done there. */
+  ends: RunEnds;
 }
 
 /**
@@ -86,28 +85,23 @@ export class RunnerActions {
     return (await this.startRun(start)).run;
   }
 
-  /** Cancels a run that has not finished; an in-flight drive is aborted. */
+  /**
+   * Cancels a run that has not finished; an in-flight drive is aborted. The end is run-end's (its
+   * trace, its parent woken, an Upstash run's messages dropped and its invoker answered); then the
+   * children it invoked are cancelled too.
+   */
   async cancelRun(runId: string): Promise<Run> {
-    const { store, scheduler, commit } = this.options;
+    const { store, scheduler, ends } = this.options;
     const run = await store.getRun(runId);
     if (!run) throw new RunNotFoundError(runId);
     if (FINISHED_RUN_STATUSES.has(run.status)) throw new RunFinishedError(runId, run.status);
     const now = this.options.now();
-    const changes: Change[] = [
-      { type: 'steps-closed', runId, status: 'cancelled', at: now },
-      { type: 'run', runId, patch: { status: 'cancelled', finishedAt: now, nextAt: null }, at: now },
-    ];
     // Abort before committing, in the same tick as the push: a drive that is settling queues its
     // commit before this one or, once aborted, none at all. Aborting after the commit left a window
     // in which an attempt that ended meanwhile settled the run back to running or completed.
     scheduler.abort(runId);
-    await commit(changes);
-    const cancelled = (await store.getRun(runId))!;
-    // Traces exported only: the run's span, with the steps the runner resolved between drives.
-    if (this.options.tracing) this.options.tracing.runEnded(cancelled, await store.listSteps(runId), now);
-    await this.options.onCancelled?.(cancelled);
+    const cancelled = await ends.end(runId, cancellation(runId, now), now);
     await this.cancelChildren(runId);
-    if (parentOf(cancelled)) await this.childEnded(cancelled);
     return cancelled;
   }
 

@@ -1,23 +1,21 @@
 import type { DriveRequest, StartRequest, StepRecord } from '../protocol/messages.js';
-import { sendAlert, unsentAlert } from './alerts/deliver.js';
 import type { AlertConfig } from './alerts/options.js';
-import { owedAlert, owesNativeFailureCall, settleAlert } from './alerts/settle.js';
-import { childRunIdOf, parentOf } from './invoke.js';
+import { childRunIdOf } from './invoke.js';
 import { runAttempt, type AttemptContext, type AttemptResult } from './attempt.js';
-import { isFull } from './egress/slots.js';
+import { isFull, SLOT_RECHECK_MS } from './egress/slots.js';
 import { describeError, type Logger } from './logger.js';
 import { refusedStarts } from './refused-starts.js';
 import { toReplayRecords } from './replay-records.js';
 import type { Scheduler } from './scheduler.js';
+import type { UpstashAttemptSeq } from './run-end/attempt-numbers.js';
+import { deliverOwed, type DeliveriesContext } from './run-end/deliveries.js';
+import type { RunEnds } from './run-end/run-ends.js';
 import { settle } from './settle.js';
-import { failureRequest, settleFailureCall } from './settle-failure-call.js';
 import { LeaseLostError } from './store/errors.js';
-import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type RunPatch, type Step, type Store } from './store/types.js';
+import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type Step, type Store } from './store/types.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
-/** How soon a run deferred for want of a slot at its origin is looked at again. */
-const SLOT_RECHECK_MS = 250;
 
 /** Commits changes (group-committed) and tells listeners; fenced by `owner`'s leases when given. */
 export type Commit = (changes: Change[], owner?: string) => Promise<void>;
@@ -32,8 +30,10 @@ export interface DriverOptions {
   scheduler: Scheduler;
   commit: Commit;
   logger: Logger;
-  /** Child workflows: start one (the normal start path), and wake a parent when its child ended. */
-  children: { start: (request: StartRequest) => Promise<{ run: Run }>; ended: (child: Run) => Promise<void> };
+  /** Child workflows: start one (the normal start path). */
+  children: { start: (request: StartRequest) => Promise<{ run: Run }> };
+  /** What follows a run's end (its trace, its parent woken): run-end/run-ends.ts. */
+  ends: RunEnds;
   /** Failure alerts (`--alert-webhook`); undefined when none is set: no run then owes one. */
   alerts?: AlertConfig;
   /**
@@ -41,7 +41,7 @@ export interface DriverOptions {
    * numbers deliveries with (`MessageStore.nextAttemptSeq`): that run's failure callback may be
    * delivered, and logged, while this driver sends its alert, so `run.attempts + 1` could be taken.
    */
-  upstashAttemptSeq?: (runId: string, now: number) => Promise<number>;
+  upstashAttemptSeq?: UpstashAttemptSeq;
   /** Runs deferred for want of a slot at their origin (the dashboards show why they wait). */
   onWaitingForSlot?: (runIds: string[]) => void;
 }
@@ -50,16 +50,21 @@ export interface DriverOptions {
  * One run's drive: what the runner owes it first (park or resolve), then a drive request whose
  * streamed steps are committed as they come, then the settled outcome, committed with the
  * attempt's log (and the lease's release when the drive ends there). Also a failed run's
- * deliveries: its alert, then its failureFunction call. Every commit is fenced by this runner's lease.
+ * deliveries, its alert and its failureFunction call, side by side (run-end/deliveries.ts). Every
+ * commit is fenced by this runner's lease.
  */
 export class Driver {
   private readonly ctx: AttemptContext;
+
+  private readonly deliveries: DeliveriesContext;
 
   private readonly options: DriverOptions;
 
   constructor(options: DriverOptions) {
     this.options = options;
     this.ctx = { ...options.attempt, commit: (changes) => this.commit(changes) };
+    const { store, owner, now, unreachable, scheduler, alerts, upstashAttemptSeq } = options;
+    this.deliveries = { store, owner, now, unreachable, scheduler, attempt: this.ctx, alerts, upstashAttemptSeq };
   }
 
   /**
@@ -105,15 +110,18 @@ export class Driver {
    */
   async drive(initial: Run, isNew: boolean, signal: AbortSignal): Promise<boolean> {
     const { store, now, owner, unreachable, scheduler } = this.options;
-    if (initial.protocol === 'upstash' && initial.alert !== 'pending') return this.leaveToQstashEngine(initial);
+    // An Upstash-protocol run is its QStash engine's: this driver only delivers what a finished run
+    // owes (its alert). Claimed for anything else (never expected: its `next_at` is NULL but for an
+    // owed alert), it is put back unscheduled rather than sent a drive request the SDK cannot read.
+    if (initial.protocol === 'upstash') return deliverOwed(this.deliveries, initial, signal);
     let run = initial;
     // Not awaited yet: the queue keeps order, and the drive request need not wait for this fsync.
     // Awaited before the settle commit, so a failed mark ends the drive instead of vanishing.
     // (Each mark's rejection is handled in `commit`, so none is unhandled while the attempt runs.)
     const marks: Promise<void>[] = run.status === 'queued' ? [this.markRunning(run)] : [];
     for (let first = true; ; first = false) {
-      if (run.alert === 'pending') return this.deliverAlert(run, signal);
-      if (run.failureCall === 'pending') return this.deliverFailureCall(run, signal);
+      // A failed run's alert and failureFunction call (a run that ended still claimable owes one).
+      if (FINISHED_RUN_STATUSES.has(run.status)) return deliverOwed(this.deliveries, run, signal);
       if (!(first && isNew)) {
         const parked = await this.park(run, signal);
         if (parked || signal.aborted) {
@@ -133,19 +141,16 @@ export class Driver {
       if (result === 'deferred') return this.deferForSlot(run);
       if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
-      const { changes, patch } = settle(run, result, at, Math.random, unreachable);
-      // Owed in the same commit that fails the run, so a crash right after still sends it.
-      if (patch.status === 'failed' && this.options.alerts) Object.assign(patch, owedAlert(at));
-      // Due now: a `continue`, a resolved suspension, or a failed run's failureFunction call.
+      // A failing run owes its alert and failureFunction call in this same commit (run-end/end.ts).
+      const { changes, patch } = settle(run, result, at, Math.random, unreachable, this.options.alerts !== undefined);
+      // Due now: a `continue`, a resolved suspension, or a failed run's deliveries.
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
       const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
       await this.commit([...changes, { type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at }, ...release]);
       const ended = patch.status !== undefined && FINISHED_RUN_STATUSES.has(patch.status);
       run = { ...run, ...patch, updatedAt: at };
-      if (ended && this.ctx.tracing) await this.traceRunEnded(run, at);
-      // Only runs started by `context.invoke` carry such a key: nothing more for any other run.
-      if (ended && parentOf(run)) await this.childEnded(run);
+      if (ended) await this.options.ends.ended({ run, at });
       if (!again) return true;
     }
   }
@@ -178,15 +183,6 @@ export class Driver {
     return true;
   }
 
-  /** The run's span (traces exported only): its steps are read once, at its end; a failed read is logged. */
-  private async traceRunEnded(run: Run, at: number): Promise<void> {
-    try {
-      this.ctx.tracing?.runEnded(run, await this.options.store.listSteps(run.id), at);
-    } catch (error) {
-      this.options.logger.error(`could not read the steps of run ${run.id} for its trace: ${describeError(error)}`, { runId: run.id });
-    }
-  }
-
   /** Whether an invoke step among `pending` has a child that ended (only runs that invoke read anything). */
   private async childEndedMeanwhile(pending: readonly Step[]): Promise<boolean> {
     for (const step of pending) {
@@ -196,15 +192,6 @@ export class Driver {
       if (child && FINISHED_RUN_STATUSES.has(child.status)) return true;
     }
     return false;
-  }
-
-  /** Wakes the parent of a child that just ended; a failure is logged (the parent's poll recovers). */
-  private async childEnded(child: Run): Promise<void> {
-    try {
-      await this.options.children.ended(child);
-    } catch (error) {
-      this.options.logger.error(`could not wake the parent of child run ${child.id}: ${describeError(error)}`, { runId: child.id });
-    }
   }
 
   /**
@@ -235,101 +222,10 @@ export class Driver {
     if (this.options.scheduler.isLost(run.id)) return true;
     await this.commit([
       { type: 'attempt', attempt: { ...attempt, outcome: 'aborted' } },
-      ...(this.sharesCounter(run) ? [] : [{ type: 'run' as const, runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() }]),
+      { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() },
     ]);
     return false;
   }
-
-  /** Whether the run's attempt numbers come from its QStash engine's counter (`upstashAttemptSeq`). */
-  private sharesCounter(run: Run): boolean {
-    return run.protocol === 'upstash' && this.options.upstashAttemptSeq !== undefined;
-  }
-
-  /**
-   * The run as its next alert attempt numbers itself (`seq` = `attempts + 1`): for an Upstash run,
-   * with a number taken from the engine's counter, which then already counts it.
-   */
-  private async numbered(run: Run): Promise<Run> {
-    if (!this.sharesCounter(run)) return run;
-    const seq = await this.options.upstashAttemptSeq!(run.id, this.options.now());
-    return { ...run, attempts: seq - 1 };
-  }
-
-  /** A patch without `attempts` when the counter already counted the attempt (an Upstash run's). */
-  private counted(run: Run, patch: RunPatch): RunPatch {
-    if (!this.sharesCounter(run)) return patch;
-    const { attempts: _taken, ...rest } = patch;
-    return rest;
-  }
-
-  /**
-   * An Upstash-protocol run is the QStash engine's (runner-core/qstash/): this driver only alerts
-   * it. Claimed for anything else (never expected: its `next_at` is NULL but for an owed alert), it
-   * is put back unscheduled rather than sent a native drive request the SDK cannot read.
-   */
-  private async leaveToQstashEngine(run: Run): Promise<boolean> {
-    const { owner, now } = this.options;
-    await this.commit([{ type: 'run', runId: run.id, patch: { nextAt: null }, at: now() }, { type: 'release', runId: run.id, owner }]);
-    return true;
-  }
-
-  /**
-   * Delivers a failed run's alert (durably, like the failureFunction call: the run was committed
-   * `failed` with the alert `pending` first). Each delivery is an attempt in the run's log;
-   * `settleAlert` decides whether and when to try again. Then the failureFunction call, if owed.
-   */
-  private async deliverAlert(initial: Run, signal: AbortSignal): Promise<boolean> {
-    const { store, now, owner, unreachable, scheduler, alerts } = this.options;
-    // Read back once (failed runs are rare): the status as stored, which a cancel may have kept.
-    let run = (await store.getRun(initial.id)) ?? initial;
-    for (;;) {
-      let attempt: Attempt | undefined;
-      let patch: RunPatch;
-      if (run.status !== 'failed') {
-        // A cancel that landed while the failing drive settled keeps the run cancelled: nothing to alert.
-        patch = { alert: null, alertAttempts: 0, nextAt: owesNativeFailureCall(run) ? now() : null };
-      } else if (alerts) {
-        const numbered = await this.numbered(run);
-        const delivery = await sendAlert({ egress: this.ctx.egress, now, config: alerts, redact: (h) => this.ctx.credentials.redact(h) }, numbered, await store.listSteps(run.id), signal);
-        if (signal.aborted) return this.aborted(numbered, delivery.attempt);
-        attempt = delivery.attempt;
-        patch = this.counted(run, settleAlert(numbered, delivery, now(), Math.random, unreachable));
-      } else {
-        const numbered = await this.numbered(run);
-        attempt = unsentAlert(numbered, now());
-        patch = this.counted(run, { attempts: numbered.attempts + 1, alert: 'failed', nextAt: owesNativeFailureCall(run) ? now() : null });
-      }
-      const at = now();
-      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
-      const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
-      const logged: Change[] = attempt ? [{ type: 'attempt', attempt }] : [];
-      await this.commit([...logged, { type: 'run', runId: run.id, patch, at }, ...release]);
-      run = { ...run, ...patch, updatedAt: at };
-      if (!again) return true;
-      if (run.alert !== 'pending') return this.deliverFailureCall(run, signal);
-    }
-  }
-
-  /**
-   * Delivers a failed run's failureFunction call (durably: the run was committed `failed` with the
-   * call `pending` first, so a crash in between delivers it after the restart). Each delivery is an
-   * attempt in the run's log; `settleFailureCall` decides whether and when to try again.
-   */
-  private async deliverFailureCall(initial: Run, signal: AbortSignal): Promise<boolean> {
-    const { store, now, owner, unreachable, scheduler } = this.options;
-    let run = initial;
-    for (;;) {
-      const failure = failureRequest(run, await store.listSteps(run.id));
-      const result = await this.attempt(run, [], signal, failure);
-      if (result === 'deferred') return this.deferForSlot(run);
-      if (signal.aborted) return this.aborted(run, result.attempt);
-      const at = now();
-      const patch = settleFailureCall(run, result, at, Math.random, unreachable);
-      const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
-      const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
-      await this.commit([{ type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at }, ...release]);
-      run = { ...run, ...patch, updatedAt: at };
-      if (!again) return true;
-    }
-  }
+  /** Runs deferred for want of a slot at their origin (the dashboards show why they wait). */
+  onWaitingForSlot?: (runIds: string[]) => void;
 }

@@ -14,6 +14,7 @@ import { LOOPBACK_ORIGINS, parseOriginPatterns } from './origins.js';
 import type { RunnerOptions } from './runner-options.js';
 import { QStashEngine } from './qstash/engine.js';
 import { openQstashStores } from './qstash/stores.js';
+import { RunEnds } from './run-end/run-ends.js';
 import { Scheduler } from './scheduler.js';
 import { ScheduleService } from './schedules/service.js';
 import { RetentionService } from './retention/service.js';
@@ -81,6 +82,10 @@ export class Runner {
       // Whatever a send site logged, no credential header reaches the store or the event stream.
       announce(this.events, await this.queue.push(credentials.redactAttempts(changes), owner));
     };
+    // How every run ends, whoever ends it (run-end/): the driver, the actions and the QStash engine.
+    const ends = new RunEnds({ store: this.store, commit, alerts: this.alerts !== undefined, tracing: options.tracing, logger: this.logger });
+    // A child run that ended wakes its native parent (the actions are built below).
+    ends.onEnded(({ run }) => this.actions.childEnded(run));
     let driver: Driver | undefined;
     this.scheduler = new Scheduler({
       store: this.store,
@@ -109,7 +114,8 @@ export class Runner {
         return this.qstash.context.messages.nextAttemptSeq(runId, at);
       },
       // Child workflows start and link through the actions (created below; only called later).
-      children: { start: (request) => this.actions.startRun(request), ended: (child) => this.actions.childEnded(child) },
+      children: { start: (request) => this.actions.startRun(request) },
+      ends,
       onWaitingForSlot: (runIds) => this.announceWaiting(runIds),
       attempt: {
         egress: this.egress,
@@ -133,9 +139,7 @@ export class Runner {
       allowedOrigins,
       scheduler: this.scheduler,
       commit,
-      tracing: options.tracing,
-      // Built below; only called later, when a run is cancelled.
-      onCancelled: (run) => this.qstash?.runCancelled(run) ?? Promise.resolve(),
+      ends,
     });
     // The engine's tables, built beside the store on its database (undefined for a test's fake store).
     const qstashStores = openQstashStores(options.store.connection);
@@ -161,7 +165,7 @@ export class Runner {
             token: this.tokens.signing[0]!,
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,
-            alerts: this.alerts !== undefined,
+            ends,
           },
           qstashStores,
         )

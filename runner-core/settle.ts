@@ -4,6 +4,7 @@ import type { AttemptError, AttemptResult } from './attempt.js';
 import { MAX_DELAY_MS, nextDelay } from './retry.js';
 import type { Change, Run, RunPatch } from './store/types.js';
 import { invokeAsCallRequest } from './invoke.js';
+import { cancellation, completion, failure } from './run-end/end.js';
 import { stepLogsChange } from './step-logs.js';
 import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
 
@@ -21,7 +22,8 @@ import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } 
  *   outage's start is kept in `unreachableSince` and the run is tried again on the unreachable
  *   schedule, until the outage outlasts the horizon. Any answer ends the outage.
  * - a run that fails owes its route a failureFunction call when the route said it has one (or never
- *   answered): it is committed `failed` with that call `pending` and due now (settle-failure-call.ts).
+ *   answered), and an alert when `alerts` (the runner has a webhook): run-end/end.ts builds that end,
+ *   as it builds every run's end.
  */
 export function settle(
   run: Run,
@@ -29,20 +31,18 @@ export function settle(
   now: number,
   random: () => number = Math.random,
   unreachable: UnreachablePolicy = DEFAULT_UNREACHABLE_POLICY,
+  alerts = false,
 ): { changes: Change[]; patch: RunPatch } {
   const end = result.end;
-  if (end.t === 'error' && end.unreachable) return settleUnreachable(run, result, end, now, random, unreachable);
+  if (end.t === 'error' && end.unreachable) return settleUnreachable(run, result, end, now, random, unreachable, alerts);
   const base: RunPatch = { attempts: run.attempts + 1, ...(run.unreachableSince !== null && { unreachableSince: null }) };
   switch (end.t) {
     case 'done':
-      return { changes: [], patch: { ...base, status: 'completed', output: end.output ?? null, finishedAt: now, nextAt: null, failures: 0 } };
+      return withBase(base, completion(end.output ?? null, now));
     case 'continue':
       return { changes: [], patch: { ...base, status: 'running', nextAt: now, failures: 0 } };
     case 'cancel':
-      return {
-        changes: [{ type: 'steps-closed', runId: run.id, status: 'cancelled', at: now }],
-        patch: { ...base, status: 'cancelled', finishedAt: now, nextAt: null },
-      };
+      return withBase(base, cancellation(run.id, now));
     case 'suspend': {
       const changes: Change[] = end.steps.map((s) => ({
         type: 'step-suspended',
@@ -77,18 +77,20 @@ export function settle(
     return { changes, patch: { ...base, status: 'running', failures: 0, nextAt: now } };
   }
   if (willRetry) return { changes: [], patch: { ...base, status: 'running', failures, nextAt: now + delay() } };
-  return failRun(run, result, end.error, now, { ...base, failures });
+  return failRun(run, result, end.error, now, { ...base, failures }, alerts);
 }
 
-/** The run ends `failed`; with a failureFunction call to deliver, it stays due now for it. */
-function failRun(run: Run, result: AttemptResult, error: SerializedError, now: number, base: RunPatch): { changes: Change[]; patch: RunPatch } {
+/** The run's fields this attempt changed, under the end's own (an end decides what it says). */
+function withBase(base: RunPatch, ending: { changes: Change[]; patch: RunPatch }): { changes: Change[]; patch: RunPatch } {
+  return { changes: ending.changes, patch: { ...base, ...ending.patch } };
+}
+
+/** The run ends `failed`, owing its failureFunction call when the route has one (run-end/end.ts). */
+function failRun(run: Run, result: AttemptResult, error: SerializedError, now: number, base: RunPatch, alerts: boolean): { changes: Change[]; patch: RunPatch } {
   // The route says in every answer whether it has a failureFunction; without an answer, ask anyway.
   const headers = result.attempt.responseHeaders;
   const owesCall = !headers || headers[Header.FailureFunction] === '1';
-  const patch: RunPatch = { ...base, status: 'failed', error, finishedAt: now, nextAt: owesCall ? now : null };
-  // The call's delivery counts its own failures and outages from zero.
-  if (owesCall) Object.assign(patch, { failureCall: 'pending', failureCallAttempts: 0, failures: 0, unreachableSince: null });
-  return { changes: [{ type: 'steps-closed', runId: run.id, status: 'failed', at: now }], patch };
+  return withBase(base, failure(run, { error, at: now, failureCall: owesCall ? 'native' : false, alerts }));
 }
 
 function settleUnreachable(
@@ -98,12 +100,13 @@ function settleUnreachable(
   now: number,
   random: () => number,
   policy: UnreachablePolicy,
+  alerts: boolean,
 ): { changes: Change[]; patch: RunPatch } {
   // A stream cut after steps were committed: the app answered, the outage (if any) starts again now.
   // Without progress the start is kept, so a route that always dies mid-step still meets the horizon.
   const since = result.progressed ? now : (run.unreachableSince ?? now);
   const base: RunPatch = { attempts: run.attempts + 1 };
-  if (now - since >= policy.horizonMs) return failRun(run, result, unreachableError(run.url, since, now, policy, end.error), now, base);
+  if (now - since >= policy.horizonMs) return failRun(run, result, unreachableError(run.url, since, now, policy, end.error), now, base, alerts);
   return { changes: [], patch: { ...base, status: 'running', unreachableSince: since, nextAt: now + unreachableDelay(since, now, policy, end.retryAfterMs, random) } };
 }
 

@@ -35,7 +35,8 @@ export function outputFields(text: string | null): { output?: unknown; outputEnc
 
 export function runDto(run: Run): RunDto {
   // The limits stay in the store (a rerun reuses them); the API shows the key alone.
-  const { output, flowControl: _flowControl, ...rest } = run;
+  // The delivery schedules stay there too: the API shows each delivery's state and attempts.
+  const { output, flowControl: _flowControl, failureCallNextAt: _f, alertNextAt: _a, ...rest } = run;
   const scheduleId = scheduleIdOf(run.idempotencyKey);
   return { ...rest, ...outputFields(output), ...parentOf(run), ...(scheduleId !== null && { scheduleId }) };
 }

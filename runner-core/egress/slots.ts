@@ -114,6 +114,9 @@ export class SlotTable {
   }
 }
 
+/** How soon a drive or failureFunction call that found its app origin's share taken is tried again. */
+export const SLOT_RECHECK_MS = 250;
+
 /** True when `acquire` gave no slot. */
 export function isFull(result: Slot | SlotsFull): result is SlotsFull {
   return !('release' in result);

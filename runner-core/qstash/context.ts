@@ -4,6 +4,7 @@ import type { Commit } from '../driver.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
+import type { RunEnds } from '../run-end/run-ends.js';
 import type { Store } from '../store/types.js';
 import type { SdkStep } from './sdk-steps.js';
 import type { FollowUp, MessageSpec } from './message-spec.js';
@@ -53,8 +54,8 @@ export interface EngineContext {
    * Upstash step to its attempts (view/attempts.ts).
    */
   deliveryStartedAt: (runId: string, stepId?: number) => number | undefined;
-  /** The runner has an alert webhook: a run the engine fails owes an alert, as a native one does. */
-  alerts: boolean;
+  /** How a run ends (run-end/): the engine completes, cancels and fails its runs there, as the native driver does. */
+  ends: RunEnds;
 }
 
 /** A follow-up message as stored: its credential header values sealed. */

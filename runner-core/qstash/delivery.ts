@@ -1,6 +1,5 @@
 import { errors as undiciErrors } from 'undici';
 import type { SerializedError } from '../../protocol/errors.js';
-import { owedAlert } from '../alerts/settle.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
 import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
@@ -13,10 +12,9 @@ import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
 import { WorkLoop } from '../work-loop.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
-import { callbackSpec, failureSpec, type Answer } from './follow-ups.js';
+import { callbackSpec, failRun, failureSpec, type Answer } from './follow-ups.js';
 import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
-import { answerInvoker } from './invoke.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
@@ -319,16 +317,8 @@ export class DeliveryWorker {
       await context.messages.insertMessages([newMessage(context, spec, now)]);
       context.wake();
     }
-    if (run && !FINISHED_RUN_STATUSES.has(run.status)) {
-      changes.push(
-        { type: 'steps-closed', runId: run.id, status: 'failed', at: now },
-        // Owed in the same commit that fails the run, as a native run's (driver.ts): the native
-        // scheduler claims it through `next_at` and delivers the alert only (`owesNativeFailureCall`).
-        { type: 'run', runId: run.id, patch: { status: 'failed', finishedAt: now, error: verdict.error, ...(followUp && { failureCall: 'pending' as const }), ...(context.alerts && owedAlert(now)) }, at: now },
-      );
-      await context.messages.cancelPending(run.id, now);
-      if (config) await answerInvoker(context, config, { body: verdict.error.message, isFailed: true, isCanceled: false });
-    }
+    // The run's end (run-end/), committed with this delivery's attempt.
+    if (run && !FINISHED_RUN_STATUSES.has(run.status)) await failRun(context, run, verdict.error, followUp !== null, changes.splice(0), now);
   }
 
   private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number): Verdict {

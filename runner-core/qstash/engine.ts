@@ -8,7 +8,9 @@ import type { Commit } from '../driver.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
-import { FINISHED_RUN_STATUSES, type Change, type Run, type Store } from '../store/types.js';
+import { cancellation, completion } from '../run-end/end.js';
+import type { EndedRun, RunEnds } from '../run-end/run-ends.js';
+import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import type { UnreachablePolicy } from '../unreachable.js';
 import type { EngineContext, RunConfig } from './context.js';
 import { answerInvoker } from './invoke.js';
@@ -56,8 +58,8 @@ export interface QStashEngineOptions {
   token: string;
   signingKeys?: UpstashSigningKeys;
   exclusive: boolean;
-  /** The runner has an alert webhook (`RunnerOptions.alerts`): failed runs owe an alert the native driver delivers. */
-  alerts?: boolean;
+  /** How runs end (run-end/): the engine's ends go there, and it hears of every run that ended (a cancel by `wf cancel` too). */
+  ends: RunEnds;
 }
 
 /** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
@@ -106,8 +108,9 @@ export class QStashEngine {
       wake: () => this.worker.wake(),
       publish: (specs) => publishMessages(this.context, specs),
       deliveryStartedAt: (runId, stepId) => this.worker.startedAt(runId, stepId),
-      alerts: options.alerts ?? false,
+      ends: options.ends,
     };
+    options.ends.onEnded((ended) => this.runEnded(ended));
     this.worker = new DeliveryWorker({
       context: this.context,
       owner: options.owner,
@@ -169,38 +172,31 @@ export class QStashEngine {
 
   /**
    * `DELETE /v2/workflows/runs/:id`: the SDK's end of a run, `completed` with its result (the
-   * body, JSON) or `cancelled` (`context.cancel()`, `Client.cancel`). Its pending messages are dropped.
+   * body, JSON) or `cancelled` (`context.cancel()`, `Client.cancel`), through run-end as every end.
    */
   async finishRun(runId: string, cancel: boolean, body: string): Promise<void> {
-    const { store, messages, now: clock, commit } = this.context;
+    const { store, now: clock, ends } = this.context;
     const run = await store.getRun(runId);
     if (!run || run.protocol !== 'upstash') throw runNotRunning(runId, undefined);
     if (FINISHED_RUN_STATUSES.has(run.status)) return;
     const now = clock();
-    const changes: Change[] = cancel
-      ? [
-          { type: 'steps-closed', runId, status: 'cancelled', at: now },
-          { type: 'run', runId, patch: { status: 'cancelled', finishedAt: now, nextAt: null }, at: now },
-        ]
-      : [{ type: 'run', runId, patch: { status: 'completed', finishedAt: now, output: resultOutput(body), unreachableSince: null }, at: now }];
-    await commit(changes);
-    await messages.cancelPending(runId, now);
-    const config = await messages.runConfig(runId);
-    if (config !== undefined) {
-      await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body: cancel ? undefined : body, isFailed: false, isCanceled: cancel });
-    }
+    if (cancel) await ends.end(runId, cancellation(runId, now), now);
+    else await ends.end(runId, completion(resultOutput(body), now), now, { result: body });
   }
 
   /**
-   * A run cancelled from outside the SDK (`wf cancel`, the dashboards, `POST /v1/runs/:id/cancel`):
-   * its pending messages are dropped now, and an invoked run answers its invoker as cancelled.
+   * What follows the end of an Upstash run, however it ended (its SDK, a message failed for good,
+   * `wf cancel`, the dashboards): its pending messages are dropped, and an invoked run answers its
+   * invoker (`{body, isFailed, isCanceled}`).
    */
-  async runCancelled(run: Run): Promise<void> {
+  private async runEnded({ run, result }: EndedRun): Promise<void> {
     if (run.protocol !== 'upstash') return;
     const { messages, now } = this.context;
     await messages.cancelPending(run.id, now());
     const config = await messages.runConfig(run.id);
-    if (config !== undefined) await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body: undefined, isFailed: false, isCanceled: true });
+    if (config === undefined) return;
+    const body = run.status === 'completed' ? result : run.status === 'failed' ? run.error?.message : undefined;
+    await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body, isFailed: run.status === 'failed', isCanceled: run.status === 'cancelled' });
   }
 
   /**

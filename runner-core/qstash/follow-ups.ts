@@ -1,4 +1,6 @@
-import type { Run } from '../store/types.js';
+import type { SerializedError } from '../../protocol/errors.js';
+import { failure } from '../run-end/end.js';
+import type { Change, Run } from '../store/types.js';
 import { openHeaders, type EngineContext, type StoredFollowUp } from './context.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
@@ -76,4 +78,15 @@ export function failureSpec(
     ? { ...fields, sourceBody: base64(run.body), workflowRunId: run.id, workflowCreatedAt: run.createdAt, workflowUrl: run.url }
     : fields;
   return followUpSpec(context, followUp, JSON.stringify(body));
+}
+
+/**
+ * A run message failed for good: its run fails through run-end, as every run's end does (its
+ * steps closed, its alert owed, its failure callback, queued as a message, marked pending), in one
+ * commit with `logged` (the delivery's attempt). Its pending messages are dropped and its invoker
+ * answered by what follows the end (the engine's listener).
+ */
+export async function failRun(context: EngineContext, run: Run, error: SerializedError, failureCallback: boolean, logged: Change[], at: number): Promise<void> {
+  const { ends } = context;
+  await ends.end(run.id, failure(run, { error, at, failureCall: failureCallback ? 'message' : false, alerts: ends.alerts }), at, { extra: logged });
 }

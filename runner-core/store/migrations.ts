@@ -6,6 +6,7 @@ import { SQLITE_MIGRATION_QSTASH } from './sqlite-migration-qstash.js';
 import { SQLITE_MIGRATION_QSTASH_WAITS } from './sqlite-migration-qstash-waits.js';
 import { MIGRATION_SCHEDULE_REFUSALS } from './migration-schedule-refusals.js';
 import { SQLITE_MIGRATION_RETENTION } from './sqlite-migration-retention.js';
+import { SQLITE_MIGRATION_DELIVERY_SCHEDULES } from './sqlite-migration-delivery-schedules.js';
 
 /**
  * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
@@ -139,6 +140,7 @@ export const MIGRATIONS: readonly string[] = [
   SQLITE_MIGRATION_QSTASH_WAITS,
   MIGRATION_SCHEDULE_REFUSALS,
   SQLITE_MIGRATION_RETENTION,
+  SQLITE_MIGRATION_DELIVERY_SCHEDULES,
 ];
 
 function userVersion(db: Database): number {

@@ -14,6 +14,8 @@ function patchRow(patch: RunPatch): Record<string, unknown> {
   if (patch.nextAt !== undefined) row.nextAt = ms(patch.nextAt);
   if (patch.finishedAt !== undefined) row.finishedAt = ms(patch.finishedAt);
   if (patch.unreachableSince !== undefined) row.unreachableSince = ms(patch.unreachableSince);
+  if (patch.failureCallNextAt !== undefined) row.failureCallNextAt = ms(patch.failureCallNextAt);
+  if (patch.alertNextAt !== undefined) row.alertNextAt = ms(patch.alertNextAt);
   if (patch.error !== undefined) row.error = toJson(patch.error);
   return row;
 }

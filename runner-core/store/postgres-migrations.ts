@@ -10,6 +10,7 @@ import { PG_MIGRATION_QSTASH } from './postgres-migration-qstash.js';
 import { PG_MIGRATION_QSTASH_WAITS } from './postgres-migration-qstash-waits.js';
 import { MIGRATION_SCHEDULE_REFUSALS } from './migration-schedule-refusals.js';
 import { PG_MIGRATION_RETENTION } from './postgres-migration-retention.js';
+import { PG_MIGRATION_DELIVERY_SCHEDULES } from './postgres-migration-delivery-schedules.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied
@@ -106,6 +107,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   PG_MIGRATION_QSTASH_WAITS,
   MIGRATION_SCHEDULE_REFUSALS,
   PG_MIGRATION_RETENTION,
+  PG_MIGRATION_DELIVERY_SCHEDULES,
 ];
 
 /**

@@ -32,6 +32,8 @@ export interface RunRow {
   output: string | null; error: string | null; idempotency_key: string | null;
   unreachable_since: number | null; failure_call: string | null; failure_call_attempts: number;
   alert: string | null; alert_attempts: number;
+  /** Absent before the delivery-schedules migration. */
+  failure_call_next_at?: number | null; alert_next_at?: number | null;
   flow_key: string | null; flow_wait_reason: string | null;
   flow_parallelism: number | null; flow_rate: number | null; flow_period_ms: number | null;
   /** 'upstash' for a run started through the QStash API (runner-core/qstash/); absent before that migration. */
@@ -68,6 +70,9 @@ export function toRun(row: RunRow): Run {
     unreachableSince: row.unreachable_since, failureCall: row.failure_call as FailureCallState | null,
     failureCallAttempts: row.failure_call_attempts,
     alert: row.alert as AlertState | null, alertAttempts: row.alert_attempts,
+    // A failed run's delivery schedules (run-end/): only while set, so other runs keep their shape.
+    ...(row.failure_call_next_at != null && { failureCallNextAt: Number(row.failure_call_next_at) }),
+    ...(row.alert_next_at != null && { alertNextAt: Number(row.alert_next_at) }),
     // Only with flow control: runs without it keep their shape. Only an unfinished run waits; the
     // reason is its last refused claim's, until a claim succeeds.
     ...(row.flow_key === null ? {} : { flowKey: row.flow_key, flowControl: toFlowControl(row.flow_key, row) }),

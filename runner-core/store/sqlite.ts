@@ -26,6 +26,7 @@ const PATCH_COLUMNS = {
   output: 'output', error: 'error', attempts: 'attempts', unreachableSince: 'unreachable_since',
   failureCall: 'failure_call', failureCallAttempts: 'failure_call_attempts',
   alert: 'alert', alertAttempts: 'alert_attempts',
+  failureCallNextAt: 'failure_call_next_at', alertNextAt: 'alert_next_at',
 } as const satisfies Record<keyof RunPatch, string>;
 
 // A finished run keeps its status: a drive that settles after a cancel (or, with several runners,

@@ -18,6 +18,10 @@ export interface Run extends Omit<RunDto, 'output' | 'outputEncoded'> {
   output: string | null;
   /** The key and limits the run was started with (store only: the API shows `flowKey`); absent without flow control. */
   flowControl?: FlowControl;
+  /** When a failed run's failureFunction call is tried next, while it is owed (store only; run-end/). */
+  failureCallNextAt?: number | null;
+  /** When a failed run's alert is tried next, while it is owed (store only; run-end/). */
+  alertNextAt?: number | null;
 }
 
 /** A step as stored; `output` is its devalue text (a call's answer; null when none). */
@@ -66,7 +70,7 @@ export interface RunQuery extends RunFilter {
 
 /** Fields of a run the runner changes as it drives it. */
 export type RunPatch = Partial<
-  Pick<Run, 'status' | 'nextAt' | 'failures' | 'finishedAt' | 'output' | 'error' | 'attempts' | 'unreachableSince' | 'failureCall' | 'failureCallAttempts' | 'alert' | 'alertAttempts'>
+  Pick<Run, 'status' | 'nextAt' | 'failures' | 'finishedAt' | 'output' | 'error' | 'attempts' | 'unreachableSince' | 'failureCall' | 'failureCallAttempts' | 'alert' | 'alertAttempts' | 'failureCallNextAt' | 'alertNextAt'>
 >;
 
 /**

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { shownWebhook } from '../../runner-core/alerts/deliver.js';
 import { alertDocument } from '../../runner-core/alerts/document.js';
 import { alertConfig } from '../../runner-core/alerts/options.js';
-import { owedAlert, settleAlert } from '../../runner-core/alerts/settle.js';
+import { settleAlert } from '../../runner-core/alerts/settle.js';
+import { owedAlert } from '../../runner-core/run-end/owed.js';
 import { alertSignature, verifyAlertSignature } from '../../runner-core/alerts/signature.js';
 import type { Run, Step } from '../../runner-core/store/types.js';
 
@@ -28,33 +29,32 @@ function step(index: number, name: string, status: Step['status']): Step {
 }
 
 describe('settleAlert', () => {
-  it('delivered: done, nothing due unless a failureFunction call waits (then it is due now)', () => {
-    expect(settleAlert(failedRun(), { delivered: true }, NOW, HALF, policy)).toEqual({ attempts: 7, alertAttempts: 1, alert: 'delivered', nextAt: null });
-    expect(settleAlert(failedRun({ failureCall: 'pending' }), { delivered: true }, NOW, HALF, policy)).toMatchObject({ alert: 'delivered', nextAt: NOW });
-    // An Upstash-protocol run's failure callback is the QStash engine's message: not scheduled here.
-    expect(settleAlert(failedRun({ failureCall: 'pending', protocol: 'upstash' }), { delivered: true }, NOW, HALF, policy)).toMatchObject({ alert: 'delivered', nextAt: null });
+  it('delivered: done, whatever the failureFunction call does (it is a delivery of its own)', () => {
+    expect(settleAlert(failedRun(), { delivered: true }, NOW, HALF, policy)).toEqual({ attempts: 7, alertAttempts: 1, alert: 'delivered', alertNextAt: null });
+    expect(settleAlert(failedRun({ failureCall: 'pending' }), { delivered: true }, NOW, HALF, policy)).toEqual({ attempts: 7, alertAttempts: 1, alert: 'delivered', alertNextAt: null });
   });
 
   it('not delivered: pending on the unreachable schedule counted from the failure, a Retry-After within the cap', () => {
     const first = settleAlert(failedRun(), { delivered: false }, NOW, HALF, policy);
-    expect(first).toEqual({ attempts: 7, alertAttempts: 1, nextAt: NOW + 750 });
+    expect(first).toEqual({ attempts: 7, alertAttempts: 1, alertNextAt: NOW + 750 });
     // 8 s after the failure: about 8 s more (half plus jitter of half).
-    expect(settleAlert(failedRun({ finishedAt: NOW - 8000, alertAttempts: 4 }), { delivered: false }, NOW, HALF, policy)).toEqual({ attempts: 7, alertAttempts: 5, nextAt: NOW + 6000 });
-    expect(settleAlert(failedRun(), { delivered: false, retryAfterMs: 5000 }, NOW, HALF, policy)).toMatchObject({ nextAt: NOW + 5000 });
-    expect(settleAlert(failedRun(), { delivered: false, retryAfterMs: 3_600_000 }, NOW, HALF, policy)).toMatchObject({ nextAt: NOW + 30_000 });
-    // Its own counters only: the run's failures and outage belong to its failureFunction call.
+    expect(settleAlert(failedRun({ finishedAt: NOW - 8000, alertAttempts: 4 }), { delivered: false }, NOW, HALF, policy)).toEqual({ attempts: 7, alertAttempts: 5, alertNextAt: NOW + 6000 });
+    expect(settleAlert(failedRun(), { delivered: false, retryAfterMs: 5000 }, NOW, HALF, policy)).toMatchObject({ alertNextAt: NOW + 5000 });
+    expect(settleAlert(failedRun(), { delivered: false, retryAfterMs: 3_600_000 }, NOW, HALF, policy)).toMatchObject({ alertNextAt: NOW + 30_000 });
+    // Its own fields only: the run's failures, outage and claim time belong to its failureFunction call and to run-end.
     expect(first).not.toHaveProperty('failures');
     expect(first).not.toHaveProperty('unreachableSince');
+    expect(first).not.toHaveProperty('nextAt');
   });
 
-  it('past the horizon since the failure: given up, and a waiting failureFunction call goes next', () => {
+  it('past the horizon since the failure: given up', () => {
     expect(settleAlert(failedRun({ finishedAt: NOW - 60_000, failureCall: 'pending' }), { delivered: false }, NOW, HALF, policy)).toEqual({
-      attempts: 7, alertAttempts: 1, alert: 'failed', nextAt: NOW,
+      attempts: 7, alertAttempts: 1, alert: 'failed', alertNextAt: null,
     });
   });
 
   it('a failed run owes one, due now, counted from zero', () => {
-    expect(owedAlert(NOW)).toEqual({ alert: 'pending', alertAttempts: 0, nextAt: NOW });
+    expect(owedAlert(NOW)).toEqual({ alert: 'pending', alertAttempts: 0, alertNextAt: NOW });
   });
 });
 

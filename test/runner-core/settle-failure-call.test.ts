@@ -24,30 +24,30 @@ const down: AttemptResult['end'] = { t: 'error', error: refused, retryable: true
 describe('settleFailureCall', () => {
   it('done: delivered, nothing due, counted as an attempt of the run and of the call', () => {
     expect(settleFailureCall(failedRun({ failureCallAttempts: 2, failures: 1 }), result({ t: 'done' }), NOW, HALF, policy)).toEqual({
-      attempts: 7, failureCallAttempts: 3, failureCall: 'delivered', failures: 0, nextAt: null,
+      attempts: 7, failureCallAttempts: 3, failureCall: 'delivered', failures: 0, failureCallNextAt: null,
     });
   });
 
   it('the app unreachable: the call stays pending on the unreachable schedule, its retries untouched', () => {
     expect(settleFailureCall(failedRun({ failures: 1 }), result(down), NOW, HALF, policy)).toEqual({
-      attempts: 7, failureCallAttempts: 1, unreachableSince: NOW, nextAt: NOW + 750,
+      attempts: 7, failureCallAttempts: 1, unreachableSince: NOW, failureCallNextAt: NOW + 750,
     });
     const later = settleFailureCall(failedRun({ unreachableSince: NOW - 8000 }), result(down), NOW, HALF, policy);
-    expect(later).toMatchObject({ unreachableSince: NOW - 8000, nextAt: NOW + 6000 });
+    expect(later).toMatchObject({ unreachableSince: NOW - 8000, failureCallNextAt: NOW + 6000 });
     expect(later).not.toHaveProperty('failureCall');
   });
 
   it('unreachable past the horizon: the call is given up, the run keeps the error that failed it', () => {
     const patch = settleFailureCall(failedRun({ unreachableSince: NOW - 60_000 }), result(down), NOW, HALF, policy);
-    expect(patch).toEqual({ attempts: 7, failureCallAttempts: 1, failureCall: 'failed', nextAt: null });
+    expect(patch).toEqual({ attempts: 7, failureCallAttempts: 1, failureCall: 'failed', failureCallNextAt: null });
   });
 
   it('the failureFunction threw: retried with the run policy (failures count), then failed', () => {
     const threw: AttemptResult['end'] = { t: 'failed', error: boom, retryable: true };
     const table: [failures: number, expected: object][] = [
-      [0, { failures: 1, nextAt: NOW + 75 }],
-      [1, { failures: 2, nextAt: NOW + 150 }],
-      [2, { failures: 3, failureCall: 'failed', nextAt: null }],
+      [0, { failures: 1, failureCallNextAt: NOW + 75 }],
+      [1, { failures: 2, failureCallNextAt: NOW + 150 }],
+      [2, { failures: 3, failureCall: 'failed', failureCallNextAt: null }],
     ];
     for (const [failures, expected] of table) {
       expect(settleFailureCall(failedRun({ failures }), result(threw), NOW, HALF, policy), `after ${failures} failures`).toEqual({
@@ -58,7 +58,7 @@ describe('settleFailureCall', () => {
 
   it('an answer after an outage ends it; a Retry-After sets the delay', () => {
     const patch = settleFailureCall(failedRun({ unreachableSince: NOW - 5000 }), result({ t: 'error', error: boom, retryable: true, retryAfterMs: 2000 }), NOW, HALF, policy);
-    expect(patch).toEqual({ attempts: 7, failureCallAttempts: 1, unreachableSince: null, failures: 1, nextAt: NOW + 2000 });
+    expect(patch).toEqual({ attempts: 7, failureCallAttempts: 1, unreachableSince: null, failures: 1, failureCallNextAt: NOW + 2000 });
   });
 
   it('no retry can fix it (a 4xx, a non-retryable throw, a line a failure call cannot answer): failed at once', () => {
@@ -69,7 +69,7 @@ describe('settleFailureCall', () => {
     ];
     for (const end of ends) {
       expect(settleFailureCall(failedRun(), result(end), NOW, HALF, policy), end.t).toEqual({
-        attempts: 7, failureCallAttempts: 1, failureCall: 'failed', failures: 1, nextAt: null,
+        attempts: 7, failureCallAttempts: 1, failureCall: 'failed', failures: 1, failureCallNextAt: null,
       });
     }
   });

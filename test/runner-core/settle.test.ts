@@ -32,7 +32,7 @@ describe('settle', () => {
   it('done: completes the run with its output and clears the schedule', () => {
     expect(settle(run({ failures: 2 }), result({ t: 'done', output: '"ok"' }), NOW, HALF)).toEqual({
       changes: [],
-      patch: { attempts: 5, status: 'completed', output: '"ok"', finishedAt: NOW, nextAt: null, failures: 0 },
+      patch: { attempts: 5, status: 'completed', output: '"ok"', finishedAt: NOW, nextAt: null, failures: 0, unreachableSince: null },
     });
     expect(settle(run(), result({ t: 'done' }), NOW, HALF).patch.output).toBeNull();
   });
@@ -182,8 +182,17 @@ describe('settle: a failed run and its failureFunction call', () => {
     expect(changes).toEqual(closed);
     expect(patch).toEqual({
       attempts: 5, status: 'failed', error: boom, finishedAt: NOW, nextAt: NOW,
-      failureCall: 'pending', failureCallAttempts: 0, failures: 0, unreachableSince: null,
+      failureCall: 'pending', failureCallAttempts: 0, failureCallNextAt: NOW, failures: 0, unreachableSince: null,
     });
+  });
+
+  it('with an alert webhook the failing commit owes the alert too, each delivery on its own schedule', () => {
+    const { patch } = settle(run(), result(final, false, { 'wf-failure-function': '1' }), NOW, HALF, undefined, true);
+    expect(patch).toMatchObject({ status: 'failed', nextAt: NOW, failureCall: 'pending', failureCallNextAt: NOW, alert: 'pending', alertAttempts: 0, alertNextAt: NOW });
+    // Without a failureFunction the alert alone keeps the run claimable.
+    const alone = settle(run(), result(final), NOW, HALF, undefined, true).patch;
+    expect(alone).toMatchObject({ alert: 'pending', alertNextAt: NOW, nextAt: NOW });
+    expect(alone).not.toHaveProperty('failureCall');
   });
 
   it('no answer at all (the app never answered): the call is owed anyway', () => {

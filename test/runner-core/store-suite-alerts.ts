@@ -48,6 +48,20 @@ export function describeAlerts(open: () => Promise<Store> | Store): void {
       expect(await claimRun(store, id, { owner: 'r1', leaseMs: 1000, now: T0 + 20 })).toBeUndefined();
     });
 
+    it('the failureFunction call and the alert keep their own schedules beside the run\'s claim time', async () => {
+      await store.apply([{
+        type: 'run', runId: id, at: T0 + 10,
+        patch: { status: 'failed', finishedAt: T0 + 10, nextAt: T0 + 10, failureCall: 'pending', failureCallAttempts: 0, failureCallNextAt: T0 + 10, alert: 'pending', alertAttempts: 0, alertNextAt: T0 + 10 },
+      }]);
+      expect(await store.getRun(id)).toMatchObject({ failureCallNextAt: T0 + 10, alertNextAt: T0 + 10 });
+      // The call delivered, the alert on its own retry: the run is due when the alert is.
+      await store.apply([{ type: 'run', runId: id, at: T0 + 20, patch: { failureCall: 'delivered', failureCallNextAt: null, alertAttempts: 1, alertNextAt: T0 + 500, nextAt: T0 + 500 } }]);
+      const run = await store.getRun(id);
+      expect(run).toMatchObject({ failureCall: 'delivered', alert: 'pending', alertNextAt: T0 + 500, nextAt: T0 + 500 });
+      expect(run).not.toHaveProperty('failureCallNextAt');
+      expect(await store.nextDueAt()).toBe(T0 + 500);
+    });
+
     it('resume clears the alert: a new failure owes a new one', async () => {
       await fail('pending');
       const resumed = await store.resumeRun(id, T0 + 100);
