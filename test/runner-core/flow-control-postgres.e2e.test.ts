@@ -93,8 +93,12 @@ describe('flow control on PostgreSQL with three wf start runners', () => {
     const rateIds: string[] = [];
     for (let n = 0; n < 10; n++) rateIds.push(await start(survivors[n % 2]!, { kind: 'rate', n }, { key: 'metered', rate: 4, periodMs: 1000 }));
     await allCompleted(rateIds, 30_000);
-    const starts = rateStarts.sort((a, b) => a - b);
-    expect(starts).toHaveLength(10);
-    for (let i = 0; i + 4 < starts.length; i++) expect(starts[i + 4]! - starts[i]!).toBeGreaterThanOrEqual(900);
+    expect(rateStarts).toHaveLength(10);
+    // What the store guarantees, on the database's clock: any five admissions (each run's first
+    // drive, stamped by the claim that admitted it) span at least the period. The app's own step
+    // times add a busy machine's jitter between claim and step, so they are not what is asserted.
+    const admitted = (await reader.query<{ at: number }[]>('SELECT flow_started_at::float8 AS at FROM runs WHERE id = ANY($1) ORDER BY flow_started_at', [rateIds])).map((row) => row.at);
+    expect(admitted).toHaveLength(10);
+    for (let i = 0; i + 4 < admitted.length; i++) expect(admitted[i + 4]! - admitted[i]!).toBeGreaterThanOrEqual(999);
   }, 120_000);
 });

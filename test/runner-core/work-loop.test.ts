@@ -126,8 +126,10 @@ describe('WorkLoop', () => {
     await vi.waitFor(() => expect(t.renewals.length).toBeGreaterThanOrEqual(from + 2), { timeout: 10_000 });
     const later = t.renewals.slice(from);
     for (const renewal of later) expect(renewal.keys).toEqual(['a']);
-    // Timers never fire early: consecutive renewals are at least renewEvery apart (a ms of rounding aside).
-    expect(later[1]!.at - later[0]!.at).toBeGreaterThanOrEqual(renewEvery(900) - 2);
+    // Renewals keep to the interval, not to every tick as fast as it can: consecutive ones are about
+    // renewEvery apart. A renewal is stamped when its callback runs, which a busy machine delays, so
+    // a late stamp followed by one on time reads a little short: 25 ms of slack, not a millisecond.
+    expect(later[1]!.at - later[0]!.at).toBeGreaterThanOrEqual(renewEvery(900) - 25);
   });
 
   it('releases an item whose work did not (false or a throw), not one that did', async () => {
