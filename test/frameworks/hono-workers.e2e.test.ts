@@ -1,3 +1,8 @@
-import { describeHost } from './harness.js';
+import { describeHost, npmScript } from './host-suite.js';
 
-describeHost({ framework: 'hono-workers', devArgs: ['--ip', '127.0.0.1', '--port', '8787'] });
+const wrangler = (app: number, inspector: number): string[] => ['--ip', '127.0.0.1', '--port', String(app), '--inspector-port', String(inspector)];
+
+describeHost({
+  framework: 'hono-workers',
+  dev: ({ app, spare }) => npmScript('dev', ...wrangler(app, spare)),
+});

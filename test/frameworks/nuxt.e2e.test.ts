@@ -1,3 +1,6 @@
-import { describeHost } from './harness.js';
+import { describeHost, npmScript } from './host-suite.js';
 
-describeHost({ framework: 'nuxt', devArgs: ['--host', '127.0.0.1', '--port', '3000'] });
+describeHost({
+  framework: 'nuxt',
+  dev: ({ app }) => npmScript('dev', '--host', '127.0.0.1', '--port', String(app)),
+});

@@ -1,3 +1,6 @@
-import { describeHost } from './harness.js';
+import { describeHost, npmScript } from './host-suite.js';
 
-describeHost({ framework: 'solidjs', devArgs: ['--host', '127.0.0.1', '--port', '5173', '--strictPort'] });
+describeHost({
+  framework: 'solidjs',
+  dev: ({ app }) => npmScript('dev', '--host', '127.0.0.1', '--port', String(app), '--strictPort'),
+});
