@@ -14,7 +14,9 @@ export type WorkflowErrorCode =
   | 'SERIALIZATION'
   | 'STEP_FAILED'
   | 'TIMEOUT'
-  | 'NESTED_STEP';
+  | 'NESTED_STEP'
+  /** A start's Host is not in the route's `allowedHosts` / WF_ALLOWED_HOSTS (the app's optional lock): 403. */
+  | 'HOST_NOT_ALLOWED';
 
 /**
  * Base class of every error wfkit throws on purpose. `WorkflowError.is(x)` works across

@@ -5,6 +5,7 @@ import { parseEnv } from 'node:util';
 import { CliError } from '../errors.js';
 import { detectFramework, FRAMEWORKS, type Framework } from './frameworks.js';
 import { assertWritesInside, shellQuote } from './inside-target.js';
+import { fileSpecs, type LocalPackages } from './local-packages.js';
 import { generateToken } from './token.js';
 
 export interface ScaffoldOptions {
@@ -18,6 +19,8 @@ export interface ScaffoldOptions {
   templatesDir?: string;
   /** @default a new random token */
   token?: string;
+  /** The tarballs to depend on (`--wfkit-from`, or a checkout's): `file:` specs instead of the registry's `^0.1.0`. */
+  packages?: LocalPackages;
 }
 
 export interface ScaffoldResult {
@@ -35,6 +38,8 @@ export interface ScaffoldResult {
   token: string;
   /** `wrote`: package.json got `"wfkit": { dev, port, route }` for `wf dev`; `kept`: it had one (no --force). */
   devConfig: 'wrote' | 'kept';
+  /** With local packages: the `file:` specs, written into a new app's package.json, shown to install in an existing one. */
+  specs?: { wfkit: string; 'wfkit-cli': string };
 }
 
 /** Build output, installs and local state: never part of a starter, even when someone ran it in place. */
@@ -120,23 +125,38 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   }
   const wanted = { WF_TOKEN: options.token ?? generateToken(), WF_RUNNER_URL: 'http://127.0.0.1:7766', ...framework.env };
   const env = writeEnv(join(dir, framework.envFile), wanted, force);
-  const devConfig = recordDevConfig(join(dir, 'package.json'), framework, force);
-  return { framework, mode: pkg ? 'existing' : 'new', written, skipped, envFile: framework.envFile, envKept: env.kept, token: env.values.WF_TOKEN!, devConfig };
+  const specs = options.packages && fileSpecs(options.packages, dir);
+  // A new app's dependencies are the starter's; an existing app's are its own (the report says what to install).
+  const devConfig = updatePackageJson(join(dir, 'package.json'), framework, force, pkg ? undefined : specs);
+  return { framework, mode: pkg ? 'existing' : 'new', written, skipped, envFile: framework.envFile, envKept: env.kept, token: env.values.WF_TOKEN!, devConfig, specs };
 }
 
 /**
  * Writes `"wfkit": { "dev", "port", "route" }` into the app's package.json, so a bare `wf dev`
- * starts the app and checks its route. Keeps an existing `wfkit` field unless `force`, and the
- * file's own indentation.
+ * starts the app and checks its route, and, given `specs`, points the starter's `wfkit` and
+ * `wfkit-cli` dependencies at local tarballs. Keeps an existing `wfkit` field unless `force`, and
+ * the file's own indentation.
  */
-function recordDevConfig(path: string, framework: Framework, force: boolean): 'wrote' | 'kept' {
+function updatePackageJson(path: string, framework: Framework, force: boolean, specs?: { wfkit: string; 'wfkit-cli': string }): 'wrote' | 'kept' {
   const text = readFileSync(path, 'utf8');
-  const pkg = JSON.parse(text) as Record<string, unknown>;
-  if (pkg.wfkit !== undefined && !force) return 'kept';
-  pkg.wfkit = { dev: framework.devCommand, port: framework.devPort, route: framework.routePath };
+  const pkg = JSON.parse(text) as { wfkit?: unknown; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const devConfig = pkg.wfkit !== undefined && !force ? 'kept' : 'wrote';
+  if (devConfig === 'wrote') pkg.wfkit = { dev: framework.devCommand, port: framework.devPort, route: framework.routePath };
+  if (specs) {
+    pkg.dependencies = { ...pkg.dependencies, wfkit: specs.wfkit };
+    pkg.devDependencies = { ...pkg.devDependencies, 'wfkit-cli': specs['wfkit-cli'] };
+  }
+  if (devConfig === 'kept' && !specs) return devConfig;
   const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? '  ';
   writeFileSync(path, JSON.stringify(pkg, null, indent) + '\n');
-  return 'wrote';
+  return devConfig;
+}
+
+/** How the app gets the packages: its own `npm install`, or the two packages (from the registry, or the local tarballs). */
+function installLines(result: ScaffoldResult): string[] {
+  if (result.mode === 'new') return ['  npm install'];
+  const [sdk, cli] = result.specs ? [shellQuote(result.specs.wfkit), shellQuote(result.specs['wfkit-cli'])] : ['wfkit', 'wfkit-cli'];
+  return [`  npm install ${sdk}                # what the route imports`, `  npm install --save-dev ${cli} # the runner and \`wf\`, for development`];
 }
 
 /** What `wf init` prints after scaffolding: what happened, then the exact commands to run. */
@@ -154,9 +174,10 @@ export function report(result: ScaffoldResult, shownDir: string): string[] {
   if (result.mode === 'existing' && result.skipped.includes(f.routeFile)) {
     lines.push(`  add the route yourself: see "${f.label}" under Frameworks in the wfkit README (import { serve } from "${f.importPath}")`);
   }
+  if (result.specs && result.mode === 'new') lines.push(`  wrote dependencies wfkit (${result.specs.wfkit}) and wfkit-cli (${result.specs['wfkit-cli']}): the local tarballs, as the packages are not on the npm registry yet`);
   lines.push('', 'Next:');
   if (shownDir !== '.') lines.push(`  cd ${shellQuote(shownDir)}`);
-  lines.push(...(result.mode === 'new' ? ['  npm install'] : ['  npm install wfkit                # what the route imports', '  npm install --save-dev wfkit-cli # the runner and `wf`, for development']));
+  lines.push(...installLines(result));
   lines.push(`  npx wfkit dev              # the runner and the app (${f.devCommand}), one command; --tunnel makes it public`);
   lines.push(`  curl -X POST ${url} -H 'content-type: application/json' -d '{"text":"hello"}'`);
   return lines;

@@ -16,7 +16,7 @@ import {
   type ServeOptions,
 } from './options.js';
 import { startRun } from './start.js';
-import { resolveWorkflowUrl, UntrustedHostError } from './url.js';
+import { resolveWorkflowTarget, resolveWorkflowUrl, UntrustedHostError } from './url.js';
 
 export type { ServeOptions } from './options.js';
 export type { Workflow, WorkflowContext } from './context.js';
@@ -40,6 +40,8 @@ function statusOf(error: unknown): number {
       return 401;
     case 'LATE':
       return 408;
+    case 'HOST_NOT_ALLOWED':
+      return 403;
     case 'RUNNER':
       return 502;
     default:
@@ -59,8 +61,8 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
   const timeBudgetMs = options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS;
 
   /**
-   * The URL a signed request must have been signed for. Without a trusted one the signature cannot
-   * be checked: 401 (a relayed drive with a rewritten Host ends here), naming what to configure.
+   * The URL a signed request must have been signed for. A Host outside `allowedHosts` (when set)
+   * cannot be checked against: 401 (a relayed drive with a rewritten Host ends here), naming what to configure.
    */
   const identityFor = (request: Request, urlEnv: ResolvedSettings['urlEnv']): string => {
     try {
@@ -93,7 +95,7 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
         // Headers first: a request that only claims a signature is refused before its body is read.
         checkSignatureClaim(request.headers);
         // A probe runs nothing and answers where the runner will call, so a route that cannot place
-        // itself says why (500 naming what to set), and `wf dev` may sign over the URL it used.
+        // itself says why (403 naming what to set), and `wf dev` may sign over the URL it used.
         const workflowUrl = probe ? resolveWorkflowUrl(request, options, settings.urlEnv) : identityFor(request, settings.urlEnv);
         const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
         // A drive: only the route's own identity. A URL built from this request's Host would let a
@@ -105,12 +107,12 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
         const { runnerUrl, token, env } = settings;
         return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, deadline, failureFunction: options.failureFunction, trace: parseTraceparent(request.headers.get(Header.Traceparent)) });
       }
-      const workflowUrl = resolveWorkflowUrl(request, options, settings.urlEnv);
+      const target = resolveWorkflowTarget(request, options, settings.urlEnv);
       if (options.authorize && !(await options.authorize(request))) {
         return errorResponse(403, 'FORBIDDEN', 'The `authorize` option of this route refused the request.');
       }
       const body = await readBodyLimited(request, maxBodyBytes);
-      const start = { request, body, workflowUrl, runnerUrl: settings.runnerUrl, token: settings.token };
+      const start = { request, body, workflowUrl: target.url, urlSource: target.source, runnerUrl: settings.runnerUrl, token: settings.token };
       return await startRun({ ...start, retries: options.retries, retryDelayMs: options.retryDelay, schema: options.schema, flowControl: options.flowControl });
     } catch (error) {
       const status = statusOf(error);

@@ -4,6 +4,7 @@ import { WorkflowError } from '../../protocol/errors.js';
 import type { StepKind } from '../../protocol/messages.js';
 import type { WorkflowContext } from './context.js';
 import { parseHostPatterns } from './hosts.js';
+import { PLATFORM_URL_VARIABLES } from './platform-url.js';
 import { isStandardSchema, type StandardSchemaV1 } from './schema.js';
 import type { UrlEnv } from './url.js';
 
@@ -27,23 +28,25 @@ export interface ServeOptions<Payload = any, Env = any> {
   /**
    * Public origin of the app (no route path; a mount prefix is fine); the request's path is appended.
    * Wins over `WF_WORKFLOW_URL`, so starters pass it only in development, from WF_WORKFLOW_URL when set.
-   * @default env WF_WORKFLOW_URL (or SERVICE_WORKFLOW_URL), else the request's own URL where its host is allowed
+   * @default env WF_WORKFLOW_URL (or SERVICE_WORKFLOW_URL), else the hosting platform's deployment URL
+   * (VERCEL_URL, RENDER_EXTERNAL_URL, …), else the request's own URL
    */
   baseUrl?: string;
   /**
    * Behind a reverse proxy that sets them, build the public URL from `x-forwarded-proto` and
-   * `x-forwarded-host` (first value of a list) when neither `url`, `baseUrl` nor WF_WORKFLOW_URL
-   * names it. Only for a proxy you control: a client can send these headers too.
-   * The forwarded host must still be allowed (`allowedHosts`).
+   * `x-forwarded-host` (first value of a list) when neither `url`, `baseUrl`, WF_WORKFLOW_URL nor
+   * the platform names it. Only for a proxy you control: a client can send these headers too.
+   * With `allowedHosts` set, the forwarded host must be one of them.
    * @default false
    */
   trustForwardedHeaders?: boolean;
   /**
-   * When neither `url`, `baseUrl` nor WF_WORKFLOW_URL names the public URL, the hosts the request's
+   * An optional second lock (the runner's allowed origins are the first): when neither `url`,
+   * `baseUrl`, WF_WORKFLOW_URL nor the platform names the public URL, the only hosts the request's
    * own `Host` (or trusted forwarded host) may be: `app.example.com`, `app.example.com:8443`,
-   * `*.example.com` (subdomains). Any other host is refused (500 naming what to set), because the
-   * runner would send signed requests wherever a client's `Host` pointed. In development
-   * (ENVIRONMENT or NODE_ENV = `development`) localhost, 127.0.0.0/8 and [::1] are allowed too.
+   * `*.example.com` (subdomains). Any other host is refused (403 HOST_NOT_ALLOWED) before the runner
+   * is asked. In development (ENVIRONMENT or NODE_ENV = `development`) localhost, 127.0.0.0/8 and
+   * [::1] pass too. Unset (and WF_ALLOWED_HOSTS unset), any host names the URL.
    * @default env WF_ALLOWED_HOSTS (comma-separated), added to this list
    */
   allowedHosts?: string[];
@@ -88,7 +91,7 @@ export const MAX_DRIVE_BODY_BYTES = 8 * 1024 * 1024;
 export interface ResolvedSettings {
   token: string | undefined;
   runnerUrl: string;
-  /** WF_WORKFLOW_URL and its alias, WF_ALLOWED_HOSTS and the mode, as the environment has them (options win). */
+  /** WF_WORKFLOW_URL and its alias, WF_ALLOWED_HOSTS, the mode and the platform's URL variables, as the environment has them (options win). */
   urlEnv: UrlEnv;
   env: Record<string, unknown>;
 }
@@ -129,6 +132,7 @@ export function createSettingsResolver(options: ServeOptions): (hostEnv?: Env) =
         WF_ALLOWED_HOSTS: pick(sources, 'WF_ALLOWED_HOSTS'),
         ENVIRONMENT: pick(sources, 'ENVIRONMENT'),
         NODE_ENV: pick(sources, 'NODE_ENV'),
+        ...Object.fromEntries(PLATFORM_URL_VARIABLES.map((name) => [name, pick(sources, name)])),
       },
       env: { ...processEnv(), ...hostEnv, ...options.env },
     };

@@ -10,6 +10,8 @@ export interface StartInput {
   request: Request;
   body: string;
   workflowUrl: string;
+  /** What named `workflowUrl` (`WF_WORKFLOW_URL`, `VERCEL_URL (Vercel)`, `the request's Host header`), for messages. */
+  urlSource?: string;
   runnerUrl: string;
   token: string;
   retries?: number;
@@ -61,13 +63,39 @@ export async function startRun(input: StartInput): Promise<Response> {
   }
   const text = await response.text();
   if (!response.ok) {
-    let detail = text;
-    try {
-      detail = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
-    } catch {}
-    return errorResponse(502, 'RUNNER', `The runner at ${target} refused to start the run (${response.status}): ${detail}`);
+    const refusal = runnerError(text);
+    if (response.status === 403 && refusal.code === 'ORIGIN_NOT_ALLOWED') return originRefused(input, refusal.message);
+    return errorResponse(502, 'RUNNER', `The runner at ${target} refused to start the run (${response.status}): ${refusal.message}`);
   }
   return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
+/** The runner's `{ error: { code, message } }`, or the raw text as the message. */
+function runnerError(text: string): { code?: string; message: string } {
+  try {
+    const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
+    return { code: typeof error?.code === 'string' ? error.code : undefined, message: typeof error?.message === 'string' ? error.message : text };
+  } catch {
+    return { message: text };
+  }
+}
+
+/**
+ * The runner will not call the origin this start named (its operator did not allow it): the
+ * client's answer is that refusal, 403, naming the origin, where the route got it, and the runner
+ * setting that allows it. Not a 5xx: nothing broke, and a forged Host ends here, with no run and no
+ * request sent to the origin it named.
+ */
+function originRefused(input: StartInput, runnerMessage: string): Response {
+  const origin = new URL(input.workflowUrl).origin;
+  const from = input.urlSource ? ` (from ${input.urlSource})` : '';
+  return errorResponse(
+    403,
+    'ORIGIN_NOT_ALLOWED',
+    `The runner does not call ${origin}${from}: its operator did not allow that origin, so no run was started. ` +
+      `If ${origin} is this app, start the runner with --allow-origin ${origin} (or WF_ALLOWED_ORIGINS), or set WF_WORKFLOW_URL to an origin it allows. ` +
+      `The runner said: ${runnerMessage}`,
+  );
 }
 
 /** Runs the schema; a failure is the 400 answer (no run is started), a success the value to keep. */

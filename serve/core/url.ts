@@ -1,5 +1,6 @@
 import { WorkflowError } from '../../protocol/errors.js';
 import { hostMatches, isLoopbackHost, parseHostList, parseHostPatterns } from './hosts.js';
+import { platformOrigin } from './platform-url.js';
 
 /** The options that say where the route is reachable (a subset of `ServeOptions`). */
 export interface UrlOptions {
@@ -9,7 +10,7 @@ export interface UrlOptions {
   baseUrl?: string;
   /** Build the URL from `x-forwarded-proto` / `x-forwarded-host` when nothing else names it. */
   trustForwardedHeaders?: boolean;
-  /** Hosts the request's own (or forwarded) host may be, when nothing above names the URL. */
+  /** When set, the only hosts the request's own (or forwarded) host may be, when nothing above names the URL. */
   allowedHosts?: readonly string[];
 }
 
@@ -19,9 +20,11 @@ export interface UrlEnv {
   SERVICE_WORKFLOW_URL?: string;
   /** Comma-separated host patterns, added to the `allowedHosts` option. */
   WF_ALLOWED_HOSTS?: string;
-  /** `development` (either one) lets a loopback request host name the URL. */
+  /** `development` (either one) also lets any loopback request host name the URL past `allowedHosts`. */
   ENVIRONMENT?: string;
   NODE_ENV?: string;
+  /** The hosting platform's variables (`VERCEL_URL`, `RENDER_EXTERNAL_URL`, …; see `platform-url.ts`). */
+  [platformVariable: string]: string | undefined;
 }
 
 /** Development as the starters and `wf dev` say it: ENVIRONMENT or NODE_ENV is `development`. */
@@ -84,51 +87,61 @@ function forwardedOrigin(request: Request, own: URL): string | undefined {
   }
 }
 
-/** The route has no configured URL and the request's host is not one it may take it from. */
+/** The request's host is not in `allowedHosts` / WF_ALLOWED_HOSTS, the app's own optional lock (403). */
 export class UntrustedHostError extends WorkflowError {
   override name = 'UntrustedHostError';
   constructor(message: string) {
-    super('CONFIG', message);
+    super('HOST_NOT_ALLOWED', message);
   }
+}
+
+/** Where the route's URL came from, for messages: `WF_WORKFLOW_URL`, `VERCEL_URL (Vercel)`, `the request's Host header`. */
+export interface WorkflowTarget {
+  url: string;
+  source: string;
 }
 
 /**
  * The URL the request itself names (its Host, or with `trustForwardedHeaders` the proxy's forwarded
- * host), when it may be trusted: a host in `allowedHosts` / WF_ALLOWED_HOSTS, or a loopback host in
- * development. Otherwise a CONFIG error that says what to set: nobody without a token may choose
- * where the runner sends signed requests.
+ * host). With `allowedHosts` / WF_ALLOWED_HOSTS set, only a host they list (or, in development, a
+ * loopback one) may: the app's optional second lock. The first lock is the runner's: it calls only
+ * the origins its operator allowed, whatever a start names (see README, *Security model*).
  */
-function ownUrl(request: Request, own: URL, options: UrlOptions, env: UrlEnv): string {
+function ownUrl(request: Request, own: URL, options: UrlOptions, env: UrlEnv): WorkflowTarget {
   const forwarded = options.trustForwardedHeaders ? forwardedOrigin(request, own) : undefined;
   const origin = new URL(forwarded ?? own.origin);
-  const allowed = [...parseHostPatterns(options.allowedHosts ?? [], 'allowedHosts'), ...parseHostList(env.WF_ALLOWED_HOSTS)];
-  if (hostMatches(origin, allowed) || (isDevelopment(env) && isLoopbackHost(origin))) return origin.origin + own.pathname;
   const header = forwarded ? 'X-Forwarded-Host' : 'Host';
+  const target = { url: origin.origin + own.pathname, source: `the request's ${header} header` };
+  const allowed = [...parseHostPatterns(options.allowedHosts ?? [], 'allowedHosts'), ...parseHostList(env.WF_ALLOWED_HOSTS)];
+  if (allowed.length === 0 || hostMatches(origin, allowed) || (isDevelopment(env) && isLoopbackHost(origin))) return target;
   throw new UntrustedHostError(
-    `This route does not know its public URL, and does not take it from the request's ${header} header ` +
-      `(${JSON.stringify(origin.host.slice(0, 100))}) unless that host is allowed: set WF_WORKFLOW_URL=https://your-app.example.com ` +
-      '(the origin the runner calls; or pass { url } or { baseUrl } to serve()), or list the host in WF_ALLOWED_HOSTS / the `allowedHosts` option. ' +
-      'In development (ENVIRONMENT=development or NODE_ENV=development) a localhost host is trusted.',
+    `This route takes its URL from the request's ${header} header only for the hosts in WF_ALLOWED_HOSTS / the \`allowedHosts\` option, ` +
+      `and ${JSON.stringify(origin.host.slice(0, 100))} is not one of them. If it is this app's address, add it there; ` +
+      'or set WF_WORKFLOW_URL=https://your-app.example.com (or pass { url } or { baseUrl } to serve()) to name the origin the runner calls.',
   );
 }
 
 /**
- * The public URL the runner must call for this route, first match wins:
+ * The public URL the runner must call for this route, and what named it; first match wins:
  * 1. the `url` option (the whole URL);
  * 2. the `baseUrl` option + the request's path;
  * 3. `WF_WORKFLOW_URL` (or `SERVICE_WORKFLOW_URL`) + the request's path;
- * 4. with `trustForwardedHeaders`, `x-forwarded-proto` / `x-forwarded-host` + the request's path;
- * 5. the request's own URL (without query or hash).
- * 4 and 5 only for a host in `allowedHosts` / WF_ALLOWED_HOSTS, or a loopback host in development;
- * anything else is a CONFIG error naming what to set.
+ * 4. the hosting platform's statement of the deployment's origin (`VERCEL_URL`, `DEPLOY_URL`/`URL`
+ *    on Netlify, `RENDER_EXTERNAL_URL`, `RAILWAY_PUBLIC_DOMAIN`, `HEROKU_APP_DEFAULT_DOMAIN_NAME`,
+ *    `FLY_APP_NAME`; `platform-url.ts`) + the request's path;
+ * 5. with `trustForwardedHeaders`, `x-forwarded-proto` / `x-forwarded-host` + the request's path;
+ * 6. the request's own URL (without query or hash).
+ * 5 and 6 are refused (`UntrustedHostError`) for a host `allowedHosts` / WF_ALLOWED_HOSTS, when set,
+ * does not list. A client's Host can name any origin here: the runner calls only the origins its
+ * operator allowed, and refuses a start for any other (403 ORIGIN_NOT_ALLOWED, which the route hands on).
  *
  * A base is an origin, optionally with a mount prefix, with or without a trailing slash; it must
  * not contain the route path. Pure: the caller reads the environment.
  *
- * @example resolveWorkflowUrl(request, { baseUrl: 'https://abc.loca.lt' }) // 'https://abc.loca.lt/api/workflow'
+ * @example resolveWorkflowTarget(request, { baseUrl: 'https://abc.loca.lt' }) // { url: 'https://abc.loca.lt/api/workflow', source: 'baseUrl' }
  */
-export function resolveWorkflowUrl(request: Request, options: UrlOptions = {}, env: UrlEnv = {}): string {
-  if (options.url) return configuredBase(options.url, 'url').base.href;
+export function resolveWorkflowTarget(request: Request, options: UrlOptions = {}, env: UrlEnv = {}): WorkflowTarget {
+  if (options.url) return { url: configuredBase(options.url, 'url').base.href, source: 'the `url` option' };
   const own = new URL(request.url);
   const named: [string, string | undefined][] = [
     ['baseUrl', options.baseUrl],
@@ -136,11 +149,22 @@ export function resolveWorkflowUrl(request: Request, options: UrlOptions = {}, e
     ['SERVICE_WORKFLOW_URL', env.SERVICE_WORKFLOW_URL],
   ];
   const found = named.find(([, value]) => value);
-  if (!found) return ownUrl(request, own, options, env);
+  if (!found) {
+    const platform = platformOrigin(env);
+    return platform ? { url: platform.origin + own.pathname, source: platform.source } : ownUrl(request, own, options, env);
+  }
   const [name, value] = found as [string, string];
   const { base, prefix } = configuredBase(value, name);
   if (prefix !== '' && own.pathname !== '/' && prefix.endsWith(own.pathname.replace(/\/+$/, ''))) {
     throw new WorkflowError('CONFIG', `\`${name}\` must not contain the route path: got "${value}" for route "${own.pathname}"; use "${base.origin}".`);
   }
-  return base.origin + prefix + own.pathname;
+  return { url: base.origin + prefix + own.pathname, source: name };
+}
+
+/**
+ * The public URL the runner must call for this route ({@link resolveWorkflowTarget} without its source).
+ * @example resolveWorkflowUrl(request, { baseUrl: 'https://abc.loca.lt' }) // 'https://abc.loca.lt/api/workflow'
+ */
+export function resolveWorkflowUrl(request: Request, options: UrlOptions = {}, env: UrlEnv = {}): string {
+  return resolveWorkflowTarget(request, options, env).url;
 }

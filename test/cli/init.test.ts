@@ -57,9 +57,10 @@ describe('wf init: a new app from each starter', () => {
       const route = readFileSync(join(dir, framework.routeFile), 'utf8');
       expect(route).toContain(`from "${framework.importPath}"`);
       expect(route).toContain('"initial-step"');
-      // The new starters pass `baseUrl` only in development (the Node starter runs where it is reached),
-      // and take WF_WORKFLOW_URL first there, so `wf dev --tunnel`'s public URL wins over localhost.
-      if (framework.name !== 'hono') expect(route).toMatch(/baseUrl: .*(development|dev|DEV)"? \? [\w.]*WF_WORKFLOW_URL \|\| "http:\/\/localhost:\d+"/);
+      // The service's guide: `baseUrl` only when the mode flag ENVIRONMENT says development (the tunnel's
+      // WF_WORKFLOW_URL), nothing URL-related in production (the Node starter passes none at all).
+      if (framework.name !== 'hono') expect(route).toMatch(/baseUrl: [\w.]*ENVIRONMENT === "development" \? [\w.]*WF_WORKFLOW_URL : undefined/);
+      expect(route).not.toMatch(/localhost|NODE_ENV|import\.meta\.(dev|env)|\$app\/env"/);
       expect({ files, dev: pkg.scripts.dev, env, route }).toMatchSnapshot();
     });
   }
@@ -120,7 +121,7 @@ describe('wf init: an existing app', () => {
   it('never overwrites a file or an env entry without --force, and says which it left alone', async () => {
     const dir = existingApp({ next: '16' }, { 'app/api/workflow/route.ts': '// mine\n', '.env.local': 'WF_TOKEN=keep-me' });
     const { io, out } = captureIO(dir);
-    await createProgram(io).exitOverride().parseAsync(['init'], { from: 'user' });
+    await createProgram(io).exitOverride().parseAsync(['init', '--wfkit-from', 'registry'], { from: 'user' });
     expect(readFileSync(join(dir, 'app/api/workflow/route.ts'), 'utf8')).toBe('// mine\n');
     expect(parseEnv(readFileSync(join(dir, '.env.local'), 'utf8'))).toEqual({ WF_TOKEN: 'keep-me', WF_RUNNER_URL: 'http://127.0.0.1:7766' });
     expect(out).toContain('  left alone app/api/workflow/route.ts (exists; --force overwrites it)');
@@ -153,7 +154,7 @@ describe('wf init: the command', () => {
       asked.push(choices.map((f) => f.name));
       return named('nuxt');
     });
-    await command.exitOverride().parseAsync(['shop'], { from: 'user' });
+    await command.exitOverride().parseAsync(['shop', '--wfkit-from', 'registry'], { from: 'user' });
     expect(asked).toEqual([FRAMEWORKS.map((f) => f.name)]);
     expect(existsSync(join(cwd, 'shop', 'server/api/workflow.ts'))).toBe(true);
     expect(out).toContain('  wrote WF_TOKEN, WF_RUNNER_URL to .env.local (WF_TOKEN is new and random)');

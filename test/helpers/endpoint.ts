@@ -30,8 +30,8 @@ export async function startServer(listener: (req: IncomingMessage, res: ServerRe
 
 /**
  * Like {@link startServer}, but the listener is built once the address is known: a route is told
- * its public URL (`baseUrl: origin`), as a deployed app is, because outside development it never
- * takes it from the request's Host.
+ * its public URL (`baseUrl: origin`), so suites that send forged or relayed Host headers know which
+ * URL the route names (with nothing configured it would take the request's own).
  */
 export async function startServerFor(build: (origin: string) => (req: IncomingMessage, res: ServerResponse) => void): Promise<Endpoint> {
   let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;

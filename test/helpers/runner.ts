@@ -169,8 +169,8 @@ export interface TestApp {
 
 /**
  * The real `serve` handler of serve/adapters/node.ts, on node:http at 127.0.0.1. The route is told
- * its public URL (`baseUrl` = the listening address, unless the options name one), as a deployed app
- * is: a route outside development never takes it from the request's Host.
+ * its public URL (`baseUrl` = the listening address, unless the options name one), so what it names
+ * does not depend on the Host a test's client sends.
  */
 export async function startApp(workflow: Workflow<any, any>, options: AppOptions): Promise<TestApp> {
   const { path = '/workflow', port = 0, wrap, ...serveOptions } = options;

@@ -54,32 +54,36 @@ export function describeTrust(mount: Mount): void {
       expect(runner.starts.map((s) => s.url)).toEqual([url]);
     });
 
-    it('without a configured URL, refuses a start from a Host it does not allow (500 naming what to set) and takes an allowed one', async () => {
-      vi.spyOn(console, 'error').mockImplementation(() => {});
+    it('with allowedHosts, refuses a start from a Host they do not list (403 naming what to set) before asking the runner, and takes a listed one', async () => {
       const url = await mounted(counted().workflow, (origin) => ({ allowedHosts: [new URL(origin).host] }));
       const forged = await startFrom(url, FORGED_HOST);
-      expect(forged.status).toBe(500);
-      expect(errorOf(forged.text)).toMatchObject({ code: 'CONFIG', message: expect.stringMatching(/WF_WORKFLOW_URL=https:\/\/your-app\.example\.com.*allowedHosts/) });
+      expect(forged.status).toBe(403);
+      expect(errorOf(forged.text)).toMatchObject({ code: 'HOST_NOT_ALLOWED', message: expect.stringMatching(/"attacker\.example:8080" is not one of them.*WF_WORKFLOW_URL=https:\/\/your-app\.example\.com/) });
       expect(runner.starts).toEqual([]);
       expect((await startFrom(url, new URL(url).host)).status).toBe(200);
       expect(runner.starts.map((s) => s.url)).toEqual([url]);
     });
 
-    it('outside development, refuses even a loopback Host when nothing is configured', async () => {
-      vi.spyOn(console, 'error').mockImplementation(() => {});
+    it('in production with nothing configured, names the request\'s own URL (the runner decides whether it calls it)', async () => {
       vi.stubEnv('ENVIRONMENT', 'production');
       const url = await mounted(counted().workflow, () => ({}));
-      const response = await startFrom(url, new URL(url).host);
-      expect(response.status).toBe(500);
-      expect(errorOf(response.text).message).toContain('does not know its public URL');
-      expect(runner.starts).toEqual([]);
+      expect((await startFrom(url, new URL(url).host)).status).toBe(200);
+      expect((await startFrom(url, FORGED_HOST)).status).toBe(200);
+      expect(runner.starts.map((s) => s.url)).toEqual([url, `http://${FORGED_HOST}${new URL(url).pathname}`]);
     });
 
-    it('in development, takes a loopback Host and refuses any other', async () => {
-      vi.spyOn(console, 'error').mockImplementation(() => {});
-      vi.stubEnv('ENVIRONMENT', 'development');
+    it('in production, the platform\'s statement of the deployment URL wins over any Host', async () => {
+      vi.stubEnv('ENVIRONMENT', 'production');
+      vi.stubEnv('RENDER_EXTERNAL_URL', 'https://my-app.onrender.com');
       const url = await mounted(counted().workflow, () => ({}));
-      expect((await startFrom(url, FORGED_HOST)).status).toBe(500);
+      expect((await startFrom(url, FORGED_HOST)).status).toBe(200);
+      expect(runner.starts.map((s) => s.url)).toEqual([`https://my-app.onrender.com${new URL(url).pathname}`]);
+    });
+
+    it('in development with allowedHosts, still takes a loopback Host', async () => {
+      vi.stubEnv('ENVIRONMENT', 'development');
+      const url = await mounted(counted().workflow, () => ({ allowedHosts: ['app.example.com'] }));
+      expect((await startFrom(url, FORGED_HOST)).status).toBe(403);
       expect((await startFrom(url, new URL(url).host)).status).toBe(200);
       expect(runner.starts.map((s) => s.url)).toEqual([url]);
     });

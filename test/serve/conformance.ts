@@ -6,6 +6,7 @@ import { decodeValue } from '../../protocol/values.js';
 import type { ServeOptions, Workflow, WorkflowContext } from '../../serve/core/handler.js';
 import { committedStep, driveBody, driveRequest, readOutcomes } from '../helpers/drive.js';
 import { fakeRunner, unusedUrl, type Endpoint, type FakeRunner } from '../helpers/endpoint.js';
+import { describeDeploy } from './conformance-deploy.js';
 import { describeSchema } from './conformance-schema.js';
 import { describeTrust } from './conformance-trust.js';
 
@@ -341,6 +342,8 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
     // Forged Host headers, raw request lines and slow bodies need a socket; the fetch-style hosts
     // meet these rules on their bridged mounts (adapters.test.ts).
     if (!socketlessMount) describeTrust(mount);
+    // A real runner drives the route over HTTP, so only mounts on a port.
+    if (!socketlessMount) describeDeploy(mount);
     describeSchema(mount);
   });
 }

@@ -71,12 +71,17 @@ describe('per-request host variables', () => {
     expect(runner.starts).toHaveLength(1);
   });
 
-  it('refuses a start from a host the bindings do not allow, naming what to set', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
+  it('refuses a start from a host the bindings do not allow (403), naming what to set', async () => {
     const response = await cloudflareServe(workflow)(start(), { ...bindings(), WF_ALLOWED_HOSTS: 'other.test' } as never);
-    expect(response.status).toBe(500);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/WF_WORKFLOW_URL=https:\/\/your-app\.example\.com.*WF_ALLOWED_HOSTS/);
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/WF_ALLOWED_HOSTS.*"app\.test" is not one of them.*WF_WORKFLOW_URL=https:\/\/your-app\.example\.com/);
     expect(runner.starts).toEqual([]);
+  });
+
+  it('cloudflare: a platform URL variable in the bindings names the origin, over the request host', async () => {
+    const response = await cloudflareServe(workflow)(start(), { ...bindings(), WF_ALLOWED_HOSTS: '', RENDER_EXTERNAL_URL: 'https://from-bindings.example' } as never);
+    expect(response.status).toBe(200);
+    expect(runner.starts.map((s) => s.url)).toEqual(['https://from-bindings.example/api/workflow']);
   });
 
   it('h3: refuses something that is not an h3 event, naming both shapes', async () => {

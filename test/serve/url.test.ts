@@ -18,7 +18,7 @@ interface Row {
   expected: string;
 }
 
-describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded headers (opt-in) > the request (allowed hosts only)', () => {
+describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > the platform > forwarded headers (opt-in) > the request', () => {
   const rows: Record<string, Row> = {
     'the url option wins over everything': { request: 'http://127.0.0.1:3000/api/workflow', headers: FORWARDED, options: { url: 'https://public.example.com/hooks/wf', baseUrl: 'https://other.example.com', trustForwardedHeaders: true }, env: { WF_WORKFLOW_URL: TUNNEL }, expected: 'https://public.example.com/hooks/wf' },
     'the url option is normalized': { request: 'http://127.0.0.1:3000/x', options: { url: 'https://PUBLIC.example.com' }, expected: 'https://public.example.com/' },
@@ -48,7 +48,19 @@ describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded header
     'falls back to the request URL': { request: 'http://localhost:5173/api/workflow', env: DEV, expected: 'http://localhost:5173/api/workflow' },
     'falls back to the request URL without its query string or hash': { request: 'http://localhost:5173/api/workflow?x=1&y=2#h', env: DEV, expected: 'http://localhost:5173/api/workflow' },
 
-    // The request's own host: only an allowed one, or a loopback one in development.
+    // The request's own host, in any mode: the runner's allowed origins are the lock (403 there).
+    'production: the request URL when nothing names one': { request: 'https://app.example.com/api/workflow', env: { ENVIRONMENT: 'production', NODE_ENV: 'production' }, expected: 'https://app.example.com/api/workflow' },
+    'production: a loopback request URL': { request: 'http://127.0.0.1:3000/wf', env: { ENVIRONMENT: 'production', NODE_ENV: 'test' }, expected: 'http://127.0.0.1:3000/wf' },
+    'production: any Host names the URL when no allowedHosts are set (the runner refuses origins it was not given)': { request: 'http://attacker.example:8080/wf', expected: 'http://attacker.example:8080/wf' },
+    'production: a trusted forwarded host when no allowedHosts are set': { request: 'http://10.0.0.5:3000/wf', headers: FORWARDED, options: { trustForwardedHeaders: true }, expected: 'https://app.example.com/wf' },
+    // The platform's own statement of the deployment's origin (table in platform-url.test.ts).
+    'the platform: VERCEL_URL + the request path': { request: 'https://www.example.com/api/workflow?x=1', env: { VERCEL_URL: 'my-app-abc123.vercel.app' }, expected: 'https://my-app-abc123.vercel.app/api/workflow' },
+    'the platform wins over a forged Host': { request: 'http://attacker.example/wf', env: { RENDER_EXTERNAL_URL: 'https://my-app.onrender.com' }, expected: 'https://my-app.onrender.com/wf' },
+    'the platform wins over forwarded headers': { request: 'http://10.0.0.5:3000/wf', headers: FORWARDED, options: { trustForwardedHeaders: true }, env: { FLY_APP_NAME: 'my-app' }, expected: 'https://my-app.fly.dev/wf' },
+    'the platform is not checked against allowedHosts (the operator stated it)': { request: 'http://attacker.example/wf', options: { allowedHosts: ['app.example.com'] }, env: { RAILWAY_PUBLIC_DOMAIN: 'my-app.up.railway.app' }, expected: 'https://my-app.up.railway.app/wf' },
+    'WF_WORKFLOW_URL wins over the platform': { request: 'https://x.vercel.app/wf', env: { WF_WORKFLOW_URL: 'https://app.example.com', VERCEL_URL: 'x.vercel.app' }, expected: 'https://app.example.com/wf' },
+    'baseUrl wins over the platform': { request: 'http://localhost:3000/wf', options: { baseUrl: 'http://localhost:3000' }, env: { VERCEL_URL: 'x.vercel.app' }, expected: 'http://localhost:3000/wf' },
+    // With allowedHosts set (the app's optional second lock): only an allowed one, or a loopback one in development.
     'an allowed host': { request: 'https://app.example.com/wf', options: { allowedHosts: ['app.example.com'] }, expected: 'https://app.example.com/wf' },
     'an allowed host is matched without case': { request: 'https://APP.example.com/wf', options: { allowedHosts: ['App.Example.com'] }, expected: 'https://app.example.com/wf' },
     'an allowed host with its port': { request: 'http://app.example.com:8080/wf', options: { allowedHosts: ['app.example.com:8080'] }, expected: 'http://app.example.com:8080/wf' },
@@ -77,15 +89,14 @@ describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded header
     'a host-only WF_WORKFLOW_URL': [{ request: 'http://127.0.0.1:3000/wf', env: { WF_WORKFLOW_URL: 'abc.loca.lt' }, expected: '' }, /Expected `WF_WORKFLOW_URL` to be an absolute http\(s\) URL, got "abc\.loca\.lt"\./],
     'a relative url option': [{ request: 'http://127.0.0.1:3000/wf', options: { url: '/wf' }, expected: '' }, /Expected `url` to be an absolute http\(s\) URL, got "\/wf"\./],
     'a non-http url option': [{ request: 'http://127.0.0.1:3000/wf', options: { url: 'ws://example.com/wf' }, expected: '' }, /Expected `url` to be an absolute http\(s\) URL/],
-    // Nobody without a token chooses where the runner sends requests.
-    'a forged Host in production': [{ request: 'http://attacker.example:8080/wf', expected: '' }, /request's Host header \("attacker\.example:8080"\).*set WF_WORKFLOW_URL=https:\/\/your-app\.example\.com.*WF_ALLOWED_HOSTS \/ the `allowedHosts` option/],
-    'even a loopback Host in production': [{ request: 'http://127.0.0.1:3000/wf', env: { ENVIRONMENT: 'production', NODE_ENV: 'test' }, expected: '' }, /does not know its public URL/],
-    'a forged Host in development': [{ request: 'http://attacker.example:8080/wf', env: DEV, expected: '' }, /does not know its public URL/],
-    'a host that is not in allowedHosts': [{ request: 'https://evil.example/wf', options: { allowedHosts: ['app.example.com'] }, expected: '' }, /does not know its public URL/],
-    'another port of an allowed host': [{ request: 'http://app.example.com:6379/wf', options: { allowedHosts: ['app.example.com'] }, expected: '' }, /does not know its public URL/],
-    'a wildcard does not match the bare name': [{ request: 'https://example.com/wf', options: { allowedHosts: ['*.example.com'] }, expected: '' }, /does not know its public URL/],
-    'a wildcard does not match a suffix that is no subdomain': [{ request: 'https://evilexample.com/wf', options: { allowedHosts: ['*.example.com'] }, expected: '' }, /does not know its public URL/],
-    'a trusted forwarded host that is not allowed': [{ request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'attacker.example' }, options: { trustForwardedHeaders: true }, env: DEV, expected: '' }, /request's X-Forwarded-Host header \("attacker\.example"\)/],
+    // The app's optional second lock: with allowedHosts set, a host it does not list is refused (403).
+    'a forged Host in development, hosts listed': [{ request: 'http://attacker.example:8080/wf', options: { allowedHosts: ['app.example.com'] }, env: DEV, expected: '' }, /request's Host header only for the hosts in WF_ALLOWED_HOSTS.*"attacker\.example:8080" is not one of them.*WF_WORKFLOW_URL=https:\/\/your-app\.example\.com/],
+    'a host that is not in allowedHosts': [{ request: 'https://evil.example/wf', options: { allowedHosts: ['app.example.com'] }, expected: '' }, /is not one of them/],
+    'a host that is not in WF_ALLOWED_HOSTS': [{ request: 'https://evil.example/wf', env: { WF_ALLOWED_HOSTS: 'app.example.com' }, expected: '' }, /is not one of them/],
+    'another port of an allowed host': [{ request: 'http://app.example.com:6379/wf', options: { allowedHosts: ['app.example.com'] }, expected: '' }, /is not one of them/],
+    'a wildcard does not match the bare name': [{ request: 'https://example.com/wf', options: { allowedHosts: ['*.example.com'] }, expected: '' }, /is not one of them/],
+    'a wildcard does not match a suffix that is no subdomain': [{ request: 'https://evilexample.com/wf', options: { allowedHosts: ['*.example.com'] }, expected: '' }, /is not one of them/],
+    'a trusted forwarded host that is not allowed': [{ request: 'http://127.0.0.1:3000/wf', headers: { 'x-forwarded-host': 'attacker.example' }, options: { trustForwardedHeaders: true, allowedHosts: ['app.example.com'] }, env: DEV, expected: '' }, /request's X-Forwarded-Host header only.*"attacker\.example" is not one of them/],
     'a malformed allowedHosts entry': [{ request: 'https://app.example.com/wf', options: { allowedHosts: ['https://app.example.com'] }, expected: '' }, /Expected each entry of `allowedHosts` to be a host like app\.example\.com.*got "https:\/\/app\.example\.com"/],
     'a malformed WF_ALLOWED_HOSTS entry': [{ request: 'https://app.example.com/wf', env: { WF_ALLOWED_HOSTS: 'app.example.com/wf' }, expected: '' }, /Expected each entry of `WF_ALLOWED_HOSTS`/],
   };
@@ -98,7 +109,7 @@ describe('resolveWorkflowUrl: url > baseUrl > WF_WORKFLOW_URL > forwarded header
       thrown = error;
     }
     expect(WorkflowError.is(thrown)).toBe(true);
-    expect((thrown as WorkflowError).code).toBe('CONFIG');
+    expect((thrown as WorkflowError).code).toBe(/is not one of them/.test(message.source) ? 'HOST_NOT_ALLOWED' : 'CONFIG');
     expect((thrown as WorkflowError).message).toMatch(message);
   });
 });

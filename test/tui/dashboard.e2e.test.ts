@@ -116,7 +116,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-  // Told its public URL, as a deployed app is: outside development a route never takes it from Host.
+  // Told its public URL, so what it names does not depend on the Host the client sends.
   const options = { token: TOKEN, runnerUrl, baseUrl: appUrl };
   const twoStep = serve<{ text: string }>(async (context) => {
     const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());

@@ -16,9 +16,11 @@ export default {
           return upper.length;
         });
       },
-      // In development the runner calls the Worker back on wrangler's address, or on the public URL `wf dev --tunnel`
-      // sets as WF_WORKFLOW_URL; deployed, the request's own URL is used.
-      { baseUrl: env.ENVIRONMENT === "development" ? env.WF_WORKFLOW_URL || "http://localhost:8787" : undefined },
+      // The service's guide: `baseUrl` only when the mode flag says development (ENVIRONMENT=development in .dev.vars),
+      // as the public URL `wf dev --tunnel` sets as WF_WORKFLOW_URL (unset: the dev server's own address). Deployed,
+      // nothing here names a URL: serve() takes the request's own URL (Cloudflare's edge routes by host,
+      // so it is the platform's statement), and the runner calls it only if its operator allowed that origin (--allow-origin).
+      { baseUrl: env.ENVIRONMENT === "development" ? env.WF_WORKFLOW_URL : undefined },
     );
     return handler(request, env);
   },

@@ -8,4 +8,5 @@ export const variables = defineEnvVars({
   WF_TOKEN: {},
   WF_RUNNER_URL: { schema: optional },
   WF_WORKFLOW_URL: { schema: optional },
+  ENVIRONMENT: { schema: optional },
 });

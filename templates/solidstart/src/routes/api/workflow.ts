@@ -9,7 +9,9 @@ export const POST = serve<{ text: string }>(
       return upper.length;
     });
   },
-  // In development the runner calls the app back on the dev server, or on the public URL `wf dev --tunnel`
-  // sets as WF_WORKFLOW_URL; deployed, the request's own URL is used.
-  { baseUrl: import.meta.env.DEV ? process.env.WF_WORKFLOW_URL || "http://localhost:5173" : undefined },
+  // The service's guide: `baseUrl` only when the mode flag says development (`wf dev` sets ENVIRONMENT=development),
+  // as the public URL `wf dev --tunnel` sets as WF_WORKFLOW_URL (unset: the dev server's own address). Deployed,
+  // nothing here names a URL: serve() takes the platform's deployment URL (VERCEL_URL, RENDER_EXTERNAL_URL, …) or
+  // else the request's own URL, and the runner calls it only if its operator allowed that origin (--allow-origin).
+  { baseUrl: process.env.ENVIRONMENT === "development" ? process.env.WF_WORKFLOW_URL : undefined },
 );
