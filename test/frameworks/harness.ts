@@ -104,19 +104,26 @@ export async function stopServer(child: Child | undefined): Promise<void> {
   running.delete(child);
 }
 
-/** Polls until the server answers anything over HTTP; fails at once, with its output, if it exits. */
+/**
+ * Polls until the server answers without a server error (some dev servers answer 500 while they
+ * are still starting); fails at once, with its output, if it exits.
+ */
 export async function waitUntilServing(child: Child, url: string, timeoutMs: number): Promise<void> {
   let exited = false;
   void child.exited.then(() => (exited = true));
   const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
   while (Date.now() < deadline) {
     if (exited) throw new Error(`The server exited before it served ${url}:\n${child.output()}`);
     try {
-      await fetch(url, { signal: AbortSignal.timeout(5_000) });
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await response.body?.cancel();
+      if (response.status < 500) return;
+      last = `answered ${response.status}`;
+    } catch (error) {
+      last = (error as Error).message;
     }
+    await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`The server did not serve ${url} within ${timeoutMs / 1000} s:\n${child.output()}`);
+  throw new Error(`The server did not serve ${url} within ${timeoutMs / 1000} s (last: ${last}):\n${child.output()}`);
 }
