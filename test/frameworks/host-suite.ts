@@ -186,10 +186,8 @@ export function describeHost(spec: HostSpec): void {
       // The env file too, for the hosts that read it in production (next start, wrangler): the same two, nothing URL-related.
       writeEnvFile(envPath, variables);
       const env = { ...variables, NODE_ENV: 'production' };
-      if (spec.production.build) {
-        const { command, args } = spec.production.build;
-        await timed('production build', () => run(command, args, app, 600_000, { ...env, ...spec.production.build!.env }));
-      }
+      const build = spec.production.build;
+      if (build) await timed('production build', () => run(build.command, build.args, app, 600_000, { ...env, ...build.env }));
       const launchSpec = spec.production.start(ports);
       prod = launch({ ...launchSpec, env: { ...env, HOST: '127.0.0.1', PORT: String(ports.app), ...launchSpec.env } });
       await timed('production server ready', () => waitUntilServing(prod!, `${server}/`, 180_000));
