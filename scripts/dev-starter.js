@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// Built by `npm run dev` just before: the same watch `wf dev` keeps on its parent.
+import { watchParent } from '../dist/cli/lib/parent-watch.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const runnerPort = process.env.WF_RUNNER_PORT ?? '7766';
@@ -26,10 +28,25 @@ const wf = spawn(process.execPath, [...args, '--', process.execPath, 'templates/
   env: { ...process.env, PORT: appPort },
   stdio: 'inherit',
 });
-// Ctrl-C reaches `wf dev` too (same process group); it stops the app and the runner, then we exit with it.
-process.on('SIGINT', () => {});
-process.on('SIGTERM', () => wf.kill('SIGTERM'));
-wf.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+// We exit with `wf dev`, once it has stopped the app and the runner. Whatever stops us stops it with
+// one SIGTERM: Ctrl-C (which reaches it too, from the terminal: it takes the first stop signal and
+// ignores the rest, only a second Ctrl-C makes it hurry), npm forwarding a process manager's or an
+// IDE's SIGTERM or SIGINT (`exec` in package.json makes npm our parent), a closed terminal
+// (SIGHUP), or the death of whoever started us with no signal at all (npm SIGKILLed, or npm's own
+// parent killed). `wf dev` watches its own parent (us) the same way, for when we are SIGKILLed.
+let stopping = false;
+const stopWf = () => {
+  if (stopping) return;
+  stopping = true;
+  wf.kill('SIGTERM');
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stopWf);
+const parent = watchParent();
+void parent.gone.then(stopWf);
+wf.on('exit', (code, signal) => {
+  parent.stop();
+  process.exit(code ?? (signal ? 1 : 0));
+});
 
 // One demo run, once the app answers (the dashboard shows it; `curl` starts more).
 const deadline = Date.now() + 60_000;

@@ -107,6 +107,9 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   // Listen for Ctrl-C before anything is printed: a SIGINT that comes before the listener would
   // take Node's default action and kill `wf dev` without stopping the app or closing the runner.
   const interrupted = io.interrupted();
+  // Also when whoever started wf dev is gone without a word (SIGKILLed, or its own parent killed):
+  // a process manager's stop must not leave the runner's and the app's ports taken.
+  const parent = io.watchParent?.();
   const app: AppSpec = resolveAppSpec({ argv, appPort: options.appPort, route: options.route, app: options.app }, readAppDevConfig(io.cwd));
   const wantsTunnel = Boolean(options.tunnel || options.tunnelHost || options.subdomain);
   if (wantsTunnel && app.port === undefined) {
@@ -175,7 +178,9 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   const session = startAppSession({ app, cwd: io.cwd, env: io.env, token, runnerUrl: runner.url, remote: !runner.local, tunnel, wrangler, report, portTimeoutMs: options.appWait * 1000, ...(upstash && { extraEnv: upstash.processEnv, upstash: true }) });
   if (!tui) report.info('waiting for runs (Ctrl-C stops)');
 
-  await Promise.race([dashboard?.exited ?? new Promise<never>(() => {}), interrupted]);
+  const orphaned = parent?.gone.then((reason) => report.info(`stopping: ${reason}`));
+  await Promise.race([dashboard?.exited ?? new Promise<never>(() => {}), interrupted, ...(orphaned ? [orphaned] : [])]);
+  parent?.stop();
   if (dashboard) {
     dashboard.stop();
     await dashboard.exited;

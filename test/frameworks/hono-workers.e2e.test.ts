@@ -1,3 +1,10 @@
-import { describeHost } from './harness.js';
+import { describeHost, npmScript } from './host-suite.js';
 
-describeHost({ framework: 'hono-workers', devArgs: ['--ip', '127.0.0.1', '--port', '8787'] });
+const wrangler = (app: number, inspector: number): string[] => ['--ip', '127.0.0.1', '--port', String(app), '--inspector-port', String(inspector)];
+
+describeHost({
+  framework: 'hono-workers',
+  dev: ({ app, spare }) => npmScript('dev', ...wrangler(app, spare)),
+  // A deploy stand-in: wrangler.jsonc's own ENVIRONMENT=production (.dev.vars now holds only WF_TOKEN and WF_RUNNER_URL).
+  production: { start: ({ app, spare }) => npmScript('dev', ...wrangler(app, spare), '--var', 'ENVIRONMENT:production') },
+});

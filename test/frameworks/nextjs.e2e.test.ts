@@ -1,3 +1,7 @@
-import { describeHost } from './harness.js';
+import { describeHost, npmScript } from './host-suite.js';
 
-describeHost({ framework: 'nextjs', devArgs: ['--hostname', '127.0.0.1', '--port', '3000'] });
+describeHost({
+  framework: 'nextjs',
+  dev: ({ app }) => npmScript('dev', '--hostname', '127.0.0.1', '--port', String(app)),
+  production: { build: npmScript('build'), start: ({ app }) => npmScript('start', '--hostname', '127.0.0.1', '--port', String(app)) },
+});

@@ -1,3 +1,11 @@
-import { describeHost } from './harness.js';
+import { describeHost, npmScript } from './host-suite.js';
 
-describeHost({ framework: 'solidjs', devArgs: ['--host', '127.0.0.1', '--port', '5173', '--strictPort'] });
+const bind = (port: number): string[] => ['--host', '127.0.0.1', '--port', String(port), '--strictPort'];
+
+describeHost({
+  framework: 'solidjs',
+  dev: ({ app }) => npmScript('dev', ...bind(app)),
+  // The starter has no deployment plugin (Nitro, Cloudflare, Netlify): its production server is
+  // SolidStart's own preview of the `vite build` output (dist/server).
+  production: { build: npmScript('build'), start: ({ app }) => npmScript('preview', ...bind(app)) },
+});
