@@ -314,7 +314,10 @@ export class DeliveryWorker {
     const followUp = message.spec.failureCallback ?? (run ? config?.failureCallback : null) ?? null;
     if (followUp) {
       const spec = failureSpec(context, followUp, message, answer, requestHeaders, retried, run);
-      await context.messages.insertMessages([newMessage(context, spec, now)]);
+      // One failure callback per failed run (or plain message): inserted before the run's end is
+      // committed, so a crash in between redelivers the failing message, and its second failure
+      // finds this key taken instead of queueing a second callback.
+      await context.messages.insertMessages([{ ...newMessage(context, spec, now), dedupKey: `failure-callback:${message.runId ?? message.id}` }]);
       context.wake();
     }
     // The run's end (run-end/), committed with this delivery's attempt.
