@@ -191,6 +191,9 @@ export class DeliveryWorker {
     let body = spec.body;
     if (message.kind === 'workflow' && message.runId !== null) {
       const list = await messages.runMessages(message.runId, message.seq);
+      // The app published this delivery's result since it was claimed (an earlier delivery's answer
+      // landing after a restart, engine.publish settles it): sending it again would run the step again.
+      if (list.find((m) => m.id === message.id)?.status === 'delivered') return;
       body = JSON.stringify(list.map((m) => ({ messageId: m.id, body: base64(m.body), callType: m.callType ?? 'step' })));
       // Too large to send: the SDK fetches the list itself (lazy fetch) when the body is empty.
       if (Buffer.byteLength(body) > this.options.inlineLimitBytes) body = '';
