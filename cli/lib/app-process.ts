@@ -76,6 +76,24 @@ async function groupGone(pid: number, ms: number): Promise<boolean> {
 }
 
 /**
+ * What stops the app when `wf dev` cannot: a kill -9 of `wf dev` runs none of its code, but the
+ * kernel closes its end of this little process's stdin, and the watchdog then stops the app's
+ * group (SIGTERM, SIGKILL after 5 s) and exits. Its own process group, so a Ctrl-C meant for
+ * `wf dev` does not stop it first; it holds nothing of `wf dev` open (unref'd both ways).
+ */
+function startWatchdog(group: number): ChildProcess {
+  const script = `const g=${group};const kill=(s)=>{try{process.kill(-g,s);return true}catch{return false}};`
+    + `process.stdin.on('data',()=>{});process.stdin.on('end',()=>{if(!kill('SIGTERM'))process.exit(0);const until=Date.now()+5000;`
+    + `setInterval(()=>{if(!kill(0))process.exit(0);if(Date.now()>until){kill('SIGKILL');process.exit(0)}},100)});`;
+  const watchdog = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  watchdog.on('error', () => {});
+  watchdog.stdin!.on('error', () => {});
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void }).unref?.();
+  return watchdog;
+}
+
+/**
  * Starts the app's dev command in its own process group, so a Ctrl-C at the terminal reaches
  * `wf dev` alone and `wf dev` decides how the app stops: SIGINT to the group (dev servers clean up
  * on it), then SIGTERM, then SIGKILL, each after `graceMs`. An argv runs without a shell; a
@@ -106,6 +124,8 @@ export function startAppProcess(options: AppProcessOptions): AppProcess {
     });
   });
   const pid = child.pid;
+  // When `wf dev` is killed outright (kill -9), none of the below runs: the watchdog stops the app.
+  const watchdog = pid === undefined ? undefined : startWatchdog(pid);
   // Last resort when `wf dev` itself ends without stopping the app (a crash, process.exit).
   const onExit = (): void => {
     if (pid !== undefined) signalGroup(pid, 'SIGKILL');
@@ -124,6 +144,7 @@ export function startAppProcess(options: AppProcessOptions): AppProcess {
           if (await groupGone(pid, signal === 'SIGKILL' ? 5000 : graceMs)) break;
         }
         await exited;
+        watchdog?.kill();
         process.off('exit', onExit);
       })();
       return stopping;

@@ -158,6 +158,12 @@ describe('npm run dev stops everything it started', () => {
     await expectAllGone(dev);
   });
 
+  it('kill -KILL of wf dev itself: its watchdog stops the app, and the starter and npm follow wf dev', async () => {
+    const dev = await startDev();
+    process.kill(pidOf(dev.procs, (p) => p.args.includes('dist/cli/index.js') && / dev( |$)/.test(p.args)), 'SIGKILL');
+    await expectAllGone(dev);
+  });
+
   it('kill -KILL of wf dev\'s parent (the starter): wf dev sees it gone and stops its app', async () => {
     const dev = await startDev();
     process.kill(pidOf(dev.procs, (p) => p.args.includes('dev-starter.js')), 'SIGKILL');
