@@ -320,7 +320,8 @@ describe('OpenTelemetry export, beyond the happy path', () => {
     const second = await startThroughApp(app.url);
     expect((await waitForFinish(runner.runner, second)).run.status).toBe('completed');
     await vi.waitFor(() => expect(receiver.spans.some((s) => s.attributes['wf.run_id'] === second && s.name === 'run /workflow')).toBe(true), { timeout: 10_000, interval: 20 });
-    expect(lines).toContain(`info: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces works again`);
+    // Said when the export's answer is back, which can come a moment after the receiver has the spans.
+    await vi.waitFor(() => expect(lines).toContain(`info: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces works again`), { timeout: 10_000, interval: 20 });
     expect(lines.filter((l) => l.startsWith('warn'))).toHaveLength(1);
     await runner.close(0);
   });
