@@ -145,6 +145,14 @@ export class PostgresMessageStore implements MessageStore {
   async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
+    // Most polls find nothing due (a runner with no Upstash app polls all the same): a plain read
+    // answers them, so an idle worker opens no transaction. Besides the round trips, that keeps a
+    // runner frozen past the idle limit below (SIGSTOP, a long pause) from having its session ended
+    // mid-transaction for nothing: postgres.js 3.4.9 can then crash the process writing to the
+    // closed socket (porsager/postgres#1208).
+    const [due] = await this.#sql<{ due: number }[]>`SELECT 1 AS due FROM qstash_messages WHERE status = 'pending'
+      AND due_at <= ${now}::bigint AND (lease_until IS NULL OR lease_until < ${now}::bigint) LIMIT 1`;
+    if (due === undefined) return [];
     const claimed = await this.#sql.begin(async (tx) => {
       // A runner that froze inside this transaction must not hold its rows and key locks for long: the
       // server ends such a session, and a claimer waiting on a key lock gives up and polls again.
