@@ -1,4 +1,4 @@
-import type { DriveRequest, StartRequest, StepRecord } from '../protocol/messages.js';
+import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import type { AlertConfig } from './alerts/options.js';
 import { childRunIdOf } from './invoke.js';
 import { runAttempt, type AttemptContext, type AttemptResult } from './attempt.js';
@@ -159,14 +159,14 @@ export class Driver {
    * A drive request in a slot at the run's origin; `'deferred'` when this runner already has its
    * share in flight there (`egress.perAppOrigin`): the run is then deferred, not waited for here.
    */
-  private async attempt(run: Run, committed: readonly StepRecord[], signal: AbortSignal, failure?: DriveRequest['failure']): Promise<AttemptResult | 'deferred'> {
-    const slot = this.ctx.egress.acquire(new URL(run.url), failure ? 'failure-call' : 'drive', run.id);
+  private async attempt(run: Run, committed: readonly StepRecord[], signal: AbortSignal): Promise<AttemptResult | 'deferred'> {
+    const slot = this.ctx.egress.acquire(new URL(run.url), 'drive', run.id);
     if (isFull(slot)) {
       if (slot.newlyWaiting) this.options.onWaitingForSlot?.([run.id]);
       return 'deferred';
     }
     try {
-      return await runAttempt(this.ctx, slot, run, committed, signal, failure);
+      return await runAttempt(this.ctx, slot, run, committed, signal);
     } finally {
       slot.release();
     }
