@@ -4,7 +4,7 @@ import { parseJson } from '../protocol/validate.js';
 import { parseBulkResult, type BulkRequest, type BulkResult } from './bulk.js';
 import { parsePruneResult, type PruneRequest, type PruneResult } from './prune.js';
 import { parseStoreInfo, type StoreInfo } from './store-info.js';
-import type { Attempt, Run, RunPage, RunStatus } from './dto.js';
+import type { Attempt, Run, RunPage } from './dto.js';
 import { ClientError } from './errors.js';
 import { runQueryParams, type RunListQuery } from './run-query.js';
 import { parseSchedule, parseScheduleList, type NewScheduleRequest, type Schedule } from './schedule-dto.js';

@@ -1,5 +1,5 @@
 import { Box, useApp, useWindowSize } from 'ink';
-import { useEffect, useReducer } from 'react';
+import { useEffect, useReducer, type ReactNode } from 'react';
 import { RunList } from './components/RunList.js';
 import { RunView } from './components/RunView.js';
 import { StatusBar } from './components/StatusBar.js';
@@ -91,7 +91,7 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
   const { columns: width } = state.size;
   const views = bodySize(state);
   const height = bodyRows(views);
-  let body;
+  let body: ReactNode;
   if (state.view === 'runs') {
     const rows = runRows(views);
     const runs = state.visible.slice(state.top, state.top + rows).map((id) => state.runs.get(id)!);

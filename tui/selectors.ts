@@ -1,5 +1,5 @@
-import type { Run, Step } from '../api/dto.js';
-import type { DashboardState } from './state.js';
+import type { Step } from '../api/dto.js';
+import type { DashboardState } from './dashboard-state.js';
 import { stepViewLines, type Line } from './step-lines.js';
 import { restartable } from '../view/protocol.js';
 

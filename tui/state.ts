@@ -1,6 +1,7 @@
 import { fillAttempt, fillRun, fillStep, type StreamEvent } from '../api/events.js';
 import type { Attempt, Run, Step, StepLog } from '../api/dto.js';
 import { newerStep } from '../view/progress.js';
+import type { Connection, DashboardState } from './dashboard-state.js';
 import { detailRows, follow, runRows, stepRows, viewSize, type Size } from './layout.js';
 import type { LogEntry } from './log-feed.js';
 import { mergeIds, positionOf, RunTable } from './run-table.js';
@@ -17,59 +18,10 @@ import { searchMatcher } from './search.js';
  */
 
 export type { Size } from './layout.js';
-export type View = 'runs' | 'run' | 'step';
-export type Connection = 'connecting' | 'live' | 'offline';
+export type { Connection, DashboardState, Detail, LogState, View } from './dashboard-state.js';
 
 /** Lines the log pane keeps; older ones are dropped (the pane shows the newest). */
 export const LOG_LINES = 200;
-
-export interface LogState {
-  /** There is a log to show (`wf dev` manages an app): `l` toggles the pane. */
-  enabled: boolean;
-  open: boolean;
-  /** The newest lines, at most `LOG_LINES`. */
-  lines: readonly LogEntry[];
-  /** Lines received in all, so the pane can say how many it dropped. */
-  total: number;
-}
-
-/** The open run's steps and attempt log, kept live from events once loaded. */
-export interface Detail {
-  runId: string;
-  loading: boolean;
-  error: string | null;
-  steps: readonly Step[];
-  attempts: readonly Attempt[];
-  /** What the steps printed (read with the run, not carried by events). */
-  logs: readonly StepLog[];
-}
-
-export interface DashboardState {
-  runs: RunTable;
-  /** Every run id, newest first. */
-  order: readonly string[];
-  /** The ids the filter lets through (`order` itself when there is no filter). */
-  visible: readonly string[];
-  filter: string;
-  /** The runs the runner found for the filter's `key:value` terms (tui/search.ts), for that text only. */
-  found: { text: string; ids: ReadonlySet<string> } | null;
-  /** The `/` prompt is open: typing edits the filter. */
-  filtering: boolean;
-  view: View;
-  /** Run list: selected row and first row on screen (indexes into `visible`). */
-  cursor: number;
-  top: number;
-  detail: Detail | null;
-  stepCursor: number;
-  stepTop: number;
-  /** Step view: first line on screen. */
-  scroll: number;
-  size: Size;
-  now: number;
-  connection: Connection;
-  notice: { text: string; error: boolean; at: number } | null;
-  log: LogState;
-}
 
 export type KeyAction = 'up' | 'down' | 'page-up' | 'page-down' | 'home' | 'end' | 'enter' | 'back';
 

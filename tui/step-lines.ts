@@ -25,7 +25,7 @@ function headers(record: Record<string, string> | null, indent: string): Line[] 
 }
 
 function errorLines(error: SerializedError, indent: string): Line[] {
-  const [first, ...rest] = (error.stack && error.stack.includes(error.message) ? error.stack : `${error.name}: ${error.message}\n${error.stack ?? ''}`).trimEnd().split('\n');
+  const [first, ...rest] = (error.stack?.includes(error.message) ? error.stack : `${error.name}: ${error.message}\n${error.stack ?? ''}`).trimEnd().split('\n');
   return [line(indent + (first ?? error.message), 'error'), ...rest.map((t) => line(`${indent}  ${t.trim()}`, 'dim'))];
 }
 

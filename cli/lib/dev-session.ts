@@ -55,14 +55,25 @@ export function appEnv(options: Pick<AppSessionOptions, 'env' | 'token' | 'runne
 export function reportTunnel(report: DevReporter, status: TunnelStatus): void {
   switch (status.type) {
     case 'down':
-      return report.warn(`the tunnel dropped (${status.reason}); reconnecting`);
-    case 'reconnecting':
-      return report.info(`tunnel: reconnecting, attempt ${status.attempt} of ${status.of} in ${(status.delayMs / 1000).toFixed(1)} s`);
+      report.warn(`the tunnel dropped (${status.reason}); reconnecting`);
+      break;
+    case 'reconnecting': {
+      const delay = (status.delayMs / 1000).toFixed(1);
+      report.info(`tunnel: reconnecting, attempt ${status.attempt} of ${status.of} in ${delay} s`);
+      break;
+    }
     case 'reconnected':
-      if (status.url === status.previous) return report.info(`tunnel reconnected: ${status.url}`);
-      return report.warn(`tunnel reconnected at a new URL ${status.url} (was ${status.previous}): restart wf dev so the app and new runs use it`);
+      if (status.url === status.previous) report.info(`tunnel reconnected: ${status.url}`);
+      else {
+        report.warn(
+          `tunnel reconnected at a new URL ${status.url} (was ${status.previous}): ` +
+            'restart wf dev so the app and new runs use it',
+        );
+      }
+      break;
     case 'failed':
-      return report.error(`the tunnel is down: gave up after ${status.attempts} attempts (${status.reason}); restart wf dev`);
+      report.error(`the tunnel is down: gave up after ${status.attempts} attempts (${status.reason}); restart wf dev`);
+      break;
   }
 }
 

@@ -43,7 +43,7 @@ async function devOnce(cwd: string, args: string[] = [], env: NodeJS.ProcessEnv 
   return out;
 }
 
-const valueOf = (out: string[], name: string): string | undefined => out.map((line) => new RegExp(`^wf dev:\\s+${name}=(.*)$`).exec(line)?.[1]).find(Boolean);
+const printedValue = (out: string[], name: string): string | undefined => out.map((line) => new RegExp(`^wf dev:\\s+${name}=(.*)$`).exec(line)?.[1]).find(Boolean);
 
 describe('wf dev for an Upstash Workflow app', () => {
   it('prints the five values, with a pair of keys made once and the same after a restart', { timeout: 30_000 }, async () => {
@@ -51,16 +51,16 @@ describe('wf dev for an Upstash Workflow app', () => {
     const first = await devOnce(dir);
     const runnerUrl = /runner listening on (http:\/\/\S+)/.exec(first.join('\n'))?.[1];
     expect(runnerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(valueOf(first, 'QSTASH_URL')).toBe(runnerUrl);
-    expect(valueOf(first, 'QSTASH_TOKEN')).toBe('wf_test_token');
-    const current = valueOf(first, 'QSTASH_CURRENT_SIGNING_KEY');
-    const next = valueOf(first, 'QSTASH_NEXT_SIGNING_KEY');
+    expect(printedValue(first, 'QSTASH_URL')).toBe(runnerUrl);
+    expect(printedValue(first, 'QSTASH_TOKEN')).toBe('wf_test_token');
+    const current = printedValue(first, 'QSTASH_CURRENT_SIGNING_KEY');
+    const next = printedValue(first, 'QSTASH_NEXT_SIGNING_KEY');
     expect(current).toMatch(/^sig_/);
     expect(next).toMatch(/^sig_/);
     expect(first.join('\n')).toContain('.wf/qstash-signing-keys.json (new)');
     const again = await devOnce(dir);
-    expect(valueOf(again, 'QSTASH_CURRENT_SIGNING_KEY')).toBe(current);
-    expect(valueOf(again, 'QSTASH_NEXT_SIGNING_KEY')).toBe(next);
+    expect(printedValue(again, 'QSTASH_CURRENT_SIGNING_KEY')).toBe(current);
+    expect(printedValue(again, 'QSTASH_NEXT_SIGNING_KEY')).toBe(next);
   });
 
   it('uses the keys of the environment, and writes the values into .env.local with --write-upstash-env, keeping the app\'s other lines', { timeout: 30_000 }, async () => {

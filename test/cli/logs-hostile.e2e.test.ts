@@ -13,7 +13,9 @@ import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish
 
 afterEach(closeStarted);
 const quiet = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => vi.spyOn(console, level).mockImplementation(() => {}));
-afterAll(() => quiet.forEach((spy) => spy.mockRestore()));
+afterAll(() => {
+  for (const spy of quiet) spy.mockRestore();
+});
 
 async function wf(...args: string[]): Promise<string[]> {
   const out: string[] = [];
@@ -50,7 +52,7 @@ describe('wf logs with hostile step output', () => {
     const printed = step.join('\n');
     for (const { name, shown } of HOSTILE) expect(printed, name).toContain(`line ${shown}`);
     // The field keys too: each key's hostile part shown escaped.
-    HOSTILE.forEach(({ shown }, i) => expect(printed).toContain(`key${i}${shown}=`));
+    for (const [i, { shown }] of HOSTILE.entries()) expect(printed).toContain(`key${i}${shown}=`);
     expect(step[0]).toBe('step 0 hostile\\x1b]0;title\\a · succeeded · run');
 
     const story = await wf('logs', id, ...target);

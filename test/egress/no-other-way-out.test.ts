@@ -31,7 +31,7 @@ const DYNAMIC = /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
 const GLOBAL_CLIENT = /(?<![\w$.])(fetch|WebSocket|EventSource|XMLHttpRequest)\s*\(|new\s+(WebSocket|EventSource|XMLHttpRequest)\b/;
 
 /** What in `source` can open an outbound connection, in words (empty when nothing does). */
-export function outboundUses(source: string): string[] {
+function outboundUses(source: string): string[] {
   const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').replace(/(['"`])(?:\\.|(?!\1)[^\\\n])*\1/g, (m) => (m.length < 60 && /^['"][\w@:/.-]+['"]$/.test(m) ? m : '""'));
   const uses: string[] = [];
   for (const [module, harmless] of Object.entries(CLIENT_MODULES)) {

@@ -71,7 +71,7 @@ export function qstashBody(random: SeededRandom, destination: string): [Buffer, 
       ]);
       return json(Array.from({ length: random.pick([0, 1, 3, 1001]) }, entry), 'batch');
     }
-    case 1: return json({ url: random.pick([destination, 'http://evil.example/', 1]), step: random.pick([{}, null, 'x', { stepId: -1 }]), timeout: random.pick(['10s', -1, 'x', 1e400]), timeoutUrl: random.pick([undefined, 'http://[', destination]), timeoutHeaders: random.pick([undefined, { a: ['b'] }, { a: 'b' }, []]) }, 'wait');
+    case 1: return json({ url: random.pick([destination, 'http://evil.example/', 1]), step: random.pick([{}, null, 'x', { stepId: -1 }]), timeout: random.pick(['10s', -1, 'x', Infinity]), timeoutUrl: random.pick([undefined, 'http://[', destination]), timeoutHeaders: random.pick([undefined, { a: ['b'] }, { a: 'b' }, []]) }, 'wait');
     case 2: return [Buffer.from(random.pick(['', '{"a":1}', 'x'.repeat(5000), '\u0000', '['.repeat(10_000)])), 'notify'];
     case 3: return json({ action: random.pick(['cancel', 'resume', 'rerun', 'delete', '', 1]), filter: random.pick([{}, { status: ['failed'] }, { status: 'x' }, { urlPrefix: 1 }, null, { createdAfter: 'x', createdBefore: -1 }]), dryRun: random.pick([true, false, 'yes', undefined]) }, 'bulk');
     case 4: return json({ cron: random.pick(CRONS), url: random.pick([destination, 'http://evil.example/', 'x', 1]), body: random.pick([undefined, {}, 'x', null]), timezone: random.pick([undefined, 'UTC', 'Mars/Olympus', '', 1]), headers: random.pick([undefined, { authorization: 'x' }, 'x', [1]]) }, 'schedule');

@@ -33,5 +33,8 @@ export async function cuttingProxy(target: string): Promise<CuttingProxy> {
     res.on('close', () => (upstream.destroy(), streams.delete(res)));
     req.pipe(upstream);
   });
-  return { ...endpoint, eventRequests, cut: () => [...streams].forEach((res) => res.destroy()) };
+  const cut = (): void => {
+    for (const res of [...streams]) res.destroy();
+  };
+  return { ...endpoint, eventRequests, cut };
 }

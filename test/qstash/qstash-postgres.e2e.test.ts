@@ -26,7 +26,9 @@ describe('QStash engine on PostgreSQL with two runners', () => {
     const first = runners[0]!;
     const executions = new Map<string, number>();
     const delivered = runners.map(() => 0);
-    runners.forEach((r, i) => r.runner.events.subscribe((event) => void (event.type === 'attempt' && (delivered[i]! += 1))));
+    for (const [i, r] of runners.entries()) {
+      r.runner.events.subscribe((event) => void (event.type === 'attempt' && (delivered[i]! += 1)));
+    }
     const asTest = { runner: first.runner, url: first.url, token: TOKEN } as TestRunner;
     app = await startUpstashApp(asTest, {
       steps: {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../runner-core/logger.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { WorkflowError } from '../../protocol/errors.js';
 import { MAX_JSON_DEPTH } from '../../protocol/validate.js';
 import { ApiError, OriginNotAllowedError, RunFinishedError, RunNotFoundError } from '../../runner-core/errors.js';

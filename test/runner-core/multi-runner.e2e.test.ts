@@ -165,11 +165,16 @@ describe('three wf start runners on one PostgreSQL', () => {
     const runs = await reader.query<{ id: string; output: string; steps_done: number }[]>('SELECT id, output, steps_done FROM runs');
     for (const run of runs) {
       const chain = outputs.get(run.id)!;
-      chain.forEach((output, i) => expect(output, `${run.id} step ${i}`).toMatch(new RegExp(`^${(chain[i - 1] ?? '').replace(/[|.]/g, '\\$&')}\\|${i}\\.\\d+$`)));
+      for (const [i, output] of chain.entries()) {
+        const previous = (chain[i - 1] ?? '').replace(/[|.]/g, '\\$&');
+        expect(output, `${run.id} step ${i}`).toMatch(new RegExp(`^${previous}\\|${i}\\.\\d+$`));
+      }
       expect(decodeValue(run.output), `${run.id} output`).toBe(chain.at(-1));
       expect(run.steps_done).toBe(STEPS);
       // The committed result is one of the executions the app saw.
-      chain.forEach((output, i) => expect(Number(/\.(\d+)$/.exec(output)![1])).toBeLessThanOrEqual(executions.of(`${run.id}:${i}`)));
+      for (const [i, output] of chain.entries()) {
+        expect(Number(/\.(\d+)$/.exec(output)![1])).toBeLessThanOrEqual(executions.of(`${run.id}:${i}`));
+      }
     }
 
     // Re-executions: what the app ran beyond one execution per step, and what the store counted.

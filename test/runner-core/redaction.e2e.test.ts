@@ -82,7 +82,10 @@ describe('credential headers are redacted before anything is stored or served', 
       if (received.length === 1) return void held.push(res);
       res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': ANSWER_COOKIE }).end('{"charged":true}');
     });
-    closers.push(async () => (held.forEach((res) => res.destroy()), await target.close()));
+    closers.push(async () => {
+      for (const res of held) res.destroy();
+      await target.close();
+    });
 
     let runner = await startTestRunner({ dbPath, runner: { redactHeaders: REDACT } });
     closers.push(() => runner.close());

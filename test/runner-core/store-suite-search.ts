@@ -71,7 +71,7 @@ export function describeSearch(open: () => Promise<Store> | Store): void {
     it('answers odd but valid text and times with no match rather than an error', async () => {
       for (const query of [
         { urlPrefix: '\\' }, { idPrefix: '\u{10ffff}' }, { urlPrefix: 'https://shop.test/\u{10ffff}' }, { url: '💥' }, { failedStep: "'; DROP TABLE runs; --" },
-        { createdAfter: 9_999_999_999_999_999 }, { createdBefore: -1 }, { createdAfter: 0.5, createdBefore: 1.5 },
+        { createdAfter: 10_000_000_000_000_000 }, { createdBefore: -1 }, { createdAfter: 0.5, createdBefore: 1.5 },
       ] satisfies RunQuery[]) {
         expect(await ids(query), JSON.stringify(query)).toEqual([]);
       }

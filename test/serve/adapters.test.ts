@@ -18,7 +18,8 @@ import { createHandler, type ServeOptions, type Workflow } from '../../serve/cor
 import { serve as plainServe } from '../../serve/index.js';
 import { driveRequest } from '../helpers/drive.js';
 import { startServer, startServerFor, toNodeListener, writeResponse, type Endpoint } from '../helpers/endpoint.js';
-import { describeAdapter, type Mount } from './conformance.js';
+import { describeAdapter } from './conformance.js';
+import type { Mount } from './conformance-mount.js';
 
 const ROUTE = '/api/workflow';
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Workflow } from '../../serve/core/handler.js';
 import { postWithHost } from '../helpers/endpoint.js';
 import { closeServer, closeStarted, startTestRunner, waitForFinish, type TestRunner } from '../helpers/runner.js';
-import type { Mount, Mounted } from './conformance.js';
+import type { Mount, Mounted } from './conformance-mount.js';
 
 /** A listener on another loopback address (127.0.0.2): the origin a forged Host names. It must see nothing. */
 async function forgedOrigin(): Promise<{ host: string; seen: string[]; close(): Promise<void> }> {

@@ -5,7 +5,7 @@ import type { StandardSchemaV1 } from '../../serve/core/schema.js';
 import { driveRequest, readOutcomes } from '../helpers/drive.js';
 import { fakeRunner, type Endpoint, type FakeRunner } from '../helpers/endpoint.js';
 import { z } from 'zod';
-import type { Mount } from './conformance.js';
+import type { Mount } from './conformance-mount.js';
 
 const RUN_ID = 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B';
 

@@ -6,7 +6,7 @@ import { MAX_DRIVE_BODY_BYTES } from '../../serve/core/options.js';
 import { driveBody, driveRequest, readOutcomes } from '../helpers/drive.js';
 import { fakeRunner, postWithHost, type Endpoint, type FakeRunner } from '../helpers/endpoint.js';
 import { sendUntilAnswered } from '../helpers/raw-http.js';
-import type { Mount } from './conformance.js';
+import type { Mount } from './conformance-mount.js';
 
 const RUN_ID = 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B';
 const FORGED_HOST = 'attacker.example:8080';

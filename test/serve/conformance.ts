@@ -7,22 +7,9 @@ import type { ServeOptions, Workflow, WorkflowContext } from '../../serve/core/h
 import { committedStep, driveBody, driveRequest, readOutcomes } from '../helpers/drive.js';
 import { fakeRunner, unusedUrl, type Endpoint, type FakeRunner } from '../helpers/endpoint.js';
 import { describeDeploy } from './conformance-deploy.js';
+import type { Mount } from './conformance-mount.js';
 import { describeSchema } from './conformance-schema.js';
 import { describeTrust } from './conformance-trust.js';
-
-/**
- * A mounted route. With `handle`, the route has no socket: the suite calls it the way hono and h3
- * test their apps (`new Request` → handler → `Response`), and `url` only names it.
- */
-export interface Mounted extends Endpoint {
-  handle?: (request: Request) => Promise<Response>;
-}
-
-/**
- * Starts `workflow` behind one adapter, on a real 127.0.0.1 port or socketless (`handle`); `url` is
- * the route's full URL. The route is built with `options(origin)` once the address is known.
- */
-export type Mount = (workflow: Workflow<any, any>, options: (origin: string) => ServeOptions) => Promise<Mounted>;
 
 const RUN_ID = 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B';
 const RUN_ID_PATTERN = /^wfr_[0-9A-Z]{26}$/;
@@ -35,7 +22,7 @@ async function errorBody(response: Response): Promise<{ code: string; message: s
 const lineKinds = (lines: Outcome[]): string[] => lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t));
 
 /** The decoded value a step or done line carries (values travel devalue-encoded). */
-const valueOf = (line: Outcome | undefined): unknown => decodeValue(line && 'output' in line ? line.output : undefined);
+const carriedValue = (line: Outcome | undefined): unknown => decodeValue(line && 'output' in line ? line.output : undefined);
 
 /**
  * The one suite every adapter passes (inngest `testFramework` style): start, drive, refusals,
@@ -257,12 +244,12 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       expect(lineKinds(lines)).toEqual(['started:initial-step', 'step:initial-step', 'started:second-step', 'step:second-step', 'done']);
       expect(lines[0]).toMatchObject({ t: 'started', index: 0, group: 1 });
       expect(lines[1]).toMatchObject({ t: 'step', index: 0 });
-      expect(valueOf(lines[1])).toBe('HELLO');
+      expect(carriedValue(lines[1])).toBe('HELLO');
       expect(lines[2]).toMatchObject({ t: 'started', index: 1, group: 2 });
       expect(lines[3]).toMatchObject({ t: 'step', index: 1 });
-      expect(valueOf(lines[3])).toEqual({ saw: 'HELLO', length: 5 });
+      expect(carriedValue(lines[3])).toEqual({ saw: 'HELLO', length: 5 });
       expect(lines[4]?.t).toBe('done');
-      expect(valueOf(lines[4])).toEqual({ runId: RUN_ID, seen: { saw: 'HELLO', length: 5 } });
+      expect(carriedValue(lines[4])).toEqual({ runId: RUN_ID, seen: { saw: 'HELLO', length: 5 } });
       expect(calls).toEqual({ workflow: 1, first: 1, second: 1 });
     });
 
@@ -274,7 +261,7 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       expect(calls.first).toBe(0);
       expect(lineKinds(lines)).toEqual(['started:second-step', 'step:second-step', 'done']);
       expect(lines[1]).toMatchObject({ index: 1 });
-      expect(valueOf(lines[1])).toEqual({ saw: 'FROM-RECORD', length: 11 });
+      expect(carriedValue(lines[1])).toEqual({ saw: 'FROM-RECORD', length: 11 });
     });
 
     it('answers 400 to a signed drive with a malformed body, without running anything', async () => {
@@ -317,7 +304,7 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       expect(runner.stepFetches).toEqual([RUN_ID]);
       expect(calls.first).toBe(0);
       expect(lines[1]).toMatchObject({ t: 'step', name: 'second-step' });
-      expect(valueOf(lines[1])).toEqual({ saw: 'FETCHED', length: 7 });
+      expect(carriedValue(lines[1])).toEqual({ saw: 'FETCHED', length: 7 });
     });
 
     it('answers 502 when the runner does not know the run whose steps it must fetch', async () => {

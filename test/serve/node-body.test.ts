@@ -50,13 +50,13 @@ describe.each(Object.keys(mounts))('node request bridge: %s', (name) => {
 
   beforeAll(async () => {
     runner = await fakeRunner();
-  });
-  afterAll(() => runner.close());
-  beforeAll(async () => {
     app = await startServerFor((origin) => mounts[name]!(origin, runner));
     url = app.url + ROUTE;
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await app.close();
+    await runner.close();
+  });
   afterEach(async () => {
     // Collect and give finalizers a few turns: a late enqueue would throw now, and be recorded.
     for (let i = 0; i < 3; i++) {

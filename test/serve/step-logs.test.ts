@@ -166,8 +166,8 @@ describe('step logs in the session', () => {
     const step = stepLine(lines, 'odd')!;
     expect(step.output).toBeDefined();
     expect(step.logs?.lines.map((l) => l.level)).toEqual(['log', 'log']);
-    expect(step.logs?.lines[0]!.fields).toEqual({ big: '10n', self: '[Circular]' });
-    expect(step.logs?.lines[1]!.message).toBe('{"big":"10n","self":"[Circular]"} [Function (anonymous)] Symbol(s)');
+    expect(step.logs!.lines[0]!.fields).toEqual({ big: '10n', self: '[Circular]' });
+    expect(step.logs!.lines[1]!.message).toBe('{"big":"10n","self":"[Circular]"} [Function (anonymous)] Symbol(s)');
     expect(step.logs?.lines).toHaveLength(2);
   });
 });

@@ -162,7 +162,7 @@ describe('RunView timeline column', () => {
   it('draws a bar per step on the run\'s time axis: executions, the failure, the wait to retry, the sleep', () => {
     const frame = frameOf(mount(<RunView run={run} detail={detail} cursor={0} top={0} width={120} height={12} now={T0 + 5000} color={false} />));
     const lines = frame.split('\n');
-    expect(lines[4]).toMatch(/DURATION  TIMELINE {10}DETAIL$/);
+    expect(lines[4]).toMatch(/DURATION {2}TIMELINE {10}DETAIL$/);
     // The queue delay: creation to the first drive (T0 → T0+100).
     expect(lines[1]).toMatch(/^started \d\d:\d\d:\d\d · queued 100ms · took 1\.00s · /);
     const bar = (name: string): string => {

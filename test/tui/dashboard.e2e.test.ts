@@ -177,7 +177,7 @@ describe('wf dev on a terminal shows the dashboard', () => {
     expect(view).toContain(`✓ completed  ${id}`);
     expect(view).toContain('payload  {"text":"hello"}');
     // 120 columns: a timeline bar per step, on the run's time axis, between the duration and the detail.
-    expect(view).toMatch(/DURATION  TIMELINE\s+DETAIL/);
+    expect(view).toMatch(/DURATION {2}TIMELINE\s+DETAIL/);
     expect(view).toMatch(/^started \d\d:\d\d:\d\d · queued \S+ · took /m);
     expect(view).toMatch(/0 initial-step\s+run\s+✓ succeeded\s+1\s+\S+ {2}[ █]*█/);
     expect(view).toMatch(/1 second-step\s+run\s+✓ succeeded\s+1\s+\S+ {2}[ █]*█/);

@@ -12,7 +12,9 @@ describe('context.call', () => {
   it('sends method, headers and body from the runner, without holding the route, and returns the parsed answer', async () => {
     const held: ServerResponse[] = [];
     const target = await worlds.target((_req, res) => held.push(res));
-    worlds.defer(() => held.forEach((res) => res.destroy()));
+    worlds.defer(() => {
+      for (const res of held) res.destroy();
+    });
     const calls = new Counter();
     const { runner, app, openDrives } = await worlds.setup(async (context) => {
       const { url } = context.requestPayload as { url: string };
@@ -92,7 +94,9 @@ describe('context.call', () => {
   it('fails on its timeout with a message naming the timeout; uncaught, the run fails with it', async () => {
     const held: ServerResponse[] = [];
     const target = await worlds.target((_req, res) => held.push(res));
-    worlds.defer(() => held.forEach((res) => res.destroy()));
+    worlds.defer(() => {
+      for (const res of held) res.destroy();
+    });
     const after = new Counter();
     const { runner, app } = await worlds.setup(async (context) => {
       await context.call('slow-api', { url: (context.requestPayload as { url: string }).url, timeout: 0.2 });

@@ -61,7 +61,7 @@ export function BulkActions(props: { status: RunStatus | null; search?: RunSearc
   };
 
   return (
-    <div class="actions bulk" aria-label="Bulk actions" data-testid="bulk-actions">
+    <div class="actions bulk" role="toolbar" aria-label="Bulk actions" data-testid="bulk-actions">
       {pending === null ? (
         !props.hasRuns ? null : actionsFor(status).map((action) => (
           <button key={action} type="button" class="button subtle" onClick={() => count(action)} disabled={busy}>
