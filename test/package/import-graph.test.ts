@@ -3,6 +3,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importsOf, type ImportEdge } from '../helpers/import-edges.js';
 
 /**
  * serve/ and protocol/ must bundle for Cloudflare Workers and other edge runtimes: no runtime
@@ -11,28 +12,6 @@ import { describe, expect, it } from 'vitest';
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface ImportEdge {
-  from: string;
-  specifier: string;
-  /** `import type` / `export type`: erased at compile time, never loaded. */
-  typeOnly: boolean;
-}
-
-// `import x from 'y'`, `import type { A } from 'y'`, `export { a } from 'y'`, `export * as n from 'y'`.
-// The clause allows only identifier-ish characters, so a `export function f(...)` never spans to a later `from`.
-const FROM = /(?:^|[;\n])\s*(import|export)\s+(type\s+)?[\w$\s{},*]*?\s*from\s*['"]([^'"]+)['"]/g;
-const BARE = /(?:^|[;\n])\s*import\s*['"]([^'"]+)['"]/g;
-const DYNAMIC = /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-function importsOf(source: string, from: string): ImportEdge[] {
-  const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  const edges: ImportEdge[] = [];
-  for (const m of text.matchAll(FROM)) edges.push({ from, specifier: m[3]!, typeOnly: m[2] !== undefined });
-  for (const m of text.matchAll(BARE)) edges.push({ from, specifier: m[1]!, typeOnly: false });
-  for (const m of text.matchAll(DYNAMIC)) edges.push({ from, specifier: m[1]!, typeOnly: false });
-  return edges;
-}
 
 /**
  * Every import edge reachable from `entries`, following relative runtime imports (`.js` -> `.ts`).
