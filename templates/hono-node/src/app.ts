@@ -3,7 +3,7 @@ import { serve } from "wfkit/hono";
 
 const app = new Hono();
 
-app.get("/", (c) => c.text("POST JSON like {\"text\":\"hello\"} to /workflow to start a run.\n"));
+app.get("/", (c) => c.text('POST JSON like {"text":"hello"} to /workflow to start a run.\n'));
 
 app.post(
   "/workflow",
