@@ -13,7 +13,20 @@ import { importsOf } from '../helpers/import-edges.js';
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const FOLDERS = ['protocol', 'api', 'view', 'serve', 'runner-core', 'cli', 'tui', 'web', 'test', 'bench', 'scripts', 'templates'];
+const FOLDERS = [
+  'protocol',
+  'api',
+  'view',
+  'serve',
+  'runner-core',
+  'cli',
+  'tui',
+  'web',
+  'test',
+  'bench',
+  'scripts',
+  'templates',
+];
 const SOURCE = /\.(ts|tsx|js|mjs)$/;
 const SKIPPED = new Set(['node_modules', 'dist', 'artifacts']);
 
@@ -29,7 +42,12 @@ function projectFiles(): string[] {
 /** The project file a relative specifier names (`./x.js` is `x.ts` or `x.tsx` in the sources), if any. */
 function resolveSpecifier(from: string, specifier: string, isFile: (file: string) => boolean): string | undefined {
   const target = resolve(dirname(from), specifier);
-  const candidates = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target.replace(/\.mjs$/, '.mts')];
+  const candidates = [
+    target,
+    target.replace(/\.js$/, '.ts'),
+    target.replace(/\.js$/, '.tsx'),
+    target.replace(/\.mjs$/, '.mts'),
+  ];
   return candidates.find(isFile);
 }
 
@@ -138,7 +156,10 @@ describe('import cycles', () => {
     const graph = importGraph(files, (file) => fixture[file]!);
 
     it('finds each cycle once, with a path around it', () => {
-      expect(describeCycles(graph, '/p')).toEqual(['a.ts, b.ts: a.ts -> b.ts -> a.ts', 'c.ts, d.ts, e.tsx: c.ts -> d.ts -> e.tsx -> c.ts']);
+      expect(describeCycles(graph, '/p')).toEqual([
+        'a.ts, b.ts: a.ts -> b.ts -> a.ts',
+        'c.ts, d.ts, e.tsx: c.ts -> d.ts -> e.tsx -> c.ts',
+      ]);
     });
 
     it('reads .js specifiers as the .ts and .tsx sources and leaves out what is not an edge', () => {
@@ -148,11 +169,17 @@ describe('import cycles', () => {
     });
 
     it('finds no cycle once the type moves below both', () => {
-      const fixed = { ...fixture, '/p/b.ts': "import type { A } from './types.js';\nexport const b = 1;", '/p/types.ts': 'export type A = 1;' };
+      const fixed = {
+        ...fixture,
+        '/p/b.ts': "import type { A } from './types.js';\nexport const b = 1;",
+        '/p/types.ts': 'export type A = 1;',
+      };
       const names = Object.keys(fixed);
-      const cycles = describeCycles(importGraph(names, (file) => fixed[file as keyof typeof fixed]), '/p');
+      const cycles = describeCycles(
+        importGraph(names, (file) => fixed[file as keyof typeof fixed]),
+        '/p',
+      );
       expect(cycles).toEqual(['c.ts, d.ts, e.tsx: c.ts -> d.ts -> e.tsx -> c.ts']);
     });
   });
 });
-
