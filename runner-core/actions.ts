@@ -64,7 +64,7 @@ export class RunnerActions {
     });
     if (result.created) {
       events.emit({ type: 'run', run: result.run });
-      if (driveNow) scheduler.launch(result.run, true);
+      if (driveNow) scheduler.launch({ run: result.run, isNew: true });
       else scheduler.wake();
     }
     return result;

@@ -6,7 +6,7 @@ import { isFull, SLOT_RECHECK_MS } from './egress/slots.js';
 import { describeError, type Logger } from './logger.js';
 import { refusedStarts } from './refused-starts.js';
 import { toReplayRecords } from './replay-records.js';
-import type { Scheduler } from './scheduler.js';
+import type { DriveTask, Scheduler } from './scheduler.js';
 import type { UpstashAttemptSeq } from './run-end/attempt-numbers.js';
 import { deliverOwed, type DeliveriesContext } from './run-end/deliveries.js';
 import type { RunEnds } from './run-end/run-ends.js';
@@ -108,7 +108,7 @@ export class Driver {
    * runner owes it (calls, due sleeps, kept events), then a drive request; `continue` loops at once.
    * True when the lease was released with the last commit.
    */
-  async drive(initial: Run, isNew: boolean, signal: AbortSignal): Promise<boolean> {
+  async drive({ run: initial, isNew, signal }: DriveTask): Promise<boolean> {
     const { store, now, owner, unreachable, scheduler } = this.options;
     // An Upstash-protocol run is its QStash engine's: this driver only delivers what a finished run
     // owes (its alert). Claimed for anything else (never expected: its `next_at` is NULL but for an

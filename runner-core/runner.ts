@@ -95,7 +95,7 @@ export class Runner {
       leaseMs,
       pollMs: options.pollMs ?? 1_000,
       logger: this.logger,
-      drive: (run, isNew, signal) => driver!.drive(run, isNew, signal),
+      drive: (request) => driver!.drive(request),
       // Read back only for listeners: flow control's waiting reasons reach the dashboards live.
       onWaiting: (runIds) => this.announceWaiting(runIds),
     });

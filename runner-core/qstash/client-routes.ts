@@ -157,7 +157,7 @@ function messageIdsOf(messages: readonly RunMessage[]): Map<number, string> {
 export const clientRoutes: QStashRouteSet = (app, { engine, logger }) =>
   mountClientRoutes(app, {
     store: engine.context.store,
-    cancelRun: (runId) => engine.finishRun(runId, true, ''),
+    cancelRun: (runId) => engine.finishRun(runId, { status: 'cancelled' }),
     runExtras: (runId, purpose) => runExtrasOf(engine, runId, purpose === 'log'),
     logger,
   });
