@@ -12,6 +12,7 @@ import { parseRetryAfter } from './retry.js';
 import { signDrive } from './sign.js';
 import { stepLogsChange } from './step-logs.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from './transport.js';
+import { attemptOutcome } from '../api/attempt-outcome.js';
 import type { Attempt, Change, Run } from './store/types.js';
 import type { Tracing } from './tracing.js';
 
@@ -142,7 +143,7 @@ export async function runAttempt(
   const finish = (end: AttemptResult['end']): AttemptResult => {
     attempt.durationMs = ctx.now() - startedAt;
     attempt.responseBody = attempt.responseStatus === null ? null : clip(text, ctx.logBodyLimitBytes);
-    attempt.outcome = failure ? `failure-function ${end.t}` : end.t;
+    attempt.outcome = attemptOutcome({ to: failure ? 'failure-function' : 'route', end: end.t });
     if (end.t === 'error' || end.t === 'failed') attempt.error = end.error;
     trace?.end(attempt.responseStatus, end, startedAt + attempt.durationMs);
     return { attempt, progressed, end };

@@ -1,4 +1,5 @@
 import { errors as undiciErrors } from 'undici';
+import { attemptOutcome, type DeliveryEnd } from '../../api/attempt-outcome.js';
 import type { SerializedError } from '../../protocol/errors.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
@@ -401,7 +402,7 @@ export class DeliveryWorker {
     let requestHeaders = credentials.redact(sent);
     if (hideHeaders) requestHeaders = Object.fromEntries(Object.keys(requestHeaders).map((name) => [name, '[redacted]']));
     for (const name of named) if (name in requestHeaders) requestHeaders[name] = '[redacted]';
-    const outcome = verdict.kind === 'delivered' ? 'done' : verdict.kind === 'retry' ? 'retry' : verdict.kind === 'unreachable' ? 'unreachable' : 'failed';
+    const end: DeliveryEnd = verdict.kind === 'delivered' ? 'done' : verdict.kind;
     return {
       runId,
       seq,
@@ -413,7 +414,7 @@ export class DeliveryWorker {
       responseStatus: answer?.status ?? null,
       responseHeaders: answer ? credentials.redact(answer.headers) : null,
       responseBody: answer ? (hideBody ? '[redacted]' : clip(answer.body.toString('utf8'), limit)) : null,
-      outcome: message.callType === 'failureCall' ? `failure-function ${outcome}` : message.callType === 'toCallback' ? `call ${outcome}` : outcome,
+      outcome: attemptOutcome({ to: message.callType === 'failureCall' ? 'failure-function' : message.callType === 'toCallback' ? 'call' : 'route', end }),
       error: verdict.kind === 'failed' || verdict.kind === 'retry' ? verdict.error : transportError === undefined ? null : { name: 'TransportError', message: describeError(transportError) },
     };
   }
