@@ -98,19 +98,23 @@ function errorDetail(text: string): string {
   return text.slice(0, 300);
 }
 
+/** One drive request to make: the run, what it has committed, and the slot it goes out in. */
+export interface AttemptRequest {
+  /** The caller's slot at the run's origin (`EgressGate.acquire`), held until `runAttempt` returns. */
+  slot: Slot;
+  run: Run;
+  committed: readonly StepRecord[];
+  signal: AbortSignal;
+  /** Set for a failureFunction call: the failure it is told of. */
+  failure?: DriveRequest['failure'];
+}
+
 /**
  * One drive request: sign, POST, read the outcome stream, hand each step to `commit` as it
  * arrives. Never throws: every problem becomes an `error` end, recorded in the attempt. `slot` is
  * the caller's at the run's origin (`EgressGate.acquire`), held until this returns.
  */
-export async function runAttempt(
-  ctx: AttemptContext,
-  slot: Slot,
-  run: Run,
-  committed: readonly StepRecord[],
-  signal: AbortSignal,
-  failure?: DriveRequest['failure'],
-): Promise<AttemptResult> {
+export async function runAttempt(ctx: AttemptContext, { slot, run, committed, signal, failure }: AttemptRequest): Promise<AttemptResult> {
   const startedAt = ctx.now();
   const body = driveBody(run, committed, ctx.inlineStepsLimitBytes, failure);
   const headers: Record<string, string> = {
@@ -160,7 +164,7 @@ export async function runAttempt(
   };
 
   try {
-    const response = await postToEndpoint(ctx.egress, failure ? 'failure-call' : 'drive', slot, run.url, headers, body, signal);
+    const response = await postToEndpoint(ctx.egress, { purpose: failure ? 'failure-call' : 'drive', slot, url: run.url, headers, body, signal });
     attempt.responseStatus = response.status;
     attempt.responseHeaders = ctx.credentials.redact(response.headers);
     const isStream = response.status === 200 && (response.headers['content-type'] ?? '').startsWith(NDJSON);

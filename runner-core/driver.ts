@@ -166,7 +166,7 @@ export class Driver {
       return 'deferred';
     }
     try {
-      return await runAttempt(this.ctx, slot, run, committed, signal);
+      return await runAttempt(this.ctx, { slot, run, committed, signal });
     } finally {
       slot.release();
     }
