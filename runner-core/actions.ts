@@ -1,7 +1,7 @@
 import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { encodeValue } from '../protocol/values.js';
 import type { CallCredentials } from './call-credentials.js';
-import type { Commit } from './driver.js';
+import type { Commit } from './commit-queue.js';
 import { OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError, UpstashRunActionError } from './errors.js';
 import type { EventBus } from './events.js';
 import { newRunId } from './ids.js';

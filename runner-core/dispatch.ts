@@ -2,16 +2,7 @@ import type { EgressGate, EgressResponse } from './egress/gate.js';
 import type { EgressPurpose } from './egress/destinations.js';
 import type { Slot } from './egress/slots.js';
 
-export { DEFAULT_HEADERS_TIMEOUT_MS } from './egress/agents.js';
-
-export interface DispatchOptions {
-  /** Time to the response headers; the route sends them before the first step runs. @default 30s */
-  headersTimeoutMs?: number;
-  /** Longest silence between two outcome lines, i.e. the longest single step. @default 15 min */
-  bodyTimeoutMs?: number;
-  /** Connections kept per origin. @default 256 */
-  connections?: number;
-}
+export { DEFAULT_HEADERS_TIMEOUT_MS, type DispatchOptions } from './egress/agents.js';
 
 export type EndpointResponse = EgressResponse;
 

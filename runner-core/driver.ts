@@ -1,5 +1,6 @@
 import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import type { AlertConfig } from './alerts/options.js';
+import type { Commit } from './commit-queue.js';
 import { childRunIdOf } from './invoke.js';
 import { runAttempt, type AttemptContext, type AttemptResult } from './attempt.js';
 import { isFull, SLOT_RECHECK_MS } from './egress/slots.js';
@@ -17,8 +18,7 @@ import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
 
-/** Commits changes (group-committed) and tells listeners; fenced by `owner`'s leases when given. */
-export type Commit = (changes: Change[], owner?: string) => Promise<void>;
+export type { Commit } from './commit-queue.js';
 
 export interface DriverOptions {
   store: Store;

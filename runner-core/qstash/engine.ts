@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import type { EgressGate } from '../egress/gate.js';
 import { encodeValue } from '../../protocol/values.js';
 import type { CallCredentials } from '../call-credentials.js';
-import type { Commit } from '../driver.js';
+import type { Commit } from '../commit-queue.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
