@@ -1,4 +1,5 @@
 import type { SerializedError } from '../protocol/errors.js';
+import type { AttemptOutcome } from './attempt-outcome.js';
 import type { CallRequest, StepKind } from '../protocol/messages.js';
 import type { LogLine } from '../protocol/step-logs.js';
 export type { LogLevel, LogLine } from '../protocol/step-logs.js';
@@ -170,8 +171,8 @@ export interface Attempt {
   responseStatus: number | null;
   responseHeaders: Record<string, string> | null;
   responseBody: string | null;
-  /** How the attempt ended: done, failed, continue, or a transport problem (error is set). */
-  outcome: string;
+  /** How the attempt ended: done, failed, continue, or a transport problem (error is set); see attempt-outcome.ts. */
+  outcome: AttemptOutcome;
   error: SerializedError | null;
 }
 

@@ -1,7 +1,7 @@
 import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { encodeValue } from '../protocol/values.js';
 import type { CallCredentials } from './call-credentials.js';
-import type { Commit } from './driver.js';
+import type { Commit } from './commit-queue.js';
 import { OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError, UpstashRunActionError } from './errors.js';
 import type { EventBus } from './events.js';
 import { newRunId } from './ids.js';
@@ -64,7 +64,7 @@ export class RunnerActions {
     });
     if (result.created) {
       events.emit({ type: 'run', run: result.run });
-      if (driveNow) scheduler.launch(result.run, true);
+      if (driveNow) scheduler.launch({ run: result.run, isNew: true });
       else scheduler.wake();
     }
     return result;

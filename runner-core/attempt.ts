@@ -12,6 +12,7 @@ import { parseRetryAfter } from './retry.js';
 import { signDrive } from './sign.js';
 import { stepLogsChange } from './step-logs.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from './transport.js';
+import { attemptOutcome } from '../api/attempt-outcome.js';
 import type { Attempt, Change, Run } from './store/types.js';
 import type { Tracing } from './tracing.js';
 
@@ -97,19 +98,23 @@ function errorDetail(text: string): string {
   return text.slice(0, 300);
 }
 
+/** One drive request to make: the run, what it has committed, and the slot it goes out in. */
+export interface AttemptRequest {
+  /** The caller's slot at the run's origin (`EgressGate.acquire`), held until `runAttempt` returns. */
+  slot: Slot;
+  run: Run;
+  committed: readonly StepRecord[];
+  signal: AbortSignal;
+  /** Set for a failureFunction call: the failure it is told of. */
+  failure?: DriveRequest['failure'];
+}
+
 /**
  * One drive request: sign, POST, read the outcome stream, hand each step to `commit` as it
  * arrives. Never throws: every problem becomes an `error` end, recorded in the attempt. `slot` is
  * the caller's at the run's origin (`EgressGate.acquire`), held until this returns.
  */
-export async function runAttempt(
-  ctx: AttemptContext,
-  slot: Slot,
-  run: Run,
-  committed: readonly StepRecord[],
-  signal: AbortSignal,
-  failure?: DriveRequest['failure'],
-): Promise<AttemptResult> {
+export async function runAttempt(ctx: AttemptContext, { slot, run, committed, signal, failure }: AttemptRequest): Promise<AttemptResult> {
   const startedAt = ctx.now();
   const body = driveBody(run, committed, ctx.inlineStepsLimitBytes, failure);
   const headers: Record<string, string> = {
@@ -142,7 +147,7 @@ export async function runAttempt(
   const finish = (end: AttemptResult['end']): AttemptResult => {
     attempt.durationMs = ctx.now() - startedAt;
     attempt.responseBody = attempt.responseStatus === null ? null : clip(text, ctx.logBodyLimitBytes);
-    attempt.outcome = failure ? `failure-function ${end.t}` : end.t;
+    attempt.outcome = attemptOutcome({ to: failure ? 'failure-function' : 'route', end: end.t });
     if (end.t === 'error' || end.t === 'failed') attempt.error = end.error;
     trace?.end(attempt.responseStatus, end, startedAt + attempt.durationMs);
     return { attempt, progressed, end };
@@ -159,7 +164,7 @@ export async function runAttempt(
   };
 
   try {
-    const response = await postToEndpoint(ctx.egress, failure ? 'failure-call' : 'drive', slot, run.url, headers, body, signal);
+    const response = await postToEndpoint(ctx.egress, { purpose: failure ? 'failure-call' : 'drive', slot, url: run.url, headers, body, signal });
     attempt.responseStatus = response.status;
     attempt.responseHeaders = ctx.credentials.redact(response.headers);
     const isStream = response.status === 200 && (response.headers['content-type'] ?? '').startsWith(NDJSON);

@@ -1,6 +1,9 @@
 import { appliedAttempts, appliedBy } from './store/applied.js';
 import type { Applied, Change, Store } from './store/types.js';
 
+/** Commits changes (group-committed) and tells listeners; fenced by `owner`'s leases when given. */
+export type Commit = (changes: Change[], owner?: string) => Promise<void>;
+
 interface Pending {
   changes: readonly Change[];
   /** The runner whose lease fences these changes; undefined for API actions (cancel). */

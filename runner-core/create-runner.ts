@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { setPublicUrl } from './alerts/options.js';
 import { createApiServer, type ApiOptions } from './api/server.js';
 import { DatabaseOpenError, RunnerConfigError } from './errors.js';
-import { consoleLogger } from './logger.js';
 import { Histogram, instrumentStore, renderMetrics } from './metrics.js';
 import { Runner, type RunnerOptions } from './runner.js';
+import { resolveRunnerOptions, type ResolvedRunnerOptions } from './runner-options.js';
 import { openStore, parseDatabaseUrl, redactDatabaseUrl } from './store/index.js';
 import type { Store } from './store/types.js';
 import type { OtelConfig } from './telemetry/otel-config.js';
@@ -85,12 +85,20 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
   const closeStore = async (): Promise<void> => {
     if (target !== undefined) await opened!.close();
   };
+  // Every default once (runner-options.ts); on SQLite this runner is the file's only user.
+  let resolved: ResolvedRunnerOptions;
+  try {
+    resolved = resolveRunnerOptions({ ...runnerOptions, store: opened!, exclusive: exclusive ?? kind === 'sqlite' });
+  } catch (error) {
+    await closeStore();
+    throw new RunnerConfigError((error as Error).message, { cause: error });
+  }
   // Loaded here, not imported above: without an endpoint no @opentelemetry package is ever loaded.
-  let tracing: Tracing | undefined = runnerOptions.tracing;
+  let tracing: Tracing | undefined = resolved.tracing;
   if (!tracing && otel) {
     try {
       const { createOtelTracing } = await import('./telemetry/otel-tracing.js');
-      tracing = await createOtelTracing(otel, runnerOptions.logger ?? consoleLogger);
+      tracing = await createOtelTracing(otel, resolved.logger);
     } catch (error) {
       await closeStore();
       throw new RunnerConfigError(`Could not set up the OpenTelemetry export to ${otel.endpoint}: ${(error as Error).message}`, { cause: error });
@@ -100,7 +108,7 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
   const store = instrumentStore(opened!, stepDuration);
   let runner: Runner;
   try {
-    runner = new Runner({ ...runnerOptions, tracing, store, exclusive: exclusive ?? kind === 'sqlite' });
+    runner = new Runner({ ...resolved, tracing, store });
   } catch (error) {
     await tracing?.shutdown();
     await closeStore();

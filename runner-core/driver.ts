@@ -1,12 +1,13 @@
 import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import type { AlertConfig } from './alerts/options.js';
+import type { Commit } from './commit-queue.js';
 import { childRunIdOf } from './invoke.js';
 import { runAttempt, type AttemptContext, type AttemptResult } from './attempt.js';
 import { isFull, SLOT_RECHECK_MS } from './egress/slots.js';
 import { describeError, type Logger } from './logger.js';
 import { refusedStarts } from './refused-starts.js';
 import { toReplayRecords } from './replay-records.js';
-import type { Scheduler } from './scheduler.js';
+import type { DriveTask, Scheduler } from './scheduler.js';
 import type { UpstashAttemptSeq } from './run-end/attempt-numbers.js';
 import { deliverOwed, type DeliveriesContext } from './run-end/deliveries.js';
 import type { RunEnds } from './run-end/run-ends.js';
@@ -17,8 +18,7 @@ import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
 
-/** Commits changes (group-committed) and tells listeners; fenced by `owner`'s leases when given. */
-export type Commit = (changes: Change[], owner?: string) => Promise<void>;
+export type { Commit } from './commit-queue.js';
 
 export interface DriverOptions {
   store: Store;
@@ -108,7 +108,7 @@ export class Driver {
    * runner owes it (calls, due sleeps, kept events), then a drive request; `continue` loops at once.
    * True when the lease was released with the last commit.
    */
-  async drive(initial: Run, isNew: boolean, signal: AbortSignal): Promise<boolean> {
+  async drive({ run: initial, isNew, signal }: DriveTask): Promise<boolean> {
     const { store, now, owner, unreachable, scheduler } = this.options;
     // An Upstash-protocol run is its QStash engine's: this driver only delivers what a finished run
     // owes (its alert). Claimed for anything else (never expected: its `next_at` is NULL but for an
@@ -166,7 +166,7 @@ export class Driver {
       return 'deferred';
     }
     try {
-      return await runAttempt(this.ctx, slot, run, committed, signal);
+      return await runAttempt(this.ctx, { slot, run, committed, signal });
     } finally {
       slot.release();
     }

@@ -1,10 +1,11 @@
 import type { AlertOptions } from './alerts/options.js';
 import type { DispatchOptions } from './dispatch.js';
 import type { EgressOptions } from './egress/gate.js';
-import type { Logger } from './logger.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { LOOPBACK_ORIGINS } from './origins.js';
 import type { Store } from './store/types.js';
 import type { Tracing } from './tracing.js';
-import type { UnreachablePolicy } from './unreachable.js';
+import { unreachablePolicy, type UnreachablePolicy } from './unreachable.js';
 import type { UpstashSigningKeys } from './qstash/signature.js';
 
 /** What a `Runner` is built from (and `createRunner`, which adds the store and the API's). */
@@ -73,4 +74,61 @@ export interface RunnerOptions {
    * runner shuts it down (flushes) when it stops. @default none: no spans, no `traceparent`
    */
   tracing?: Tracing;
+}
+
+/** The options `resolveRunnerOptions` fills in. */
+type Defaulted =
+  | 'concurrency'
+  | 'leaseMs'
+  | 'pollMs'
+  | 'eventKeepMs'
+  | 'retention'
+  | 'exclusive'
+  | 'allowedOrigins'
+  | 'inlineStepsLimitBytes'
+  | 'logBodyLimitBytes'
+  | 'now'
+  | 'logger';
+
+/** `RunnerOptions` with every default applied and checked: what the runner's parts read. */
+export type ResolvedRunnerOptions = Omit<RunnerOptions, Defaulted | 'unreachable'> &
+  Required<Pick<RunnerOptions, Defaulted>> & { unreachable: UnreachablePolicy };
+
+/** The runner's defaults, stated once (the `@default`s of `RunnerOptions` above). */
+export const RUNNER_DEFAULTS = {
+  concurrency: 256,
+  leaseMs: 15_000,
+  pollMs: 1_000,
+  eventKeepMs: 10 * 60_000,
+  retention: 0,
+  exclusive: false,
+  inlineStepsLimitBytes: 1024 * 1024,
+  logBodyLimitBytes: 64 * 1024,
+} as const;
+
+/** `RunnerOptions.retention`, checked: a whole number of ms, 0 for "forever". */
+function checkRetention(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new Error(`Expected \`retention\` to be a whole number of milliseconds (0 keeps runs forever), got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/**
+ * Every default of `options` applied, in one place, and the values that can be wrong checked
+ * (`retention`, the unreachable policy): the runner reads the result, never `??` a default again.
+ * @example resolveRunnerOptions({ store, tokens: [token] }).leaseMs // 15000
+ */
+export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOptions {
+  // An option passed as `undefined` (`{ leaseMs: options.leaseMs }`) takes its default too.
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as RunnerOptions;
+  return {
+    ...RUNNER_DEFAULTS,
+    allowedOrigins: LOOPBACK_ORIGINS,
+    now: Date.now,
+    logger: consoleLogger,
+    ...given,
+    retention: checkRetention(given.retention ?? RUNNER_DEFAULTS.retention),
+    unreachable: unreachablePolicy(options.unreachable),
+  };
 }

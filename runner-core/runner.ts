@@ -4,14 +4,14 @@ import { RunnerActions } from './actions.js';
 import { alertConfig, type AlertConfig } from './alerts/options.js';
 import { announce } from './announce.js';
 import { CallCredentials } from './call-credentials.js';
-import { CommitQueue } from './commit-queue.js';
+import { CommitQueue, type Commit } from './commit-queue.js';
 import { DEFAULT_HEADERS_TIMEOUT_MS } from './dispatch.js';
 import { EgressGate } from './egress/gate.js';
-import { Driver, type Commit } from './driver.js';
+import { Driver } from './driver.js';
 import { EventBus } from './events.js';
-import { consoleLogger, type Logger } from './logger.js';
-import { LOOPBACK_ORIGINS, parseOriginPatterns } from './origins.js';
-import type { RunnerOptions } from './runner-options.js';
+import type { Logger } from './logger.js';
+import { parseOriginPatterns } from './origins.js';
+import { resolveRunnerOptions, type RunnerOptions } from './runner-options.js';
 import { QStashEngine } from './qstash/engine.js';
 import { openQstashStores } from './qstash/stores.js';
 import { RunEnds } from './run-end/run-ends.js';
@@ -20,17 +20,8 @@ import { ScheduleService } from './schedules/service.js';
 import { RetentionService } from './retention/service.js';
 import type { Run, Store } from './store/types.js';
 import { TokenSet } from './tokens.js';
-import { unreachablePolicy } from './unreachable.js';
 
 export type { RunnerOptions } from './runner-options.js';
-
-/** `RunnerOptions.retention`, checked: a whole number of ms, 0 for "forever". */
-function checkRetention(value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new Error(`Expected \`retention\` to be a whole number of milliseconds (0 keeps runs forever), got ${JSON.stringify(value)}.`);
-  }
-  return value;
-}
 
 /**
  * Drives runs: claims due work (`Scheduler`), sends drive requests and commits each streamed step
@@ -61,21 +52,22 @@ export class Runner {
   readonly qstash: QStashEngine | undefined;
   private stopping: Promise<void> | undefined;
 
-  constructor(options: RunnerOptions) {
+  constructor(given: RunnerOptions) {
+    // Every default applied once (runner-options.ts); nothing below falls back to a default again.
+    const options = resolveRunnerOptions(given);
     this.store = options.store;
-    this.logger = options.logger ?? consoleLogger;
+    this.logger = options.logger;
     this.events = new EventBus(this.logger);
     this.tokens = new TokenSet(options.tokens);
     if (this.tokens.size === 0) throw new Error('The runner needs at least one token (WF_TOKEN) to sign drive requests with.');
     // Records are read back (in the commit's transaction) only when someone listens.
     this.alerts = options.alerts ? alertConfig(options.alerts, this.tokens.signing[0]!) : undefined;
     this.queue = new CommitQueue(options.store, () => this.events.size > 0);
-    const now = options.now ?? Date.now;
-    const leaseMs = options.leaseMs ?? 15_000;
-    this.exclusive = options.exclusive ?? false;
+    const { now, leaseMs } = options;
+    this.exclusive = options.exclusive;
     this.tracing = options.tracing;
     // Parsed once and shared: `allowOrigin` adds to this very list, which every check reads.
-    const allowedOrigins = parseOriginPatterns(options.allowedOrigins ?? LOOPBACK_ORIGINS);
+    const allowedOrigins = parseOriginPatterns(options.allowedOrigins);
     this.egress = new EgressGate(allowedOrigins, options.dispatch, options.egress, now);
     const credentials = new CallCredentials(this.tokens.signing, options.redactHeaders);
     const commit: Commit = async (changes, owner) => {
@@ -91,11 +83,11 @@ export class Runner {
       store: this.store,
       owner: this.owner,
       now,
-      concurrency: options.concurrency ?? 256,
+      concurrency: options.concurrency,
       leaseMs,
-      pollMs: options.pollMs ?? 1_000,
+      pollMs: options.pollMs,
       logger: this.logger,
-      drive: (run, isNew, signal) => driver!.drive(run, isNew, signal),
+      drive: (request) => driver!.drive(request),
       // Read back only for listeners: flow control's waiting reasons reach the dashboards live.
       onWaiting: (runIds) => this.announceWaiting(runIds),
     });
@@ -103,7 +95,7 @@ export class Runner {
       store: this.store,
       owner: this.owner,
       now,
-      unreachable: unreachablePolicy(options.unreachable),
+      unreachable: options.unreachable,
       scheduler: this.scheduler,
       commit,
       logger: this.logger,
@@ -122,8 +114,8 @@ export class Runner {
         tokens: this.tokens.signing,
         now,
         driveDeadlineMs: Math.min(options.dispatch?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, leaseMs),
-        inlineStepsLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
-        logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
+        inlineStepsLimitBytes: options.inlineStepsLimitBytes,
+        logBodyLimitBytes: options.logBodyLimitBytes,
         credentials,
         tracing: options.tracing,
       },
@@ -134,7 +126,7 @@ export class Runner {
       owner: this.owner,
       now,
       leaseMs,
-      eventKeepMs: options.eventKeepMs ?? 10 * 60_000,
+      eventKeepMs: options.eventKeepMs,
       credentials,
       allowedOrigins,
       scheduler: this.scheduler,
@@ -157,11 +149,11 @@ export class Runner {
             now,
             logger: this.logger,
             leaseMs,
-            pollMs: options.pollMs ?? 1_000,
-            concurrency: options.concurrency ?? 256,
-            unreachable: unreachablePolicy(options.unreachable),
-            inlineLimitBytes: options.inlineStepsLimitBytes ?? 1024 * 1024,
-            logBodyLimitBytes: options.logBodyLimitBytes ?? 64 * 1024,
+            pollMs: options.pollMs,
+            concurrency: options.concurrency,
+            unreachable: options.unreachable,
+            inlineLimitBytes: options.inlineStepsLimitBytes,
+            logBodyLimitBytes: options.logBodyLimitBytes,
             token: this.tokens.signing[0]!,
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,
@@ -177,12 +169,12 @@ export class Runner {
       redact: (headers) => credentials.redact(headers),
       startRun: (request) => this.actions.startRun(request),
       logger: this.logger,
-      tickMs: Math.min(options.pollMs ?? 1_000, 250),
+      tickMs: Math.min(options.pollMs, 250),
     });
     this.retention = new RetentionService({
       // The QStash parts only where the engine runs: their rows exist only then.
       parts: { retention: this.store.retention, ...(qstashStores && { messages: qstashStores.messages, waits: qstashStores.waits }) },
-      retentionMs: checkRetention(options.retention ?? 0),
+      retentionMs: options.retention,
       now,
       logger: this.logger,
     });

@@ -4,8 +4,20 @@ import { LeaseLostError } from './store/errors.js';
 import type { Run, Store } from './store/types.js';
 import { WorkLoop } from './work-loop.js';
 
+/** A run to drive: claimed (`isNew` false) or just created by a start that drives it at once. */
+export interface Drive {
+  run: Run;
+  /** Just created by this runner's start: nothing committed yet, nothing owed to park on. */
+  isNew: boolean;
+}
+
+/** One drive and the signal that aborts it (a cancel, a lost lease, the runner stopping). */
+export interface DriveTask extends Drive {
+  signal: AbortSignal;
+}
+
 /** Drives one claimed run; resolves true when its lease was released (or lost) on the way. */
-export type DriveFn = (run: Run, isNew: boolean, signal: AbortSignal) => Promise<boolean>;
+export type DriveFn = (request: DriveTask) => Promise<boolean>;
 
 export interface SchedulerOptions {
   store: Store;
@@ -18,12 +30,6 @@ export interface SchedulerOptions {
   drive: DriveFn;
   /** Runs a claim left waiting for a flow control slot (see `ClaimOptions.onWaiting`). */
   onWaiting?: (runIds: string[]) => void;
-}
-
-/** A run to drive: claimed (`isNew` false) or just created by a start that drives it at once. */
-interface Drive {
-  run: Run;
-  isNew: boolean;
 }
 
 /**
@@ -50,7 +56,7 @@ export class Scheduler {
       key: (drive) => drive.run.id,
       // A lost lease was logged once, when the store first said so (`lose`); there is nothing to release.
       work: ({ run, isNew }, signal) =>
-        options.drive(run, isNew, signal).catch((error: unknown): boolean => {
+        options.drive({ run, isNew, signal }).catch((error: unknown): boolean => {
           if (LeaseLostError.is(error)) return true;
           throw error;
         }),
@@ -110,8 +116,8 @@ export class Scheduler {
   }
 
   /** Drives a run this runner holds the lease of (a start that drives at once). */
-  launch(run: Run, isNew: boolean): void {
-    this.loop.launch({ run, isNew });
+  launch(drive: Drive): void {
+    this.loop.launch(drive);
   }
 
   /** Looks for due work now (coalesced), then sleeps until the next due time or `pollMs`. */

@@ -5,6 +5,7 @@ import type { CliIO } from '../lib/io.js';
 import { createLogger, type LogFormat } from '../lib/logger.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt } from '../lib/parse.js';
 import { startProductionRunner } from '../lib/production-runner.js';
+import { RUNNER_DEFAULTS } from '../../runner-core/runner-options.js';
 import { redactHeaderNames, redactHeaderOption } from '../lib/redact-headers.js';
 import { alertOptions } from '../lib/alert-flags.js';
 import { addRunnerFlags, allowedOriginsFromEnv, otelFromFlags, type RunnerFlags } from '../lib/runner-flags.js';
@@ -28,7 +29,7 @@ export function makeStartCommand(io: CliIO): Command {
     .addOption(new Option('--log-format <format>', 'log lines for people or for log shippers').choices(['text', 'json']).default('text'))
     .addOption(new Option('--lease-ms <ms>', 'how long a run stays this runner\'s without renewal; another runner takes it over after (default: WF_LEASE_MS, else 15000)').argParser(parsePositiveInt))
     .addOption(new Option('--grace-ms <ms>', 'on SIGTERM, how long in-flight drives may finish before they are released to other runners').default(10_000).argParser(parseNonNegativeInt))
-    .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(256).argParser(parsePositiveInt))
+    .addOption(new Option('--concurrency <n>', 'drive requests in flight at once').default(RUNNER_DEFAULTS.concurrency).argParser(parsePositiveInt))
     .addOption(new Option('--calls-per-origin <n>', "context.call requests in flight at once to one target's origin (default 32); more wait, shown as waiting for a slot").argParser(parsePositiveInt))
     .addOption(redactHeaderOption())
     .addOption(retentionOption(START_RETENTION_MS))

@@ -22,9 +22,9 @@ export interface ProductionRunnerOptions {
   host: string;
   port: number;
   tokens: string[];
-  /** @default 15000 */
+  /** @default RUNNER_DEFAULTS.leaseMs (runner-options.ts) */
   leaseMs?: number;
-  /** @default 256 */
+  /** @default RUNNER_DEFAULTS.concurrency (runner-options.ts) */
   concurrency?: number;
   /** `--calls-per-origin`: the egress gate's share per call target's origin. @default 32 */
   callsPerOrigin?: number | undefined;

@@ -84,7 +84,14 @@ export async function sendAlert(ctx: AlertContext, run: Run, steps: readonly Ste
   const slot = ctx.egress.acquire(config.webhook, 'alert');
   try {
     if (isFull(slot)) throw new Error(`no slot at ${slot.origin}`);
-    const response = await postToEndpoint(ctx.egress, 'alert', slot, config.webhook.href, headers, body, AbortSignal.any([signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]));
+    const response = await postToEndpoint(ctx.egress, {
+      purpose: 'alert',
+      slot,
+      url: config.webhook.href,
+      headers,
+      body,
+      signal: AbortSignal.any([signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]),
+    });
     attempt.responseStatus = response.status;
     attempt.responseHeaders = ctx.redact(response.headers);
     let text = '';

@@ -5,21 +5,20 @@ export interface RequestHeaders {
   get(name: string): string | null;
 }
 
-/** What a route needs from the caller. */
-export interface RouteAccess {
-  /** Changes state: always the token, except `dashboard` writes below. */
-  write: boolean;
-  /** Open to everyone: only what the dashboard needs before its login form, and `/healthz`. */
-  public?: boolean;
-  /**
-   * A write the web dashboard makes (cancel, rerun, resume, bulk, schedule delete): where reads are
-   * open it needs no token when the request comes from the page the runner served itself (same
-   * origin, see `fromDashboard`). Only writes on what exists: nothing that makes the runner send
-   * to a new destination or payload (starts, notify, new schedules). README's "What loopback mode
-   * allows" names each such route; test/runner-core/loopback-routes.test.ts keeps the two equal.
-   */
-  dashboard?: boolean;
-}
+/**
+ * Who may call a route, one of four levels (no flags to combine):
+ * - `'public'`: everyone, no token: only what the dashboard needs before its login form, and `/healthz`.
+ * - `'read'`: the token, except where reads are open (`openOnLoopback` on a loopback bind).
+ * - `'dashboard-write'`: a write the web dashboard makes (cancel, rerun, resume, bulk, schedule
+ *   delete): the token, except where reads are open and the request comes from the page the runner
+ *   served itself (same origin, see `fromDashboard`). Only writes on what exists: nothing that makes
+ *   the runner send to a new destination or payload (starts, notify, new schedules). README's "What
+ *   loopback mode allows" names each such route; test/runner-core/loopback-routes.test.ts keeps the
+ *   two equal.
+ * - `'token'`: always the token, on loopback too: every other write, and reads a client other than
+ *   the dashboards makes (the route's fetch of its committed steps), like the whole QStash API.
+ */
+export type RouteAccess = 'public' | 'read' | 'dashboard-write' | 'token';
 
 export interface AccessOptions {
   /** Address the server is bound to. */
@@ -31,8 +30,8 @@ export interface AccessOptions {
 export interface Access {
   /** Whether reads need no token for this request: what `GET /v1/session` tells the page. */
   openReads(headers: RequestHeaders): boolean;
-  /** Whether the route may run without checking the token. */
-  open(route: RouteAccess, headers: RequestHeaders): boolean;
+  /** Whether a route of this access level may run without checking the token. */
+  open(access: RouteAccess, headers: RequestHeaders): boolean;
 }
 
 function hostnameOf(host: string | null): string {
@@ -63,6 +62,17 @@ export function createAccess(options: AccessOptions): Access {
   const openReads = (headers: RequestHeaders): boolean => loopbackBind && isLoopbackHost(hostnameOf(headers.get('host')));
   return {
     openReads,
-    open: (route, headers) => route.public === true || (openReads(headers) && (!route.write || (route.dashboard === true && fromDashboard(headers)))),
+    open: (access, headers) => {
+      switch (access) {
+        case 'public':
+          return true;
+        case 'read':
+          return openReads(headers);
+        case 'dashboard-write':
+          return openReads(headers) && fromDashboard(headers);
+        case 'token':
+          return false;
+      }
+    },
   };
 }

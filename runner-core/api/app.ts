@@ -6,11 +6,12 @@ import { createAccess } from './access.js';
 import { requireAccess } from './auth.js';
 import { createDashboard } from './dashboard.js';
 import { ApiErrorWithHeaders, failureResponse } from './error-response.js';
-import { apiRoutes, type ApiEnv, type ApiRoute } from './routes.js';
+import type { ApiEnv, ApiRoute } from './api-route.js';
+import { apiRoutes } from './routes.js';
 import { createEventStreams, type EventStreamsOptions } from './sse.js';
 import { createQStashApp } from '../qstash/routes.js';
 
-export type { ApiEnv } from './routes.js';
+export type { ApiEnv } from './api-route.js';
 
 export interface ApiAppOptions {
   /** Address the server is bound to; reads may be open only on loopback (see `openOnLoopback`). */
@@ -75,7 +76,7 @@ export function createApiApp(runner: Runner, options: ApiAppOptions): Hono<ApiEn
     if (methods.length > 0) throw methodNotAllowed(c.req.method, c.req.path, methods);
     await next();
   });
-  for (const route of routes) app.on(route.method, route.path, requireAccess(access, runner.tokens, route), route.handle);
+  for (const route of routes) app.on(route.method, route.path, requireAccess(access, runner.tokens, route.access), route.handle);
   // The QStash API for @upstash/workflow apps (runner-core/qstash/): its own token check and errors.
   app.route('/v2', createQStashApp(runner.qstash, { tokens: runner.tokens, logger: runner.logger, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }));
   app.get('*', (c) => dashboard(c.req.raw, c.req.path) ?? c.notFound());

@@ -7,9 +7,9 @@ import type { Access, RouteAccess } from './access.js';
  * The token check in front of one route: it passes when `access` opens the route to this request
  * (public routes, reads on `wf dev`'s loopback), or when `Authorization` carries a valid token.
  */
-export function requireAccess(access: Access, tokens: TokenSet, route: RouteAccess): MiddlewareHandler {
+export function requireAccess(access: Access, tokens: TokenSet, level: RouteAccess): MiddlewareHandler {
   return async (c, next) => {
-    if (!access.open(route, c.req.raw.headers) && !tokens.check(c.req.header('authorization'))) {
+    if (!access.open(level, c.req.raw.headers) && !tokens.check(c.req.header('authorization'))) {
       throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <WF_TOKEN>`.');
     }
     await next();

@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { parseBulkRequest } from '../../api/bulk.js';
 import { parsePruneRequest } from '../../api/prune.js';
@@ -9,25 +8,14 @@ import { expectObject, parseJson } from '../../protocol/validate.js';
 import { ApiError } from '../errors.js';
 import { RUN_ID_PATTERN, UPSTASH_RUN_ID_PATTERN } from '../ids.js';
 import type { Runner } from '../runner.js';
-import type { Access, RouteAccess } from './access.js';
+import type { Access } from './access.js';
+import type { ApiEnv, ApiRoute } from './api-route.js';
 import { runDto, runPageDto, stepDto } from './dto-map.js';
 import { jsonResponse, readBody } from './http-io.js';
 import { decodeSegment } from './request-target.js';
 import { bulkAction } from './bulk.js';
 import { scheduleRoutes } from './schedule-routes.js';
 import { parseBodiesParam, type EventStreams } from './sse.js';
-
-/** What the app's handlers see: on the node server, the node request and response (`c.env`). */
-export interface ApiEnv {
-  Bindings: Partial<HttpBindings>;
-}
-
-export interface ApiRoute extends RouteAccess {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** A Hono path (`/v1/runs/:id`). */
-  path: string;
-  handle(c: Context<ApiEnv>): Promise<Response> | Response;
-}
 
 export interface RouteDeps {
   runner: Runner;
@@ -83,7 +71,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
     {
       method: 'POST',
       path: '/v1/runs',
-      write: true,
+      access: 'token',
       handle: async (c) => {
         const start = parseStartRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body'));
         const { run, created } = await runner.startRun(start);
@@ -93,7 +81,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
     {
       method: 'GET',
       path: '/v1/runs',
-      write: false,
+      access: 'read',
       handle: async (c) => {
         // Filters (status, url, urlPrefix, createdAfter/Before, failedStep, idPrefix): a ProtocolError
         // naming the parameter on bad input, which error-response.ts answers 400.
@@ -113,7 +101,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
     {
       method: 'GET',
       path: '/v1/runs/:id',
-      write: false,
+      access: 'read',
       handle: async (c) => {
         const id = runIdParam(c);
         const run = await runner.store.getRun(id);
@@ -127,7 +115,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       // The route fetches committed steps here when they were too large to inline: always authenticated.
       method: 'GET',
       path: '/v1/runs/:id/steps',
-      write: true,
+      access: 'token',
       handle: async (c) => {
         const id = runIdParam(c);
         if (!(await runner.store.getRun(id))) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
@@ -137,48 +125,44 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
     {
       method: 'POST',
       path: '/v1/runs/:id/cancel',
-      write: true,
-      dashboard: true,
+      access: 'dashboard-write',
       handle: async (c) => jsonResponse(200, { run: runDto(await runner.cancelRun(runIdParam(c))) }),
     },
     {
       method: 'POST',
       path: '/v1/runs/:id/rerun',
-      write: true,
-      dashboard: true,
+      access: 'dashboard-write',
       handle: async (c) => jsonResponse(201, { run: runDto(await runner.rerun(runIdParam(c))) }),
     },
     {
       method: 'POST',
       path: '/v1/runs/:id/resume',
-      write: true,
-      dashboard: true,
+      access: 'dashboard-write',
       handle: async (c) => jsonResponse(200, { run: runDto(await runner.resumeRun(runIdParam(c))) }),
     },
     {
       method: 'POST',
       path: '/v1/runs/bulk',
-      write: true,
-      dashboard: true,
+      access: 'dashboard-write',
       handle: async (c) => jsonResponse(200, await bulkAction(runner, parseBulkRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')))),
     },
     {
       // Retention on demand (`wf prune`): at most `maxRuns` runs a call, then a cursor to go on from.
       method: 'POST',
       path: '/v1/prune',
-      write: true,
+      access: 'token',
       handle: async (c) => jsonResponse(200, await runner.retention.prune(parsePruneRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')))),
     },
     {
       method: 'GET',
       path: '/v1/store',
-      write: false,
+      access: 'read',
       handle: async () => jsonResponse(200, { sizeBytes: await runner.store.retention.sizeBytes(), retentionMs: runner.retention.retentionMs }, NO_STORE),
     },
     {
       method: 'GET',
       path: '/v1/events',
-      write: false,
+      access: 'read',
       handle: (c) => {
         const request = { runId: c.req.query('runId') ?? null, bodies: parseBodiesParam(c.req.query('bodies') ?? null), lastEventId: c.req.header('last-event-id') };
         const outgoing = c.env?.outgoing;
@@ -191,7 +175,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
     {
       method: 'POST',
       path: '/v1/events/:eventId',
-      write: true,
+      access: 'token',
       handle: async (c) => {
         const eventId = decodeSegment(rawSegment(c, 3), 'the event id');
         const text = await readBody(c.req.raw, maxBodyBytes);
@@ -203,8 +187,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       // The dashboard asks whether to show its login form; the answer follows the rule for reads.
       method: 'GET',
       path: '/v1/session',
-      write: false,
-      public: true,
+      access: 'public',
       handle: (c) => jsonResponse(200, { needsToken: !access.openReads(c.req.raw.headers) }, NO_STORE),
     },
     {
@@ -212,8 +195,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       // whether the store answers (a cheap query), 503 when it does not within the timeout.
       method: 'GET',
       path: '/healthz',
-      write: false,
-      public: true,
+      access: 'public',
       handle: async () => {
         const error = await storeProblem(runner, healthTimeoutMs);
         if (error === undefined) return jsonResponse(200, { ok: true }, NO_STORE);
@@ -227,7 +209,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
     routes.push({
       method: 'GET',
       path: '/metrics',
-      write: false,
+      access: 'read',
       handle: async () => new Response(await metrics(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', ...NO_STORE } }),
     });
   }

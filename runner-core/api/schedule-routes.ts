@@ -3,7 +3,7 @@ import { parseJson } from '../../protocol/validate.js';
 import { ApiError } from '../errors.js';
 import type { Runner } from '../runner.js';
 import { jsonResponse, readBody } from './http-io.js';
-import type { ApiRoute } from './routes.js';
+import type { ApiRoute } from './api-route.js';
 
 /** `/v1/schedules`: create, list, delete cron schedules (runner-core/schedules/). */
 export function scheduleRoutes(runner: Runner, maxBodyBytes: number): ApiRoute[] {
@@ -11,7 +11,7 @@ export function scheduleRoutes(runner: Runner, maxBodyBytes: number): ApiRoute[]
     {
       method: 'POST',
       path: '/v1/schedules',
-      write: true,
+      access: 'token',
       handle: async (c) => {
         let request;
         try {
@@ -26,14 +26,13 @@ export function scheduleRoutes(runner: Runner, maxBodyBytes: number): ApiRoute[]
     {
       method: 'GET',
       path: '/v1/schedules',
-      write: false,
+      access: 'read',
       handle: async () => jsonResponse(200, { schedules: await runner.store.schedules.listSchedules() }),
     },
     {
       method: 'DELETE',
       path: '/v1/schedules/:id',
-      write: true,
-      dashboard: true,
+      access: 'dashboard-write',
       handle: async (c) => {
         const id = c.req.param('id') ?? '';
         if (!(await runner.store.schedules.deleteSchedule(id))) throw new ApiError(404, 'NOT_FOUND', `No schedule with id ${id}.`);

@@ -1,5 +1,4 @@
 import { Agent } from 'undici';
-import type { DispatchOptions } from '../dispatch.js';
 import type { OriginPattern } from '../origins.js';
 import { callConnector } from './connect.js';
 
@@ -9,6 +8,16 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 15 * 60_000;
 /** Time to open a connection (TCP, TLS) to any destination. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** How the runner's requests wait for answers (`RunnerOptions.dispatch`); here beside their defaults. */
+export interface DispatchOptions {
+  /** Time to the response headers; the route sends them before the first step runs. @default 30s */
+  headersTimeoutMs?: number;
+  /** Longest silence between two outcome lines, i.e. the longest single step. @default 15 min */
+  bodyTimeoutMs?: number;
+  /** Connections kept per origin. @default 256 */
+  connections?: number;
+}
 
 /** The gate's two connection pools; nothing outside runner-core/egress/ creates one. */
 export interface EgressAgents {

@@ -128,13 +128,16 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
   });
 }
 
-/** The run's label and retry delay from its config (`qstash_runs.config`, see context.ts's `RunConfig`). */
-async function runExtrasOf(engine: QStashEngine, runId: string, withMessages: boolean): Promise<RunLogExtras | undefined> {
+/**
+ * The run's label and retry delay from its config (`qstash_runs.config`, see context.ts's `RunConfig`);
+ * for a `'log'` also the ids of the messages that carried its steps.
+ */
+async function runExtrasOf(engine: QStashEngine, runId: string, purpose: 'filter' | 'log'): Promise<RunLogExtras | undefined> {
   const text = await engine.context.messages.runConfig(runId);
   if (text === undefined) return undefined;
   const config = JSON.parse(text) as Partial<RunConfig>;
   const extras: RunLogExtras = { label: config.label ?? null, retryDelay: config.retryDelay ?? null };
-  if (withMessages) extras.messageIds = messageIdsOf(await engine.context.messages.runMessages(runId));
+  if (purpose === 'log') extras.messageIds = messageIdsOf(await engine.context.messages.runMessages(runId));
   return extras;
 }
 
@@ -157,7 +160,7 @@ function messageIdsOf(messages: readonly RunMessage[]): Map<number, string> {
 export const clientRoutes: QStashRouteSet = (app, { engine, logger }) =>
   mountClientRoutes(app, {
     store: engine.context.store,
-    cancelRun: (runId) => engine.finishRun(runId, true, ''),
-    runExtras: (runId, purpose) => runExtrasOf(engine, runId, purpose === 'log'),
+    cancelRun: (runId) => engine.finishRun(runId, { status: 'cancelled' }),
+    runExtras: (runId, purpose) => runExtrasOf(engine, runId, purpose),
     logger,
   });

@@ -1,6 +1,6 @@
 import type { FlowControl } from '../../protocol/flow-control.js';
 import type { CallCredentials } from '../call-credentials.js';
-import type { Commit } from '../driver.js';
+import type { Commit } from '../commit-queue.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';

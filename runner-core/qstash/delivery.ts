@@ -1,8 +1,9 @@
 import { errors as undiciErrors } from 'undici';
+import { attemptOutcome, type DeliveryEnd } from '../../api/attempt-outcome.js';
 import type { SerializedError } from '../../protocol/errors.js';
 import { describeError } from '../logger.js';
 import { parseRetryAfter } from '../retry.js';
-import { FINISHED_RUN_STATUSES, type Change, type Run } from '../store/types.js';
+import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run } from '../store/types.js';
 import { EgressRefusedError, type EgressPurpose } from '../egress/destinations.js';
 import type { EgressGate } from '../egress/gate.js';
 import { isFull, type Slot } from '../egress/slots.js';
@@ -12,7 +13,7 @@ import { unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
 import { WorkLoop } from '../work-loop.js';
 import { openHeaders, type EngineContext, type RunConfig } from './context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
-import { callbackSpec, failRun, failureSpec, type Answer } from './follow-ups.js';
+import { callbackSpec, failRun, failureSpec, type Answer, type EndedDelivery } from './follow-ups.js';
 import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
 import { newMessage, publishMessages } from './publish.js';
@@ -65,6 +66,45 @@ type Verdict =
   | { kind: 'retry'; at: number; retried: number; error: SerializedError }
   | { kind: 'unreachable'; at: number; since: number }
   | { kind: 'failed'; error: SerializedError };
+
+/** One request of a delivery, as `send` makes it through the egress gate. */
+interface DeliveryRequest {
+  slot: Slot;
+  purpose: EgressPurpose;
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  /** At most this much of the answer's body is read. */
+  keepBytes: number;
+  /** The runner's shutdown. */
+  stopping: AbortSignal;
+}
+
+/** A delivery that ended with `verdict`, and what its end sends on (`sendOn`). */
+interface SendOn extends EndedDelivery {
+  verdict: Verdict;
+  run: Run | undefined;
+  config: RunConfig | undefined;
+  /** Changes to commit with the delivery (the run's end takes them into its own commit). */
+  changes: Change[];
+  now: number;
+}
+
+/** A delivery of a run's message, judged: what its attempt in the run's log records. */
+interface DeliveryRecord {
+  runId: string;
+  seq: number;
+  message: StoredMessage;
+  sent: Record<string, string>;
+  body: string;
+  answer: Answer | undefined;
+  transportError: unknown;
+  verdict: Verdict;
+  startedAt: number;
+  now: number;
+}
 
 /** A delivery in flight: when it started, and the step it runs when its message is a plan step. */
 interface DeliveryStart {
@@ -225,7 +265,7 @@ export class DeliveryWorker {
     }
     let sentOff: Awaited<ReturnType<DeliveryWorker['send']>>;
     try {
-      sentOff = await this.send(slot, purposeOf(message), spec.destination, spec.method, sent, body, spec.timeoutMs ?? this.options.timeoutMs, keep, signal);
+      sentOff = await this.send({ slot, purpose: purposeOf(message), url: spec.destination, method: spec.method, headers: sent, body, timeoutMs: spec.timeoutMs ?? this.options.timeoutMs, keepBytes: keep, stopping: signal });
     } finally {
       slot.release();
       if (run && starts) {
@@ -244,7 +284,7 @@ export class DeliveryWorker {
     const changes: Change[] = [];
     if (run) {
       const seq = await messages.nextAttemptSeq(run.id, now);
-      changes.push({ type: 'attempt', attempt: this.attemptRecord(run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now) });
+      changes.push({ type: 'attempt', attempt: this.attemptRecord({ runId: run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now }) });
       if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
         // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
         const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;
@@ -268,35 +308,25 @@ export class DeliveryWorker {
         const none = answer?.headers[WorkflowHeader.FailureCallbackNotFound] === 'true';
         changes.push({ type: 'run', runId: run.id, patch: { failureCall: none ? null : 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
       }
-      await this.sendOn(message, verdict, answered, sent, retried, run, config, changes, now);
+      await this.sendOn({ message, verdict, answer: answered, requestHeaders: sent, retried, run, config, changes, now });
       await messages.settle(message.id, owner, { status: 'delivered', unreachableSince: null }, now);
     } else if (verdict.kind === 'retry') {
       await messages.settle(message.id, owner, { status: 'pending', dueAt: verdict.at, retried: verdict.retried, unreachableSince: null }, now);
     } else if (verdict.kind === 'unreachable') {
       await messages.settle(message.id, owner, { status: 'pending', dueAt: verdict.at, unreachableSince: verdict.since }, now);
     } else {
-      await this.sendOn(message, verdict, answered, sent, retried, run, config, changes, now);
+      await this.sendOn({ message, verdict, answer: answered, requestHeaders: sent, retried, run, config, changes, now });
       await messages.settle(message.id, owner, { status: 'failed' }, now);
     }
     if (changes.length > 0) await context.commit(changes);
   }
 
   /** What follows a message's end: a call's callback, a failure's callback and its run's end. */
-  private async sendOn(
-    message: StoredMessage,
-    verdict: Verdict,
-    answer: Answer,
-    requestHeaders: Record<string, string>,
-    retried: number,
-    run: Run | undefined,
-    config: RunConfig | undefined,
-    changes: Change[],
-    now: number,
-  ): Promise<void> {
+  private async sendOn({ message, verdict, answer, requestHeaders, retried, run, config, changes, now }: SendOn): Promise<void> {
     const { context } = this.options;
     if (message.spec.callback) {
       // A call's answer, whatever it is, goes to the workflow: the SDK hands non-2xx answers to the code as data.
-      const spec = callbackSpec(context, message, answer, requestHeaders, retried);
+      const spec = callbackSpec(context, { message, answer, requestHeaders, retried });
       if (spec) {
         try {
           await publishMessages(context, [spec]);
@@ -316,7 +346,7 @@ export class DeliveryWorker {
     }
     const followUp = message.spec.failureCallback ?? (run ? config?.failureCallback : null) ?? null;
     if (followUp) {
-      const spec = failureSpec(context, followUp, message, answer, requestHeaders, retried, run);
+      const spec = failureSpec(context, followUp, { message, answer, requestHeaders, retried }, run);
       // One failure callback per failed run (or plain message): inserted before the run's end is
       // committed, so a crash in between redelivers the failing message, and its second failure
       // finds this key taken instead of queueing a second callback.
@@ -324,7 +354,7 @@ export class DeliveryWorker {
       context.wake();
     }
     // The run's end (run-end/), committed with this delivery's attempt.
-    if (run && !FINISHED_RUN_STATUSES.has(run.status)) await failRun(context, run, verdict.error, followUp !== null, changes.splice(0), now);
+    if (run && !FINISHED_RUN_STATUSES.has(run.status)) await failRun(context, { run, error: verdict.error, failureCallback: followUp !== null, logged: changes.splice(0), at: now });
   }
 
   private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number): Verdict {
@@ -353,17 +383,7 @@ export class DeliveryWorker {
     return { kind: 'retry', retried, at: now + Math.round(delay), error };
   }
 
-  private async send(
-    slot: Slot,
-    purpose: EgressPurpose,
-    url: string,
-    method: string,
-    headers: Record<string, string>,
-    body: string,
-    timeoutMs: number,
-    keepBytes: number,
-    stopping: AbortSignal,
-  ): Promise<{ answer?: Answer; transportError?: unknown }> {
+  private async send({ slot, purpose, url, method, headers, body, timeoutMs, keepBytes, stopping }: DeliveryRequest): Promise<{ answer?: Answer; transportError?: unknown }> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
     try {
@@ -381,18 +401,7 @@ export class DeliveryWorker {
     }
   }
 
-  private attemptRecord(
-    runId: string,
-    seq: number,
-    message: StoredMessage,
-    sent: Record<string, string>,
-    body: string,
-    answer: Answer | undefined,
-    transportError: unknown,
-    verdict: Verdict,
-    startedAt: number,
-    now: number,
-  ) {
+  private attemptRecord({ runId, seq, message, sent, body, answer, transportError, verdict, startedAt, now }: DeliveryRecord): Attempt {
     const { credentials } = this.options.context;
     const limit = this.options.logBodyLimitBytes;
     const hideBody = message.spec.redact.includes('body');
@@ -401,7 +410,7 @@ export class DeliveryWorker {
     let requestHeaders = credentials.redact(sent);
     if (hideHeaders) requestHeaders = Object.fromEntries(Object.keys(requestHeaders).map((name) => [name, '[redacted]']));
     for (const name of named) if (name in requestHeaders) requestHeaders[name] = '[redacted]';
-    const outcome = verdict.kind === 'delivered' ? 'done' : verdict.kind === 'retry' ? 'retry' : verdict.kind === 'unreachable' ? 'unreachable' : 'failed';
+    const end: DeliveryEnd = verdict.kind === 'delivered' ? 'done' : verdict.kind;
     return {
       runId,
       seq,
@@ -413,7 +422,7 @@ export class DeliveryWorker {
       responseStatus: answer?.status ?? null,
       responseHeaders: answer ? credentials.redact(answer.headers) : null,
       responseBody: answer ? (hideBody ? '[redacted]' : clip(answer.body.toString('utf8'), limit)) : null,
-      outcome: message.callType === 'failureCall' ? `failure-function ${outcome}` : message.callType === 'toCallback' ? `call ${outcome}` : outcome,
+      outcome: attemptOutcome({ to: message.callType === 'failureCall' ? 'failure-function' : message.callType === 'toCallback' ? 'call' : 'route', end }),
       error: verdict.kind === 'failed' || verdict.kind === 'retry' ? verdict.error : transportError === undefined ? null : { name: 'TransportError', message: describeError(transportError) },
     };
   }

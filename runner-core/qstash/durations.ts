@@ -1,3 +1,5 @@
+import { displayName, UpstashHeader } from './headers.js';
+
 /**
  * The time values QStash's headers carry: durations (`Upstash-Delay: 10s`, `Upstash-Timeout: 1m30s`,
  * a bare number is seconds) and the `Upstash-Retry-Delay` expression, arithmetic over `retried`
@@ -65,7 +67,7 @@ const MAX_EXPRESSION_LENGTH = 256;
  * floor, ceil, round, min, max) into a function of `retried` giving milliseconds.
  */
 export function parseRetryDelay(value: string): (retried: number) => number {
-  const header = 'Upstash-Retry-Delay';
+  const header = displayName(UpstashHeader.RetryDelay);
   const fail = (what: string): never => {
     throw new QStashHeaderError(header, `Expected ${header} to be an expression of "retried" in milliseconds (e.g. "pow(2, retried) * 1000"), got "${value}": ${what}.`);
   };

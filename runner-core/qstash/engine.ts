@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import type { EgressGate } from '../egress/gate.js';
 import { encodeValue } from '../../protocol/values.js';
 import type { CallCredentials } from '../call-credentials.js';
-import type { Commit } from '../driver.js';
+import type { Commit } from '../commit-queue.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
@@ -174,14 +174,14 @@ export class QStashEngine {
    * `DELETE /v2/workflows/runs/:id`: the SDK's end of a run, `completed` with its result (the
    * body, JSON) or `cancelled` (`context.cancel()`, `Client.cancel`), through run-end as every end.
    */
-  async finishRun(runId: string, cancel: boolean, body: string): Promise<void> {
+  async finishRun(runId: string, end: SdkRunEnd): Promise<void> {
     const { store, now: clock, ends } = this.context;
     const run = await store.getRun(runId);
     if (!run || run.protocol !== 'upstash') throw runNotRunning(runId, undefined);
     if (FINISHED_RUN_STATUSES.has(run.status)) return;
     const now = clock();
-    if (cancel) await ends.end(runId, cancellation(runId, now), now);
-    else await ends.end(runId, completion(resultOutput(body), now), now, { result: body });
+    if (end.status === 'cancelled') await ends.end(runId, cancellation(runId, now), now);
+    else await ends.end(runId, completion(resultOutput(end.body), now), now, { result: end.body });
   }
 
   /**
@@ -219,6 +219,9 @@ export class QStashEngine {
     return result!.messageId;
   }
 }
+
+/** How the SDK ends a run (`engine.finishRun`): completed with its result (JSON text), or cancelled. */
+export type SdkRunEnd = { status: 'completed'; body: string } | { status: 'cancelled' };
 
 /** The run's result as stored: the DELETE's body is the workflow's return value as JSON (empty for undefined). */
 function resultOutput(body: string): string | null {

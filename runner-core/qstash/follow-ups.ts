@@ -20,6 +20,26 @@ export interface Answer {
   body: Buffer;
 }
 
+/** A delivery of a message that ended: what was sent, what came back, how many retries it had taken. */
+export interface EndedDelivery {
+  message: StoredMessage;
+  answer: Answer;
+  /** The headers it was sent with (their credentials are redacted in what follows). */
+  requestHeaders: Record<string, string>;
+  retried: number;
+}
+
+/** A run whose message failed for good, and how it fails. */
+export interface FailedRun {
+  run: Run;
+  error: SerializedError;
+  /** A failure callback was queued for it (it is then owed, `failureCall: 'message'`). */
+  failureCallback: boolean;
+  /** Changes committed with the run's end (the delivery's attempt). */
+  logged: Change[];
+  at: number;
+}
+
 const base64 = (value: string | Buffer): string => Buffer.from(value).toString('base64');
 
 /** Response headers as QStash reports them: every value a list. */
@@ -27,7 +47,7 @@ function headerLists(headers: Record<string, string>): Record<string, string[]> 
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
 }
 
-function sourceFields(context: EngineContext, message: StoredMessage, answer: Answer, requestHeaders: Record<string, string>, retried: number) {
+function sourceFields(context: EngineContext, { message, answer, requestHeaders, retried }: EndedDelivery) {
   // The request's credentials stay out of the follow-up's body: it is stored and logged as it is.
   const { [UpstashHeader.Signature]: _signature, ...sent } = context.credentials.redact(requestHeaders);
   return {
@@ -54,26 +74,18 @@ function followUpSpec(context: EngineContext, followUp: StoredFollowUp, body: st
 }
 
 /** The callback of a call that ended (answered, or failed for good). */
-export function callbackSpec(context: EngineContext, message: StoredMessage, answer: Answer, requestHeaders: Record<string, string>, retried: number): MessageSpec | undefined {
-  const callback = message.spec.callback;
+export function callbackSpec(context: EngineContext, ended: EndedDelivery): MessageSpec | undefined {
+  const callback = ended.message.spec.callback;
   if (!callback) return undefined;
-  return followUpSpec(context, callback, JSON.stringify(sourceFields(context, message, answer, requestHeaders, retried)));
+  return followUpSpec(context, callback, JSON.stringify(sourceFields(context, ended)));
 }
 
 /**
  * The failure callback of a message that failed for good: the message's own, else (a step of a
  * workflow run) the run's, which its first message named.
  */
-export function failureSpec(
-  context: EngineContext,
-  followUp: StoredFollowUp,
-  message: StoredMessage,
-  answer: Answer,
-  requestHeaders: Record<string, string>,
-  retried: number,
-  run: Run | undefined,
-): MessageSpec {
-  const fields = sourceFields(context, message, answer, requestHeaders, retried);
+export function failureSpec(context: EngineContext, followUp: StoredFollowUp, ended: EndedDelivery, run: Run | undefined): MessageSpec {
+  const fields = sourceFields(context, ended);
   const body = run
     ? { ...fields, sourceBody: base64(run.body), workflowRunId: run.id, workflowCreatedAt: run.createdAt, workflowUrl: run.url }
     : fields;
@@ -86,7 +98,7 @@ export function failureSpec(
  * commit with `logged` (the delivery's attempt). Its pending messages are dropped and its invoker
  * answered by what follows the end (the engine's listener).
  */
-export async function failRun(context: EngineContext, run: Run, error: SerializedError, failureCallback: boolean, logged: Change[], at: number): Promise<void> {
+export async function failRun(context: EngineContext, { run, error, failureCallback, logged, at }: FailedRun): Promise<void> {
   const { ends } = context;
   await ends.end(run.id, failure(run, { error, at, failureCall: failureCallback ? 'message' : false, alerts: ends.alerts }), at, { extra: logged });
 }

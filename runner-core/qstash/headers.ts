@@ -63,3 +63,8 @@ export const HeaderPrefix = {
 export function forwardedHeader(name: string): string {
   return `${HeaderPrefix.Forward}${name}`;
 }
+
+/** `name` as QStash's documentation spells it, for messages: `upstash-retry-delay` → `Upstash-Retry-Delay`. */
+export function displayName(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+}

@@ -1,6 +1,6 @@
 import type { FlowControl } from '../../protocol/flow-control.js';
 import { parseCount, parseDuration, parseRetryDelay, QStashHeaderError } from './durations.js';
-import { HeaderPrefix, UpstashHeader, WorkflowHeader } from './headers.js';
+import { displayName, HeaderPrefix, UpstashHeader, WorkflowHeader } from './headers.js';
 
 /**
  * One message as `@upstash/qstash` publishes it (`POST /v2/publish/<url>`, one entry of
@@ -73,7 +73,7 @@ const PASS_PREFIXES: string[] = [HeaderPrefix.Forward, HeaderPrefix.Workflow, He
 
 /** `parallelism=2, rate=10, period=1m` (any order, any subset with a limit) for `key`. */
 export function parseFlowControlValue(key: string, value: string): FlowControl {
-  const header = 'Upstash-Flow-Control-Value';
+  const header = displayName(UpstashHeader.FlowControlValue);
   if (key.trim() === '' || key.length > 256) throw new QStashHeaderError(UpstashHeader.FlowControlKey, `Expected Upstash-Flow-Control-Key to be 1 to 256 characters, got "${key.slice(0, 300)}".`);
   const out: FlowControl = { key };
   for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
@@ -185,11 +185,11 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     deliverHeaders,
     // An app's first request forwarded whole (the SDK does that) brings its connection's headers too.
     forwarded: forwardable(forwarded),
-    delayMs: read(UpstashHeader.Delay, (value) => parseDuration('Upstash-Delay', value)) ?? 0,
-    notBefore: read(UpstashHeader.NotBefore, (value) => parseCount('Upstash-Not-Before', value, 253_402_300_799) * 1_000),
-    retries: read(UpstashHeader.Retries, (value) => parseCount('Upstash-Retries', value, MAX_RETRIES)),
+    delayMs: read(UpstashHeader.Delay, (value) => parseDuration(displayName(UpstashHeader.Delay), value)) ?? 0,
+    notBefore: read(UpstashHeader.NotBefore, (value) => parseCount(displayName(UpstashHeader.NotBefore), value, 253_402_300_799) * 1_000),
+    retries: read(UpstashHeader.Retries, (value) => parseCount(displayName(UpstashHeader.Retries), value, MAX_RETRIES)),
     retryDelay,
-    timeoutMs: read(UpstashHeader.Timeout, (value) => parseDuration('Upstash-Timeout', value)),
+    timeoutMs: read(UpstashHeader.Timeout, (value) => parseDuration(displayName(UpstashHeader.Timeout), value)),
     callback: followUp(UpstashHeader.Callback),
     failureCallback: followUp(UpstashHeader.FailureCallback),
     workflow:

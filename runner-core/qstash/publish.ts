@@ -133,7 +133,7 @@ async function readInvoke(context: EngineContext, spec: MessageSpec): Promise<Re
  * duplicate. An invoked run is created with its invoker's step row and, when the app published it
  * during the invoker's delivery (`fromApp`), that delivery settled: one transaction.
  */
-async function startRun(context: EngineContext, spec: MessageSpec, now: number, fromApp: boolean): Promise<PublishResult> {
+async function startRun(context: EngineContext, spec: MessageSpec, { now, fromApp }: { now: number; fromApp: boolean }): Promise<PublishResult> {
   const workflow = spec.workflow!;
   checkOrigin(context, spec.destination);
   const failureCallback = storedFollowUp(context, spec.failureCallback ?? defaultFailureCallback(workflow.runId, workflow.url ?? spec.destination, spec.forwarded));
@@ -233,7 +233,7 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
   for (const [index, spec] of specs.entries()) {
     const workflow = spec.workflow;
     if (workflow?.init) {
-      results[index] = await startRun(context, spec, now, options.fromApp ?? false);
+      results[index] = await startRun(context, spec, { now, fromApp: options.fromApp ?? false });
       continue;
     }
     let defaults: RunConfig | undefined;

@@ -88,7 +88,7 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
   app.delete('/workflows/runs/:runId', async (c) => {
     const cancel = c.req.query('cancel') === 'true';
     const body = await readBody(c.req.raw, maxBodyBytes);
-    await engine.finishRun(c.req.param('runId'), cancel, body);
+    await engine.finishRun(c.req.param('runId'), cancel ? { status: 'cancelled' } : { status: 'completed', body });
     return jsonResponse(200, {});
   });
 };

@@ -77,7 +77,7 @@ export class SqliteMessageStore implements MessageStore {
   readonly #insert: (messages: readonly NewMessage[]) => { id: string; deduplicated: boolean }[];
   readonly #publish: (messages: readonly PublishedMessage[], options: PublishOptions) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
   readonly #claim: (options: { now: number; limit: number; owner: string; leaseMs: number }) => StoredMessage[];
-  readonly #pruneRuns: (runIds: readonly string[], dryRun: boolean) => { kept: string[]; messages: number };
+  readonly #pruneRuns: (runIds: readonly string[], options: { dryRun: boolean }) => { kept: string[]; messages: number };
 
   constructor(connection: Extract<StoreConnection, { kind: 'sqlite' }>) {
     const { db } = connection;
@@ -175,7 +175,7 @@ export class SqliteMessageStore implements MessageStore {
       return admitted.map(toMessage);
     });
     this.#claim = (options) => claim.immediate(options);
-    const pruneRuns = db.transaction((runIds: readonly string[], dryRun: boolean) => {
+    const pruneRuns = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }) => {
       const kept: string[] = [];
       let messages = 0;
       for (const runId of runIds) {
@@ -188,7 +188,7 @@ export class SqliteMessageStore implements MessageStore {
       }
       return { kept, messages };
     });
-    this.#pruneRuns = (runIds, dryRun) => pruneRuns.immediate(runIds, dryRun);
+    this.#pruneRuns = (runIds, options) => pruneRuns.immediate(runIds, options);
   }
 
   async createRun(run: NewUpstashRun, first: NewMessage, alongside?: Alongside): Promise<{ created: boolean; applied: Applied }> {
@@ -243,8 +243,8 @@ export class SqliteMessageStore implements MessageStore {
     this.#s.releaseAll.run();
   }
 
-  async pruneRuns(runIds: readonly string[], { dryRun }: { dryRun: boolean }): Promise<{ kept: string[]; messages: number }> {
-    return runIds.length === 0 ? { kept: [], messages: 0 } : this.#pruneRuns(runIds, dryRun);
+  async pruneRuns(runIds: readonly string[], options: { dryRun: boolean }): Promise<{ kept: string[]; messages: number }> {
+    return runIds.length === 0 ? { kept: [], messages: 0 } : this.#pruneRuns(runIds, options);
   }
 
   async pruneSettled({ before, limit, dryRun }: { before: number; limit: number; dryRun: boolean }): Promise<number> {

@@ -1,5 +1,5 @@
 import { credentialHeaderNames, REDACTED } from '../../protocol/headers.js';
-import type { Commit } from '../driver.js';
+import type { Commit } from '../commit-queue.js';
 import { RunFinishedError, RunNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';

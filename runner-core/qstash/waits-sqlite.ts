@@ -10,7 +10,7 @@ export class SqliteQstashWaits implements QstashWaitStore {
   readonly #claim: (now: number, leaseMs: number, limit: number) => Wait[];
   readonly #list: Database.Statement;
   readonly #delete: Database.Statement;
-  readonly #prune: (runIds: readonly string[], dryRun: boolean) => number;
+  readonly #prune: (runIds: readonly string[], options: { dryRun: boolean }) => number;
 
   constructor(db: Database.Database) {
     const oldestKept = db.prepare('SELECT seq, data FROM qstash_kept_events WHERE run_id = ? AND event_id = ? AND keep_until > ? ORDER BY seq LIMIT 1');
@@ -62,14 +62,14 @@ export class SqliteQstashWaits implements QstashWaitStore {
     const ofRun = (verb: string, table: string) => db.prepare(`${verb} FROM ${table} WHERE run_id = ?`);
     const [countWaits, countKept] = [ofRun('SELECT COUNT(*)', 'qstash_waits').pluck(), ofRun('SELECT COUNT(*)', 'qstash_kept_events').pluck()];
     const [deleteWaits, deleteKept] = [ofRun('DELETE', 'qstash_waits'), ofRun('DELETE', 'qstash_kept_events')];
-    const prune = db.transaction((runIds: readonly string[], dryRun: boolean): number => {
+    const prune = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }): number => {
       let rows = 0;
       for (const id of runIds) {
         rows += dryRun ? (countWaits.get(id) as number) + (countKept.get(id) as number) : deleteWaits.run(id).changes + deleteKept.run(id).changes;
       }
       return rows;
     });
-    this.#prune = (runIds, dryRun) => prune.immediate(runIds, dryRun);
+    this.#prune = (runIds, options) => prune.immediate(runIds, options);
   }
 
   async register(wait: Wait, now: number): Promise<RegisterResult> {
@@ -90,7 +90,7 @@ export class SqliteQstashWaits implements QstashWaitStore {
   async deleteWait(runId: string, eventId: string, stepId: number): Promise<void> {
     this.#delete.run(runId, eventId, stepId);
   }
-  async pruneRuns(runIds: readonly string[], { dryRun }: { dryRun: boolean }): Promise<number> {
-    return runIds.length === 0 ? 0 : this.#prune(runIds, dryRun);
+  async pruneRuns(runIds: readonly string[], options: { dryRun: boolean }): Promise<number> {
+    return runIds.length === 0 ? 0 : this.#prune(runIds, options);
   }
 }

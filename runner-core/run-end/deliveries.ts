@@ -71,7 +71,7 @@ const failureCallLane: Lane = {
     if (isFull(slot)) return { patch: { failureCallNextAt: ctx.now() + SLOT_RECHECK_MS } };
     const numbered = { ...run, attempts: seq - 1 };
     try {
-      const result = await runAttempt(ctx.attempt, slot, numbered, [], signal, failureRequest(run, await ctx.store.listSteps(run.id)));
+      const result = await runAttempt(ctx.attempt, { slot, run: numbered, committed: [], signal, failure: failureRequest(run, await ctx.store.listSteps(run.id)) });
       return { attempt: result.attempt, patch: settleFailureCall(numbered, result, ctx.now(), Math.random, ctx.unreachable) };
     } finally {
       slot.release();
@@ -98,7 +98,7 @@ export async function deliverOwed(ctx: DeliveriesContext, initial: Run, signal: 
   const cut: Attempt[] = [];
   const lanes = [alertLane, failureCallLane].filter((lane) => lane.owed(shared.run));
   const board = new Board();
-  const results = await Promise.allSettled(lanes.map((lane) => runLane(ctx, lane, shared, numbers, cut, board, signal)));
+  const results = await Promise.allSettled(lanes.map((lane) => runLane(ctx, lane, { shared, numbers, cut, board, signal })));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   const runId = shared.run.id;
@@ -139,16 +139,18 @@ class Board {
   }
 }
 
+/** What the lanes of one drive share: the run as held, its attempt numbers, the attempts cut short, who is sending. */
+interface Lanes {
+  shared: Held;
+  numbers: AttemptNumbers;
+  /** Attempts an abort cut short, logged as `aborted` when the drive ends. */
+  cut: Attempt[];
+  board: Board;
+  signal: AbortSignal;
+}
+
 /** One delivery's tries while this drive holds the run: due ones now, later ones while the other delivery still works. */
-async function runLane(
-  ctx: DeliveriesContext,
-  lane: Lane,
-  shared: Held,
-  numbers: AttemptNumbers,
-  cut: Attempt[],
-  board: Board,
-  signal: AbortSignal,
-): Promise<void> {
+async function runLane(ctx: DeliveriesContext, lane: Lane, { shared, numbers, cut, board, signal }: Lanes): Promise<void> {
   for (let tried = false; !signal.aborted && !(tried && ctx.scheduler.stopped); ) {
     if (!lane.owed(shared.run)) return;
     const due = lane.dueAt(shared.run) ?? ctx.now();

@@ -1,4 +1,4 @@
-import type { Commit } from '../driver.js';
+import type { Commit } from '../commit-queue.js';
 import { describeError, type Logger } from '../logger.js';
 import type { Change, Run, Store } from '../store/types.js';
 import type { Tracing } from '../tracing.js';

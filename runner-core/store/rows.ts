@@ -1,3 +1,4 @@
+import type { AttemptOutcome } from '../../api/attempt-outcome.js';
 import type { SerializedError } from '../../protocol/errors.js';
 import type { FlowControl } from '../../protocol/flow-control.js';
 import type { CallRequest, StepKind } from '../../protocol/messages.js';
@@ -48,7 +49,9 @@ export interface StepRow {
 export interface AttemptRow {
   run_id: string; seq: number; started_at: number; duration_ms: number; request_url: string;
   request_headers: string; request_body: string; response_status: number | null;
-  response_headers: string | null; response_body: string | null; outcome: string; error: string | null;
+  response_headers: string | null; response_body: string | null;
+  /** The text `attemptOutcome` wrote (api/attempt-outcome.ts), the same format since the first rows. */
+  outcome: AttemptOutcome; error: string | null;
 }
 
 export function fromJson<T>(text: string | null): T | null {

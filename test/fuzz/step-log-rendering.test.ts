@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Attempt, Run, Step, StepLog } from '../../api/dto.js';
+import type { AttemptOutcome } from '../../api/attempt-outcome.js';
 import { eventLine, runStory } from '../../cli/lib/format.js';
 import { stepLogLines, stepLogsHint } from '../../cli/lib/step-logs.js';
 import { terminalLine } from '../../tui/format.js';
@@ -53,7 +54,7 @@ function world(random: SeededRandom): { run: Run; step: Step; attempts: Attempt[
   } as unknown as Step;
   const attempts: Attempt[] = [{
     runId: RUN_ID, seq: 1, startedAt: T0, durationMs: 5, requestUrl: run.url, requestHeaders: { [hostileText(random)]: hostileText(random) }, requestBody: JSON.stringify({ a: hostileText(random) }),
-    responseStatus: 200, responseHeaders: { [hostileText(random)]: hostileText(random) }, responseBody: hostileText(random), outcome: hostileText(random), error,
+    responseStatus: 200, responseHeaders: { [hostileText(random)]: hostileText(random) }, responseBody: hostileText(random), outcome: hostileText(random) as AttemptOutcome, error,
   }];
   const lines = Array.from({ length: random.between(1, 6) }, () => ({ at: T0, level: random.pick(['debug', 'info', 'log', 'warn', 'error'] as const), message: hostileText(random), ...(() => {
     const fields = hostileFields(random);
