@@ -1,10 +1,8 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@upstash/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TENANT, TENANT_HEADER } from './fixtures/fidelity.js';
 import { stepOutputs, waitForRunView, type RunView } from './runner-api.js';
-import type { UpstashHarness } from './scenarios.js';
+import { startEcho, type Echo, type UpstashHarness } from './scenarios.js';
 
 /**
  * Issue 21's details, each one a thing real Upstash apps rely on, run by the real SDK on the Hono
@@ -20,39 +18,13 @@ interface FidelityState {
   overlaps: Record<string, number>;
 }
 
-interface Target {
-  url: string;
-  requests: { headers: IncomingHttpHeaders; body: string }[];
-  close: () => Promise<void>;
-}
-
-/**
- * A call target that answers as a fetch-based server does (Hono, Next.js, an HTTP/2 proxy): header
- * names in lower case. It records what it was sent.
- */
-async function startTarget(): Promise<Target> {
-  const requests: Target['requests'] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      requests.push({ headers: req.headers, body });
-      res.writeHead(200, { 'content-type': 'application/json', 'get-header': 'get-header-value-FOO' }).end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/target`,
-    requests,
-    close: () => new Promise((done) => server.close(() => done())),
-  };
-}
-
 export function describeUpstashFidelity(label: string, harness: () => UpstashHarness): void {
   describe(`${label}: QStash's details real apps rely on`, () => {
     let h: UpstashHarness;
     let client: Client;
-    let target: Target;
+    // A call target that names its answer's headers in lower case, as a fetch-based server (Hono,
+    // Next.js) or an HTTP/2 proxy does.
+    let target: Echo;
     const finished = (id: string, timeoutMs = 30_000): Promise<RunView> => waitForRunView(h.runnerUrl, h.token, id, timeoutMs, h.app.output);
     const state = async (): Promise<FidelityState> => (await (await fetch(`${h.app.url}/fidelity/state`)).json()) as FidelityState;
     const output = (view: RunView, step: string): unknown => stepOutputs(view).find(([name]) => name === step)?.[1];
@@ -60,7 +32,7 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
     beforeAll(async () => {
       h = harness();
       client = new Client({ baseUrl: h.runnerUrl, token: h.token });
-      target = await startTarget();
+      target = await startEcho({ 'get-header': 'get-header-value-FOO' });
     });
     afterAll(async () => target?.close());
 
