@@ -42,14 +42,20 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
       const view = await finished(workflowRunId, 60_000);
       const refused = (await state()).refused;
       expect(view.run.status, `${JSON.stringify(view.run.error)}; refused: ${refused.join(', ')}`).toBe('completed');
-      expect(output(view, 'summary')).toEqual({
+      const summary = output(view, 'summary') as { calledChild: { runId: string } };
+      expect(summary).toEqual({
         callStatus: 200,
+        calledChild: { status: 200, runId: expect.stringMatching(/^wfr_/) },
         waitTimedOut: true,
         child: { body: 42, isFailed: false },
         // QStash gives a failed child's invoker no body (not the child's error message).
         failed: { hasBody: false, isFailed: true, isCanceled: false },
       });
       expect(refused.filter((path) => path.endsWith('/guarded-parent'))).toEqual([]);
+      // The run the call started, a run of the guarded child, completes: the call carried the tenant.
+      const called = await finished(summary.calledChild.runId);
+      expect(called.run.status, JSON.stringify(called.run.error)).toBe('completed');
+      expect(output(called, 'double')).toBe(10);
     });
 
     it('a call\'s target gets the call\'s headers and body, no workflow control headers; the answer\'s header names come canonical', async () => {
