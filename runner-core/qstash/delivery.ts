@@ -188,7 +188,8 @@ export class DeliveryWorker {
     // on each. Not to a call's target (its own headers only).
     const runHeaders = config && runHeadersFor(message.kind, message.callType);
     if (config && runHeaders) {
-      headers = { ...runHeaders(openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed)), ...headers };
+      const forwarded = openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed);
+      headers = { ...runHeaders(forwarded), ...headers };
       if (config.label !== null) headers[UpstashHeader.Label] = config.label;
     }
     let body = spec.body;
@@ -237,7 +238,8 @@ export class DeliveryWorker {
       }
     }
     // Its answer read (or its request failed): what the app published meanwhile may go now.
-    if (run && (message.kind === 'workflow' || message.callType === 'fromCallback')) await this.releaseHeld(run.id, message.id);
+    const toApp = message.kind === 'workflow' || message.callType === 'fromCallback';
+    if (run && toApp) await this.releaseHeld(run.id, message.id);
     const { answer, transportError } = sentOff;
     if (answer === undefined && this.loop.stopped) {
       // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
@@ -295,7 +297,8 @@ export class DeliveryWorker {
     try {
       if ((await context.messages.releaseHeld(runId, deliveryId)) > 0) context.wake();
     } catch (error) {
-      context.logger.error(`releasing what was published during QStash message ${deliveryId} failed: ${describeError(error)}`, { runId });
+      const what = `releasing what was published during QStash message ${deliveryId}`;
+      context.logger.error(`${what} failed: ${describeError(error)}`, { runId });
     }
   }
 

@@ -11,5 +11,6 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export function canonicalHeaderName(name: string): string {
   if (!TOKEN.test(name)) return name;
-  return name.toLowerCase().replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+  const upper = (_match: string, dash: string, letter: string): string => dash + letter.toUpperCase();
+  return name.toLowerCase().replace(/(^|-)([a-z])/g, upper);
 }

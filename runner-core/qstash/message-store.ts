@@ -130,7 +130,10 @@ export interface MessageStore {
   insertMessages(messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]>;
   /** Leases up to `limit` pending messages due at `now`, oldest due first; two claimers never get the same one. */
   claimDue(options: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]>;
-  /** Extends the leases `owner` holds, and the holds of what was published during these deliveries (publish-hold.ts). */
+  /**
+   * Extends the leases `owner` holds, and the holds of what was published during these deliveries
+   * (publish-hold.ts).
+   */
   renew(ids: readonly string[], owner: string, until: number): Promise<void>;
   /**
    * The delivery's answer came (or its request failed): what the app published during it becomes

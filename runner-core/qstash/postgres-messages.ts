@@ -53,10 +53,11 @@ export class PostgresMessageStore implements MessageStore {
       if (id === undefined) continue;
       // The run's fresh messages wait for this delivery's answer (publish-hold.ts); its row is locked above.
       if (published.size > 0) {
-        await tx`UPDATE qstash_messages SET lease_owner = ${holdOwner(id)}, lease_until = d.lease_until FROM qstash_messages d
+        await tx`UPDATE qstash_messages m SET lease_owner = ${holdOwner(id)}, lease_until = d.lease_until
+          FROM qstash_messages d
           WHERE d.id = ${id} AND d.lease_owner IS NOT NULL AND d.lease_until >= ${now}::bigint
-            AND qstash_messages.run_id = ${runId} AND qstash_messages.status = 'pending' AND qstash_messages.lease_owner IS NULL
-            AND qstash_messages.id = ANY(${[...published]})`;
+            AND m.run_id = ${runId} AND m.status = 'pending' AND m.lease_owner IS NULL
+            AND m.id = ANY(${[...published]})`;
       }
       await tx`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = ${now}::bigint WHERE id = ${id} AND status = 'pending'`;
@@ -195,7 +196,8 @@ export class PostgresMessageStore implements MessageStore {
   async renew(ids: readonly string[], owner: string, until: number): Promise<void> {
     if (ids.length === 0) return;
     await this.#sql`UPDATE qstash_messages SET lease_until = ${until}::bigint WHERE id = ANY(${ids as string[]}) AND lease_owner = ${owner}`;
-    await this.#sql`UPDATE qstash_messages SET lease_until = ${until}::bigint WHERE status = 'pending' AND lease_owner = ANY(${ids.map(holdOwner)})`;
+    await this.#sql`UPDATE qstash_messages SET lease_until = ${until}::bigint
+      WHERE status = 'pending' AND lease_owner = ANY(${ids.map(holdOwner)})`;
   }
 
   async releaseHeld(runId: string, deliveryId: string): Promise<number> {

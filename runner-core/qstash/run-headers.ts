@@ -18,5 +18,6 @@ export function runHeadersFor(
 ): ((forwarded: Record<string, string>) => Record<string, string>) | undefined {
   if (kind === 'workflow') return (forwarded) => forwarded;
   if (callType !== 'fromCallback') return undefined;
-  return (forwarded) => Object.fromEntries(Object.entries(forwarded).filter(([name]) => name.toLowerCase() !== WorkflowHeader.SdkVersion));
+  const userOnly = ([name]: [string, string]): boolean => name.toLowerCase() !== WorkflowHeader.SdkVersion;
+  return (forwarded) => Object.fromEntries(Object.entries(forwarded).filter(userOnly));
 }

@@ -114,11 +114,15 @@ export class SqliteMessageStore implements MessageStore {
       releaseAll: db.prepare('UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
       undelivered: db.prepare(`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? AND ${UNDELIVERED_WHERE}`),
       // The run's fresh messages held until the delivery they were published during is answered (publish-hold.ts).
-      hold: db.prepare(`UPDATE qstash_messages SET lease_owner = @hold, lease_until = (SELECT d.lease_until FROM qstash_messages d WHERE d.id = @delivery)
-        WHERE run_id = @runId AND status = 'pending' AND lease_owner IS NULL AND id IN (SELECT value FROM json_each(@ids))
-          AND EXISTS (SELECT 1 FROM qstash_messages d WHERE d.id = @delivery AND d.lease_owner IS NOT NULL AND d.lease_until >= @now)`),
+      hold: db.prepare(`UPDATE qstash_messages
+        SET lease_owner = @hold, lease_until = (SELECT d.lease_until FROM qstash_messages d WHERE d.id = @delivery)
+        WHERE run_id = @runId AND status = 'pending' AND lease_owner IS NULL
+          AND id IN (SELECT value FROM json_each(@ids))
+          AND EXISTS (SELECT 1 FROM qstash_messages d
+            WHERE d.id = @delivery AND d.lease_owner IS NOT NULL AND d.lease_until >= @now)`),
       renewHold: db.prepare(`UPDATE qstash_messages SET lease_until = ? WHERE status = 'pending' AND lease_owner = ?`),
-      releaseHeld: db.prepare(`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL WHERE run_id = ? AND status = 'pending' AND lease_owner = ?`),
+      releaseHeld: db.prepare(`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
+        WHERE run_id = ? AND status = 'pending' AND lease_owner = ?`),
       settleDelivered: db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = @now WHERE id = @id AND status = 'pending'`),
       owes: db.prepare(`SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' LIMIT 1`).pluck(),
@@ -145,7 +149,8 @@ export class SqliteMessageStore implements MessageStore {
         const rows = (s.undelivered.all(runId) as InFlightRow[]).filter((row) => !published.has(row.id));
         const id = deliveryInProgress(rows.map(toInFlight), step);
         if (id === undefined) continue;
-        if (published.size > 0) s.hold.run({ hold: holdOwner(id), delivery: id, runId, ids: JSON.stringify([...published]), now });
+        const ids = JSON.stringify([...published]);
+        if (published.size > 0) s.hold.run({ hold: holdOwner(id), delivery: id, runId, ids, now });
         s.settleDelivered.run({ id, now });
       }
     };
