@@ -18,6 +18,7 @@ import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
+import { runHeadersFor } from './run-headers.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
 import { UpstashHeader, WorkflowHeader } from './headers.js';
 
@@ -222,10 +223,13 @@ export class DeliveryWorker {
     }
     const { spec } = message;
     let headers = openHeaders(credentials, spec.method, spec.destination, spec.headers, spec.sealed);
-    // The run's forwarded headers go with each step to the app. Not to a call's third party, nor with
-    // a callback: its SDK version header would make the SDK read the callback's body as a step list.
-    if (config && message.kind === 'workflow') {
-      headers = { ...openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed), ...headers };
+    // The run's forwarded headers (the user's, from its trigger) go with every delivery to the app, a
+    // call's answer (`fromCallback`) too, as QStash sends them: an app that authorizes on one gets it
+    // on each. Not to a call's target (its own headers only).
+    const runHeaders = config && runHeadersFor(message.kind, message.callType);
+    if (config && runHeaders) {
+      const forwarded = openHeaders(credentials, 'POST', run!.url, config.forwarded, config.sealed);
+      headers = { ...runHeaders(forwarded), ...headers };
       if (config.label !== null) headers[UpstashHeader.Label] = config.label;
     }
     let body = spec.body;
@@ -273,6 +277,9 @@ export class DeliveryWorker {
         if (starts.length === 0) this.runStarts.delete(run.id);
       }
     }
+    // Its answer read (or its request failed): what the app published meanwhile may go now.
+    const toApp = message.kind === 'workflow' || message.callType === 'fromCallback';
+    if (run && toApp) await this.releaseHeld(run.id, message.id);
     const { answer, transportError } = sentOff;
     if (answer === undefined && this.loop.stopped) {
       // Aborted by the runner's shutdown: not the message's failure. Due again at once, for whoever runs next.
@@ -319,6 +326,20 @@ export class DeliveryWorker {
       await messages.settle(message.id, owner, { status: 'failed' }, now);
     }
     if (changes.length > 0) await context.commit(changes);
+  }
+
+  /**
+   * Lets go of what the app published during delivery `deliveryId` (publish-hold.ts). A store that
+   * fails here leaves the holds to end with the delivery's lease, which this runner stops renewing.
+   */
+  private async releaseHeld(runId: string, deliveryId: string): Promise<void> {
+    const { context } = this.options;
+    try {
+      if ((await context.messages.releaseHeld(runId, deliveryId)) > 0) context.wake();
+    } catch (error) {
+      const what = `releasing what was published during QStash message ${deliveryId}`;
+      context.logger.error(`${what} failed: ${describeError(error)}`, { runId });
+    }
   }
 
   /** What follows a message's end: a call's callback, a failure's callback and its run's end. */

@@ -195,7 +195,8 @@ export class QStashEngine {
     await messages.cancelPending(run.id, now());
     const config = await messages.runConfig(run.id);
     if (config === undefined) return;
-    const body = run.status === 'completed' ? result : run.status === 'failed' ? run.error?.message : undefined;
+    // Only a completed child has a body: QStash gives a failed or cancelled one's invoker none.
+    const body = run.status === 'completed' ? result : undefined;
     await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body, isFailed: run.status === 'failed', isCanceled: run.status === 'cancelled' });
   }
 

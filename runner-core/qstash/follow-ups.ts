@@ -4,6 +4,7 @@ import type { Change, Run } from '../store/types.js';
 import { openHeaders, type EngineContext, type StoredFollowUp } from './context.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
+import { canonicalHeaderName } from './header-case.js';
 import { UpstashHeader } from './headers.js';
 
 /**
@@ -42,9 +43,9 @@ export interface FailedRun {
 
 const base64 = (value: string | Buffer): string => Buffer.from(value).toString('base64');
 
-/** Response headers as QStash reports them: every value a list. */
+/** Headers as QStash reports them: every value a list, every name in Go's canonical case (header-case.ts). */
 function headerLists(headers: Record<string, string>): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [canonicalHeaderName(name), [value]]));
 }
 
 function sourceFields(context: EngineContext, { message, answer, requestHeaders, retried }: EndedDelivery) {

@@ -146,10 +146,14 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
 
   const deliverHeaders: Record<string, string> = {};
   const forwarded: Record<string, string> = {};
+  // A call's target (`toCallback`) is not the workflow: it gets the call's own headers, not the SDK's
+  // control headers (RunId, Url, Init, Sdk-Version, CallType), which would make a workflow endpoint
+  // there read the call's body as a step list. QStash sends it only what was forwarded.
+  const toTarget = headers[WorkflowHeader.CallType] === 'toCallback';
   if (headers['content-type'] !== undefined) deliverHeaders['content-type'] = headers['content-type'];
   for (const [name, value] of Object.entries(headers)) {
     if (name.startsWith(HeaderPrefix.Forward)) deliverHeaders[name.slice(HeaderPrefix.Forward.length)] = forwarded[name.slice(HeaderPrefix.Forward.length)] = value;
-    else if (name.startsWith(HeaderPrefix.Workflow)) deliverHeaders[name] = value;
+    else if (name.startsWith(HeaderPrefix.Workflow) && !toTarget) deliverHeaders[name] = value;
   }
   const label = headers[UpstashHeader.Label];
   if (label !== undefined) deliverHeaders[UpstashHeader.Label] = label;

@@ -101,7 +101,8 @@ export interface PublishedMessage {
 export interface PublishOptions {
   /**
    * The deliveries the app published during (one per run; delivery-in-progress.ts picks the
-   * message): settled as delivered, whoever holds their lease, when a message of the run is new.
+   * message): settled as delivered, whoever holds their lease, when a message of the run is new;
+   * the run's new messages held until that delivery is answered (publish-hold.ts).
    */
   during?: readonly DeliveryRef[];
   /** Read back the runs and steps the changes touched (someone listens). */
@@ -129,8 +130,16 @@ export interface MessageStore {
   insertMessages(messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]>;
   /** Leases up to `limit` pending messages due at `now`, oldest due first; two claimers never get the same one. */
   claimDue(options: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]>;
-  /** Extends the leases `owner` holds. */
+  /**
+   * Extends the leases `owner` holds, and the holds of what was published during these deliveries
+   * (publish-hold.ts).
+   */
   renew(ids: readonly string[], owner: string, until: number): Promise<void>;
+  /**
+   * The delivery's answer came (or its request failed): what the app published during it becomes
+   * claimable (publish-hold.ts). How many messages were held.
+   */
+  releaseHeld(runId: string, deliveryId: string): Promise<number>;
   /** Settles a claimed message and gives its lease back; false (nothing changed) when `owner` lost the lease. */
   settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean>;
   /** The run's messages in order (up to `upToSeq` when given): the list deliveries carry (up to their own) and lazy fetches read. */

@@ -3,6 +3,7 @@ import { appliedAttempts } from '../store/applied.js';
 import type { FlowUsage } from '../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from './delivery-in-progress.js';
+import { holdOwner } from './publish-hold.js';
 import type {
   MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage,
 } from './message-store.js';
@@ -50,6 +51,14 @@ export class PostgresMessageStore implements MessageStore {
       const rows = await tx<InFlightRow[]>`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ${runId} AND ${tx.unsafe(UNDELIVERED_WHERE)} FOR UPDATE`;
       const id = deliveryInProgress(rows.filter((row) => !published.has(row.id)).map(toInFlight), step);
       if (id === undefined) continue;
+      // The run's fresh messages wait for this delivery's answer (publish-hold.ts); its row is locked above.
+      if (published.size > 0) {
+        await tx`UPDATE qstash_messages m SET lease_owner = ${holdOwner(id)}, lease_until = d.lease_until
+          FROM qstash_messages d
+          WHERE d.id = ${id} AND d.lease_owner IS NOT NULL AND d.lease_until >= ${now}::bigint
+            AND m.run_id = ${runId} AND m.status = 'pending' AND m.lease_owner IS NULL
+            AND m.id = ANY(${[...published]})`;
+      }
       await tx`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = ${now}::bigint WHERE id = ${id} AND status = 'pending'`;
     }
@@ -187,6 +196,14 @@ export class PostgresMessageStore implements MessageStore {
   async renew(ids: readonly string[], owner: string, until: number): Promise<void> {
     if (ids.length === 0) return;
     await this.#sql`UPDATE qstash_messages SET lease_until = ${until}::bigint WHERE id = ANY(${ids as string[]}) AND lease_owner = ${owner}`;
+    await this.#sql`UPDATE qstash_messages SET lease_until = ${until}::bigint
+      WHERE status = 'pending' AND lease_owner = ANY(${ids.map(holdOwner)})`;
+  }
+
+  async releaseHeld(runId: string, deliveryId: string): Promise<number> {
+    const rows = await this.#sql`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
+      WHERE run_id = ${runId} AND status = 'pending' AND lease_owner = ${holdOwner(deliveryId)} RETURNING id`;
+    return rows.length;
   }
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {

@@ -3,6 +3,7 @@ import { appliedAttempts } from '../store/applied.js';
 import { admit, type FlowCandidate } from '../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from './delivery-in-progress.js';
+import { holdOwner } from './publish-hold.js';
 import type {
   MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage, StoredSpec,
 } from './message-store.js';
@@ -112,6 +113,16 @@ export class SqliteMessageStore implements MessageStore {
       nextDue: db.prepare(`SELECT MIN(MAX(due_at, COALESCE(lease_until, 0))) FROM qstash_messages WHERE status = 'pending'`).pluck(),
       releaseAll: db.prepare('UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
       undelivered: db.prepare(`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? AND ${UNDELIVERED_WHERE}`),
+      // The run's fresh messages held until the delivery they were published during is answered (publish-hold.ts).
+      hold: db.prepare(`UPDATE qstash_messages
+        SET lease_owner = @hold, lease_until = (SELECT d.lease_until FROM qstash_messages d WHERE d.id = @delivery)
+        WHERE run_id = @runId AND status = 'pending' AND lease_owner IS NULL
+          AND id IN (SELECT value FROM json_each(@ids))
+          AND EXISTS (SELECT 1 FROM qstash_messages d
+            WHERE d.id = @delivery AND d.lease_owner IS NOT NULL AND d.lease_until >= @now)`),
+      renewHold: db.prepare(`UPDATE qstash_messages SET lease_until = ? WHERE status = 'pending' AND lease_owner = ?`),
+      releaseHeld: db.prepare(`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
+        WHERE run_id = ? AND status = 'pending' AND lease_owner = ?`),
       settleDelivered: db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = @now WHERE id = @id AND status = 'pending'`),
       owes: db.prepare(`SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' LIMIT 1`).pluck(),
@@ -137,7 +148,10 @@ export class SqliteMessageStore implements MessageStore {
       for (const { runId, step } of during) {
         const rows = (s.undelivered.all(runId) as InFlightRow[]).filter((row) => !published.has(row.id));
         const id = deliveryInProgress(rows.map(toInFlight), step);
-        if (id !== undefined) s.settleDelivered.run({ id, now });
+        if (id === undefined) continue;
+        const ids = JSON.stringify([...published]);
+        if (published.size > 0) s.hold.run({ hold: holdOwner(id), delivery: id, runId, ids, now });
+        s.settleDelivered.run({ id, now });
       }
     };
     // IMMEDIATE: the write lock up front, as the `Store`'s transactions take it. The store's changes
@@ -212,7 +226,14 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async renew(ids: readonly string[], owner: string, until: number): Promise<void> {
-    for (const id of ids) this.#s.renew.run(until, id, owner);
+    for (const id of ids) {
+      this.#s.renew.run(until, id, owner);
+      this.#s.renewHold.run(until, holdOwner(id));
+    }
+  }
+
+  async releaseHeld(runId: string, deliveryId: string): Promise<number> {
+    return this.#s.releaseHeld.run(runId, holdOwner(deliveryId)).changes;
   }
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {

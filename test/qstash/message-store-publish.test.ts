@@ -80,6 +80,9 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
     expect(decodeValue((await store.listSteps(RUN))[0]!.output!)).toBe('one');
     // The delivery ends after the publish: its answer does not make the message due again.
     expect(await messages.settle('m1', 'runner-a', { status: 'pending', dueAt: NOW + 10 }, NOW + 10)).toBe(false);
+    // m2 waits for m1's answer (publish-hold.ts), then goes.
+    expect(await messages.claimDue({ now: NOW + 20, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toEqual([]);
+    expect(await messages.releaseHeld(RUN, 'm1')).toBe(1);
     expect(await messages.claimDue({ now: NOW + 20, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toMatchObject([{ id: 'm2' }]);
   });
 
@@ -95,6 +98,7 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
   it('answers a second result for a step with the first message, writing no row and settling no delivery', async () => {
     const { store, messages } = await runInDelivery(open);
     await messages.publish([{ message: stepMessage('m2', { stepId: 1, out: '"first"' }), changes: [succeeded(1, 'first')] }], { during: during(1), returning: false, now: NOW + 5 });
+    await messages.releaseHeld(RUN, 'm1');
     // m2 is being delivered when the first delivery, sent again, publishes step 1 once more.
     expect((await messages.claimDue({ now: NOW + 6, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id)).toEqual(['m2']);
     const again = await messages.publish([{ message: stepMessage('m2b', { stepId: 1, out: '"second"' }), changes: [succeeded(1, 'second')] }], { during: during(1), returning: false, now: NOW + 7 });
@@ -102,6 +106,21 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
     expect(await statuses(messages)).toEqual([['m1', 'delivered'], ['m2', 'pending']]);
     expect(decodeValue((await store.listSteps(RUN))[0]!.output!)).toBe('first');
     expect(await messages.settle('m2', 'runner-b', { status: 'delivered' }, NOW + 8)).toBe(true);
+  });
+
+  it('holds what a delivery published while its holder renews, until released; a holder that died lets it go with its lease', async () => {
+    const { messages } = await runInDelivery(open);
+    await messages.publish([{ message: stepMessage('m2', { stepId: 1 }), changes: [] }], { during: during(1), returning: false, now: NOW + 5 });
+    // runner-a is still reading m1's answer: it renews m1, and with it the hold on m2.
+    await messages.renew(['m1'], 'runner-a', NOW + 120_000);
+    expect(await messages.claimDue({ now: NOW + 90_000, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toEqual([]);
+    // runner-a dies: nobody renews nor releases; the hold ends when the renewed lease would have.
+    expect(await messages.claimDue({ now: NOW + 120_001, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toMatchObject([{ id: 'm2' }]);
+    // A delivery nobody holds (its lease given back, as after a restart) holds nothing of what was published during it.
+    expect(await messages.settle('m2', 'runner-b', { status: 'pending', dueAt: NOW + 200_000 }, NOW + 120_002)).toBe(true);
+    await messages.publish([{ message: stepMessage('m3', { stepId: 2 }), changes: [] }], { during: during(2), returning: false, now: NOW + 120_003 });
+    expect(await statuses(messages)).toEqual([['m1', 'delivered'], ['m2', 'delivered'], ['m3', 'pending']]);
+    expect((await messages.claimDue({ now: NOW + 120_004, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id)).toEqual(['m3']);
   });
 
   it('settles a parallel branch\'s own plan step delivery, and the step after the group the latest delivery', async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { Receiver } from '@upstash/qstash';
 import { defaultSigningKeys } from '../../runner-core/qstash/engine.js';
 import { parseDuration, parseRetryDelay, QStashHeaderError } from '../../runner-core/qstash/durations.js';
+import { canonicalHeaderName } from '../../runner-core/qstash/header-case.js';
 import { parseMessage } from '../../runner-core/qstash/message-spec.js';
+import { runHeadersFor } from '../../runner-core/qstash/run-headers.js';
 import { signDelivery } from '../../runner-core/qstash/signature.js';
 
 /** The wire details of the QStash API: signatures the real Receiver accepts, and how headers read. */
@@ -62,12 +64,16 @@ describe('published headers', () => {
       retries: 2,
       retryDelay: 'pow(2, retried) * 100',
       workflow: { runId: 'wfr_abc', init: false, callType: 'toCallback' },
-      deliverHeaders: { 'content-type': 'application/json', 'x-tenant': 't1', 'upstash-workflow-runid': 'wfr_abc' },
       callback: { url: 'http://127.0.0.1:3000/wf', headers: { 'upstash-workflow-runid': 'wfr_abc', 'upstash-forward-upstash-workflow-callback': 'true' } },
     });
-    // The publish request's own credentials are not the message's.
-    expect(spec.deliverHeaders).not.toHaveProperty('authorization');
-    expect(spec.deliverHeaders).not.toHaveProperty('upstash-telemetry-sdk');
+    // A call's target gets the call's headers only: not the publish request's credentials, nor the
+    // SDK's control headers (a workflow endpoint there would read the call as a step list).
+    expect(spec.deliverHeaders).toEqual({ 'content-type': 'application/json', 'x-tenant': 't1' });
+  });
+
+  it('delivers the SDK\'s control headers with a step to the workflow', () => {
+    const spec = parseMessage('http://127.0.0.1:3000/wf', { 'Upstash-Workflow-RunId': 'wfr_abc', 'Upstash-Workflow-Init': 'false', 'Upstash-Forward-Upstash-Workflow-Sdk-Version': '1' }, '{}');
+    expect(spec.deliverHeaders).toEqual({ 'upstash-workflow-runid': 'wfr_abc', 'upstash-workflow-init': 'false', 'upstash-workflow-sdk-version': '1' });
   });
 
   it('refuses what it does not support or cannot read, naming the header and the value', () => {
@@ -116,5 +122,23 @@ describe('durations and retry delays', () => {
     expect(() => parseRetryDelay('1 +')).toThrow(/Upstash-Retry-Delay/);
     expect(() => parseRetryDelay('pow(2)')).toThrow(/takes 2/);
     expect(() => parseRetryDelay('(1')).toThrow(/expected \)/);
+  });
+});
+
+describe('headers as QStash hands them on', () => {
+  it('names a call answer\'s headers in Go\'s canonical case, whatever case the target wrote', () => {
+    expect(['get-header', 'CONTENT-TYPE', 'x-request-id', 'Fail-Header-Foo', 'www-authenticate'].map(canonicalHeaderName)).toEqual([
+      'Get-Header', 'Content-Type', 'X-Request-Id', 'Fail-Header-Foo', 'Www-Authenticate',
+    ]);
+    // Not an HTTP token: left as it is, as Go leaves it.
+    expect(canonicalHeaderName('bad header')).toBe('bad header');
+  });
+
+  it('gives a run\'s headers to its steps and call answers (without the SDK version), not to a call\'s target', () => {
+    const forwarded = { 'x-tenant': 'acme', 'upstash-workflow-sdk-version': '1' };
+    expect(runHeadersFor('workflow', 'step')?.(forwarded)).toEqual(forwarded);
+    expect(runHeadersFor('plain', 'fromCallback')?.(forwarded)).toEqual({ 'x-tenant': 'acme' });
+    expect(runHeadersFor('plain', 'toCallback')).toBeUndefined();
+    expect(runHeadersFor('plain', 'failureCall')).toBeUndefined();
   });
 });

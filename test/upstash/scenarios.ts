@@ -23,14 +23,17 @@ export interface UpstashHarness {
   openApp?: UpstashApp;
 }
 
-interface Echo {
+export interface Echo {
   url: string;
   requests: { method: string; headers: IncomingHttpHeaders; body: string }[];
   close: () => Promise<void>;
 }
 
-/** The loopback server `context.call` calls (through the runner): it answers `{ echoed: <body> }`. */
-async function startEcho(): Promise<Echo> {
+/**
+ * The loopback server `context.call` calls (through the runner): it answers `{ echoed: <body> }`,
+ * with `answerHeaders` besides its content type (names written as given: node sends them so).
+ */
+export async function startEcho(answerHeaders: Record<string, string> = {}): Promise<Echo> {
   const requests: Echo['requests'] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -41,7 +44,7 @@ async function startEcho(): Promise<Echo> {
       try {
         echoed = JSON.parse(body);
       } catch {}
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed }));
+      res.writeHead(200, { 'content-type': 'application/json', ...answerHeaders }).end(JSON.stringify({ echoed }));
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
+import { describeUpstashFidelity } from './fidelity-scenarios.js';
 import { describeUpstashFeatures, type UpstashHarness } from './scenarios.js';
 import { startUpstashApp, type UpstashApp } from './upstash-app.js';
 
@@ -42,3 +43,4 @@ afterAll(async () => {
 });
 
 describeUpstashFeatures('two wf start runners on PostgreSQL', () => harness);
+describeUpstashFidelity('two wf start runners on PostgreSQL', () => harness);

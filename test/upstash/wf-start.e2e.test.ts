@@ -8,6 +8,7 @@ import { Client } from '@upstash/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltCli, CLI, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
 import { until, waitForRunView } from './runner-api.js';
+import { describeUpstashFidelity } from './fidelity-scenarios.js';
 import { describeUpstashFeatures, type UpstashHarness } from './scenarios.js';
 import { startUpstashApp, type UpstashApp } from './upstash-app.js';
 import { unusedPort } from '../helpers/runner.js';
@@ -52,6 +53,7 @@ afterAll(async () => {
 });
 
 describeUpstashFeatures('wf start (SQLite)', () => harness);
+describeUpstashFidelity('wf start (SQLite)', () => harness);
 
 describe('wf start: the wf CLI on Upstash runs, unchanged', () => {
   /** `wf <args>` against this runner; resolves with its stdout (rejects on a non-zero exit). */
