@@ -8,7 +8,7 @@ import { CLAIMABLE } from './claimable.js';
 import { changeRow, ms } from './postgres-changes.js';
 import { claimFlowRuns } from './postgres-flow-claim.js';
 import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
-import { migratePostgres } from './postgres-migrations.js';
+import { migratePostgres } from './migrations/postgres.js';
 import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import {

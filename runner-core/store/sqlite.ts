@@ -9,7 +9,7 @@ import { admit, type FlowCandidate } from './flow-admission.js';
 
 /** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
 const FLOW_LOOKAHEAD = 16;
-import { migrate } from './migrations.js';
+import { migrate } from './migrations/sqlite.js';
 import { runListSql } from './run-list-sql.js';
 import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
 import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';

@@ -1,16 +1,16 @@
-import { PG_MIGRATION_SCHEDULES } from './postgres-migration-schedules.js';
+import { PG_MIGRATION_SCHEDULES } from './postgres-schedules.js';
 import type { Sql } from 'postgres';
-import { PG_FUNCTIONS } from './postgres-functions.js';
-import { PG_MIGRATION_2 } from './postgres-migration-2.js';
-import { PG_MIGRATION_FLOW } from './postgres-migration-flow.js';
-import { PG_MIGRATION_STEP_LOGS } from './postgres-migration-step-logs.js';
-import { PG_MIGRATION_ALERTS } from './postgres-migration-alerts.js';
-import { PG_MIGRATION_SEARCH } from './postgres-migration-search.js';
-import { PG_MIGRATION_QSTASH } from './postgres-migration-qstash.js';
-import { PG_MIGRATION_QSTASH_WAITS } from './postgres-migration-qstash-waits.js';
-import { MIGRATION_SCHEDULE_REFUSALS } from './migration-schedule-refusals.js';
-import { PG_MIGRATION_RETENTION } from './postgres-migration-retention.js';
-import { PG_MIGRATION_DELIVERY_SCHEDULES } from './postgres-migration-delivery-schedules.js';
+import { PG_FUNCTIONS } from '../postgres-functions.js';
+import { PG_MIGRATION_2 } from './postgres-2.js';
+import { PG_MIGRATION_FLOW } from './postgres-flow.js';
+import { PG_MIGRATION_STEP_LOGS } from './postgres-step-logs.js';
+import { PG_MIGRATION_ALERTS } from './postgres-alerts.js';
+import { PG_MIGRATION_SEARCH } from './postgres-search.js';
+import { PG_MIGRATION_QSTASH } from './postgres-qstash.js';
+import { PG_MIGRATION_QSTASH_WAITS } from './postgres-qstash-waits.js';
+import { MIGRATION_SCHEDULE_REFUSALS } from './schedule-refusals.js';
+import { PG_MIGRATION_RETENTION } from './postgres-retention.js';
+import { PG_MIGRATION_DELIVERY_SCHEDULES } from './postgres-delivery-schedules.js';
 
 /**
  * Ordered schema migrations of the PostgreSQL store; `wfkit_migrations` holds one row per applied

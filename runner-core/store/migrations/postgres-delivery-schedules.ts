@@ -1,4 +1,4 @@
-import { PG_MIGRATION_ALERTS } from './postgres-migration-alerts.js';
+import { PG_MIGRATION_ALERTS } from './postgres-alerts.js';
 
 /** The run patch line of `wfkit_apply` that the two schedule lines follow. */
 const LAST_PATCH_LINE = "alert_attempts = CASE WHEN p ? 'alertAttempts' THEN (p->>'alertAttempts')::int ELSE alert_attempts END,";

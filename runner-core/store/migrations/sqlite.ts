@@ -1,12 +1,12 @@
 import type { Database } from 'better-sqlite3';
-import { SQLITE_MIGRATION_STEP_LOGS } from './sqlite-migration-step-logs.js';
-import { SQLITE_MIGRATION_ALERTS } from './sqlite-migration-alerts.js';
-import { SQLITE_MIGRATION_SEARCH } from './sqlite-migration-search.js';
-import { SQLITE_MIGRATION_QSTASH } from './sqlite-migration-qstash.js';
-import { SQLITE_MIGRATION_QSTASH_WAITS } from './sqlite-migration-qstash-waits.js';
-import { MIGRATION_SCHEDULE_REFUSALS } from './migration-schedule-refusals.js';
-import { SQLITE_MIGRATION_RETENTION } from './sqlite-migration-retention.js';
-import { SQLITE_MIGRATION_DELIVERY_SCHEDULES } from './sqlite-migration-delivery-schedules.js';
+import { SQLITE_MIGRATION_STEP_LOGS } from './sqlite-step-logs.js';
+import { SQLITE_MIGRATION_ALERTS } from './sqlite-alerts.js';
+import { SQLITE_MIGRATION_SEARCH } from './sqlite-search.js';
+import { SQLITE_MIGRATION_QSTASH } from './sqlite-qstash.js';
+import { SQLITE_MIGRATION_QSTASH_WAITS } from './sqlite-qstash-waits.js';
+import { MIGRATION_SCHEDULE_REFUSALS } from './schedule-refusals.js';
+import { SQLITE_MIGRATION_RETENTION } from './sqlite-retention.js';
+import { SQLITE_MIGRATION_DELIVERY_SCHEDULES } from './sqlite-delivery-schedules.js';
 
 /**
  * Ordered schema migrations. `PRAGMA user_version` holds how many have been applied, so entry `i`
