@@ -46,7 +46,7 @@ export interface PostgresStoreOptions {
 
 
 /**
- * What `apply`'s first statement raises (postgres-migrations.ts) as the store's errors: WFL01, a
+ * What `apply`'s first statement raises (postgres-functions.ts) as the store's errors: WFL01, a
  * lost lease, as `LeaseLostError`; WFL02, a patch of an unknown run, as a plain error.
  */
 function storeError(error: unknown, owner: string | undefined): unknown {
@@ -185,7 +185,7 @@ export class PostgresStore implements Store {
   /** `apply` on `sql`: the pool (one statement, its own transaction), or a transaction of a part of the runner (`connection`). */
   async #apply(sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>, changes: readonly Change[], owner: string | undefined, returning: boolean): Promise<Applied> {
     if (changes.length === 0) return appliedAttempts(changes);
-    // Step logs have their own function (postgres-migration-step-logs.ts), run in the same statement
+    // Step logs have their own function (postgres-functions.ts), run in the same statement
     // after wfkit_apply (the materialized CTE is read first), only when a commit carries some.
     const logs = changes.filter((change) => change.type === 'step-logs');
     // Sent as text and cast: a parameter typed jsonb would be JSON-encoded a second time.

@@ -4,11 +4,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LeaseLostError } from './errors.js';
-import { CLAIMABLE } from './claimable.js';
+import { CLAIMABLE, UNFINISHED } from './claimable.js';
+import { patchAssignments, RUN_PATCH_FIELDS, type RunPatchField } from './run-patch.js';
 import { admit, type FlowCandidate } from './flow-admission.js';
 
-/** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
-const FLOW_LOOKAHEAD = 16;
 import { migrate } from './migrations/sqlite.js';
 import { runListSql } from './run-list-sql.js';
 import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
@@ -16,36 +15,24 @@ import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type StepLog, type Store, type StoreConnection, type StoreStats } from './types.js';
 
-const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
+/** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
+const FLOW_LOOKAHEAD = 16;
 
 // ---- run patches: one statement, each field guarded by a "set it" flag ----
 
-/** Patch field → column. Column names are constants, so building SQL from them is safe. */
-const PATCH_COLUMNS = {
-  status: 'status', nextAt: 'next_at', failures: 'failures', finishedAt: 'finished_at',
-  output: 'output', error: 'error', attempts: 'attempts', unreachableSince: 'unreachable_since',
-  failureCall: 'failure_call', failureCallAttempts: 'failure_call_attempts',
-  alert: 'alert', alertAttempts: 'alert_attempts',
-  failureCallNextAt: 'failure_call_next_at', alertNextAt: 'alert_next_at',
-} as const satisfies Record<keyof RunPatch, string>;
-
-// A finished run keeps its status: a drive that settles after a cancel (or, with several runners,
-// on another machine) must not bring the run back to life.
-const PATCH_SQL = `UPDATE runs SET ${Object.values(PATCH_COLUMNS)
-  .map((column) =>
-    column === 'status'
-      ? `status = CASE WHEN @set_status AND ${UNFINISHED} THEN @status ELSE status END`
-      : `${column} = CASE WHEN @set_${column} THEN @${column} ELSE ${column} END`,
-  )
-  .join(', ')}, updated_at = @at WHERE id = @id`;
+// The fields and columns are run-patch.ts's (the list PostgreSQL's wfkit_apply is built from too).
+const PATCH_SQL = `UPDATE runs SET ${patchAssignments({
+  isSet: (_, { column }) => `@set_${column}`,
+  value: (_, { column }) => `@${column}`,
+}).join(', ')}, updated_at = @at WHERE id = @id`;
 
 /** `undefined` means "leave as is"; `null` means "set to NULL" (a sleeping run has no nextAt). */
 function patchParams(runId: string, patch: RunPatch, at: number): Record<string, unknown> {
   const params: Record<string, unknown> = { id: runId, at };
-  for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
-    const value = patch[field as keyof RunPatch];
+  for (const [field, { column, type }] of Object.entries(RUN_PATCH_FIELDS)) {
+    const value = patch[field as RunPatchField];
     params[`set_${column}`] = value === undefined ? 0 : 1;
-    params[column] = value === undefined ? null : field === 'error' ? toJson(value) : value;
+    params[column] = value === undefined ? null : type === 'json' ? toJson(value) : value;
   }
   return params;
 }

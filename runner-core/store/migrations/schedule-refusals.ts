@@ -1,7 +1,9 @@
+import type { Migration } from './dialect.js';
+
 /**
- * Schedules: the last tick the runner refused to fire (its route's origin no longer allowed), as
- * JSON (`ScheduleRefusal`); cleared when a tick fires. Same statement for SQLite and PostgreSQL.
+ * 11: the last tick the runner refused to fire for a schedule (its route's origin no longer
+ * allowed), as JSON (`ScheduleRefusal`); cleared when a tick fires.
  */
-export const MIGRATION_SCHEDULE_REFUSALS = `
+export const scheduleRefusals: Migration = () => `
   ALTER TABLE schedules ADD COLUMN last_refusal TEXT;
 `;

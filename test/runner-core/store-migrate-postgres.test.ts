@@ -1,0 +1,68 @@
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_MIGRATIONS } from '../../runner-core/store/migrations/postgres.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
+import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { expectCurrentStoreWorks } from './store-upgrade.js';
+
+/**
+ * Upgrades of a PostgreSQL schema: its stored functions are no migrations but are re-created at
+ * every start (postgres-functions.ts), so a schema at any older version, holding whatever
+ * functions that version shipped, must come out at the current version with today's functions.
+ */
+
+let pg: PostgresCluster | undefined;
+const stores: PostgresStore[] = [];
+
+beforeAll(async () => {
+  pg = await startPostgres({ database: 'store_migrate' });
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close().catch(() => {})));
+  await pg?.stop();
+});
+
+/** A schema as a wfkit that had applied the first `version` migrations left it; its functions stale. */
+async function schemaAt(schema: string, version: number): Promise<void> {
+  const sql = postgres(pg!.url, { max: 1, onnotice: () => {}, connection: { search_path: schema } });
+  try {
+    await sql.begin(async (tx) => {
+      await tx`CREATE SCHEMA ${tx(schema)}`;
+      await tx`CREATE TABLE wfkit_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
+      for (const [i, text] of PG_MIGRATIONS.slice(0, version).entries()) {
+        await tx.unsafe(text);
+        await tx`INSERT INTO wfkit_migrations (version) VALUES (${i + 1})`;
+      }
+      // The functions an old version shipped, with the signatures they keep: any body will do to
+      // show they are replaced (each older wfkit_apply lacks patch lines of later run fields).
+      for (const signature of ['wfkit_apply(changes JSONB, fence_owner TEXT)', 'wfkit_apply_step_logs(logs JSONB, fence_owner TEXT)']) {
+        await tx.unsafe(`CREATE FUNCTION ${signature} RETURNS VOID LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'stale'; END $$`);
+      }
+    });
+  } finally {
+    await sql.end();
+  }
+}
+
+describe('PostgreSQL upgrades', () => {
+  it('brings a schema at every older version to the current one, with the current functions', async () => {
+    for (let version = 1; version < PG_MIGRATIONS.length; version++) {
+      const schema = `from_${version}`;
+      await schemaAt(schema, version);
+      const store = await openPostgresStore(pg!.url, { schema, leaseClock: 'caller' });
+      stores.push(store);
+      const versions = await store.query<{ version: number }[]>('SELECT version FROM wfkit_migrations ORDER BY version');
+      expect(versions.map((row) => row.version), `from version ${version}`).toEqual(PG_MIGRATIONS.map((_, i) => i + 1));
+      await expectCurrentStoreWorks(store);
+    }
+  });
+
+  it('re-creates the functions at every start, also on a schema that is current', async () => {
+    const schema = 'current_stale';
+    await schemaAt(schema, PG_MIGRATIONS.length);
+    const store = await openPostgresStore(pg!.url, { schema, leaseClock: 'caller' });
+    stores.push(store);
+    await expectCurrentStoreWorks(store);
+  });
+});
