@@ -5,6 +5,7 @@ import type { Fragment, Options, PostgresType, Row, Sql, TransactionSql } from '
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
+import { RESUMABLE, RESUME_CLEARS } from './resume.js';
 import { changeRow, ms } from './postgres-changes.js';
 import { claimFlowRuns } from './postgres-flow-claim.js';
 import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
@@ -145,10 +146,8 @@ export class PostgresStore implements Store {
   async resumeRun(runId: string, now: number): Promise<{ run: Run; resumed: boolean } | undefined> {
     const sql = this.#sql;
     const [row] = await sql<(RunRow & { resumed: boolean })[]>`WITH resumed AS (
-        UPDATE runs SET status = 'queued', next_at = ${ms(now)}, updated_at = ${ms(now)}, finished_at = NULL, output = NULL,
-          error = NULL, failures = 0, unreachable_since = NULL, failure_call = NULL, failure_call_attempts = 0,
-          alert = NULL, alert_attempts = 0, lease_owner = NULL, lease_until = NULL
-        WHERE id = ${runId} AND status IN ('failed', 'cancelled')
+        UPDATE runs SET status = 'queued', next_at = ${ms(now)}, updated_at = ${ms(now)}, ${sql.unsafe(RESUME_CLEARS)}
+        WHERE id = ${runId} AND ${sql.unsafe(RESUMABLE)}
         RETURNING *
       ), cleared AS (
         DELETE FROM steps WHERE run_id IN (SELECT id FROM resumed) AND status != 'succeeded'

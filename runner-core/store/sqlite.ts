@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE, UNFINISHED } from './claimable.js';
+import { RESUMABLE, RESUME_CLEARS } from './resume.js';
 import { patchAssignments, RUN_PATCH_FIELDS, type RunPatchField } from './run-patch.js';
 import { admit, type FlowCandidate } from './flow-admission.js';
 
@@ -111,11 +112,9 @@ function prepareStatements(db: Database.Database) {
     nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0), COALESCE(flow_wait_until, 0))) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL`).pluck(),
     releaseAll: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
     leaseOf: db.prepare('SELECT lease_owner FROM runs WHERE id = ?').pluck(),
-    // Resume: only these two statuses; the lease goes too, so whichever runner claims it next drives it.
-    resumeRun: db.prepare(`UPDATE runs SET status = 'queued', next_at = @now, updated_at = @now, finished_at = NULL, output = NULL,
-        error = NULL, failures = 0, unreachable_since = NULL, failure_call = NULL, failure_call_attempts = 0,
-        alert = NULL, alert_attempts = 0, lease_owner = NULL, lease_until = NULL
-      WHERE id = @id AND status IN ('failed', 'cancelled')`),
+    // Resume (resume.ts): only failed or cancelled runs; the lease goes too.
+    resumeRun: db.prepare(`UPDATE runs SET status = 'queued', next_at = @now, updated_at = @now, ${RESUME_CLEARS}
+      WHERE id = @id AND ${RESUMABLE}`),
     clearUnsucceededSteps: db.prepare(`DELETE FROM steps WHERE run_id = ? AND status != 'succeeded'`),
     countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status'),
     countDue: db.prepare(`SELECT COUNT(*) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now

@@ -12,7 +12,7 @@ import type { ScheduleStore } from './schedules.js';
 // apply returns (applied.ts) live in modules of their own, which import nothing from here.
 export * from './records.js';
 export { changeRunId, type Change } from './changes.js';
-export { RUN_PATCH_FIELDS, type RunPatch } from './run-patch.js';
+export type { RunPatch } from './run-patch.js';
 export type { Applied } from './applied.js';
 export type { PruneCursor, RetentionStore, RunRowCounts } from './retention.js';
 export type { Schedule, ScheduleStore } from './schedules.js';
