@@ -70,7 +70,8 @@ export interface RunMessage {
 }
 
 /** A QStash-protocol run's first row: inserted with its config and its first message in one transaction. */
-export interface NewUpstashRun extends Pick<NewRun, 'id' | 'url' | 'body' | 'headers' | 'retries' | 'retryDelayMs' | 'now'> {
+export interface NewUpstashRun
+  extends Pick<NewRun, 'id' | 'url' | 'body' | 'headers' | 'retries' | 'retryDelayMs' | 'now'> {
   /** `invoke:<parent>:<step>` for a run `context.invoke` started (api/links.ts): the dashboards link parent and child. */
   idempotencyKey: string | null;
   config: string;

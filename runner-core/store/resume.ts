@@ -6,4 +6,5 @@
 export const RESUMABLE = `status IN ('failed', 'cancelled')`;
 
 export const RESUME_CLEARS = `finished_at = NULL, output = NULL, error = NULL, failures = 0, unreachable_since = NULL,
-  failure_call = NULL, failure_call_attempts = 0, alert = NULL, alert_attempts = 0, lease_owner = NULL, lease_until = NULL`;
+  failure_call = NULL, failure_call_attempts = 0, alert = NULL, alert_attempts = 0,
+  lease_owner = NULL, lease_until = NULL`;

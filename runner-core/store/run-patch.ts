@@ -58,6 +58,7 @@ export function patchAssignments(spell: {
   return Object.entries(RUN_PATCH_FIELDS).map(([name, spec]: [string, PatchField]) => {
     const field = name as RunPatchField;
     const guard = spec.whileUnfinished ? ` AND ${UNFINISHED}` : '';
-    return `${spec.column} = CASE WHEN ${spell.isSet(field, spec)}${guard} THEN ${spell.value(field, spec)} ELSE ${spec.column} END`;
+    const value = spell.value(field, spec);
+    return `${spec.column} = CASE WHEN ${spell.isSet(field, spec)}${guard} THEN ${value} ELSE ${spec.column} END`;
   });
 }

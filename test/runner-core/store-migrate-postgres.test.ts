@@ -29,15 +29,18 @@ async function schemaAt(schema: string, version: number): Promise<void> {
   try {
     await sql.begin(async (tx) => {
       await tx`CREATE SCHEMA ${tx(schema)}`;
-      await tx`CREATE TABLE wfkit_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
+      await tx`CREATE TABLE wfkit_migrations
+        (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
       for (const [i, text] of PG_MIGRATIONS.slice(0, version).entries()) {
         await tx.unsafe(text);
         await tx`INSERT INTO wfkit_migrations (version) VALUES (${i + 1})`;
       }
       // The functions an old version shipped, with the signatures they keep: any body will do to
       // show they are replaced (each older wfkit_apply lacks patch lines of later run fields).
-      for (const signature of ['wfkit_apply(changes JSONB, fence_owner TEXT)', 'wfkit_apply_step_logs(logs JSONB, fence_owner TEXT)']) {
-        await tx.unsafe(`CREATE FUNCTION ${signature} RETURNS VOID LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'stale'; END $$`);
+      for (const name of ['wfkit_apply(changes', 'wfkit_apply_step_logs(logs']) {
+        const stale = `BEGIN RAISE EXCEPTION 'stale'; END`;
+        await tx.unsafe(`CREATE FUNCTION ${name} JSONB, fence_owner TEXT) RETURNS VOID
+          LANGUAGE plpgsql AS $$ ${stale} $$`);
       }
     });
   } finally {
@@ -52,8 +55,10 @@ describe('PostgreSQL upgrades', () => {
       await schemaAt(schema, version);
       const store = await openPostgresStore(pg!.url, { schema, leaseClock: 'caller' });
       stores.push(store);
-      const versions = await store.query<{ version: number }[]>('SELECT version FROM wfkit_migrations ORDER BY version');
-      expect(versions.map((row) => row.version), `from version ${version}`).toEqual(PG_MIGRATIONS.map((_, i) => i + 1));
+      const query = 'SELECT version FROM wfkit_migrations ORDER BY version';
+      const versions = await store.query<{ version: number }[]>(query);
+      const all = PG_MIGRATIONS.map((_, i) => i + 1);
+      expect(versions.map((row) => row.version), `from version ${version}`).toEqual(all);
       await expectCurrentStoreWorks(store);
     }
   });

@@ -25,13 +25,21 @@ export async function expectCurrentStoreWorks(store: Store, n = 900): Promise<vo
     started(id, 0, T0 + 1),
     succeeded(id, 0, '"a"', T0 + 2),
     { type: 'executions-reported', runId: id, index: 0, count: 2 },
-    { type: 'step-logs', runId: id, index: 0, attempt: 1, name: 's0', status: 'succeeded', at: T0 + 2, lines: [], dropped: 0 },
-    { type: 'step-suspended', runId: id, index: 1, name: 'w', kind: 'wait', group: null, until: null, eventId: `ev-${n}`, request: null, at: T0 + 3 },
+    { type: 'step-logs', runId: id, index: 0, attempt: 1, name: 's0', status: 'succeeded', at: T0 + 2,
+      lines: [], dropped: 0 },
+    {
+      type: 'step-suspended', runId: id, index: 1, name: 'w', kind: 'wait', group: null,
+      until: null, eventId: `ev-${n}`, request: null, at: T0 + 3,
+    },
   ]);
-  expect(await store.deliverEvent({ eventId: `ev-${n}`, data: '{}', output: '"e"', now: T0 + 4, keepUntil: T0 + 5 })).toEqual([id]);
+  const event = { eventId: `ev-${n}`, data: '{}', output: '"e"', now: T0 + 4, keepUntil: T0 + 5 };
+  const woke = await store.deliverEvent(event);
+  expect(woke).toEqual([id]);
   await store.apply([{ type: 'run', runId: id, patch: EVERY_PATCH_FIELD, at: T0 + 20 }]);
-  const { error, ...plain } = EVERY_PATCH_FIELD;
-  expect(await store.getRun(id)).toMatchObject({ ...plain, error: { message: 'boom' }, updatedAt: T0 + 20, stepsDone: 2 });
-  expect((await store.listSteps(id)).map((step) => [step.status, step.reportedExecutions])).toEqual([['succeeded', 3], ['succeeded', 1]]);
+  const { error: _error, ...plain } = EVERY_PATCH_FIELD;
+  const expected = { ...plain, error: { message: 'boom' }, updatedAt: T0 + 20, stepsDone: 2 };
+  expect(await store.getRun(id)).toMatchObject(expected);
+  const steps = (await store.listSteps(id)).map((step) => [step.status, step.reportedExecutions]);
+  expect(steps).toEqual([['succeeded', 3], ['succeeded', 1]]);
   expect(await store.listStepLogs(id)).toHaveLength(1);
 }

@@ -16,9 +16,19 @@ export interface Dialect {
   serial: 'INTEGER PRIMARY KEY AUTOINCREMENT' | 'BIGSERIAL PRIMARY KEY';
 }
 
-export const SQLITE: Dialect = { name: 'sqlite', ms: 'INTEGER', fraction: 'INTEGER', serial: 'INTEGER PRIMARY KEY AUTOINCREMENT' };
+export const SQLITE: Dialect = {
+  name: 'sqlite',
+  ms: 'INTEGER',
+  fraction: 'INTEGER',
+  serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+};
 
-export const POSTGRES: Dialect = { name: 'postgres', ms: 'BIGINT', fraction: 'DOUBLE PRECISION', serial: 'BIGSERIAL PRIMARY KEY' };
+export const POSTGRES: Dialect = {
+  name: 'postgres',
+  ms: 'BIGINT',
+  fraction: 'DOUBLE PRECISION',
+  serial: 'BIGSERIAL PRIMARY KEY',
+};
 
 /** One entry of the migration list (list.ts): its statements in a dialect's spelling. */
 export type Migration = (d: Dialect) => string;
