@@ -1,5 +1,6 @@
 import { UNFINISHED } from './claimable.js';
 import { patchAssignments, type PatchColumnType } from './run-patch.js';
+import { writeStatements } from './write-sql.js';
 
 /*
  * The PostgreSQL store's writes as server-side functions, each called as ONE statement: the whole
@@ -16,18 +17,25 @@ import { patchAssignments, type PatchColumnType } from './run-patch.js';
  * cannot change a function's parameters or result type: such a change needs a migration that drops
  * the old function first.
  *
- * The statements are those of the SQLite store (sqlite.ts), in PostgreSQL's dialect. `changes` is
+ * The statements are the SQLite store's: each change's from write-sql.ts, a run patch's from
+ * run-patch.ts, read here from JSON instead of bound parameters. `changes` is
  * the JSON array postgres-changes.ts makes: every value is already a column value (JSON columns as
  * text, times in whole milliseconds), and a run patch carries only the fields it sets.
  */
 
-/** How `wfkit_apply` reads a patch field's JSON value as its column's type. */
-const CAST: Record<PatchColumnType, string> = { text: '', json: '', int: '::int', ms: '::bigint' };
+/** How `wfkit_apply` reads a field of a JSON object (`c` the change, `p` its run patch) as a column's type. */
+function field(object: 'c' | 'p', name: string, type: PatchColumnType | 'fraction' = 'text'): string {
+  const cast = { text: '', json: '', int: '::int', ms: '::bigint', fraction: '::float8' }[type];
+  return cast === '' ? `${object}->>'${name}'` : `(${object}->>'${name}')${cast}`;
+}
+
+/** The change statements both stores share (write-sql.ts), on the fields of the change `c`. */
+const w = writeStatements((name, type) => field('c', name, type));
 
 /** The run patch's SET lines, one per field of RUN_PATCH_FIELDS (run-patch.ts): a present key sets the column. */
 const PATCH_LINES = patchAssignments({
-  isSet: (field) => `p ? '${field}'`,
-  value: (field, { type }) => (CAST[type] === '' ? `p->>'${field}'` : `(p->>'${field}')${CAST[type]}`),
+  isSet: (name) => `p ? '${name}'`,
+  value: (name, { type }) => field('p', name, type),
 }).join(',\n          ');
 
 export const PG_FUNCTIONS = `
@@ -52,54 +60,25 @@ export const PG_FUNCTIONS = `
     FOR c IN SELECT x FROM jsonb_array_elements(changes) WITH ORDINALITY AS e(x, i) ORDER BY i LOOP
       CASE c->>'type'
       WHEN 'step-started' THEN
-        INSERT INTO steps (run_id, idx, name, kind, status, started_at, reported_executions, failures, group_id)
-        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'running', (c->>'at')::bigint, 1, 0, (c->>'group')::int)
-        ON CONFLICT (run_id, idx) DO UPDATE SET status = 'running', name = excluded.name, kind = excluded.kind,
-          started_at = excluded.started_at, reported_executions = steps.reported_executions + 1, finished_at = NULL, duration_ms = NULL
-        WHERE steps.status <> 'succeeded';
+        ${w.stepStarted};
       WHEN 'step-suspended' THEN
-        -- The first description of a position wins (a sleep keeps the wake-up time it was given first);
-        -- a row its 'started' line made has none yet, so each field is filled once.
-        INSERT INTO steps (run_id, idx, name, kind, status, started_at, reported_executions, failures, group_id, until, event_id, request)
-        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'running', (c->>'at')::bigint, 1, 0, (c->>'group')::int,
-          (c->>'until')::bigint, c->>'eventId', c->>'request')
-        ON CONFLICT (run_id, idx) DO UPDATE SET until = COALESCE(steps.until, excluded.until),
-          event_id = COALESCE(steps.event_id, excluded.event_id), request = COALESCE(steps.request, excluded.request),
-          group_id = COALESCE(steps.group_id, excluded.group_id)
-        WHERE steps.status = 'running';
+        ${w.stepSuspended};
       WHEN 'executions-reported' THEN
-        UPDATE steps SET reported_executions = reported_executions + (c->>'count')::int
-        WHERE run_id = c->>'runId' AND idx = (c->>'index')::int;
+        ${w.executionsReported};
       WHEN 'release' THEN
-        UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = c->>'runId' AND lease_owner = c->>'owner';
+        ${w.release};
       WHEN 'steps-closed' THEN
-        UPDATE steps SET status = c->>'status', finished_at = (c->>'at')::bigint
-        WHERE run_id = c->>'runId' AND status IN ('running', 'retrying');
+        ${w.stepsClosed};
       WHEN 'step-succeeded' THEN
-        INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms, reported_executions, failures)
-        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'succeeded', c->>'output', (c->>'startedAt')::bigint,
-          (c->>'at')::bigint, (c->>'durationMs')::float8, 1, 0)
-        ON CONFLICT (run_id, idx) DO UPDATE SET status = 'succeeded', output = excluded.output, error = NULL,
-          finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
-        WHERE steps.status <> 'succeeded';
-        -- No row: the step had already succeeded, and the first committed result wins.
+        ${w.stepSucceeded};
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
-          UPDATE runs SET steps_done = steps_done + 1 WHERE id = c->>'runId';
+          ${w.stepDone};
         END IF;
       WHEN 'step-failed' THEN
-        INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms, reported_executions, failures)
-        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', c->>'status', c->>'error', (c->>'startedAt')::bigint,
-          (c->>'at')::bigint, (c->>'durationMs')::float8, 1, 1)
-        ON CONFLICT (run_id, idx) DO UPDATE SET status = excluded.status, error = excluded.error,
-          failures = steps.failures + 1, finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
-        WHERE steps.status <> 'succeeded';
+        ${w.stepFailed};
       WHEN 'attempt' THEN
-        INSERT INTO attempts (run_id, seq, started_at, duration_ms, request_url, request_headers, request_body,
-          response_status, response_headers, response_body, outcome, error)
-        VALUES (c->>'runId', (c->>'seq')::int, (c->>'startedAt')::bigint, (c->>'durationMs')::float8, c->>'requestUrl',
-          c->>'requestHeaders', c->>'requestBody', (c->>'responseStatus')::int, c->>'responseHeaders', c->>'responseBody',
-          c->>'outcome', c->>'error');
+        ${w.attempt};
       WHEN 'run' THEN
         -- A present key sets the column (JSON null sets NULL); a finished run keeps its status, so a
         -- drive that settles after a cancel, or on another machine, cannot bring it back to life.
