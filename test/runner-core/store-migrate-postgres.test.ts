@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_MIGRATIONS } from '../../runner-core/store/migrations/postgres.js';
 import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { newRun, runId, started, succeeded } from './store-fixtures.js';
 import { expectCurrentStoreWorks } from './store-upgrade.js';
 
 /**
@@ -69,5 +70,29 @@ describe('PostgreSQL upgrades', () => {
     const store = await openPostgresStore(pg!.url, { schema, leaseClock: 'caller' });
     stores.push(store);
     await expectCurrentStoreWorks(store);
+  });
+
+  it('lets a runner commit while others start and re-create the functions', async () => {
+    const schema = 'live_restarts';
+    const live = await openPostgresStore(pg!.url, { schema, leaseClock: 'caller' });
+    stores.push(live);
+    let starting = true;
+    const failures: unknown[] = [];
+    let commits = 0;
+    const committing = (async () => {
+      // At least one commit, and no more than 10,000 whatever happens.
+      for (let n = 1; n <= 10_000 && (starting || n === 1); n++) {
+        const id = runId(n);
+        await live.createRun(newRun(n));
+        const end = { type: 'run', runId: id, patch: { status: 'completed', finishedAt: 3 }, at: 3 } as const;
+        const changes = [started(id, 0, 1), succeeded(id, 0, '"x"', 2), end];
+        await live.apply(changes).then(() => commits++, (error) => failures.push(error));
+      }
+    })();
+    for (let i = 0; i < 10; i++) await (await openPostgresStore(pg!.url, { schema, leaseClock: 'caller' })).close();
+    starting = false;
+    await committing;
+    expect(failures).toEqual([]);
+    expect(commits).toBeGreaterThan(0);
   });
 });
