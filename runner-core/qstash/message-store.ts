@@ -1,5 +1,5 @@
 import type { FlowControl } from '../../protocol/flow-control.js';
-import type { Applied, Change } from '../store/types.js';
+import type { Applied, Change, NewRun } from '../store/types.js';
 import type { DeliveryRef } from './delivery-in-progress.js';
 
 /**
@@ -70,17 +70,11 @@ export interface RunMessage {
 }
 
 /** A QStash-protocol run's first row: inserted with its config and its first message in one transaction. */
-export interface NewUpstashRun {
-  id: string;
-  url: string;
-  body: string;
-  headers: Record<string, string>;
-  retries: number;
-  retryDelayMs: number;
+export interface NewUpstashRun
+  extends Pick<NewRun, 'id' | 'url' | 'body' | 'headers' | 'retries' | 'retryDelayMs' | 'now'> {
   /** `invoke:<parent>:<step>` for a run `context.invoke` started (api/links.ts): the dashboards link parent and child. */
   idempotencyKey: string | null;
   config: string;
-  now: number;
 }
 
 /** What a claim found and what settling it changes. */

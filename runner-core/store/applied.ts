@@ -1,4 +1,5 @@
-import type { Attempt, Change, Run, Step } from './types.js';
+import type { Change } from './changes.js';
+import type { Attempt, Run, Step } from './records.js';
 
 /**
  * What an `apply` wrote, as records after the transaction: the runs and steps its changes touched

@@ -5,3 +5,6 @@
  * so SQLite's and PostgreSQL's planners match the index.
  */
 export const CLAIMABLE = `(status NOT IN ('completed', 'failed', 'cancelled') OR failure_call = 'pending' OR alert = 'pending')`;
+
+/** The runs that are not finished (a patch sets `status` only on those: run-patch.ts). */
+export const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;

@@ -1,6 +1,7 @@
 import { attemptParams, toJson } from './rows.js';
 import { stepLogParams } from './step-log-rows.js';
-import type { Change, RunPatch } from './types.js';
+import { RUN_PATCH_FIELDS, type RunPatch, type RunPatchField } from './run-patch.js';
+import type { Change } from './types.js';
 
 /** BIGINT columns take whole milliseconds; a fractional time (a route's `performance.now()`) is rounded. */
 export function ms(value: number): number;
@@ -9,14 +10,14 @@ export function ms(value: number | null): number | null {
   return value === null ? null : Math.round(value);
 }
 
+/** A patch as `wfkit_apply` reads it (its lines come from the same list, run-patch.ts). */
 function patchRow(patch: RunPatch): Record<string, unknown> {
-  const row: Record<string, unknown> = { ...patch };
-  if (patch.nextAt !== undefined) row.nextAt = ms(patch.nextAt);
-  if (patch.finishedAt !== undefined) row.finishedAt = ms(patch.finishedAt);
-  if (patch.unreachableSince !== undefined) row.unreachableSince = ms(patch.unreachableSince);
-  if (patch.failureCallNextAt !== undefined) row.failureCallNextAt = ms(patch.failureCallNextAt);
-  if (patch.alertNextAt !== undefined) row.alertNextAt = ms(patch.alertNextAt);
-  if (patch.error !== undefined) row.error = toJson(patch.error);
+  const row: Record<string, unknown> = {};
+  for (const [field, { type }] of Object.entries(RUN_PATCH_FIELDS)) {
+    const value = patch[field as RunPatchField];
+    if (value === undefined) continue;
+    row[field] = type === 'json' ? toJson(value) : type === 'ms' ? ms(value as number | null) : value;
+  }
   return row;
 }
 

@@ -1,17 +1,45 @@
-/**
- * The PostgreSQL store's writes as server-side functions (part of migration 1), each called as ONE
- * statement: the whole group commit, the fence check included, runs in that statement's transaction
- * on the server. So no transaction of ours ever waits on the client between two statements: a runner
- * frozen mid-commit (SIGSTOP, a VM pause, a long GC) holds no row lock while its leases run out, and
- * other runners take its runs over on time. (It also never leaves the client library a transaction
- * to roll back on a connection the server closed, where postgres.js 3.4 crashes, porsager/postgres#1208.)
+import { UNFINISHED } from './claimable.js';
+import { patchAssignments, type PatchColumnType } from './run-patch.js';
+import { writeStatements } from './write-sql.js';
+
+/*
+ * The PostgreSQL store's writes as server-side functions, each called as ONE statement: the whole
+ * group commit, the fence check included, runs in that statement's transaction on the server. So no
+ * transaction of ours ever waits on the client between two statements: a runner frozen mid-commit
+ * (SIGSTOP, a VM pause, a long GC) holds no row lock while its leases run out, and other runners take
+ * its runs over on time. (It also never leaves the client library a transaction to roll back on a
+ * connection the server closed, where postgres.js 3.4 crashes, porsager/postgres#1208.)
  *
- * The statements are those of the SQLite store (sqlite.ts), in PostgreSQL's dialect. `changes` is
+ * Defined here once, as they are now, and not in the migrations: `migratePostgres`
+ * (migrations/postgres.ts) re-creates them all with CREATE OR REPLACE at every start, in the
+ * migration transaction, after the table changes and under the same advisory lock. A database at
+ * any version gets today's functions; a change to one is a change to this file. CREATE OR REPLACE
+ * cannot change a function's parameters or result type: such a change needs a migration that drops
+ * the old function first.
+ *
+ * The statements are the SQLite store's: each change's from write-sql.ts, a run patch's from
+ * run-patch.ts, read here from JSON instead of bound parameters. `changes` is
  * the JSON array postgres-changes.ts makes: every value is already a column value (JSON columns as
  * text, times in whole milliseconds), and a run patch carries only the fields it sets.
  */
+
+/** How `wfkit_apply` reads a field of a JSON object (`c` the change, `p` its run patch) as a column's type. */
+function field(object: 'c' | 'p', name: string, type: PatchColumnType | 'fraction' = 'text'): string {
+  const cast = { text: '', json: '', int: '::int', ms: '::bigint', fraction: '::float8' }[type];
+  return cast === '' ? `${object}->>'${name}'` : `(${object}->>'${name}')${cast}`;
+}
+
+/** The change statements both stores share (write-sql.ts), on the fields of the change `c`. */
+const w = writeStatements((name, type) => field('c', name, type));
+
+/** The run patch's SET lines, one per field of RUN_PATCH_FIELDS (run-patch.ts): a present key sets the column. */
+const PATCH_LINES = patchAssignments({
+  isSet: (name) => `p ? '${name}'`,
+  value: (name, { type }) => field('p', name, type),
+}).join(',\n          ');
+
 export const PG_FUNCTIONS = `
-  CREATE FUNCTION wfkit_apply(changes JSONB, fence_owner TEXT) RETURNS VOID LANGUAGE plpgsql AS $$
+  CREATE OR REPLACE FUNCTION wfkit_apply(changes JSONB, fence_owner TEXT) RETURNS VOID LANGUAGE plpgsql AS $$
   DECLARE
     r RECORD;
     c JSONB;
@@ -32,63 +60,31 @@ export const PG_FUNCTIONS = `
     FOR c IN SELECT x FROM jsonb_array_elements(changes) WITH ORDINALITY AS e(x, i) ORDER BY i LOOP
       CASE c->>'type'
       WHEN 'step-started' THEN
-        INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id)
-        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'running', (c->>'at')::bigint, 1, 0, (c->>'group')::int)
-        ON CONFLICT (run_id, idx) DO UPDATE SET status = 'running', name = excluded.name, kind = excluded.kind,
-          started_at = excluded.started_at, executions = steps.executions + 1, finished_at = NULL, duration_ms = NULL
-        WHERE steps.status <> 'succeeded';
+        ${w.stepStarted};
       WHEN 'step-suspended' THEN
-        -- The first description of a position wins (a sleep keeps the wake-up time it was given first);
-        -- a row its 'started' line made has none yet, so each field is filled once.
-        INSERT INTO steps (run_id, idx, name, kind, status, started_at, executions, failures, group_id, until, event_id, request)
-        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'running', (c->>'at')::bigint, 1, 0, (c->>'group')::int,
-          (c->>'until')::bigint, c->>'eventId', c->>'request')
-        ON CONFLICT (run_id, idx) DO UPDATE SET until = COALESCE(steps.until, excluded.until),
-          event_id = COALESCE(steps.event_id, excluded.event_id), request = COALESCE(steps.request, excluded.request),
-          group_id = COALESCE(steps.group_id, excluded.group_id)
-        WHERE steps.status = 'running';
+        ${w.stepSuspended};
+      WHEN 'executions-reported' THEN
+        ${w.executionsReported};
       WHEN 'release' THEN
-        UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = c->>'runId' AND lease_owner = c->>'owner';
+        ${w.release};
       WHEN 'steps-closed' THEN
-        UPDATE steps SET status = c->>'status', finished_at = (c->>'at')::bigint
-        WHERE run_id = c->>'runId' AND status IN ('running', 'retrying');
+        ${w.stepsClosed};
       WHEN 'step-succeeded' THEN
-        INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms, executions, failures)
-        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', 'succeeded', c->>'output', (c->>'startedAt')::bigint,
-          (c->>'at')::bigint, (c->>'durationMs')::float8, 1, 0)
-        ON CONFLICT (run_id, idx) DO UPDATE SET status = 'succeeded', output = excluded.output, error = NULL,
-          finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
-        WHERE steps.status <> 'succeeded';
-        -- No row: the step had already succeeded, and the first committed result wins.
+        ${w.stepSucceeded};
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
-          UPDATE runs SET steps_done = steps_done + 1 WHERE id = c->>'runId';
+          ${w.stepDone};
         END IF;
       WHEN 'step-failed' THEN
-        INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms, executions, failures)
-        VALUES (c->>'runId', (c->>'index')::int, c->>'name', c->>'kind', c->>'status', c->>'error', (c->>'startedAt')::bigint,
-          (c->>'at')::bigint, (c->>'durationMs')::float8, 1, 1)
-        ON CONFLICT (run_id, idx) DO UPDATE SET status = excluded.status, error = excluded.error,
-          failures = steps.failures + 1, finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
-        WHERE steps.status <> 'succeeded';
+        ${w.stepFailed};
       WHEN 'attempt' THEN
-        INSERT INTO attempts (run_id, seq, started_at, duration_ms, request_url, request_headers, request_body,
-          response_status, response_headers, response_body, outcome, error)
-        VALUES (c->>'runId', (c->>'seq')::int, (c->>'startedAt')::bigint, (c->>'durationMs')::float8, c->>'requestUrl',
-          c->>'requestHeaders', c->>'requestBody', (c->>'responseStatus')::int, c->>'responseHeaders', c->>'responseBody',
-          c->>'outcome', c->>'error');
+        ${w.attempt};
       WHEN 'run' THEN
         -- A present key sets the column (JSON null sets NULL); a finished run keeps its status, so a
         -- drive that settles after a cancel, or on another machine, cannot bring it back to life.
         p := c->'patch';
         UPDATE runs SET
-          status = CASE WHEN p ? 'status' AND status NOT IN ('completed', 'failed', 'cancelled') THEN p->>'status' ELSE status END,
-          next_at = CASE WHEN p ? 'nextAt' THEN (p->>'nextAt')::bigint ELSE next_at END,
-          failures = CASE WHEN p ? 'failures' THEN (p->>'failures')::int ELSE failures END,
-          finished_at = CASE WHEN p ? 'finishedAt' THEN (p->>'finishedAt')::bigint ELSE finished_at END,
-          output = CASE WHEN p ? 'output' THEN p->>'output' ELSE output END,
-          error = CASE WHEN p ? 'error' THEN p->>'error' ELSE error END,
-          attempts = CASE WHEN p ? 'attempts' THEN (p->>'attempts')::int ELSE attempts END,
+          ${PATCH_LINES},
           updated_at = (c->>'at')::bigint
         WHERE id = c->>'runId';
         IF NOT FOUND THEN
@@ -108,7 +104,7 @@ export const PG_FUNCTIONS = `
   -- runner commits a wait before it calls take_event (suspensions.ts), so whichever of the two takes
   -- the lock second sees the other's work. (A hash collision only serializes two ids.) The waiting
   -- runs are locked in id order before their steps change, the order wfkit_apply locks runs in.
-  CREATE FUNCTION wfkit_deliver_event(lock_key TEXT, p_event_id TEXT, p_data TEXT, p_output TEXT, p_now BIGINT, p_keep_until BIGINT)
+  CREATE OR REPLACE FUNCTION wfkit_deliver_event(lock_key TEXT, p_event_id TEXT, p_data TEXT, p_output TEXT, p_now BIGINT, p_keep_until BIGINT)
   RETURNS SETOF TEXT LANGUAGE plpgsql AS $$
   DECLARE
     woke TEXT[];
@@ -117,12 +113,12 @@ export const PG_FUNCTIONS = `
     DELETE FROM events WHERE keep_until <= p_now;
     PERFORM 1 FROM runs
       WHERE id IN (SELECT run_id FROM steps WHERE event_id = p_event_id AND status = 'running' AND kind = 'wait')
-        AND status NOT IN ('completed', 'failed', 'cancelled')
+        AND ${UNFINISHED}
       ORDER BY id FOR UPDATE;
     WITH resolved AS (
       UPDATE steps SET status = 'succeeded', output = p_output, finished_at = p_now, duration_ms = p_now - started_at
       WHERE event_id = p_event_id AND status = 'running' AND kind = 'wait'
-        AND run_id IN (SELECT id FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled'))
+        AND run_id IN (SELECT id FROM runs WHERE ${UNFINISHED})
       RETURNING run_id
     ), counted AS (
       UPDATE runs SET steps_done = runs.steps_done + c.n, next_at = p_now, updated_at = p_now
@@ -140,7 +136,7 @@ export const PG_FUNCTIONS = `
   $$;
 
   -- takeEvent: the oldest kept, unexpired event of the id, removed; under the same lock as notify.
-  CREATE FUNCTION wfkit_take_event(lock_key TEXT, p_event_id TEXT, p_now BIGINT) RETURNS TEXT LANGUAGE plpgsql AS $$
+  CREATE OR REPLACE FUNCTION wfkit_take_event(lock_key TEXT, p_event_id TEXT, p_now BIGINT) RETURNS TEXT LANGUAGE plpgsql AS $$
   DECLARE
     taken TEXT;
   BEGIN
@@ -149,6 +145,30 @@ export const PG_FUNCTIONS = `
       SELECT seq FROM events WHERE event_id = p_event_id AND keep_until > p_now ORDER BY seq LIMIT 1
     ) RETURNING data INTO taken;
     RETURN taken;
+  END
+  $$;
+
+  -- Step logs: the store hands wfkit_apply the other changes and, only when a commit carries step
+  -- logs, calls this in the same statement right after it (postgres.ts), so both run in one
+  -- transaction, after wfkit_apply has locked the touched runs and checked the fence. The check here
+  -- is for a run only the logs touch (the runner never sends such a commit, but the store does not
+  -- count on it): a plain read, so no lock is taken out of id order, and a run without a holder
+  -- passes, because wfkit_apply may just have released this runner's lease in the same commit.
+  CREATE OR REPLACE FUNCTION wfkit_apply_step_logs(logs JSONB, fence_owner TEXT) RETURNS VOID LANGUAGE plpgsql AS $$
+  DECLARE
+    r RECORD;
+  BEGIN
+    FOR r IN SELECT id, lease_owner FROM runs
+      WHERE id IN (SELECT x->>'runId' FROM jsonb_array_elements(logs) AS x)
+    LOOP
+      IF fence_owner IS NOT NULL AND r.lease_owner IS NOT NULL AND r.lease_owner <> fence_owner THEN
+        RAISE EXCEPTION 'lease lost' USING ERRCODE = 'WFL01', DETAIL = json_build_object('runId', r.id, 'holder', r.lease_owner)::text;
+      END IF;
+    END LOOP;
+    INSERT INTO step_logs (run_id, idx, attempt, name, status, at, lines, dropped)
+    SELECT x->>'runId', (x->>'index')::int, (x->>'attempt')::int, x->>'name', x->>'status', (x->>'at')::bigint, x->>'lines', (x->>'dropped')::int
+    FROM jsonb_array_elements(logs) AS x
+    ON CONFLICT (run_id, idx, attempt) DO NOTHING;
   END
   $$;
 `;

@@ -5,10 +5,11 @@ import type { Fragment, Options, PostgresType, Row, Sql, TransactionSql } from '
 import { appliedAttempts, readApplied, touchedBy, type Applied, type Touched } from './applied.js';
 import { LeaseLostError } from './errors.js';
 import { CLAIMABLE } from './claimable.js';
+import { RESUMABLE, RESUME_CLEARS } from './resume.js';
 import { changeRow, ms } from './postgres-changes.js';
 import { claimFlowRuns } from './postgres-flow-claim.js';
 import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
-import { migratePostgres } from './postgres-migrations.js';
+import { migratePostgres } from './migrations/postgres.js';
 import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import {
@@ -46,7 +47,7 @@ export interface PostgresStoreOptions {
 
 
 /**
- * What `apply`'s first statement raises (postgres-migrations.ts) as the store's errors: WFL01, a
+ * What `apply`'s first statement raises (postgres-functions.ts) as the store's errors: WFL01, a
  * lost lease, as `LeaseLostError`; WFL02, a patch of an unknown run, as a plain error.
  */
 function storeError(error: unknown, owner: string | undefined): unknown {
@@ -145,10 +146,8 @@ export class PostgresStore implements Store {
   async resumeRun(runId: string, now: number): Promise<{ run: Run; resumed: boolean } | undefined> {
     const sql = this.#sql;
     const [row] = await sql<(RunRow & { resumed: boolean })[]>`WITH resumed AS (
-        UPDATE runs SET status = 'queued', next_at = ${ms(now)}, updated_at = ${ms(now)}, finished_at = NULL, output = NULL,
-          error = NULL, failures = 0, unreachable_since = NULL, failure_call = NULL, failure_call_attempts = 0,
-          alert = NULL, alert_attempts = 0, lease_owner = NULL, lease_until = NULL
-        WHERE id = ${runId} AND status IN ('failed', 'cancelled')
+        UPDATE runs SET status = 'queued', next_at = ${ms(now)}, updated_at = ${ms(now)}, ${sql.unsafe(RESUME_CLEARS)}
+        WHERE id = ${runId} AND ${sql.unsafe(RESUMABLE)}
         RETURNING *
       ), cleared AS (
         DELETE FROM steps WHERE run_id IN (SELECT id FROM resumed) AND status != 'succeeded'
@@ -185,7 +184,7 @@ export class PostgresStore implements Store {
   /** `apply` on `sql`: the pool (one statement, its own transaction), or a transaction of a part of the runner (`connection`). */
   async #apply(sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>, changes: readonly Change[], owner: string | undefined, returning: boolean): Promise<Applied> {
     if (changes.length === 0) return appliedAttempts(changes);
-    // Step logs have their own function (postgres-migration-step-logs.ts), run in the same statement
+    // Step logs have their own function (postgres-functions.ts), run in the same statement
     // after wfkit_apply (the materialized CTE is read first), only when a commit carries some.
     const logs = changes.filter((change) => change.type === 'step-logs');
     // Sent as text and cast: a parameter typed jsonb would be JSON-encoded a second time.

@@ -4,7 +4,7 @@ import type { RunQuery } from './types.js';
 /**
  * The run list's one query, shared by both dialects: the filters of `RunQuery` as a WHERE clause,
  * newest first, `limit` rows. Positional parameters (`?` for SQLite, `$n` for PostgreSQL). Each
- * filter has an index (sqlite-migration-search.ts, postgres-migration-search.ts), so a query costs
+ * filter has an index (migrations/search.ts), so a query costs
  * about its page, not the table; test/runner-core/run-list-plan.test.ts checks the plans.
  *
  * Prefixes are ranges, not LIKE: SQLite's LIKE is case-insensitive and then uses no index.

@@ -1,5 +1,5 @@
 import type { Schedule, ScheduleRefusal } from '../../api/schedule-dto.js';
-import type { RunPage } from './types.js';
+import type { RunPage } from './records.js';
 export type { Schedule, ScheduleRefusal } from '../../api/schedule-dto.js';
 
 /** Schedules: cron ticks that start runs (runner-core/schedules/service.ts fires them). */

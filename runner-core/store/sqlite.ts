@@ -4,55 +4,45 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LeaseLostError } from './errors.js';
-import { CLAIMABLE } from './claimable.js';
+import { CLAIMABLE, UNFINISHED } from './claimable.js';
+import { RESUMABLE, RESUME_CLEARS } from './resume.js';
+import { writeStatements } from './write-sql.js';
+import { patchAssignments, RUN_PATCH_FIELDS, type RunPatchField } from './run-patch.js';
 import { admit, type FlowCandidate } from './flow-admission.js';
 
-/** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
-const FLOW_LOOKAHEAD = 16;
-import { migrate } from './migrations.js';
+import { migrate } from './migrations/sqlite.js';
 import { runListSql } from './run-list-sql.js';
 import { appliedAttempts, readApplied, touchedBy, type Applied } from './applied.js';
 import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
 import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type StepLog, type Store, type StoreConnection, type StoreStats } from './types.js';
 
-const UNFINISHED = `status NOT IN ('completed', 'failed', 'cancelled')`;
+/** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
+const FLOW_LOOKAHEAD = 16;
 
 // ---- run patches: one statement, each field guarded by a "set it" flag ----
 
-/** Patch field → column. Column names are constants, so building SQL from them is safe. */
-const PATCH_COLUMNS = {
-  status: 'status', nextAt: 'next_at', failures: 'failures', finishedAt: 'finished_at',
-  output: 'output', error: 'error', attempts: 'attempts', unreachableSince: 'unreachable_since',
-  failureCall: 'failure_call', failureCallAttempts: 'failure_call_attempts',
-  alert: 'alert', alertAttempts: 'alert_attempts',
-  failureCallNextAt: 'failure_call_next_at', alertNextAt: 'alert_next_at',
-} as const satisfies Record<keyof RunPatch, string>;
-
-// A finished run keeps its status: a drive that settles after a cancel (or, with several runners,
-// on another machine) must not bring the run back to life.
-const PATCH_SQL = `UPDATE runs SET ${Object.values(PATCH_COLUMNS)
-  .map((column) =>
-    column === 'status'
-      ? `status = CASE WHEN @set_status AND ${UNFINISHED} THEN @status ELSE status END`
-      : `${column} = CASE WHEN @set_${column} THEN @${column} ELSE ${column} END`,
-  )
-  .join(', ')}, updated_at = @at WHERE id = @id`;
+// The fields and columns are run-patch.ts's (the list PostgreSQL's wfkit_apply is built from too).
+const PATCH_SQL = `UPDATE runs SET ${patchAssignments({
+  isSet: (_, { column }) => `@set_${column}`,
+  value: (_, { column }) => `@${column}`,
+}).join(', ')}, updated_at = @at WHERE id = @id`;
 
 /** `undefined` means "leave as is"; `null` means "set to NULL" (a sleeping run has no nextAt). */
 function patchParams(runId: string, patch: RunPatch, at: number): Record<string, unknown> {
   const params: Record<string, unknown> = { id: runId, at };
-  for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
-    const value = patch[field as keyof RunPatch];
+  for (const [field, { column, type }] of Object.entries(RUN_PATCH_FIELDS)) {
+    const value = patch[field as RunPatchField];
     params[`set_${column}`] = value === undefined ? 0 : 1;
-    params[column] = value === undefined ? null : field === 'error' ? toJson(value) : value;
+    params[column] = value === undefined ? null : type === 'json' ? toJson(value) : value;
   }
   return params;
 }
 
 // ---- statements ----
 
-const STEP_KEEP_SUCCEEDED = `WHERE steps.status != 'succeeded'`;
+/** The change statements both stores share (write-sql.ts), with SQLite's named parameters. */
+const w = writeStatements((name) => `@${name}`);
 
 function prepareStatements(db: Database.Database) {
   return {
@@ -69,31 +59,12 @@ function prepareStatements(db: Database.Database) {
     // A commit repeated (the same attempt's lines again) changes nothing.
     insertStepLogs: db.prepare(`INSERT INTO step_logs (run_id, idx, attempt, name, status, at, lines, dropped)
       VALUES (@runId, @index, @attempt, @name, @status, @at, @lines, @dropped) ON CONFLICT (run_id, idx, attempt) DO NOTHING`),
-    stepStarted: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, reported_executions, failures, group_id)
-      VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0, @group)
-      ON CONFLICT (run_id, idx) DO UPDATE SET status = 'running', name = excluded.name, kind = excluded.kind,
-        started_at = excluded.started_at, reported_executions = steps.reported_executions + 1, finished_at = NULL, duration_ms = NULL
-      ${STEP_KEEP_SUCCEEDED}`),
-    stepSucceeded: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms, reported_executions, failures)
-      VALUES (@runId, @index, @name, @kind, 'succeeded', @output, @startedAt, @at, @durationMs, 1, 0)
-      ON CONFLICT (run_id, idx) DO UPDATE SET status = 'succeeded', output = excluded.output, error = NULL,
-        finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
-      ${STEP_KEEP_SUCCEEDED}`),
-    stepFailed: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms, reported_executions, failures)
-      VALUES (@runId, @index, @name, @kind, @status, @error, @startedAt, @at, @durationMs, 1, 1)
-      ON CONFLICT (run_id, idx) DO UPDATE SET status = excluded.status, error = excluded.error,
-        failures = steps.failures + 1, finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
-      ${STEP_KEEP_SUCCEEDED}`),
-    // The first description of a position wins (a sleep keeps the wake-up time it was given first);
-    // a row its `started` line made has none yet, so each field is filled once.
-    stepSuspended: db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, reported_executions, failures, group_id, until, event_id, request)
-      VALUES (@runId, @index, @name, @kind, 'running', @at, 1, 0, @group, @until, @eventId, @request)
-      ON CONFLICT (run_id, idx) DO UPDATE SET until = COALESCE(steps.until, excluded.until),
-        event_id = COALESCE(steps.event_id, excluded.event_id), request = COALESCE(steps.request, excluded.request),
-        group_id = COALESCE(steps.group_id, excluded.group_id)
-      WHERE steps.status = 'running'`),
-    addExecutions: db.prepare('UPDATE steps SET reported_executions = reported_executions + @count WHERE run_id = @runId AND idx = @index'),
-    closeSteps: db.prepare(`UPDATE steps SET status = @status, finished_at = @at WHERE run_id = @runId AND status IN ('running', 'retrying')`),
+    stepStarted: db.prepare(w.stepStarted),
+    stepSucceeded: db.prepare(w.stepSucceeded),
+    stepFailed: db.prepare(w.stepFailed),
+    stepSuspended: db.prepare(w.stepSuspended),
+    addExecutions: db.prepare(w.executionsReported),
+    closeSteps: db.prepare(w.stepsClosed),
     waiting: db.prepare(`SELECT steps.run_id, steps.idx FROM steps JOIN runs ON runs.id = steps.run_id
       WHERE steps.event_id = ? AND steps.status = 'running' AND steps.kind = 'wait' AND runs.${UNFINISHED}`),
     resolveWait: db.prepare(`UPDATE steps SET status = 'succeeded', output = @output, finished_at = @now, duration_ms = @now - started_at
@@ -103,11 +74,8 @@ function prepareStatements(db: Database.Database) {
     firstEvent: db.prepare('SELECT seq, data FROM events WHERE event_id = ? AND keep_until > ? ORDER BY seq LIMIT 1'),
     dropEvent: db.prepare('DELETE FROM events WHERE seq = ?'),
     dropExpiredEvents: db.prepare('DELETE FROM events WHERE keep_until <= ?'),
-    countStepDone: db.prepare('UPDATE runs SET steps_done = steps_done + 1 WHERE id = ?'),
-    insertAttempt: db.prepare(`INSERT INTO attempts (run_id, seq, started_at, duration_ms, request_url, request_headers, request_body,
-        response_status, response_headers, response_body, outcome, error)
-      VALUES (@runId, @seq, @startedAt, @durationMs, @requestUrl, @requestHeaders, @requestBody,
-        @responseStatus, @responseHeaders, @responseBody, @outcome, @error)`),
+    countStepDone: db.prepare(w.stepDone),
+    insertAttempt: db.prepare(w.attempt),
     patchRun: db.prepare(PATCH_SQL),
     due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
       AND (lease_until IS NULL OR lease_until < @now) AND (flow_wait_until IS NULL OR flow_wait_until <= @now)
@@ -118,17 +86,15 @@ function prepareStatements(db: Database.Database) {
     flowLease: db.prepare('UPDATE runs SET flow_started_at = COALESCE(flow_started_at, @now), flow_wait_until = NULL, flow_wait_reason = NULL WHERE id = @id'),
     flowPark: db.prepare('UPDATE runs SET flow_wait_until = @until, flow_wait_reason = @reason WHERE id = @id'),
     lease: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
-    release: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
+    release: db.prepare(w.release),
     renew: db.prepare('UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
     // A leased run is not due before its lease runs out, whatever its next_at says.
     nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0), COALESCE(flow_wait_until, 0))) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL`).pluck(),
     releaseAll: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
     leaseOf: db.prepare('SELECT lease_owner FROM runs WHERE id = ?').pluck(),
-    // Resume: only these two statuses; the lease goes too, so whichever runner claims it next drives it.
-    resumeRun: db.prepare(`UPDATE runs SET status = 'queued', next_at = @now, updated_at = @now, finished_at = NULL, output = NULL,
-        error = NULL, failures = 0, unreachable_since = NULL, failure_call = NULL, failure_call_attempts = 0,
-        alert = NULL, alert_attempts = 0, lease_owner = NULL, lease_until = NULL
-      WHERE id = @id AND status IN ('failed', 'cancelled')`),
+    // Resume (resume.ts): only failed or cancelled runs; the lease goes too.
+    resumeRun: db.prepare(`UPDATE runs SET status = 'queued', next_at = @now, updated_at = @now, ${RESUME_CLEARS}
+      WHERE id = @id AND ${RESUMABLE}`),
     clearUnsucceededSteps: db.prepare(`DELETE FROM steps WHERE run_id = ? AND status != 'succeeded'`),
     countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status'),
     countDue: db.prepare(`SELECT COUNT(*) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
@@ -222,7 +188,7 @@ export class SqliteStore implements Store {
       if (waiting.length === 0) s.keepEvent.run(eventId, data, now, keepUntil);
       for (const step of waiting) {
         s.resolveWait.run({ runId: step.run_id, index: step.idx, output, now });
-        s.countStepDone.run(step.run_id);
+        s.countStepDone.run({ runId: step.run_id });
         s.wakeRun.run({ runId: step.run_id, now });
       }
       return [...new Set(waiting.map((step) => step.run_id))];
@@ -280,7 +246,7 @@ export class SqliteStore implements Store {
         return;
       }
       case 'release':
-        s.release.run(change.runId, change.owner);
+        s.release.run({ runId: change.runId, owner: change.owner });
         return;
       case 'executions-reported':
         s.addExecutions.run({ runId: change.runId, index: change.index, count: change.count });
@@ -292,7 +258,7 @@ export class SqliteStore implements Store {
         const { runId, index, name, kind, output, at, durationMs } = change;
         const result = s.stepSucceeded.run({ runId, index, name, kind, output, at, durationMs, startedAt: at - durationMs });
         // 0 changes: the step had already succeeded, and the first committed result wins.
-        if (result.changes > 0) s.countStepDone.run(runId);
+        if (result.changes > 0) s.countStepDone.run({ runId });
         return;
       }
       case 'step-failed': {
@@ -357,7 +323,7 @@ export class SqliteStore implements Store {
   }
 
   async release(runId: string, owner: string): Promise<void> {
-    this.#s.release.run(runId, owner);
+    this.#s.release.run({ runId, owner });
   }
 
   async renew(runIds: readonly string[], owner: string, until: number): Promise<void> {

@@ -1,47 +1,21 @@
 import type { FlowControl } from '../../protocol/flow-control.js';
-import type { SerializedError } from '../../protocol/errors.js';
-import type { CallRequest, StepKind } from '../../protocol/messages.js';
-
-import type { Run as RunDto, Step as StepDto } from '../../api/dto.js';
-import type { Attempt, RunStatus } from '../../api/dto.js';
 import type { RunFilter } from '../../api/run-query.js';
-
-// The fields of runs, steps and attempts are the API contract's (api/dto.ts, the one authority);
-// the store's records differ only in how they hold a value: `output` is the devalue text the
-// route replays from. The API edge maps records to DTOs (runner-core/api/dto-map.ts).
-export { FINISHED_RUN_STATUSES, RUN_STATUSES } from '../../api/dto.js';
-export type { AlertState, Attempt, FailureCallState, RunStatus, StepLog, StepStatus } from '../../api/dto.js';
-import type { StepLog } from '../../api/dto.js';
-
-/** A run as stored; `output` is its devalue text (null when none). */
-export interface Run extends Omit<RunDto, 'output' | 'outputEncoded'> {
-  output: string | null;
-  /** The key and limits the run was started with (store only: the API shows `flowKey`); absent without flow control. */
-  flowControl?: FlowControl;
-  /** When a failed run's failureFunction call is tried next, while it is owed (store only; run-end/). */
-  failureCallNextAt?: number | null;
-  /** When a failed run's alert is tried next, while it is owed (store only; run-end/). */
-  alertNextAt?: number | null;
-}
-
-/** A step as stored; `output` is its devalue text (a call's answer; null when none). */
-export interface Step extends Omit<StepDto, 'output' | 'outputEncoded'> {
-  output: string | null;
-}
-
-export interface RunPage {
-  runs: Run[];
-  nextCursor: string | null;
-}
-
 import type { Database } from 'better-sqlite3';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Applied } from './applied.js';
-import type { ScheduleStore } from './schedules.js';
+import type { Change } from './changes.js';
+import type { Attempt, Run, RunPage, RunStatus, Step, StepLog } from './records.js';
 import type { RetentionStore } from './retention.js';
+import type { ScheduleStore } from './schedules.js';
+
+// The store's contract. Its records (records.ts), changes (changes.ts, run-patch.ts) and what an
+// apply returns (applied.ts) live in modules of their own, which import nothing from here.
+export * from './records.js';
+export { changeRunId, type Change } from './changes.js';
+export type { RunPatch } from './run-patch.js';
+export type { Applied } from './applied.js';
 export type { PruneCursor, RetentionStore, RunRowCounts } from './retention.js';
 export type { Schedule, ScheduleStore } from './schedules.js';
-export type { Applied } from './applied.js';
 
 export interface NewRun {
   id: string;
@@ -65,64 +39,6 @@ export interface RunQuery extends RunFilter {
   /** Newest first; `cursor` is the id of the last run of the previous page. */
   cursor?: string;
   limit?: number;
-}
-
-
-/** Fields of a run the runner changes as it drives it. */
-export type RunPatch = Partial<
-  Pick<Run, 'status' | 'nextAt' | 'failures' | 'finishedAt' | 'output' | 'error' | 'attempts' | 'unreachableSince' | 'failureCall' | 'failureCallAttempts' | 'alert' | 'alertAttempts' | 'failureCallNextAt' | 'alertNextAt'>
->;
-
-/**
- * One durable change. The runner batches many (from many runs) into one `apply`, which is one
- * transaction: this is what makes a commit per step cheap.
- */
-export type Change =
-  | { type: 'step-started'; runId: string; index: number; name: string; kind: StepKind; group: number | null; at: number }
-  /** A sleep, wait or call the runner now owes the run; the first record of a position wins. */
-  | {
-      type: 'step-suspended';
-      runId: string;
-      index: number;
-      name: string;
-      kind: StepKind;
-      group: number | null;
-      until: number | null;
-      eventId: string | null;
-      request: CallRequest | null;
-      at: number;
-    }
-  /** Gives the lease back in the same transaction as the run's last change of a drive. */
-  | { type: 'release'; runId: string; owner: string }
-  /** The run ended: steps still running or retrying end with it. */
-  | { type: 'steps-closed'; runId: string; status: 'failed' | 'cancelled'; at: number }
-  | { type: 'step-succeeded'; runId: string; index: number; name: string; kind: StepKind; output: string | null; at: number; durationMs: number }
-  | {
-      type: 'step-failed';
-      runId: string;
-      index: number;
-      name: string;
-      kind: StepKind;
-      error: SerializedError;
-      /** `retrying` while retries remain, else `failed`. */
-      status: 'retrying' | 'failed';
-      at: number;
-      durationMs: number;
-    }
-  /**
-   * Starts of a step the runner saw but could not commit as `step-started` (its drive had lost the
-   * run's lease, so fencing refused them): they only add to `reportedExecutions` of an existing
-   * row, unfenced, and change nothing else. The route ran the step; the count should say so.
-   */
-  | { type: 'executions-reported'; runId: string; index: number; count: number }
-  | { type: 'attempt'; attempt: Attempt }
-  /** What one execution of a step printed (step-logs.ts); kept for every attempt, failed ones too. */
-  | ({ type: 'step-logs' } & StepLog)
-  | { type: 'run'; runId: string; patch: RunPatch; at: number };
-
-/** Every run a change touches (all of them carry one). */
-export function changeRunId(change: Change): string {
-  return change.type === 'attempt' ? change.attempt.runId : change.runId;
 }
 
 export interface ApplyOptions {

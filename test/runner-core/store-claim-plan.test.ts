@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { CLAIMABLE } from '../../runner-core/store/claimable.js';
-import { migrate } from '../../runner-core/store/migrations.js';
+import { migrate } from '../../runner-core/store/migrations/sqlite.js';
 
 /**
  * The claim reads the partial index `runs_claimable`, whose predicate each migration that widens

@@ -3,19 +3,42 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../runner-core/store/migrations.js';
+import { MIGRATIONS } from '../../runner-core/store/migrations/sqlite.js';
 import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { expectCurrentStoreWorks } from './store-upgrade.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+function tempPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wfkit-migrate-'));
+  dirs.push(dir);
+  return join(dir, 'old.db');
+}
+
+describe('SQLite upgrades', () => {
+  it('brings a file at every older version to the current one, where the store works in full', async () => {
+    for (let version = 0; version < MIGRATIONS.length; version++) {
+      const path = tempPath();
+      const old = new Database(path);
+      for (const [i, sql] of MIGRATIONS.slice(0, version).entries()) {
+        old.exec(sql);
+        old.pragma(`user_version = ${i + 1}`);
+      }
+      old.close();
+      const store = openSqliteStore(path);
+      expect(store.pragma('user_version'), `from version ${version}`).toBe(MIGRATIONS.length);
+      await expectCurrentStoreWorks(store);
+      await store.close();
+    }
+  });
+});
+
 describe('SQLite migration 3 on a file written by the previous version', () => {
   it('keeps runs and steps: executions become reportedExecutions, the new run fields start empty, a failed run is not claimable', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wfkit-migrate-'));
-    dirs.push(dir);
-    const path = join(dir, 'old.db');
+    const path = tempPath();
     const old = new Database(path);
     for (const [i, sql] of MIGRATIONS.slice(0, 2).entries()) {
       old.exec(sql);

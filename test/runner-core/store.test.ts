@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../runner-core/store/migrations.js';
+import { MIGRATIONS } from '../../runner-core/store/migrations/sqlite.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
 import { describeStore, newRun } from './store-suite.js';
 
