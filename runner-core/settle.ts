@@ -3,7 +3,7 @@ import { Header } from '../protocol/headers.js';
 import type { AttemptError, AttemptResult } from './attempt.js';
 import { MAX_DELAY_MS, nextDelay } from './retry.js';
 import type { Change, Run, RunPatch } from './store/types.js';
-import { invokeAsCallRequest } from './invoke.js';
+import { runnerKind } from './step-kinds/index.js';
 import { cancellation, completion, failure } from './run-end/end.js';
 import { stepLogsChange } from './step-logs.js';
 import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
@@ -51,9 +51,8 @@ export function settle(
         name: s.name,
         kind: s.kind,
         group: s.group,
-        until: s.kind === 'call' || s.kind === 'invoke' ? null : s.until,
-        eventId: s.kind === 'wait' ? s.eventId : null,
-        request: s.kind === 'call' ? s.request : s.kind === 'invoke' ? invokeAsCallRequest(s.request) : null,
+        // The kind's module says which columns hold what the route described (step-kinds/).
+        ...runnerKind(s.kind)!.stored(s as never),
         at: now,
       }));
       return { changes, patch: { ...base, status: 'running', nextAt: now, failures: 0 } };
