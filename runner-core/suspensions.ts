@@ -20,6 +20,8 @@ export async function resolvePending(ctx: ResolveContext, run: Run, signal: Abor
   // A step the route registered but never described (its response ended with a failure before the
   // `suspend` line): only a drive can describe it.
   if (pending.length === 0 || pending.some((s) => !runnerKind(s.kind)!.described(s))) return undefined;
+  // An aborted drive (its lease lost, the runner stopping) resolves nothing: no call, no kept event taken.
+  if (signal.aborted) return undefined;
   const resolutions: Resolution[] = [];
   for (const kind of runnerKinds()) {
     const steps = pending.filter((s) => s.kind === kind);
