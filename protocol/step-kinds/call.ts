@@ -25,10 +25,10 @@ export function parseCallRequest(value: unknown, where: string): CallRequest {
   const request: CallRequest = { url: expectString(o, 'url', where), method: expectString(o, 'method', where), headers: expectStringRecord(o, 'headers', where) };
   const body = optionalString(o, 'body', where);
   if (body !== undefined) request.body = body;
-  const timeoutMs = optionalInteger(o, 'timeoutMs', where);
-  if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
-  const retries = optionalInteger(o, 'retries', where);
-  if (retries !== undefined) request.retries = retries;
+  for (const key of ['timeoutMs', 'retries'] as const) {
+    const value = optionalInteger(o, key, where);
+    if (value !== undefined) request[key] = value;
+  }
   if (o.throwHttpErrors !== undefined) request.throwHttpErrors = expectBoolean(o, 'throwHttpErrors', where);
   return request;
 }

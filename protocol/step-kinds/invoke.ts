@@ -17,11 +17,6 @@ export interface InvokeRequest {
   flowControl?: FlowControl;
 }
 
-/** `context.invoke`: a child run to start (idempotently, per parent and position) and wait for. */
-export interface InvokeSuspension {
-  request: InvokeRequest;
-}
-
 export function parseInvokeRequest(value: unknown, where: string): InvokeRequest {
   const o = expectObject(value, where);
   const request: InvokeRequest = { url: expectString(o, 'url', where), body: expectString(o, 'body', where), headers: expectStringRecord(o, 'headers', where) };
@@ -29,6 +24,11 @@ export function parseInvokeRequest(value: unknown, where: string): InvokeRequest
   if (retries !== undefined) request.retries = retries;
   if (o.flowControl !== undefined) request.flowControl = parseFlowControl(o.flowControl, `\`flowControl\` of ${where}`);
   return request;
+}
+
+/** `context.invoke`: a child run to start (idempotently, per parent and position) and wait for. */
+export interface InvokeSuspension {
+  request: InvokeRequest;
 }
 
 export const parseInvoke: ParseSuspension<InvokeSuspension> = (o, where) => ({ request: parseInvokeRequest(o.request, `\`request\` in ${where}`) });
