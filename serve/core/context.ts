@@ -2,7 +2,7 @@ import type { LogLevel } from '../../protocol/step-logs.js';
 import type { TraceContext } from '../../protocol/trace-context.js';
 import type { DriveSession } from './session.js';
 import { stepMethods, type StepMethods } from './step-kinds/index.js';
-export type { InvokeOptions, InvokeResult } from './invoke.js';
+export type { InvokeOptions, InvokeResult } from './step-kinds/invoke.js';
 export type { StepInfo, StepOptions } from './step-kinds/run.js';
 export type { CallOptions, CallResponse } from './step-kinds/call.js';
 export type { WaitForEventResult } from './step-kinds/wait.js';
