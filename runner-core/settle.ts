@@ -44,6 +44,10 @@ export function settle(
     case 'cancel':
       return withBase(base, cancellation(run.id, now));
     case 'suspend': {
+      // A kind the wire table knows but this runner cannot resolve (registered on one side only)
+      // would pend forever: the run fails, naming it.
+      const unknown = end.steps.find((s) => runnerKind(s.kind) === undefined);
+      if (unknown) return failRun(run, result, unresolvableKind(unknown.kind), now, base, alerts);
       const changes: Change[] = end.steps.map((s) => ({
         type: 'step-suspended',
         runId: run.id,
@@ -107,6 +111,10 @@ function settleUnreachable(
   const base: RunPatch = { attempts: run.attempts + 1 };
   if (now - since >= policy.horizonMs) return failRun(run, result, unreachableError(run.url, since, now, policy, end.error), now, base, alerts);
   return { changes: [], patch: { ...base, status: 'running', unreachableSince: since, nextAt: now + unreachableDelay(since, now, policy, end.retryAfterMs, random) } };
+}
+
+function unresolvableKind(kind: string): SerializedError {
+  return { name: 'ProtocolError', code: 'UNKNOWN_STEP_KIND', message: `The route suspended a step of kind "${kind}", which this runner does not resolve (no runner module is registered for it).` };
 }
 
 /** Why a run gave up on an app that stayed unreachable: since when, for how long, and the last error. */

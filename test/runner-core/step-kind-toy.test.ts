@@ -57,6 +57,23 @@ beforeAll(() => {
 
 afterAll(closeStarted);
 
+it('fails the run, naming the kind, when the route suspends a kind the runner has no module for', async () => {
+  // Registered on the wire and the route only: the runner must not leave it pending forever.
+  registerWireKind('orphan', () => ({}));
+  registerRouteKind('orphan', (tools) => ({ orphan: (name: string) => tools.suspend('orphan' as never, name, () => ({}) as never) }));
+  const runner = await startTestRunner();
+  const app = await startApp(
+    async (context: WorkflowContext) => {
+      await (context as WorkflowContext & { orphan(name: string): Promise<unknown> }).orphan('lost');
+      return 'unreachable';
+    },
+    { token: runner.token, runnerUrl: runner.url },
+  );
+  const { run } = await waitForFinish(runner.runner, await startThroughApp(app.url));
+  expect(run.status).toBe('failed');
+  expect(run.error).toMatchObject({ code: 'UNKNOWN_STEP_KIND', message: expect.stringContaining('"orphan"') });
+});
+
 it('runs a route that uses a registered toy kind on a real runner, and shows the step in the API and the views', async () => {
   const runner = await startTestRunner();
   const app = await startApp(
