@@ -1,6 +1,7 @@
 import type { SerializedError } from './errors.js';
 import { ProtocolError } from './errors.js';
 import { parseFlowControl, type FlowControl } from './flow-control.js';
+import { isStepKind, STEP_KINDS, type StepKind } from './step-kinds/index.js';
 import { PROTOCOL_VERSION } from './headers.js';
 import {
   expectBoolean,
@@ -18,9 +19,11 @@ import {
 /**
  * Kinds of step. `run` executes in the route; `sleep`, `wait`, `call` and `invoke` suspend the
  * request and are resolved by the runner (a timer, an event, an HTTP call it makes, a child run).
+ * Each kind's wire shape is its module in step-kinds/.
  */
-export type StepKind = 'run' | 'sleep' | 'wait' | 'call' | 'invoke';
-export const STEP_KINDS: readonly StepKind[] = ['run', 'sleep', 'wait', 'call', 'invoke'];
+export { STEP_KINDS, type StepKind } from './step-kinds/index.js';
+export type { CallRequest } from './step-kinds/call.js';
+export type { InvokeRequest } from './step-kinds/invoke.js';
 
 /** App -> runner `POST /v1/runs`: start a run of the workflow at `url`. */
 export interface StartRequest {
@@ -60,35 +63,6 @@ export interface StepRecord {
   pending?: boolean;
 }
 
-/** What `context.call` asks the runner to send. */
-export interface CallRequest {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-  /** Whole-exchange timeout. @default 30000 */
-  timeoutMs?: number;
-  /** Retries after a transport failure (or an HTTP error with `throwHttpErrors`). @default 0 */
-  retries?: number;
-  /** Treat a non-2xx answer as a failure instead of data. @default false */
-  throwHttpErrors?: boolean;
-}
-
-/**
- * What `context.invoke` asks the runner to start: a run of the workflow at `url`, as a start
- * request would. Stored on the parent's step in the call request's shape (method POST).
- */
-export interface InvokeRequest {
-  url: string;
-  /** The child's raw start body (JSON text, or empty). */
-  body: string;
-  headers: Record<string, string>;
-  /** The child's retries per step. @default the runner's */
-  retries?: number;
-  /** The child's flow control, resolved by the route against the child's payload when invoked. */
-  flowControl?: FlowControl;
-}
-
 /** Runner -> route drive request body. */
 export interface DriveRequest {
   v: number;
@@ -105,10 +79,10 @@ export interface DriveRequest {
 
 export function parseStepKind(o: Fields, key: string, where: string): StepKind {
   const kind = expectString(o, key, where);
-  if (!(STEP_KINDS as readonly string[]).includes(kind)) {
+  if (!isStepKind(kind)) {
     throw new ProtocolError(`Expected \`${key}\` in ${where} to be one of ${STEP_KINDS.join(', ')}, got "${kind}".`);
   }
-  return kind as StepKind;
+  return kind;
 }
 
 export function parseStartRequest(value: unknown): StartRequest {

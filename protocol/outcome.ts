@@ -1,6 +1,6 @@
 import { ProtocolError, type SerializedError } from './errors.js';
-import { parseStepKind, type CallRequest, type InvokeRequest, type StepKind } from './messages.js';
-import { parseFlowControl } from './flow-control.js';
+import { parseStepKind, type StepKind } from './messages.js';
+import { suspendingKinds, suspensionParser, type Suspension } from './step-kinds/index.js';
 import { parseStepLogs, type StepLogs } from './step-logs.js';
 import {
   expectBoolean,
@@ -22,13 +22,9 @@ export interface StepRef {
   kind: StepKind;
 }
 
-/** A step the runner resolves while the route's request is over. */
-export type Suspension =
-  | { kind: 'sleep'; index: number; name: string; group: number; until: number }
-  | { kind: 'wait'; index: number; name: string; group: number; eventId: string; until: number }
-  | { kind: 'call'; index: number; name: string; group: number; request: CallRequest }
-  /** A child run to start (idempotently, per parent and position) and wait for. */
-  | { kind: 'invoke'; index: number; name: string; group: number; request: InvokeRequest };
+export type { Suspension, SuspensionOf, SuspendingStepKind } from './step-kinds/index.js';
+export { parseCallRequest } from './step-kinds/call.js';
+export { parseInvokeRequest } from './step-kinds/invoke.js';
 
 /**
  * One line of a drive response (NDJSON). Step lines arrive as steps start and finish; the
@@ -68,44 +64,17 @@ function stepFields(o: Fields, where: string): StepRef {
   return { index: expectInteger(o, 'index', where), name: expectString(o, 'name', where), kind: parseStepKind(o, 'kind', where) };
 }
 
-export function parseCallRequest(value: unknown, where: string): CallRequest {
-  const o = expectObject(value, where);
-  const request: CallRequest = { url: expectString(o, 'url', where), method: expectString(o, 'method', where), headers: expectStringRecord(o, 'headers', where) };
-  const body = optionalString(o, 'body', where);
-  if (body !== undefined) request.body = body;
-  const timeoutMs = optionalInteger(o, 'timeoutMs', where);
-  if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
-  const retries = optionalInteger(o, 'retries', where);
-  if (retries !== undefined) request.retries = retries;
-  if (o.throwHttpErrors !== undefined) request.throwHttpErrors = expectBoolean(o, 'throwHttpErrors', where);
-  return request;
-}
-
-export function parseInvokeRequest(value: unknown, where: string): InvokeRequest {
-  const o = expectObject(value, where);
-  const request: InvokeRequest = { url: expectString(o, 'url', where), body: expectString(o, 'body', where), headers: expectStringRecord(o, 'headers', where) };
-  const retries = optionalInteger(o, 'retries', where);
-  if (retries !== undefined) request.retries = retries;
-  if (o.flowControl !== undefined) request.flowControl = parseFlowControl(o.flowControl, `\`flowControl\` of ${where}`);
-  return request;
-}
-
 function parseSuspension(value: unknown, where: string): Suspension {
   const o = expectObject(value, where);
   const base = { index: expectInteger(o, 'index', where), name: expectString(o, 'name', where), group: expectInteger(o, 'group', where) };
   const kind = expectString(o, 'kind', where);
-  switch (kind) {
-    case 'sleep':
-      return { kind, ...base, until: expectNumber(o, 'until', where) };
-    case 'wait':
-      return { kind, ...base, eventId: expectString(o, 'eventId', where), until: expectNumber(o, 'until', where) };
-    case 'call':
-      return { kind, ...base, request: parseCallRequest(o.request, `\`request\` in ${where}`) };
-    case 'invoke':
-      return { kind, ...base, request: parseInvokeRequest(o.request, `\`request\` in ${where}`) };
-    default:
-      throw new ProtocolError(`Expected \`kind\` in ${where} to be sleep, wait, call or invoke, got "${kind}".`);
+  const parse = suspensionParser(kind);
+  if (!parse) {
+    const kinds = suspendingKinds();
+    throw new ProtocolError(`Expected \`kind\` in ${where} to be ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}, got "${kind}".`);
   }
+  // The kind's own fields after the base ones: its module's parser checked them.
+  return { kind, ...base, ...parse(o, where) } as Suspension;
 }
 
 function parseFailedStep(value: unknown, where: string): NonNullable<Extract<Outcome, { t: 'failed' }>['step']> {

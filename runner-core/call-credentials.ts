@@ -102,29 +102,27 @@ export class CallCredentials {
     if (outcome.t !== 'suspend') return outcome;
     return {
       ...outcome,
-      steps: outcome.steps.map((s) =>
-        s.kind === 'call'
-          ? { ...s, request: this.seal(s.request) }
-          : // An invoke's headers go to the child's start: sealed the same way, in the call shape it is stored in.
-            s.kind === 'invoke'
-            ? { ...s, request: this.seal(invokeAsCallRequest(s.request)) as unknown as InvokeRequest }
-            : s,
-      ),
+      // Whatever kind carries a request (a call's, an invoke's child start) has its headers sealed,
+      // in the call shape it is stored in (an invoke's is converted; a call's is kept as it is).
+      steps: outcome.steps.map((s) => (carriesRequest(s) ? ({ ...s, request: this.seal(invokeAsCallRequest(s.request)) } as Suspension) : s)),
     };
   }
 
   /** The drive response line as the attempt log keeps it: a suspend's call credentials redacted. */
   logLine(line: string, outcome: Outcome): string {
-    const carries = (s: Suspension): boolean => (s.kind === 'call' || s.kind === 'invoke') && Object.keys(s.request.headers).some((n) => this.names.has(n.toLowerCase()));
+    const carries = (s: Suspension): boolean => carriesRequest(s) && Object.keys(s.request.headers).some((n) => this.names.has(n.toLowerCase()));
     if (outcome.t !== 'suspend' || !outcome.steps.some(carries)) return line;
     const redacted: Outcome = {
       ...outcome,
-      steps: outcome.steps.map((s): Suspension =>
-        s.kind === 'call' ? { ...s, request: { ...s.request, headers: this.redact(s.request.headers) } } : s.kind === 'invoke' ? { ...s, request: { ...s.request, headers: this.redact(s.request.headers) } } : s,
-      ),
+      steps: outcome.steps.map((s) => (carriesRequest(s) ? ({ ...s, request: { ...s.request, headers: this.redact(s.request.headers) } } as Suspension) : s)),
     };
     return encodeOutcome(redacted).trimEnd();
   }
+}
+
+/** A suspension that carries a request with headers (a call, an invoke's child start), whatever its kind. */
+function carriesRequest(s: Suspension): s is Suspension & { request: CallRequest | InvokeRequest } {
+  return 'request' in s && typeof s.request === 'object' && s.request !== null;
 }
 
 /** A step as the API and the event stream serve it: without its call's sealed credentials. */

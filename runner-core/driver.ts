@@ -1,7 +1,6 @@
 import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import type { AlertConfig } from './alerts/options.js';
 import type { Commit } from './commit-queue.js';
-import { childRunIdOf } from './invoke.js';
 import { runAttempt, type AttemptContext, type AttemptResult } from './attempt.js';
 import { isFull, SLOT_RECHECK_MS } from './egress/slots.js';
 import { describeError, type Logger } from './logger.js';
@@ -14,6 +13,7 @@ import type { RunEnds } from './run-end/run-ends.js';
 import { settle } from './settle.js';
 import { LeaseLostError } from './store/errors.js';
 import { FINISHED_RUN_STATUSES, type Attempt, type Change, type Run, type Step, type Store } from './store/types.js';
+import { runnerKind } from './step-kinds/index.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
@@ -183,14 +183,9 @@ export class Driver {
     return true;
   }
 
-  /** Whether an invoke step among `pending` has a child that ended (only runs that invoke read anything). */
-  private async childEndedMeanwhile(pending: readonly Step[]): Promise<boolean> {
-    for (const step of pending) {
-      const childId = childRunIdOf(step);
-      if (childId === undefined) continue;
-      const child = await this.options.store.getRun(childId);
-      if (child && FINISHED_RUN_STATUSES.has(child.status)) return true;
-    }
+  /** Whether a step among `pending` was resolved without a wake, e.g. an invoked child that ended (its kind says). */
+  private async endedMeanwhile(pending: readonly Step[]): Promise<boolean> {
+    for (const step of pending) if (await runnerKind(step.kind)!.endedMeanwhile(this.options.store, step)) return true;
     return false;
   }
 
@@ -208,7 +203,7 @@ export class Driver {
     // run due, which the patch just undid: if fewer steps pend now, drive at once.
     const pending = pendingSteps(await store.listSteps(run.id));
     // Likewise a child that ended meanwhile: its wake came before this patch and was undone.
-    if (pending.length >= parking.pending && !(await this.childEndedMeanwhile(pending))) return true;
+    if (pending.length >= parking.pending && !(await this.endedMeanwhile(pending))) return true;
     await this.markRunning(run);
     return false;
   }

@@ -3,7 +3,7 @@ import { Header } from '../protocol/headers.js';
 import type { AttemptError, AttemptResult } from './attempt.js';
 import { MAX_DELAY_MS, nextDelay } from './retry.js';
 import type { Change, Run, RunPatch } from './store/types.js';
-import { invokeAsCallRequest } from './invoke.js';
+import { runnerKind } from './step-kinds/index.js';
 import { cancellation, completion, failure } from './run-end/end.js';
 import { stepLogsChange } from './step-logs.js';
 import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
@@ -44,6 +44,10 @@ export function settle(
     case 'cancel':
       return withBase(base, cancellation(run.id, now));
     case 'suspend': {
+      // A kind the wire table knows but this runner cannot resolve (registered on one side only)
+      // would pend forever: the run fails, naming it.
+      const unknown = end.steps.find((s) => runnerKind(s.kind) === undefined);
+      if (unknown) return failRun(run, result, unresolvableKind(unknown.kind), now, base, alerts);
       const changes: Change[] = end.steps.map((s) => ({
         type: 'step-suspended',
         runId: run.id,
@@ -51,9 +55,8 @@ export function settle(
         name: s.name,
         kind: s.kind,
         group: s.group,
-        until: s.kind === 'call' || s.kind === 'invoke' ? null : s.until,
-        eventId: s.kind === 'wait' ? s.eventId : null,
-        request: s.kind === 'call' ? s.request : s.kind === 'invoke' ? invokeAsCallRequest(s.request) : null,
+        // The kind's module says which columns hold what the route described (step-kinds/).
+        ...runnerKind(s.kind)!.stored(s as never),
         at: now,
       }));
       return { changes, patch: { ...base, status: 'running', nextAt: now, failures: 0 } };
@@ -108,6 +111,10 @@ function settleUnreachable(
   const base: RunPatch = { attempts: run.attempts + 1 };
   if (now - since >= policy.horizonMs) return failRun(run, result, unreachableError(run.url, since, now, policy, end.error), now, base, alerts);
   return { changes: [], patch: { ...base, status: 'running', unreachableSince: since, nextAt: now + unreachableDelay(since, now, policy, end.retryAfterMs, random) } };
+}
+
+function unresolvableKind(kind: string): SerializedError {
+  return { name: 'ProtocolError', code: 'UNKNOWN_STEP_KIND', message: `The route suspended a step of kind "${kind}", which this runner does not resolve (no runner module is registered for it).` };
 }
 
 /** Why a run gave up on an app that stayed unreachable: since when, for how long, and the last error. */

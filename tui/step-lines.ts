@@ -2,8 +2,8 @@ import type { Attempt, Run, Step, StepLog } from '../api/dto.js';
 import type { SerializedError } from '../protocol/errors.js';
 import { attemptsOfStep, isLineOf, noAttemptsText, outcomeLines } from '../view/attempts.js';
 import { formatDuration } from '../view/duration.js';
-import { stepChild } from '../view/links.js';
-import { callAnswer, displayOutput, encodedOutput } from '../view/step-value.js';
+import { stepKindView } from '../view/step-kinds/index.js';
+import { displayOutput, encodedOutput } from '../view/step-value.js';
 import { logRowText, stepLogSections, type LogTone } from '../view/step-logs.js';
 import { clock, prettyJson } from './format.js';
 import { terminalSafe } from '../view/terminal-text.js';
@@ -47,33 +47,21 @@ function attemptLines(a: Attempt, step: Step): Line[] {
   return out;
 }
 
+/** The head of the step view: what its kind says (view/step-kinds/), its request's headers and body when it sends one. */
 function kindLines(step: Step): Line[] {
-  switch (step.kind) {
-    case 'sleep':
-      return step.until === null ? [] : [line(`Sleeps until ${clock(step.until, step.startedAt, true)}`, 'label')];
-    case 'wait':
-      return [line(`Waits for event ${step.eventId ?? '?'}${step.until === null ? '' : ` · times out ${clock(step.until, step.startedAt, true)}`}`, 'label')];
-    case 'call': {
-      if (!step.request) return [];
-      const r = step.request;
-      const out = [line(`HTTP call  ${r.method} ${r.url}`, 'label'), ...headers(r.headers, '  ')];
-      if (r.body !== undefined) out.push(...block(prettyJson(r.body), '  '));
-      return out;
-    }
-    case 'invoke': {
-      const child = stepChild(step);
-      return [line(`Child run  ${child ?? '(not started yet)'}${step.request ? ` · POST ${step.request.url}` : ''}`, 'label')];
-    }
-    default:
-      return [];
-  }
+  const section = stepKindView(step.kind).section(step, (ms) => clock(ms, step.startedAt, true));
+  if (!section) return [];
+  const out = [line(section.label, 'label')];
+  if (section.headers) out.push(...headers(section.headers, '  '));
+  if (section.body !== undefined) out.push(...block(prettyJson(section.body), '  '));
+  return out;
 }
 
 const LOG_TONE: Record<LogTone, Tone> = { text: 'text', dim: 'dim', warn: 'mark', error: 'error' };
 
 /** What the step printed, attempt by attempt (its "detailed logs"); nothing for steps the runner resolves. */
 function logLines(step: Step, logs: readonly StepLog[]): Line[] {
-  if (step.kind !== 'run') return [];
+  if (!stepKindView(step.kind).printsLogs) return [];
   const sections = stepLogSections(logs, step.index);
   if (sections.length === 0) return [line(''), line('Logs · printed nothing', 'label')];
   const out = [line(''), line(`Logs · ${sections.length === 1 ? '1 attempt' : `${sections.length} attempts`} printed`, 'label')];
@@ -89,8 +77,7 @@ function logLines(step: Step, logs: readonly StepLog[]): Line[] {
 export function stepDetailLines(step: Step, attempts: readonly Attempt[], logs: readonly StepLog[] = [], run?: Pick<Run, 'protocol'>): Line[] {
   const out: Line[] = [...kindLines(step)];
   if (step.status === 'succeeded' || encodedOutput(step) !== null) {
-    const label = step.kind === 'call' ? `Answer  ${callAnswer(step)?.status ?? ''}` : 'Output';
-    out.push(line(label.trimEnd(), 'label'), ...block(displayOutput(step), '  '));
+    out.push(line(stepKindView(step.kind).outputLabel(step), 'label'), ...block(displayOutput(step), '  '));
   }
   if (step.error) out.push(line('Error', 'label'), ...errorLines(step.error, '  '));
   out.push(...logLines(step, logs));

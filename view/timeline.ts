@@ -2,6 +2,7 @@ import type { Attempt, Run, Step, StepStatus } from '../api/dto.js';
 import type { StepKind } from '../protocol/messages.js';
 import { outcomeLines } from './attempts.js';
 import { formatDuration } from './duration.js';
+import { stepKindView } from './step-kinds/index.js';
 
 /**
  * A run on a time axis, the way Inngest's and Vercel's trace views draw one: a row for the run
@@ -71,8 +72,6 @@ export const SPAN_LABELS: Readonly<Record<SpanKind, string>> = {
   calling: 'call in flight',
   invoking: 'child run',
 };
-
-const SUSPENDED: Partial<Record<StepKind, SpanKind>> = { sleep: 'sleeping', wait: 'waiting', call: 'calling', invoke: 'invoking' };
 
 interface Execution {
   start: number;
@@ -154,10 +153,11 @@ function runStepSpans(step: Step, earlier: readonly Execution[], failedNow: Exec
 
 function stepRow(step: Step, failed: readonly Execution[], parallel: ParallelPosition, run: Run, now: number): TimelineRow {
   const base = { key: `step-${step.index}`, label: step.name, step: { index: step.index, kind: step.kind, status: step.status }, parallel };
-  const suspended = SUSPENDED[step.kind];
+  const view = stepKindView(step.kind);
+  const suspended = view.span;
   if (suspended) {
     const failures = step.status === 'failed' && step.finishedAt !== null ? [{ at: step.finishedAt, attemptSeq: null, message: step.error?.message ?? 'failed' }] : [];
-    const until = step.finishedAt === null && (step.kind === 'sleep' || step.kind === 'wait') ? step.until : null;
+    const until = step.finishedAt === null && view.until !== null ? step.until : null;
     return { ...base, spans: [span(suspended, step.startedAt, step.finishedAt, now)], failures, until };
   }
   // Executions that ended before the latest one started came earlier; the one ending after it is the latest itself.

@@ -3,8 +3,8 @@ import type { Attempt, Run, Step } from '../../api/dto.js';
 import { formatDuration } from '../../view/duration.js';
 import { runNotes } from '../../view/run-notes.js';
 import { glyph } from '../../view/status.js';
-import { runParent, stepChild } from '../../view/links.js';
-import { callAnswer, waitTimedOut } from '../../view/step-value.js';
+import { runParent } from '../../view/links.js';
+import { stepKindView } from '../../view/step-kinds/index.js';
 import { terminalSafe } from '../../view/terminal-text.js';
 
 export function time(ms: number): string {
@@ -31,26 +31,9 @@ function runLine(run: Run): string {
   return `run ${run.status} · ${link}${notes}${detail}`;
 }
 
-/** What a sleep, wait or call step is about: its wake-up time, its event, its HTTP exchange. */
+/** What a sleep, wait, call or invoke step is about, as its kind shows it (view/step-kinds/). */
 function kindDetail(step: Step): string {
-  switch (step.kind) {
-    case 'sleep':
-      return step.until === null ? '' : ` · until ${time(step.until)}`;
-    case 'wait': {
-      const ending = waitTimedOut(step) ? ' · timed out' : step.status === 'running' && step.until !== null ? ` · times out ${time(step.until)}` : '';
-      return ` · event ${step.eventId ?? '?'}${ending}`;
-    }
-    case 'call': {
-      const answer = step.status === 'succeeded' ? callAnswer(step) : undefined;
-      return step.request ? ` · ${step.request.method} ${step.request.url}${answer?.status ? ` → ${answer.status}` : ''}` : '';
-    }
-    case 'invoke': {
-      const child = stepChild(step);
-      return `${child ? ` · child ${child}` : ' · child not started yet'}${step.request ? ` · ${step.request.url}` : ''}`;
-    }
-    default:
-      return '';
-  }
+  return stepKindView(step.kind).line(step, time);
 }
 
 function stepLine(step: Step, parallel = false): string {

@@ -3,6 +3,7 @@ import type { RunDetail } from '../../api/parse.js';
 import { logRowText, stepLogSections } from '../../view/step-logs.js';
 import { terminalSafe } from '../../view/terminal-text.js';
 import { CliError } from '../errors.js';
+import { stepKindView } from '../../view/step-kinds/index.js';
 
 /**
  * `wf logs <runId> --step <name|index>`: the step's "detailed logs", what each of its executions
@@ -25,7 +26,7 @@ export function stepLogLines(detail: RunDetail, which: string, json: boolean): s
   // What the step printed is the step's: control characters shown as escapes, newlines kept as lines.
   const out = [`step ${step.index} ${step.name} · ${step.status} · ${step.kind}`];
   const sections = stepLogSections(detail.logs, step.index);
-  if (sections.length === 0) out.push(step.kind === 'run' ? '  (printed nothing)' : `  (a ${step.kind} step runs in the runner: no logs)`);
+  if (sections.length === 0) out.push(stepKindView(step.kind).printsLogs ? '  (printed nothing)' : `  (a ${step.kind} step runs in the runner: no logs)`);
   for (const section of sections) {
     out.push(`◆ ${section.heading}`);
     for (const row of section.rows) for (const [i, text] of logRowText(row).split('\n').entries()) out.push(i === 0 ? `  ${text}` : `      ${text}`);

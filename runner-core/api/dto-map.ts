@@ -2,10 +2,11 @@ import { scheduleIdOf } from '../schedules/service.js';
 import { stringify } from 'devalue';
 import type { Run as RunDto, RunPage as RunPageDto, Step as StepDto } from '../../api/dto.js';
 import type { RunnerEvent as RunnerEventDto } from '../../api/events.js';
-import { childRunIdOf, parentOf } from '../../api/links.js';
+import { parentOf } from '../../api/links.js';
 import { decodeValue } from '../../protocol/values.js';
 import { publicStep } from '../call-credentials.js';
 import type { RunnerEvent } from '../events.js';
+import { runnerKind } from '../step-kinds/index.js';
 import type { Run, RunPage, Step } from '../store/types.js';
 
 /**
@@ -41,11 +42,13 @@ export function runDto(run: Run): RunDto {
   return { ...rest, ...outputFields(output), ...parentOf(run), ...(scheduleId !== null && { scheduleId }) };
 }
 
-/** A step as the API shows it: its call's sealed credentials dropped (`publicStep`), its value mapped. */
+/**
+ * A step as the API shows it: its call's sealed credentials dropped (`publicStep`), its value
+ * mapped, and what its kind adds (an invoke's child run: step-kinds/).
+ */
 export function stepDto(step: Step): StepDto {
   const { output, ...rest } = publicStep(step);
-  const childRunId = childRunIdOf(step);
-  return { ...rest, ...outputFields(output), ...(childRunId !== undefined && { childRunId }) };
+  return { ...rest, ...outputFields(output), ...runnerKind(step.kind)?.dto(step) };
 }
 
 export function runPageDto(page: RunPage): RunPageDto {

@@ -1,62 +1,17 @@
-import type { Duration } from '../../protocol/duration.js';
 import type { LogLevel } from '../../protocol/step-logs.js';
 import type { TraceContext } from '../../protocol/trace-context.js';
-import type { InvokeOptions, InvokeResult } from './invoke.js';
 import type { DriveSession } from './session.js';
-export type { InvokeOptions, InvokeResult } from './invoke.js';
+import { stepMethods, type StepMethods } from './step-kinds/index.js';
+export type { InvokeOptions, InvokeResult } from './step-kinds/invoke.js';
+export type { StepInfo, StepOptions } from './step-kinds/run.js';
+export type { CallOptions, CallResponse } from './step-kinds/call.js';
+export type { WaitForEventResult } from './step-kinds/wait.js';
 
-/** Per-step options of `context.run`. */
-export interface StepOptions {
-  /** Retries of this step, overriding the workflow's. */
-  retries?: number;
-  /** Backoff base of this step's retries: milliseconds, or a string like "2s". */
-  retryDelay?: Duration;
-  /** Fail the attempt when `fn` takes longer: seconds, or a string like "30s". */
-  timeout?: Duration;
-}
-
-/** What a step's `fn` receives: where it stands, and its span when the runner exports traces. */
-export interface StepInfo {
-  readonly index: number;
-  readonly name: string;
-  /**
-   * The trace context of this step's span (the runner exports the span with this id), else
-   * undefined: the parent for the app's own spans inside the step.
-   */
-  readonly trace: TraceContext | undefined;
-}
-
-/** What `context.call` asks the runner to send. */
-export interface CallOptions {
-  url: string;
-  /** @default "GET" */
-  method?: string;
-  headers?: Record<string, string>;
-  /** A string is sent as is; anything else as JSON (with `content-type: application/json`). */
-  body?: unknown;
-  /** For the whole exchange: seconds, or a string like "2m". @default "30s" */
-  timeout?: Duration;
-  /** Retries after a transport failure (or an HTTP error with `throwHttpErrors`). @default 0 */
-  retries?: number;
-  /** Fail the step on a non-2xx answer instead of returning it. @default false */
-  throwHttpErrors?: boolean;
-}
-
-/** The answer `context.call` returns: the body parsed as JSON when the response says it is JSON. */
-export interface CallResponse<Body = unknown> {
-  status: number;
-  headers: Record<string, string>;
-  body: Body;
-}
-
-export interface WaitForEventResult<Data = unknown> {
-  eventData: Data | undefined;
-  /** True when the timeout passed before any `notify`. */
-  timeout: boolean;
-}
-
-/** What a workflow function receives. `Payload` types the start body; `Env` the host's variables. */
-export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown>> {
+/**
+ * What a workflow function receives. `Payload` types the start body; `Env` the host's variables.
+ * The step methods (`run`, `sleep`, `call`…) are each kind's, from serve/core/step-kinds/.
+ */
+export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown>> extends StepMethods {
   /** `wfr_…`, the id the start request answered with. */
   readonly workflowRunId: string;
   /** The JSON body the run was started with (`undefined` for an empty body). */
@@ -75,37 +30,6 @@ export interface WorkflowContext<Payload = unknown, Env = Record<string, unknown
    * @example tracer.startActiveSpan('charge', {}, propagation.extract(ROOT_CONTEXT, { traceparent: context.trace?.traceparent }), …)
    */
   readonly trace: TraceContext | undefined;
-  /**
-   * A durable step: `fn` runs once, its result is stored by the runner, and on every later
-   * replay `run` answers from that result without calling `fn`. `name` must be stable.
-   * @example const user = await context.run("load-user", () => db.users.get(id));
-   */
-  run<T>(name: string, fn: (step: StepInfo) => T | Promise<T>, options?: StepOptions): Promise<Awaited<T>>;
-  /**
-   * Pauses the run: the request ends and the runner wakes it later (restarts included).
-   * @example await context.sleep("cool-down", "10m");
-   */
-  sleep(name: string, duration: Duration): Promise<void>;
-  /** Pauses the run until a time (Date, epoch ms, or a date string). */
-  sleepUntil(name: string, time: Date | number | string): Promise<void>;
-  /**
-   * An HTTP request the runner makes, so a slow API does not hold this request open. Non-2xx
-   * answers are data unless `throwHttpErrors` is set.
-   * @example const { status, body } = await context.call("charge", { url, method: "POST", body: { amount } });
-   */
-  call<Body = unknown>(name: string, options: CallOptions): Promise<CallResponse<Body>>;
-  /**
-   * Waits until `notify(eventId, data)` (client, API or `wf notify`), or the timeout (default 7 days).
-   * An event notified shortly before the wait is registered is kept and delivered (see README).
-   */
-  waitForEvent<Data = unknown>(name: string, eventId: string, options?: { timeout?: Duration }): Promise<WaitForEventResult<Data>>;
-  /**
-   * Starts a run of another workflow route (this app or another the runner allows) and waits for
-   * it to end, durably: this request ends meanwhile and the runner wakes the run when the child
-   * has finished. Never throws for the child's failure: check `isFailed` / `isCanceled`.
-   * @example const { body, isFailed } = await context.invoke("resize", { url: "/api/resize", body: { id } });
-   */
-  invoke<Body = unknown, Payload = any>(name: string, options: InvokeOptions<Payload>): Promise<InvokeResult<Body>>;
   /** Ends the run as cancelled; nothing after this runs. */
   cancel(): Promise<never>;
   /**
@@ -133,12 +57,12 @@ export interface ContextInit {
 export function createContext(init: ContextInit, session: DriveSession): WorkflowContext<unknown, Record<string, unknown>> {
   return {
     ...init,
-    run: (name, fn, options) => session.run(name, fn, options),
-    sleep: (name, duration) => session.sleep(name, duration),
-    sleepUntil: (name, time) => session.sleepUntil(name, time),
-    call: (name, options) => session.call(name, options) as never,
-    waitForEvent: (name, eventId, options) => session.waitForEvent(name, eventId, options) as never,
-    invoke: (name, options) => session.invoke(name, options, init.url) as never,
+    ...stepMethods({
+      execute: (name, fn, options) => session.run(name, fn, options),
+      suspend: (kind, name, describe) => session.suspend(kind, name, describe),
+      clock: () => session.clock(),
+      url: init.url,
+    }),
     cancel: () => session.cancel(),
     log: (level, message, fields) => session.log(level, message, fields),
   };

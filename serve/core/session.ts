@@ -1,13 +1,13 @@
-import { toMilliseconds, type Duration } from '../../protocol/duration.js';
+import { toMilliseconds } from '../../protocol/duration.js';
 import { DeterminismError, RetryAfterError, StepFailedError, WorkflowError, isRetryable, serializeError } from '../../protocol/errors.js';
 import type { StepKind, StepRecord } from '../../protocol/messages.js';
 import type { Outcome, Suspension } from '../../protocol/outcome.js';
+import type { SuspendingStepKind, SuspensionFields } from '../../protocol/step-kinds/index.js';
 import { stepTraceContext, type TraceContext } from '../../protocol/trace-context.js';
 import { decodeValue, encodeValue } from '../../protocol/values.js';
 import { isLogLevel, type LogLevel } from '../../protocol/step-logs.js';
-import type { CallOptions, StepInfo, StepOptions } from './context.js';
-import { toInvokeRequest, type InvokeOptions } from './invoke.js';
-import { DEFAULT_WAIT_TIMEOUT, toCallRequest, toEpochMs, withTimeout } from './steps.js';
+import type { StepInfo, StepOptions } from './step-kinds/run.js';
+import { withTimeout } from './steps.js';
 import { currentStepLogs, followsAwaits, printOriginal, runWithStepLogs, StepLogBuffer } from './step-logs.js';
 
 /** A promise that never settles: how a halted workflow is parked without throwing into user code. */
@@ -64,13 +64,13 @@ export class DriveSession {
   private readonly logBuffers = new Set<StepLogBuffer>();
   private readonly started: number;
   private readonly now: () => number;
-  private readonly clock: () => number;
+  private readonly clockFn: () => number;
   private readonly options: SessionOptions;
 
   constructor(options: SessionOptions) {
     this.options = options;
     this.now = options.now ?? (() => performance.now());
-    this.clock = options.clock ?? Date.now;
+    this.clockFn = options.clock ?? Date.now;
     this.started = this.now();
   }
 
@@ -80,7 +80,7 @@ export class DriveSession {
     if (slot.record) return this.replay(slot.record);
     const budgetSpent = this.newSteps > 0 && this.now() - this.started > this.options.timeBudgetMs;
     const deadline = this.options.deadline;
-    if (budgetSpent || (deadline !== undefined && this.clock() > deadline)) {
+    if (budgetSpent || (deadline !== undefined && this.clockFn() > deadline)) {
       this.halt({ t: 'continue' });
       return parked();
     }
@@ -105,29 +105,9 @@ export class DriveSession {
     return execution.then((result) => (result.ok ? result.value : parked()));
   }
 
-  sleep(name: string, duration: Duration): Promise<void> {
-    return this.suspendable('sleep', name, (slot) => ({ kind: 'sleep', index: slot.index, name, group: slot.group, until: this.clock() + toMilliseconds(duration, `the duration of sleep "${name}"`) }));
-  }
-
-  sleepUntil(name: string, time: Date | number | string): Promise<void> {
-    return this.suspendable('sleep', name, (slot) => ({ kind: 'sleep', index: slot.index, name, group: slot.group, until: toEpochMs(time, name) }));
-  }
-
-  call(name: string, options: CallOptions): Promise<unknown> {
-    return this.suspendable('call', name, (slot) => ({ kind: 'call', index: slot.index, name, group: slot.group, request: toCallRequest(name, options) }));
-  }
-
-  /** A child workflow run the runner starts and waits for (see invoke.ts); `base` resolves a relative url. */
-  invoke(name: string, options: InvokeOptions, base?: string): Promise<unknown> {
-    return this.suspendable('invoke', name, (slot) => ({ kind: 'invoke', index: slot.index, name, group: slot.group, request: toInvokeRequest(name, options, base) }));
-  }
-
-  waitForEvent(name: string, eventId: string, options: { timeout?: Duration } = {}): Promise<unknown> {
-    return this.suspendable('wait', name, (slot) => {
-      if (typeof eventId !== 'string' || eventId === '') throw new WorkflowError('CONFIG', `Expected the event id of waitForEvent "${name}" to be a non-empty string, got ${JSON.stringify(eventId)}.`);
-      const timeoutMs = toMilliseconds(options.timeout ?? DEFAULT_WAIT_TIMEOUT, `\`timeout\` of waitForEvent "${name}"`);
-      return { kind: 'wait', index: slot.index, name, group: slot.group, eventId, until: this.clock() + timeoutMs };
-    });
+  /** The wall clock (epoch ms) sleeps and timeouts count from. */
+  clock(): number {
+    return this.clockFn();
   }
 
   /**
@@ -225,14 +205,19 @@ export class DriveSession {
     }
   }
 
-  /** Sleep, wait, call and invoke: answered from the record, or handed to the runner. */
-  private suspendable<T>(kind: StepKind, name: string, describe: (slot: Slot) => Suspension): Promise<T> {
+  /**
+   * A step the runner resolves (sleep, wait, call, invoke…): answered from the record, or described
+   * by its kind's route module (serve/core/step-kinds/) and handed to the runner.
+   */
+  suspend<K extends SuspendingStepKind>(kind: K, name: string, describe: () => SuspensionFields[K]): Promise<unknown> {
     const slot = this.claim(kind, name);
     if (!slot) return parked();
     if (slot.record) return this.replay(slot.record);
     let suspension: Suspension;
     try {
-      suspension = describe(slot);
+      // The kind's own fields after the base ones; its module typed them against the kind.
+      const fields: object = describe();
+      suspension = { kind, index: slot.index, name, group: slot.group, ...fields } as Suspension;
     } catch (error) {
       this.fail(error);
       return parked();
@@ -268,7 +253,7 @@ export class DriveSession {
     const { index, group } = slot;
     this.options.emit({ t: 'started', index, name, kind: 'run', group });
     const t0 = this.now();
-    const logs = new StepLogBuffer(this.clock);
+    const logs = new StepLogBuffer(this.clockFn);
     this.logBuffers.add(logs);
     let value: Awaited<T>;
     let output: string | undefined;

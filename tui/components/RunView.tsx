@@ -7,8 +7,9 @@ import { protocolLabel } from '../../view/protocol.js';
 import { formatDuration } from '../../view/duration.js';
 import { RUN_HEADER_ROWS } from '../layout.js';
 import type { Detail } from '../state.js';
-import { callAnswer, displayOutput } from '../../view/step-value.js';
-import { runParent, stepChild } from '../../view/links.js';
+import { displayOutput } from '../../view/step-value.js';
+import { runParent } from '../../view/links.js';
+import { stepKindView } from '../../view/step-kinds/index.js';
 import { buildTimeline, queueSpan, type Timeline } from '../../view/timeline.js';
 import { TimelineBar } from './TimelineBar.js';
 
@@ -24,24 +25,9 @@ export interface RunViewProps {
   color: boolean;
 }
 
-/** What a sleep, wait or call step is about: its wake-up time, its event, its HTTP request and answer. */
+/** What a sleep, wait or call step is about (its wake-up time, its event, its HTTP request and answer), as its kind shows it. */
 export function stepDetail(step: Step, now: number): string {
-  switch (step.kind) {
-    case 'sleep':
-      return step.until === null ? '' : `wakes ${clock(step.until, now)}`;
-    case 'wait':
-      return `event ${step.eventId ?? '?'}${step.status === 'running' && step.until !== null ? ` · times out ${clock(step.until, now)}` : ''}`;
-    case 'call': {
-      const status = callAnswer(step)?.status;
-      return step.request ? `${step.request.method} ${step.request.url}${status === undefined ? '' : ` → ${status}`}` : 'call';
-    }
-    case 'invoke': {
-      const child = stepChild(step);
-      return child ? `child ${child}` : step.error && step.status !== 'succeeded' ? step.error.message : 'child not started yet';
-    }
-    default:
-      return step.error && step.status !== 'succeeded' ? step.error.message : '';
-  }
+  return stepKindView(step.kind).row(step, (ms) => clock(ms, now));
 }
 
 /** Brackets parallel steps (a `group` shared by several steps): ┌ │ └. */

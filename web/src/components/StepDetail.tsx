@@ -7,11 +7,42 @@ import { attemptsOfStep, noAttemptsText } from '../../../view/attempts.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
 import { callAnswer, displayOutput } from '../../../view/step-value.js';
 import { stepChild } from '../../../view/links.js';
+import { stepKindView } from '../../../view/step-kinds/index.js';
+import type { StepKind } from '../../../protocol/step-kinds/index.js';
 import { paths } from '../router.js';
 import { AttemptList } from './AttemptList.js';
 import { StepLogs } from './StepLogs.js';
 import { logsOfStep } from '../../../view/step-logs.js';
 import { Body, CopyButton, ErrorBlock, Facts, HeadersTable, KindBadge, Link, Section, StatusBadge } from './Common.js';
+
+/**
+ * What each kind adds to the step view, one line per kind (the wording shared with the other
+ * frontends is view/step-kinds/): facts after the shared ones, sections before the error (its
+ * event, its child run), and its value (its output, or a call's exchange).
+ */
+interface WebStepKind {
+  facts(step: Step, now: number): [string, string][];
+  head(step: Step): JSX.Element | null;
+  value(step: Step): JSX.Element | null;
+}
+
+const at = (label: string) => (step: Step, now: number): [string, string][] =>
+  step.until === null ? [] : [[label, `${formatTime(step.until, now)} (${formatRelative(step.until, now)})`]];
+const none = (): null => null;
+const output = (step: Step): JSX.Element => <StepOutput step={step} />;
+
+const WEB_KINDS: Record<StepKind, WebStepKind> = {
+  run: { facts: () => [], head: none, value: output },
+  sleep: { facts: at('Wakes at'), head: none, value: none },
+  wait: { facts: at('Times out at'), head: (step) => <EventId step={step} />, value: (step) => <StepOutput step={step} pending="Waiting for the event." /> },
+  call: { facts: () => [], head: none, value: (step) => <CallExchange step={step} /> },
+  invoke: { facts: () => [], head: (step) => <ChildRun step={step} />, value: output },
+};
+
+/** A kind this dashboard does not know (a newer runner's) shows its value like a `run`. */
+function webKind(kind: string): WebStepKind {
+  return Object.prototype.hasOwnProperty.call(WEB_KINDS, kind) ? WEB_KINDS[kind as StepKind] : WEB_KINDS.run;
+}
 
 /** The third level: one step, with what its kind adds (wake-up, event, HTTP exchange) and its attempts. */
 export function StepDetail(props: { run: Run; step: Step | undefined; index: number; steps: Step[]; attempts: Attempt[]; logs: readonly StepLog[]; now: number }): JSX.Element {
@@ -29,8 +60,8 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
     ['Failures', String(step.failures)],
   ];
   if (siblings.length > 0) facts.push(['Parallel with', siblings.map((s) => `#${s.index} ${s.name}`).join(', ')]);
-  if (step.kind === 'sleep' && step.until !== null) facts.push(['Wakes at', `${formatTime(step.until, now)} (${formatRelative(step.until, now)})`]);
-  if (step.kind === 'wait' && step.until !== null) facts.push(['Times out at', `${formatTime(step.until, now)} (${formatRelative(step.until, now)})`]);
+  const kind = webKind(step.kind);
+  facts.push(...kind.facts(step, now));
 
   return (
     <div class="detail" data-testid="step-detail">
@@ -40,21 +71,14 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
         </h2>
       </header>
       <Facts items={facts} />
-      {step.kind === 'wait' && step.eventId !== null ? (
-        <Section title="Event" actions={<CopyButton text={step.eventId} label="Copy event id" />}>
-          <p class="mono event-id" data-testid="event-id">
-            {step.eventId}
-          </p>
-        </Section>
-      ) : null}
-      {step.kind === 'invoke' ? <ChildRun step={step} /> : null}
+      {kind.head(step)}
       {step.error ? (
         <Section title="Error">
           <ErrorBlock error={step.error} />
         </Section>
       ) : null}
-      {step.kind === 'call' ? <CallExchange step={step} /> : <StepOutput step={step} />}
-      {step.kind === 'run' ? (
+      {kind.value(step)}
+      {stepKindView(step.kind).printsLogs ? (
         <Section title="Logs" testId="step-logs-section">
           <StepLogs runId={run.id} logs={logsOfStep(logs, step.index)} view="step" empty="This step printed nothing." />
         </Section>
@@ -63,6 +87,19 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
         <AttemptList runId={run.id} attempts={attemptsOfStep(run, attempts, step)} now={now} empty={noAttemptsText(run)} />
       </Section>
     </div>
+  );
+}
+
+/** A `wait`: the event it waits for, to copy for a `notify`. */
+function EventId(props: { step: Step }): JSX.Element | null {
+  const { eventId } = props.step;
+  if (eventId === null) return null;
+  return (
+    <Section title="Event" actions={<CopyButton text={eventId} label="Copy event id" />}>
+      <p class="mono event-id" data-testid="event-id">
+        {eventId}
+      </p>
+    </Section>
   );
 }
 
@@ -86,16 +123,17 @@ function ChildRun(props: { step: Step }): JSX.Element {
   );
 }
 
-function StepOutput(props: { step: Step }): JSX.Element | null {
-  const { step } = props;
+/** A step's value; `pending`: what a running step of this kind is doing (a wait waits for its event). */
+function StepOutput(props: { step: Step; pending?: string }): JSX.Element | null {
+  const { step, pending } = props;
   const output = useMemo(() => displayOutput(step), [step.outputEncoded]);
-  if (step.kind === 'sleep' || (step.error && step.status !== 'succeeded')) return null;
+  if (step.error && step.status !== 'succeeded') return null;
   return (
     <Section title="Output">
       {step.status === 'succeeded' ? (
         <Body text={output} label="step output" testId="step-output" />
-      ) : step.kind === 'wait' && step.status === 'running' ? (
-        <p class="muted">Waiting for the event.</p>
+      ) : pending !== undefined && step.status === 'running' ? (
+        <p class="muted">{pending}</p>
       ) : (
         <p class="muted">No output ({step.status}).</p>
       )}

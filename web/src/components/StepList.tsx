@@ -3,18 +3,14 @@ import type { JSX } from 'preact';
 import type { Step } from '../../../api/dto.js';
 import { formatTime } from '../format.js';
 import { formatDuration, formatRelative } from '../../../view/duration.js';
+import { stepKindView } from '../../../view/step-kinds/index.js';
 import { paths } from '../router.js';
 import { blocksOf } from '../state.js';
 import { KindBadge, Link, StatusBadge } from './Common.js';
 
-/** What a step waits on, in one line: a sleep's wake-up, a wait's event, a call's request. */
+/** What a step waits on, in one line (a sleep's wake-up, a wait's event, a call's request), as its kind shows it. */
 export function stepSummary(step: Step, now: number): string {
-  if (step.kind === 'sleep' && step.until !== null) {
-    return step.finishedAt === null ? `wakes ${formatTime(step.until, now)} (${formatRelative(step.until, now)})` : `woke ${formatTime(step.finishedAt, now)}`;
-  }
-  if (step.kind === 'wait' && step.eventId !== null) return `event ${step.eventId}`;
-  if (step.kind === 'call' && step.request) return `${step.request.method} ${step.request.url}`;
-  return step.reportedExecutions > 1 ? `executed ${step.reportedExecutions}×` : '';
+  return stepKindView(step.kind).summary(step, (ms) => formatTime(ms, now), (ms) => formatRelative(ms, now));
 }
 
 /** The second level: a run's steps in order, parallel ones (one `group`) boxed together. */

@@ -3,6 +3,7 @@ import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import type { Attempt, Run, Step } from '../../../api/dto.js';
 import { formatRelative } from '../../../view/duration.js';
+import { stepKindView } from '../../../view/step-kinds/index.js';
 import { axisFraction, axisTicks, buildTimeline, describeRow, describeSpan, spanBox, SPAN_LABELS, type SpanKind, type TimelineRow } from '../../../view/timeline.js';
 import { paths } from '../router.js';
 import { Link } from './Common.js';
@@ -111,7 +112,7 @@ function TimelineLine(props: { row: TimelineRow; runId: string; timeline: { star
             </span>
           );
         })}
-        {row.until !== null ? <span class="tl-note">{row.step?.kind === 'wait' ? 'times out' : 'wakes'} {formatRelative(row.until, now)}</span> : null}
+        {row.until !== null ? <span class="tl-note">{(row.step && stepKindView(row.step.kind).until) ?? 'wakes'} {formatRelative(row.until, now)}</span> : null}
       </span>
     </li>
   );

@@ -1,6 +1,7 @@
-import { WorkflowError } from '../../protocol/errors.js';
-import { resolveFlowControl, type FlowControlOptions } from '../../protocol/flow-control.js';
-import type { InvokeRequest } from '../../protocol/messages.js';
+import { WorkflowError } from '../../../protocol/errors.js';
+import { resolveFlowControl, type FlowControlOptions } from '../../../protocol/flow-control.js';
+import type { InvokeRequest } from '../../../protocol/messages.js';
+import type { SuspendTools } from './types.js';
 
 /** What `context.invoke` starts: another workflow route, on this app or another one the runner allows. */
 export interface InvokeOptions<Payload = any> {
@@ -61,3 +62,18 @@ export function toInvokeRequest(name: string, options: InvokeOptions, base: stri
   }
   return request;
 }
+
+export interface InvokeMethods {
+  /**
+   * Starts a run of another workflow route (this app or another the runner allows) and waits for
+   * it to end, durably: this request ends meanwhile and the runner wakes the run when the child
+   * has finished. Never throws for the child's failure: check `isFailed` / `isCanceled`.
+   * @example const { body, isFailed } = await context.invoke("resize", { url: "/api/resize", body: { id } });
+   */
+  invoke<Body = unknown, Payload = any>(name: string, options: InvokeOptions<Payload>): Promise<InvokeResult<Body>>;
+}
+
+/** A child workflow run the runner starts and waits for (`toInvokeRequest`); a relative url resolves against the workflow's. */
+export const invokeMethods = (tools: SuspendTools): InvokeMethods => ({
+  invoke: (name, options) => tools.suspend('invoke', name, () => ({ request: toInvokeRequest(name, options, tools.url) })) as never,
+});
