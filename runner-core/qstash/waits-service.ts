@@ -77,7 +77,7 @@ export class QstashWaits {
       return { waiting: true };
     }
     // The step row first: a succeeded step never changes again, so ours ({ eventData, timeout }) is the one kept.
-    await commit(waitEndedChanges(full, { data: registered.data }, at));
+    await commit(waitEndedChanges(full, { data: registered.data }, at, this.#o.redactNames));
     const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(full, { data: registered.data })));
     return { waiting: false, messageId };
   }
@@ -103,7 +103,7 @@ export class QstashWaits {
         const run = await store.getRun(wait.runId);
         if (!run || FINISHED_RUN_STATUSES.has(run.status)) return { wait, messageId: '', error: `Workflow run ${wait.runId} is ${run ? run.status : 'gone'}: it takes no event.` };
         try {
-          await commit(waitEndedChanges(wait, { data }, this.#o.now()));
+          await commit(waitEndedChanges(wait, { data }, this.#o.now(), this.#o.redactNames));
           const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
           return { wait, messageId, error: '' };
         } catch (error) {

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltCli, CLI, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
 import { until, waitForRunView } from './runner-api.js';
 import { describeUpstashFeatures, type UpstashHarness } from './scenarios.js';
+import { describeUpstashWebhooks } from './scenarios-webhooks.js';
+import { qstashToken } from '../../runner-core/qstash/qstash-token.js';
 import { startUpstashApp, type UpstashApp } from './upstash-app.js';
 import { unusedPort } from '../helpers/runner.js';
 
@@ -37,7 +39,8 @@ beforeAll(async () => {
     QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY,
     QSTASH_NEXT_SIGNING_KEY: NEXT_KEY,
   });
-  const base = { QSTASH_URL: runner.url, QSTASH_TOKEN: TOKEN };
+  // The app's token wrapped as QStash issues them (its SDK decodes it for webhooks); the Client's stays plain: both work.
+  const base = { QSTASH_URL: runner.url, QSTASH_TOKEN: qstashToken(TOKEN) };
   const app = await startUpstashApp({ ...base, QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY, QSTASH_NEXT_SIGNING_KEY: NEXT_KEY });
   const openApp = await startUpstashApp(base);
   apps.push(app, openApp);
@@ -52,6 +55,7 @@ afterAll(async () => {
 });
 
 describeUpstashFeatures('wf start (SQLite)', () => harness);
+describeUpstashWebhooks('wf start (SQLite)', () => harness);
 
 describe('wf start: the wf CLI on Upstash runs, unchanged', () => {
   /** `wf <args>` against this runner; resolves with its stdout (rejects on a non-zero exit). */
