@@ -103,3 +103,18 @@ export function parseLogsQuery(params: URLSearchParams): LogsQuery {
   if (cursor !== undefined) query.cursor = cursor;
   return query;
 }
+
+/**
+ * A list's cursor: where the previous page stopped in start order (`<createdAt>:<runId>`, see
+ * `MessageStore.runsByStart`); opaque to the client, as QStash's is.
+ */
+export function runCursor(run: { id: string; createdAt: number }): string {
+  return `${run.createdAt}:${run.id}`;
+}
+
+export function parseRunCursor(cursor: string | undefined): { id: string; createdAt: number } | undefined {
+  if (cursor === undefined) return undefined;
+  const match = /^(\d{1,16}):(.+)$/.exec(cursor);
+  if (!match) throw bad(`Expected \`cursor\` to be one a previous answer gave, got "${cursor.slice(0, 40)}".`);
+  return { createdAt: Number(match[1]), id: match[2]! };
+}

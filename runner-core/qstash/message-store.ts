@@ -69,6 +69,12 @@ export interface RunMessage {
   createdAt: number;
 }
 
+/** Where a run sits in start order. */
+export interface RunStart {
+  id: string;
+  createdAt: number;
+}
+
 /** A QStash-protocol run's first row: inserted with its config and its first message in one transaction. */
 export interface NewUpstashRun {
   id: string;
@@ -135,6 +141,11 @@ export interface MessageStore {
   settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean>;
   /** The run's messages in order (up to `upToSeq` when given): the list deliveries carry (up to their own) and lazy fetches read. */
   runMessages(runId: string, upToSeq?: number): Promise<RunMessage[]>;
+  /**
+   * Up to `limit` runs the QStash API started, newest start first (ties by id), after `after`: the
+   * order `Client.logs` lists them in, as QStash does (the SDK's run ids are random, so id order is not it).
+   */
+  runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]>;
   /** Cancels the run's pending messages (the run finished); how many. */
   cancelPending(runId: string, now: number): Promise<number>;
   /** The next attempt number of a run (its `attempts` counter, raised by one). */

@@ -4,7 +4,7 @@ import type { FlowUsage } from '../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from './delivery-in-progress.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage,
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart, StoredMessage,
 } from './message-store.js';
 import {
   admitMessages, FLOW_LOOKAHEAD, flowParams, UNDELIVERED_WHERE, toInFlight, toMessage, toRunMessage, type InFlightRow, type MessageRow, type RunMessageRow,
@@ -203,6 +203,15 @@ export class PostgresMessageStore implements MessageStore {
     const rows = await this.#sql<RunMessageRow[]>`SELECT id, seq, call_type, spec, status, retried, created_at
       FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
     return rows.map(toRunMessage);
+  }
+
+  async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
+    const rows = after
+      ? await this.#sql<{ id: string; created_at: string }[]>`SELECT id, created_at FROM runs WHERE protocol = 'upstash'
+          AND (created_at, id) < (${after.createdAt}::bigint, ${after.id}) ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+      : await this.#sql<{ id: string; created_at: string }[]>`SELECT id, created_at FROM runs WHERE protocol = 'upstash'
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return rows.map((row) => ({ id: row.id, createdAt: Number(row.created_at) }));
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {

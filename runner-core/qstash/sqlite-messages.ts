@@ -4,7 +4,7 @@ import { admit, type FlowCandidate } from '../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from './delivery-in-progress.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage, StoredSpec,
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart, StoredMessage, StoredSpec,
 } from './message-store.js';
 
 /** The `MessageStore` on the runner's SQLite file: same connection, so one writer and WAL as the `Store`. */
@@ -106,6 +106,10 @@ export class SqliteMessageStore implements MessageStore {
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
       runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq'),
+      newestRuns: db.prepare(`SELECT id, created_at AS createdAt FROM runs WHERE protocol = 'upstash'
+        ORDER BY created_at DESC, id DESC LIMIT @limit`),
+      runsBefore: db.prepare(`SELECT id, created_at AS createdAt FROM runs WHERE protocol = 'upstash'
+        AND (created_at < @at OR (created_at = @at AND id < @id)) ORDER BY created_at DESC, id DESC LIMIT @limit`),
       cancelPending: db.prepare(`UPDATE qstash_messages SET status = 'cancelled', updated_at = @now WHERE run_id = @runId AND status = 'pending'
         AND (call_type IS NULL OR call_type != 'failureCall')`),
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
@@ -225,6 +229,11 @@ export class SqliteMessageStore implements MessageStore {
 
   async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
     return (this.#s.runMessages.all(runId, upToSeq) as RunMessageRow[]).map(toRunMessage);
+  }
+
+  async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
+    const rows = after ? this.#s.runsBefore.all({ at: after.createdAt, id: after.id, limit }) : this.#s.newestRuns.all({ limit });
+    return rows as RunStart[];
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {

@@ -67,6 +67,21 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
     expect(await messages.nextAttemptSeq('wfr_a', NOW)).toBe(2);
   });
 
+  it('lists its runs newest start first, ties by id, from a cursor on', async () => {
+    const messages = await open();
+    const started: [string, number][] = [['wfr_z', NOW], ['wfr_b', NOW + 1], ['wfr_a', NOW + 1], ['wfr_y', NOW + 2]];
+    for (const [id, now] of started) {
+      const run = { id, url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 0, retryDelayMs: 0, idempotencyKey: null, config: '{}', now };
+      await messages.createRun(run, message(`m-${id}`, { runId: id, callType: 'step', kind: 'workflow', now }));
+    }
+    const order = ['wfr_y', 'wfr_b', 'wfr_a', 'wfr_z'];
+    expect((await messages.runsByStart(undefined, 10)).map((r) => r.id)).toEqual(order);
+    const [first, second] = await messages.runsByStart(undefined, 2);
+    expect(second).toEqual({ id: 'wfr_b', createdAt: NOW + 1 });
+    expect((await messages.runsByStart(second, 10)).map((r) => r.id)).toEqual(['wfr_a', 'wfr_z']);
+    expect((await messages.runsByStart(first, 1)).map((r) => r.id)).toEqual(['wfr_b']);
+  });
+
   it('leases each due message to one claimer, and only its holder settles it', async () => {
     const messages = await open();
     await messages.insertMessages([message('a'), message('b'), message('later', { dueAt: NOW + 60_000 })]);
