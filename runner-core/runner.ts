@@ -166,6 +166,7 @@ export class Runner {
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,
             ends,
+            tracing: options.tracing,
           },
           qstashStores,
         )

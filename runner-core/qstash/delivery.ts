@@ -16,6 +16,7 @@ import { callbackSpec, failRun, failureSpec, type Answer } from './follow-ups.js
 import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
 import { newMessage, publishMessages } from './publish.js';
+import { deliveryTrace } from './delivery-trace.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
 import { UpstashHeader, WorkflowHeader } from './headers.js';
@@ -245,6 +246,7 @@ export class DeliveryWorker {
     if (run) {
       const seq = await messages.nextAttemptSeq(run.id, now);
       changes.push({ type: 'attempt', attempt: this.attemptRecord(run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now) });
+      context.tracing?.delivery?.(run, deliveryTrace(message, purposeOf(message), seq, answer?.status ?? null, verdict, transportError, startedAt, now));
       if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
         // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
         const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;
