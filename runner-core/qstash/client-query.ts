@@ -9,19 +9,19 @@ import { WORKFLOW_STATES, type WorkflowState } from './client-logs.js';
 
 const bad = (message: string): ApiError => new ApiError(400, 'BAD_REQUEST', message);
 
-function only(params: URLSearchParams, allowed: readonly string[], where: string): void {
+export function only(params: URLSearchParams, allowed: readonly string[], where: string): void {
   for (const name of new Set(params.keys())) {
     if (!allowed.includes(name)) throw bad(`${where}: the query parameter \`${name}\` is not supported by this runner (supported: ${allowed.join(', ')}).`);
   }
 }
 
-function one(params: URLSearchParams, name: string): string | undefined {
+export function one(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1) throw bad(`Expected one \`${name}\`, got ${values.length}.`);
   return values[0] === '' ? undefined : values[0];
 }
 
-function int(params: URLSearchParams, name: string, min: number, max: number): number | undefined {
+export function int(params: URLSearchParams, name: string, min: number, max: number): number | undefined {
   const text = one(params, name);
   if (text === undefined) return undefined;
   const value = Number(text);

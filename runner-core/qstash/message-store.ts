@@ -69,6 +69,17 @@ export interface RunMessage {
   createdAt: number;
 }
 
+export interface DeadLetterQuery {
+  beforeSeq?: number;
+  runId?: string;
+  limit: number;
+}
+
+/** A message failed for good, and when (its last settle). */
+export interface DeadLetter extends StoredMessage {
+  failedAt: number;
+}
+
 /** Where a run sits in start order. */
 export interface RunStart {
   id: string;
@@ -146,6 +157,13 @@ export interface MessageStore {
    * order `Client.logs` lists them in, as QStash does (the SDK's run ids are random, so id order is not it).
    */
   runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]>;
+  /**
+   * Messages of runs that failed for good (QStash's DLQ: `dlq.ts`), newest first (by `seq`), at
+   * most `limit`: those before `beforeSeq`, of one run, when given.
+   */
+  deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]>;
+  /** Takes these messages out of the DLQ (deletes them; only failed ones); how many. */
+  deleteDeadLetters(ids: readonly string[]): Promise<number>;
   /** Cancels the run's pending messages (the run finished); how many. */
   cancelPending(runId: string, now: number): Promise<number>;
   /** The next attempt number of a run (its `attempts` counter, raised by one). */

@@ -9,6 +9,7 @@ import { parseMessage, type MessageSpec } from './message-spec.js';
 import { clientRoutes } from './client-routes.js';
 import { waitRoutes } from './waits-routes.js';
 import { mountWebhookRoutes } from './webhook-routes.js';
+import { dlqRoutes } from './dlq-routes.js';
 import type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set.js';
 
 /**
@@ -103,7 +104,7 @@ function decodeURIComponentSafe(text: string): string {
 }
 
 /** Every set of `/v2` routes, in order. Other parts add theirs here. */
-export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, waitRoutes, clientRoutes];
+export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, waitRoutes, clientRoutes, dlqRoutes];
 
 /**
  * The `/v2` sub-app. Without an engine (a store other than SQLite or PostgreSQL) every route is a

@@ -4,7 +4,7 @@ import { admit, type FlowCandidate } from '../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from './delivery-in-progress.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart, StoredMessage, StoredSpec,
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart, StoredMessage, StoredSpec, DeadLetter, DeadLetterQuery,
 } from './message-store.js';
 
 /** The `MessageStore` on the runner's SQLite file: same connection, so one writer and WAL as the `Store`. */
@@ -106,6 +106,10 @@ export class SqliteMessageStore implements MessageStore {
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
       runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq'),
+      deadLetters: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
+        AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId) ORDER BY seq DESC LIMIT @limit`),
+      deleteDeadLetters: db.prepare(`DELETE FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
+        AND id IN (SELECT value FROM json_each(?))`),
       newestRuns: db.prepare(`SELECT id, created_at AS createdAt FROM runs WHERE protocol = 'upstash'
         ORDER BY created_at DESC, id DESC LIMIT @limit`),
       runsBefore: db.prepare(`SELECT id, created_at AS createdAt FROM runs WHERE protocol = 'upstash'
@@ -234,6 +238,15 @@ export class SqliteMessageStore implements MessageStore {
   async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
     const rows = after ? this.#s.runsBefore.all({ at: after.createdAt, id: after.id, limit }) : this.#s.newestRuns.all({ limit });
     return rows as RunStart[];
+  }
+
+  async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
+    const rows = this.#s.deadLetters.all({ beforeSeq: query.beforeSeq ?? Number.MAX_SAFE_INTEGER, runId: query.runId ?? null, limit: query.limit });
+    return (rows as (MessageRow & { updated_at: number })[]).map((row) => ({ ...toMessage(row), failedAt: Number(row.updated_at) }));
+  }
+
+  async deleteDeadLetters(ids: readonly string[]): Promise<number> {
+    return ids.length === 0 ? 0 : this.#s.deleteDeadLetters.run(JSON.stringify(ids)).changes;
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {
