@@ -29,6 +29,14 @@ export interface QstashWaitsOptions {
 
 export const DEFAULT_KEEP_MS = 7 * 86_400_000;
 
+/** A run-targeted event nobody waits for, refused: `maxKept` are kept for the pair already. */
+export class TooManyKeptEventsError extends Error {
+  override name = 'TooManyKeptEventsError';
+  constructor(runId: string, eventId: string, maxKept: number) {
+    super(`Run ${runId} keeps ${maxKept} calls of ${eventId} for its next waits already; call again once it waits.`);
+  }
+}
+
 /** One notified wait, as QStash's `NotifyResponse` needs it: the message that carries the event, or why none does. */
 export interface Notified {
   wait: Wait;
@@ -87,10 +95,14 @@ export class QstashWaits {
     return this.#deliver(await this.#o.waitStore.takeWaits(eventId, this.#o.now()), data);
   }
 
-  /** One run's waits on `eventId` get `data`; when it has none, `data` is kept for its next wait (lookback). */
-  async notifyRun(runId: string, eventId: string, data: string): Promise<Notified[]> {
+  /**
+   * One run's waits on `eventId` get `data`; when it has none, `data` is kept for its next wait
+   * (lookback), unless `maxKept` are kept already: then it is refused (`TooManyKeptEventsError`).
+   */
+  async notifyRun(runId: string, eventId: string, data: string, maxKept?: number): Promise<Notified[]> {
     const at = this.#o.now();
-    const { waits } = await this.#o.waitStore.notifyRun(runId, eventId, data, at, at + this.#o.keepMs);
+    const { waits, kept } = await this.#o.waitStore.notifyRun(runId, eventId, data, at, at + this.#o.keepMs, maxKept);
+    if (waits.length === 0 && !kept) throw new TooManyKeptEventsError(runId, eventId, maxKept ?? 0);
     return this.#deliver(waits, data);
   }
 

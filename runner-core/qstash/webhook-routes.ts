@@ -1,10 +1,11 @@
-import { failureResponse } from '../api/error-response.js';
+import { ApiErrorWithHeaders, failureResponse } from '../api/error-response.js';
 import { jsonResponse, readBody } from '../api/http-io.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { FINISHED_RUN_STATUSES } from '../store/types.js';
 import type { QStashEngine } from './engine.js';
 import type { QStashApp } from './route-set.js';
+import { TooManyKeptEventsError } from './waits-service.js';
 import { createdWebhookUrl, HOOKS_PATH, namesAddress, parseHookPath, webhookEventData } from './webhooks.js';
 
 export interface WebhookRouteOptions {
@@ -13,6 +14,12 @@ export interface WebhookRouteOptions {
   /** Largest request body a webhook takes (413 past it, read no further). */
   maxBodyBytes: number;
 }
+
+/**
+ * Calls of one webhook kept for waits to come (the lookback): past this, a call before the next
+ * wait is refused 429, so whoever holds the URL cannot fill the store.
+ */
+export const MAX_KEPT_CALLS = 100;
 
 /** One answer for every URL that is no live webhook: which part was wrong is nobody's business. */
 const notFound = (): ApiError => new ApiError(404, 'NOT_FOUND', 'No such webhook: the URL is not one a running workflow made, or its run has ended.');
@@ -35,9 +42,10 @@ export function mountWebhookRoutes(app: QStashApp, { engine, logger, maxBodyByte
       const webhookUrl = createdWebhookUrl(await engine.context.messages.runMessages(run.id), address.eventId);
       if (webhookUrl === undefined || !namesAddress(webhookUrl, address)) throw notFound();
       const body = request.method === 'GET' || request.method === 'HEAD' ? '' : await readBody(request, maxBodyBytes);
-      await engine.waits.notifyRun(run.id, address.eventId, webhookEventData(webhookUrl, request, body));
+      await engine.waits.notifyRun(run.id, address.eventId, webhookEventData(webhookUrl, request, body), MAX_KEPT_CALLS);
       return jsonResponse(200, {});
     } catch (error) {
+      if (error instanceof TooManyKeptEventsError) return failureResponse(new ApiErrorWithHeaders(429, 'TOO_MANY_REQUESTS', error.message, { 'retry-after': '60' }), logger);
       return failureResponse(error, logger);
     }
   });
