@@ -88,7 +88,8 @@ export function attemptsForStep(attempts: readonly Attempt[], index: number): At
  * @example deliveriesForStep(attempts, step).map((a) => a.seq) // [2, 3]: a failed try, then the one that produced it
  */
 export function deliveriesForStep(attempts: readonly Attempt[], step: StepLink): Attempt[] {
-  if (step.kind === 'sleep' || step.kind === 'wait' || step.kind === 'call') return resolvingDeliveries(attempts, step.index);
+  const resolved = step.kind === 'sleep' || step.kind === 'wait' || step.kind === 'call';
+  if (resolved) return resolvingDeliveries(attempts, step.index);
   if (step.finishedAt === null || step.durationMs === null) return [];
   const startedAt = step.finishedAt - step.durationMs;
   const producing = attempts.filter((a) => a.startedAt === startedAt && (plannedStepOf(a) ?? step.index) === step.index);
@@ -108,7 +109,9 @@ export type StepLink = Pick<Step, 'index' | 'finishedAt' | 'durationMs'> & Parti
  * (the callback's `sourceMessageId`), each with the failed tries of the same message.
  */
 function resolvingDeliveries(attempts: readonly Attempt[], index: number): Attempt[] {
-  const resolving = attempts.filter((a) => deliveredStep(a)?.stepId === index || a.requestHeaders['upstash-workflow-stepid'] === String(index));
+  const resolving = attempts.filter(
+    (a) => deliveredStep(a)?.stepId === index || a.requestHeaders['upstash-workflow-stepid'] === String(index),
+  );
   const messages = new Set(resolving.map(messageIdOf).filter((id) => id !== undefined));
   for (const callback of resolving) {
     const source = sourceMessageIdOf(callback.requestBody);
@@ -166,7 +169,8 @@ function readDeliveredStep(requestBody: string): { stepId: number; targetStep?: 
     const step = JSON.parse(atob(last.body)) as { stepId?: unknown; targetStep?: unknown };
     if (typeof step.stepId !== 'number' || !Number.isInteger(step.stepId)) return null;
     if (step.stepId > 0) return { stepId: step.stepId };
-    return typeof step.targetStep === 'number' && Number.isInteger(step.targetStep) ? { stepId: 0, targetStep: step.targetStep } : null;
+    const planned = typeof step.targetStep === 'number' && Number.isInteger(step.targetStep);
+    return planned ? { stepId: 0, targetStep: step.targetStep as number } : null;
   } catch {
     return null;
   }
@@ -176,7 +180,11 @@ function readDeliveredStep(requestBody: string): { stepId: number; targetStep?: 
  * The attempts the dashboards list under a step: drive requests whose outcome lines speak of it,
  * or for an Upstash-protocol run the deliveries that ran it.
  */
-export function attemptsOfStep(run: Pick<Run, 'protocol'> | undefined, attempts: readonly Attempt[], step: StepLink): Attempt[] {
+export function attemptsOfStep(
+  run: Pick<Run, 'protocol'> | undefined,
+  attempts: readonly Attempt[],
+  step: StepLink,
+): Attempt[] {
   return run?.protocol === 'upstash' ? deliveriesForStep(attempts, step) : attemptsForStep(attempts, step.index);
 }
 

@@ -51,8 +51,10 @@ const headerLists = (headers: Record<string, string>): Record<string, string[]> 
  */
 function childOutcome(child: Run): { state: string; out?: unknown } {
   if (!FINISHED_RUN_STATUSES.has(child.status)) return { state: 'STEP_PROGRESS' };
-  const body = child.status === 'completed' && child.output !== null ? JSON.stringify(decodeValue(child.output) ?? null) : undefined;
-  return { state: 'STEP_SUCCESS', out: { body, isFailed: child.status === 'failed', isCanceled: child.status === 'cancelled' } };
+  const completed = child.status === 'completed' && child.output !== null;
+  const body = completed ? JSON.stringify(decodeValue(child.output!) ?? null) : undefined;
+  const out = { body, isFailed: child.status === 'failed', isCanceled: child.status === 'cancelled' };
+  return { state: 'STEP_SUCCESS', out };
 }
 
 function stepLog(run: Run, step: Step, extras: RunLogExtras): Record<string, unknown> {

@@ -14,7 +14,10 @@ import { readSdkStep } from './sdk-steps.js';
 import type { QStashRouteSet } from './route-set.js';
 
 /** One page of the runs the QStash API started, newest start first, from `cursor` (see client-query.ts `runCursor`). */
-export type RunPager = (cursor: string | undefined, limit: number) => Promise<{ runs: Run[]; nextCursor: string | null }>;
+export type RunPager = (
+  cursor: string | undefined,
+  limit: number,
+) => Promise<{ runs: Run[]; nextCursor: string | null }>;
 
 export interface ClientRouteDeps {
   store: Pick<Store, 'getRun' | 'listSteps'>;
@@ -50,7 +53,12 @@ async function matchesFilter(run: Run, filter: RunFilter, extras: () => Promise<
  * answer is where the next call goes on (absent when nothing is left). At most `SCAN_CAP` rows are
  * read per call; past that the cursor says where to go on, so no call is unbounded.
  */
-async function scan(runPage: RunPager, cursor: string | undefined, count: number, keep: (run: Run) => Promise<boolean>): Promise<{ runs: Run[]; cursor?: string }> {
+async function scan(
+  runPage: RunPager,
+  cursor: string | undefined,
+  count: number,
+  keep: (run: Run) => Promise<boolean>,
+): Promise<{ runs: Run[]; cursor?: string }> {
   const runs: Run[] = [];
   let read = 0;
   let next = cursor;
@@ -102,7 +110,9 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
         for (const id of new Set(query.workflowRunIds)) if (await cancelOne(await deps.store.getRun(id))) cancelled++;
         return jsonResponse(200, { cancelled });
       }
-      const found = await scan(deps.runPage, query.cursor, query.count, async (run) => !FINISHED_RUN_STATUSES.has(run.status) && (await matchesFilter(run, query, extrasOf(run.id))));
+      const open = async (run: Run): Promise<boolean> =>
+        !FINISHED_RUN_STATUSES.has(run.status) && (await matchesFilter(run, query, extrasOf(run.id)));
+      const found = await scan(deps.runPage, query.cursor, query.count, open);
       let cancelled = 0;
       for (const run of found.runs) if (await cancelOne(run)) cancelled++;
       return jsonResponse(200, found.cursor === undefined ? { cancelled } : { cancelled, cursor: found.cursor });
@@ -188,7 +198,8 @@ function startOrderPager(engine: QStashEngine): RunPager {
     const starts = await engine.context.messages.runsByStart(parseRunCursor(cursor), limit);
     const runs = await Promise.all(starts.map((start) => engine.context.store.getRun(start.id)));
     const last = starts[starts.length - 1];
-    return { runs: runs.filter((run) => run !== undefined), nextCursor: starts.length === limit && last ? runCursor(last) : null };
+    const nextCursor = starts.length === limit && last ? runCursor(last) : null;
+    return { runs: runs.filter((run) => run !== undefined), nextCursor };
   };
 }
 

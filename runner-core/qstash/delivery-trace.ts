@@ -5,7 +5,10 @@ import type { DeliveryTraceInfo } from '../tracing.js';
 import type { StoredMessage } from './message-store.js';
 
 /** How a delivery went, as far as its span cares: the error it counts as, if any. */
-export type DeliveryEnd = { kind: 'delivered' } | { kind: 'retry' | 'failed'; error: SerializedError } | { kind: 'unreachable' };
+export type DeliveryEnd =
+  | { kind: 'delivered' }
+  | { kind: 'retry' | 'failed'; error: SerializedError }
+  | { kind: 'unreachable' };
 
 /**
  * One delivery of an Upstash run's message as the tracer's `delivery` span (telemetry/): what was

@@ -246,7 +246,9 @@ export class DeliveryWorker {
     if (run) {
       const seq = await messages.nextAttemptSeq(run.id, now);
       changes.push({ type: 'attempt', attempt: this.attemptRecord(run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now) });
-      context.tracing?.delivery?.(run, deliveryTrace(message, purposeOf(message), seq, answer?.status ?? null, verdict, transportError, startedAt, now));
+      const status = answer?.status ?? null;
+      const trace = deliveryTrace(message, purposeOf(message), seq, status, verdict, transportError, startedAt, now);
+      context.tracing?.delivery?.(run, trace);
       if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
         // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
         const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;

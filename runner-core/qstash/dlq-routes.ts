@@ -24,7 +24,11 @@ async function scanDeadLetters(
   let read = 0;
   let beforeSeq = query.cursor;
   for (;;) {
-    const page = await engine.context.messages.deadLetters({ ...(beforeSeq !== undefined && { beforeSeq }), ...(query.workflowRunId !== undefined && { runId: query.workflowRunId }), limit: PAGE });
+    const page = await engine.context.messages.deadLetters({
+      ...(beforeSeq !== undefined && { beforeSeq }),
+      ...(query.workflowRunId !== undefined && { runId: query.workflowRunId }),
+      limit: PAGE,
+    });
     for (const letter of page) {
       read++;
       if (matchesDlqFilter(letter, await runOf(letter.runId!), query)) letters.push(letter);
@@ -63,11 +67,13 @@ export const dlqRoutes: QStashRouteSet = (app, { engine, logger }) => {
       const dtos = await Promise.all(
         found.letters.map(async (letter) => {
           const runId = letter.runId!;
-          const config = await messages.runConfig(runId);
-          return dlqMessage(letter, await runOf(runId), config === undefined ? undefined : (JSON.parse(config) as RunConfig), await store.listAttempts(runId));
+          const text = await messages.runConfig(runId);
+          const config = text === undefined ? undefined : (JSON.parse(text) as RunConfig);
+          return dlqMessage(letter, await runOf(runId), config, await store.listAttempts(runId));
         }),
       );
-      return jsonResponse(200, found.cursor === undefined ? { messages: dtos } : { messages: dtos, cursor: found.cursor });
+      const page = found.cursor === undefined ? { messages: dtos } : { messages: dtos, cursor: found.cursor };
+      return jsonResponse(200, page);
     } catch (error) {
       return failureResponse(error, logger);
     }

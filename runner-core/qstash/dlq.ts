@@ -34,7 +34,9 @@ export const MAX_DLQ_COUNT = 1_000;
 function cursorOf(params: URLSearchParams): number | undefined {
   const text = one(params, 'cursor');
   if (text === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(text)) throw bad(`Expected \`cursor\` to be one a previous answer gave, got "${text.slice(0, 40)}".`);
+  if (!/^\d{1,15}$/.test(text)) {
+    throw bad(`Expected \`cursor\` to be one a previous answer gave, got "${text.slice(0, 40)}".`);
+  }
   return Number(text);
 }
 
@@ -55,7 +57,9 @@ function dlqFilter(params: URLSearchParams): DlqFilter {
 export function parseDlqListQuery(params: URLSearchParams): DlqListQuery {
   only(params, ['source', 'cursor', 'count', 'workflowRunId', 'workflowUrl', 'url', 'fromDate', 'toDate'], 'dlq.list');
   const source = one(params, 'source');
-  if (source !== undefined && source !== 'workflow') throw bad(`Expected \`source=workflow\` (this runner keeps workflow messages only), got "${source.slice(0, 40)}".`);
+  if (source !== undefined && source !== 'workflow') {
+    throw bad(`Expected \`source=workflow\` (this runner keeps workflow messages only), got "${source.slice(0, 40)}".`);
+  }
   const query: DlqListQuery = { ...dlqFilter(params), count: int(params, 'count', 1, MAX_DLQ_COUNT) ?? 100 };
   const cursor = cursorOf(params);
   if (cursor !== undefined) query.cursor = cursor;
@@ -71,7 +75,9 @@ export function parseDlqDeleteQuery(params: URLSearchParams): DlqDeleteQuery {
   if (ids.length > MAX_DLQ_COUNT) throw bad(`Expected at most ${MAX_DLQ_COUNT} dlqIds, got ${ids.length}.`);
   if (ids.length > 0) return { ids };
   // As for Client.cancel: an empty query deleting everything would be one typo away.
-  if ([...params.keys()].length === 0) throw bad('dlq.delete: expected dlqIds, a filter, or `count` for all messages; got no query, which deletes nothing.');
+  if ([...params.keys()].length === 0) {
+    throw bad('dlq.delete: expected dlqIds, a filter, or `count` for all messages; got no query, which deletes none.');
+  }
   const query: DlqListQuery = { ...dlqFilter(params), count: int(params, 'count', 1, MAX_DLQ_COUNT) ?? 100 };
   const cursor = cursorOf(params);
   if (cursor !== undefined) query.cursor = cursor;
@@ -90,13 +96,22 @@ export function matchesDlqFilter(letter: DeadLetter, run: Run | undefined, filte
 const lists = (headers: Record<string, string> | null): Record<string, string[]> =>
   Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name, [value]]));
 
-const CALLBACK_STATES = { pending: 'CALLBACK_INPROGRESS', delivered: 'CALLBACK_SUCCESS', failed: 'CALLBACK_FAIL' } as const;
+const CALLBACK_STATES = {
+  pending: 'CALLBACK_INPROGRESS',
+  delivered: 'CALLBACK_SUCCESS',
+  failed: 'CALLBACK_FAIL',
+} as const;
 
 /**
  * A dead letter as the SDK's `DLQMessage`: the message as stored (credential headers `[redacted]`),
  * its run, and the answer of its last delivery (from the run's attempt log).
  */
-export function dlqMessage(letter: DeadLetter, run: Run | undefined, config: RunConfig | undefined, attempts: readonly Attempt[]): Record<string, unknown> {
+export function dlqMessage(
+  letter: DeadLetter,
+  run: Run | undefined,
+  config: RunConfig | undefined,
+  attempts: readonly Attempt[],
+): Record<string, unknown> {
   const last = attempts.filter((attempt) => attempt.requestHeaders[UpstashHeader.MessageId] === letter.id).at(-1);
   const dto: Record<string, unknown> = {
     messageId: letter.id,

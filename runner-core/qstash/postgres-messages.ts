@@ -4,7 +4,8 @@ import type { FlowUsage } from '../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from './delivery-in-progress.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart, StoredMessage, DeadLetter, DeadLetterQuery,
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart,
+  StoredMessage,   DeadLetter, DeadLetterQuery,
 } from './message-store.js';
 import {
   admitMessages, FLOW_LOOKAHEAD, flowParams, UNDELIVERED_WHERE, toInFlight, toMessage, toRunMessage, type InFlightRow, type MessageRow, type RunMessageRow,
@@ -208,7 +209,8 @@ export class PostgresMessageStore implements MessageStore {
   async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
     const rows = after
       ? await this.#sql<{ id: string; created_at: string }[]>`SELECT id, created_at FROM runs WHERE protocol = 'upstash'
-          AND (created_at, id) < (${after.createdAt}::bigint, ${after.id}) ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+          AND (created_at, id) < (${after.createdAt}::bigint, ${after.id})
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`
       : await this.#sql<{ id: string; created_at: string }[]>`SELECT id, created_at FROM runs WHERE protocol = 'upstash'
           ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
     return rows.map((row) => ({ id: row.id, createdAt: Number(row.created_at) }));
@@ -217,8 +219,10 @@ export class PostgresMessageStore implements MessageStore {
   async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
     const sql = this.#sql;
     const ofRun = query.runId === undefined ? sql`` : sql`AND run_id = ${query.runId}`;
-    const rows = await sql<(MessageRow & { updated_at: string })[]>`SELECT * FROM qstash_messages WHERE status = 'failed'
-      AND run_id IS NOT NULL AND seq < ${query.beforeSeq ?? Number.MAX_SAFE_INTEGER}::bigint ${ofRun} ORDER BY seq DESC LIMIT ${query.limit}`;
+    const beforeSeq = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = await sql<(MessageRow & { updated_at: string })[]>`SELECT * FROM qstash_messages
+      WHERE status = 'failed' AND run_id IS NOT NULL AND seq < ${beforeSeq}::bigint ${ofRun}
+      ORDER BY seq DESC LIMIT ${query.limit}`;
     return rows.map((row) => ({ ...toMessage(row), failedAt: Number(row.updated_at) }));
   }
 

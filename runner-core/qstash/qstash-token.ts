@@ -5,8 +5,9 @@ import { createHash } from 'node:crypto';
  * of `{"UserID": …, "Password": …}`: `context.createWebhook` decodes it for the user id it puts in
  * the webhook URL, and fails the step when the token is not that JSON. So the runner takes a token in
  * both forms, everywhere a token is checked (`TokenSet.check`): one of its tokens as it is (what
- * `WF_TOKEN` holds), or wrapped, with the runner token as `Password`. The user id is not a credential (it is in every webhook URL); the wrapped form
- * `qstashToken` makes derives it from the token, so it stays the same across restarts.
+ * `WF_TOKEN` holds), or wrapped, with the runner token as `Password`. The user id is not a
+ * credential (it is in every webhook URL); the wrapped form `qstashToken` makes derives it from the
+ * token, so it stays the same across restarts.
  */
 
 /** Longest bearer value unwrapped: a runner token wrapped is a few hundred bytes at most. */

@@ -16,7 +16,8 @@ import type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set
  * The runner's QStash API (`/v2/…`, the part `@upstash/workflow` and `@upstash/qstash` use),
  * mounted by `createApiApp`. Every route but the webhooks (webhook-routes.ts) needs `Authorization:
  * Bearer <token>` (one of the runner's tokens, as it is or wrapped: the app's QSTASH_TOKEN). Route
- * sets register here (`QSTASH_ROUTE_SETS`); whatever no set serves is a 404 naming the endpoint, never a silent success.
+ * sets register here (`QSTASH_ROUTE_SETS`); whatever no set serves is a 404 naming the endpoint,
+ * never a silent success.
  */
 
 export type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set.js';

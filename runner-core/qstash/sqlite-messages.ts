@@ -4,7 +4,8 @@ import { admit, type FlowCandidate } from '../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from './delivery-in-progress.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart, StoredMessage, StoredSpec, DeadLetter, DeadLetterQuery,
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart,
+  StoredMessage, StoredSpec, DeadLetter, DeadLetterQuery,
 } from './message-store.js';
 
 /** The `MessageStore` on the runner's SQLite file: same connection, so one writer and WAL as the `Store`. */
@@ -236,13 +237,19 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
-    const rows = after ? this.#s.runsBefore.all({ at: after.createdAt, id: after.id, limit }) : this.#s.newestRuns.all({ limit });
+    const rows = after
+      ? this.#s.runsBefore.all({ at: after.createdAt, id: after.id, limit })
+      : this.#s.newestRuns.all({ limit });
     return rows as RunStart[];
   }
 
   async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
-    const rows = this.#s.deadLetters.all({ beforeSeq: query.beforeSeq ?? Number.MAX_SAFE_INTEGER, runId: query.runId ?? null, limit: query.limit });
-    return (rows as (MessageRow & { updated_at: number })[]).map((row) => ({ ...toMessage(row), failedAt: Number(row.updated_at) }));
+    const beforeSeq = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = this.#s.deadLetters.all({ beforeSeq, runId: query.runId ?? null, limit: query.limit });
+    return (rows as (MessageRow & { updated_at: number })[]).map((row) => ({
+      ...toMessage(row),
+      failedAt: Number(row.updated_at),
+    }));
   }
 
   async deleteDeadLetters(ids: readonly string[]): Promise<number> {

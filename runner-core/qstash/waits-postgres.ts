@@ -47,7 +47,9 @@ export class PostgresQstashWaits implements QstashWaitStore {
     return rows.map(toWait);
   }
 
-  async notifyRun(runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept = Infinity): Promise<{ waits: Wait[]; kept: boolean }> {
+  async notifyRun(
+    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept = Infinity,
+  ): Promise<{ waits: Wait[]; kept: boolean }> {
     return (await this.#sql.begin(async (tx) => {
       await this.#lockPair(tx, runId, eventId);
       await tx`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND run_id = ${runId} AND ${this.#ended()}`;

@@ -32,7 +32,9 @@ function eventValue(data: string): unknown {
 function shownWebhookRequest(value: unknown, redactNames: ReadonlySet<string>): unknown {
   const header = (value as { header?: unknown } | null)?.header;
   if (typeof header !== 'object' || header === null) return value;
-  const shown = Object.entries(header).map(([name, values]) => [name, redactNames.has(name.toLowerCase()) ? [REDACTED] : values]);
+  const shown = Object.entries(header).map(([name, values]) => {
+    return [name, redactNames.has(name.toLowerCase()) ? [REDACTED] : values];
+  });
   return { ...(value as object), header: Object.fromEntries(shown) };
 }
 
@@ -40,7 +42,12 @@ function shownWebhookRequest(value: unknown, redactNames: ReadonlySet<string>): 
  * The wait ended: its output is what `context.waitForEvent` returns, `{ eventData, timeout }`
  * (for `waitForWebhook`, the request as event data, its credential headers among `redactNames` redacted).
  */
-export function waitEndedChanges(wait: Wait, ended: { data: string } | { timedOut: true }, at: number, redactNames: ReadonlySet<string> = new Set()): Change[] {
+export function waitEndedChanges(
+  wait: Wait,
+  ended: { data: string } | { timedOut: true },
+  at: number,
+  redactNames: ReadonlySet<string> = new Set(),
+): Change[] {
   const data = 'data' in ended ? eventValue(ended.data) : undefined;
   const shown = wait.step.stepType === 'WaitForWebhook' ? shownWebhookRequest(data, redactNames) : data;
   const value = 'data' in ended ? { eventData: shown, timeout: false } : { eventData: undefined, timeout: true };

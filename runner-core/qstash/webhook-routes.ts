@@ -22,7 +22,8 @@ export interface WebhookRouteOptions {
 export const MAX_KEPT_CALLS = 100;
 
 /** One answer for every URL that is no live webhook: which part was wrong is nobody's business. */
-const notFound = (): ApiError => new ApiError(404, 'NOT_FOUND', 'No such webhook: the URL is not one a running workflow made, or its run has ended.');
+const notFound = (): ApiError =>
+  new ApiError(404, 'NOT_FOUND', 'No such webhook: the URL is not one a running workflow made, or its run has ended.');
 
 /**
  * `ANY /v2/workflows/hooks/<userId>/<runId>/<eventId>`: a third party calls a webhook URL
@@ -42,11 +43,13 @@ export function mountWebhookRoutes(app: QStashApp, { engine, logger, maxBodyByte
       const webhookUrl = createdWebhookUrl(await engine.context.messages.runMessages(run.id), address.eventId);
       if (webhookUrl === undefined || !namesAddress(webhookUrl, address)) throw notFound();
       const body = request.method === 'GET' || request.method === 'HEAD' ? '' : await readBody(request, maxBodyBytes);
-      await engine.waits.notifyRun(run.id, address.eventId, webhookEventData(webhookUrl, request, body), MAX_KEPT_CALLS);
+      const data = webhookEventData(webhookUrl, request, body);
+      await engine.waits.notifyRun(run.id, address.eventId, data, MAX_KEPT_CALLS);
       return jsonResponse(200, {});
     } catch (error) {
-      if (error instanceof TooManyKeptEventsError) return failureResponse(new ApiErrorWithHeaders(429, 'TOO_MANY_REQUESTS', error.message, { 'retry-after': '60' }), logger);
-      return failureResponse(error, logger);
+      if (!(error instanceof TooManyKeptEventsError)) return failureResponse(error, logger);
+      const tooMany = new ApiErrorWithHeaders(429, 'TOO_MANY_REQUESTS', error.message, { 'retry-after': '60' });
+      return failureResponse(tooMany, logger);
     }
   });
 }

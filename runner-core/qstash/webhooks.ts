@@ -63,7 +63,8 @@ export function namesAddress(webhookUrl: string, address: HookAddress): boolean 
   }
   const at = pathname.lastIndexOf(`/v2${HOOKS_PATH}`);
   const made = at < 0 ? undefined : parseHookPath(pathname.slice(at + 3));
-  return made !== undefined && made.userId === address.userId && made.runId === address.runId && made.eventId === address.eventId;
+  if (made === undefined) return false;
+  return made.userId === address.userId && made.runId === address.runId && made.eventId === address.eventId;
 }
 
 /**

@@ -146,7 +146,9 @@ class OtelTracing implements Tracing {
     try {
       const parent = runContext(run.id);
       // An Upstash run's `run` steps were never seen live (its SDK runs them): they come from the rows too.
-      for (const step of steps) if (step.kind !== 'run' || run.protocol === 'upstash') this.resolvedStep(run, step, parent, at);
+      for (const step of steps) {
+        if (step.kind !== 'run' || run.protocol === 'upstash') this.resolvedStep(run, step, parent, at);
+      }
       const attributes: Attributes = { [WfAttr.RunId]: run.id, [WfAttr.RunStatus]: run.status, [ATTR_URL_FULL]: run.url };
       // A child run (context.invoke) has a trace of its own, linked to its parent run's.
       const parentRunId = parentOf(run)?.parentRunId;
@@ -175,7 +177,8 @@ class OtelTracing implements Tracing {
       };
       if (info.status !== null) attributes[ATTR_HTTP_RESPONSE_STATUS_CODE] = info.status;
       const name = `${DELIVERY_SPAN_NAMES[info.purpose]} ${pathOf(info.url)}`;
-      const span = this.tracer.startSpan(name, { kind: SpanKind.CLIENT, startTime: hr(info.startedAt), attributes }, runContext(run.id));
+      const options: SpanOptions = { kind: SpanKind.CLIENT, startTime: hr(info.startedAt), attributes };
+      const span = this.tracer.startSpan(name, options, runContext(run.id));
       if (info.error) recordError(span, info.error, info.endedAt);
       span.end(hr(Math.max(info.endedAt, info.startedAt)));
     } catch (error) {
@@ -203,7 +206,8 @@ class OtelTracing implements Tracing {
     };
     const spanId = stepSpanId(runTraceIds(run.id).spanId, step.index);
     const options: SpanOptions = { kind: step.kind === 'call' ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime: hr(step.startedAt), attributes };
-    const span = this.ids.startSpan(this.tracer, { spanId }, `${step.kind === 'run' ? 'step' : step.kind} ${step.name}`, options, parent);
+    const name = `${step.kind === 'run' ? 'step' : step.kind} ${step.name}`;
+    const span = this.ids.startSpan(this.tracer, { spanId }, name, options, parent);
     const ended = step.finishedAt ?? at;
     if (step.status === 'failed' && step.error) recordError(span, step.error, ended);
     span.end(hr(Math.max(ended, step.startedAt)));
@@ -228,7 +232,12 @@ class OtelTracing implements Tracing {
 }
 
 /** A delivery's span name by what it was: a step's delivery reads as the drive it is. */
-const DELIVERY_SPAN_NAMES: Record<DeliveryTraceInfo['purpose'], string> = { delivery: 'drive', call: 'call', callback: 'callback', 'failure-callback': 'failure-function' };
+const DELIVERY_SPAN_NAMES: Record<DeliveryTraceInfo['purpose'], string> = {
+  delivery: 'drive',
+  call: 'call',
+  callback: 'callback',
+  'failure-callback': 'failure-function',
+};
 
 /** How long stopping waits for the last export (the exporter's own timeout is 10 s). */
 const SHUTDOWN_LIMIT_MS = 5_000;
