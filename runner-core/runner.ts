@@ -158,6 +158,7 @@ export class Runner {
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,
             ends,
+            tracing: options.tracing,
           },
           qstashStores,
         )

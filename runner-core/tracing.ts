@@ -21,8 +21,32 @@ export interface Tracing {
    * (emitted with the run), so the called service's spans nest under it.
    */
   callTraceparent(runId: string, index: number): string;
+  /**
+   * A QStash message of an Upstash run was sent and answered (or not) between `startedAt` and
+   * `endedAt`: the SDK drives those runs, so each delivery is told once, when it is over.
+   */
+  delivery?(run: Run, info: DeliveryTraceInfo): void;
   /** Exports what is still buffered, then stops (the runner is stopping). */
   shutdown(): Promise<void>;
+}
+
+/** One delivery of an Upstash run's message (runner-core/qstash/delivery.ts). */
+export interface DeliveryTraceInfo {
+  /** The attempt's number in the run's log (`Attempt.seq`). */
+  seq: number;
+  /** Which try of the message this was (`Upstash-Retried` + 1). */
+  attempt: number;
+  /** What it was: a step delivered to the workflow, a `context.call`'s request, its callback, the failure callback. */
+  purpose: 'delivery' | 'call' | 'callback' | 'failure-callback';
+  url: string;
+  method: string;
+  messageId: string;
+  startedAt: number;
+  endedAt: number;
+  /** The answer's status; null when none came. */
+  status: number | null;
+  /** Why the delivery did not count (an error answer, no answer). */
+  error?: SerializedError;
 }
 
 export interface AttemptTraceInfo {

@@ -83,10 +83,13 @@ export function attemptsForStep(attempts: readonly Attempt[], index: number): At
  * Parallel branches' deliveries can start in the same millisecond: one whose request delivered
  * another branch's plan step (`plannedStepOf`) ran that branch, not this one. Every delivery of the
  * same QStash message (its `upstash-message-id`: the failed tries retried before) ran the same step
- * too. A step with no such delivery (a sleep, a wait, a call) has none.
+ * too. A sleep, a wait or a call is not produced during a delivery: its deliveries are the ones that
+ * resolved it (`resolvingDeliveries`).
  * @example deliveriesForStep(attempts, step).map((a) => a.seq) // [2, 3]: a failed try, then the one that produced it
  */
-export function deliveriesForStep(attempts: readonly Attempt[], step: Pick<Step, 'index' | 'finishedAt' | 'durationMs'>): Attempt[] {
+export function deliveriesForStep(attempts: readonly Attempt[], step: StepLink): Attempt[] {
+  const resolved = step.kind === 'sleep' || step.kind === 'wait' || step.kind === 'call';
+  if (resolved) return resolvingDeliveries(attempts, step.index);
   if (step.finishedAt === null || step.durationMs === null) return [];
   const startedAt = step.finishedAt - step.durationMs;
   const producing = attempts.filter((a) => a.startedAt === startedAt && (plannedStepOf(a) ?? step.index) === step.index);
@@ -96,37 +99,78 @@ export function deliveriesForStep(attempts: readonly Attempt[], step: Pick<Step,
   return attempts.filter((a) => seqs.has(a.seq) || messages.has(messageIdOf(a) ?? ''));
 }
 
+/** What links a step to its deliveries (its kind: a step of a kind missing links as a `run` step). */
+export type StepLink = Pick<Step, 'index' | 'finishedAt' | 'durationMs'> & Partial<Pick<Step, 'kind'>>;
+
+/**
+ * The deliveries that resolved a sleep, wait or call at position `index`: those that delivered its
+ * result message (the last of the list sent is the step itself: the sleep's end, the wait's event),
+ * a call's callback (the SDK forwards `Upstash-Workflow-StepId` on it), and the call's own request
+ * (the callback's `sourceMessageId`), each with the failed tries of the same message.
+ */
+function resolvingDeliveries(attempts: readonly Attempt[], index: number): Attempt[] {
+  const resolving = attempts.filter(
+    (a) => deliveredStep(a)?.stepId === index || a.requestHeaders['upstash-workflow-stepid'] === String(index),
+  );
+  const messages = new Set(resolving.map(messageIdOf).filter((id) => id !== undefined));
+  for (const callback of resolving) {
+    const source = sourceMessageIdOf(callback.requestBody);
+    if (source !== undefined) messages.add(source);
+  }
+  return attempts.filter((a) => resolving.includes(a) || messages.has(messageIdOf(a) ?? ''));
+}
+
+/** The message a callback's body says it answers (QStash's `sourceMessageId`); undefined when unreadable. */
+function sourceMessageIdOf(requestBody: string): string | undefined {
+  if (!requestBody.startsWith('{')) return undefined;
+  try {
+    const id = (JSON.parse(requestBody) as { sourceMessageId?: unknown }).sourceMessageId;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The QStash message a delivery carried; undefined when its headers were redacted (`Upstash-Redact-Fields`). */
 function messageIdOf(attempt: Attempt): string | undefined {
   const id = attempt.requestHeaders['upstash-message-id'];
   return id === undefined || id === '[redacted]' ? undefined : id;
 }
 
-const planned = new WeakMap<Attempt, number | null>();
+const delivered = new WeakMap<Attempt, { stepId: number; targetStep?: number } | null>();
 
 /**
- * The parallel branch a delivery ran, read from what it sent: the SDK's body is the run's messages,
- * the delivered one last (`[{messageId, body: base64, callType}, …]`), and a plan step's body is
- * `{stepId: 0, targetStep: n, …}`. Undefined when it delivered anything else, or its body is not
- * there to read (empty for a lazy fetch, clipped, redacted).
+ * The step a delivery delivered, read from what it sent: the SDK's body is the run's messages, the
+ * delivered one last (`[{messageId, body: base64, callType}, …]`), a step's body `{stepId, …}`.
+ * Undefined when it delivered anything else, or its body is not there to read (empty for a lazy
+ * fetch, clipped, redacted).
  */
-export function plannedStepOf(attempt: Attempt): number | undefined {
-  let target = planned.get(attempt);
-  if (target === undefined) {
-    target = readPlannedStep(attempt.requestBody);
-    planned.set(attempt, target);
+function deliveredStep(attempt: Attempt): { stepId: number; targetStep?: number } | undefined {
+  let step = delivered.get(attempt);
+  if (step === undefined) {
+    step = readDeliveredStep(attempt.requestBody);
+    delivered.set(attempt, step);
   }
-  return target ?? undefined;
+  return step ?? undefined;
 }
 
-function readPlannedStep(requestBody: string): number | null {
+/** The parallel branch a delivery ran: the plan step it delivered is `{stepId: 0, targetStep: n, …}`. */
+export function plannedStepOf(attempt: Attempt): number | undefined {
+  const step = deliveredStep(attempt);
+  return step?.stepId === 0 ? step.targetStep : undefined;
+}
+
+function readDeliveredStep(requestBody: string): { stepId: number; targetStep?: number } | null {
   if (!requestBody.startsWith('[')) return null;
   try {
     const list = JSON.parse(requestBody) as unknown;
     const last = Array.isArray(list) ? (list.at(-1) as { body?: unknown } | undefined) : undefined;
     if (typeof last?.body !== 'string') return null;
     const step = JSON.parse(atob(last.body)) as { stepId?: unknown; targetStep?: unknown };
-    return step.stepId === 0 && typeof step.targetStep === 'number' && Number.isInteger(step.targetStep) ? step.targetStep : null;
+    if (typeof step.stepId !== 'number' || !Number.isInteger(step.stepId)) return null;
+    if (step.stepId > 0) return { stepId: step.stepId };
+    const planned = typeof step.targetStep === 'number' && Number.isInteger(step.targetStep);
+    return planned ? { stepId: 0, targetStep: step.targetStep as number } : null;
   } catch {
     return null;
   }
@@ -136,7 +180,11 @@ function readPlannedStep(requestBody: string): number | null {
  * The attempts the dashboards list under a step: drive requests whose outcome lines speak of it,
  * or for an Upstash-protocol run the deliveries that ran it.
  */
-export function attemptsOfStep(run: Pick<Run, 'protocol'> | undefined, attempts: readonly Attempt[], step: Pick<Step, 'index' | 'finishedAt' | 'durationMs'>): Attempt[] {
+export function attemptsOfStep(
+  run: Pick<Run, 'protocol'> | undefined,
+  attempts: readonly Attempt[],
+  step: StepLink,
+): Attempt[] {
   return run?.protocol === 'upstash' ? deliveriesForStep(attempts, step) : attemptsForStep(attempts, step.index);
 }
 

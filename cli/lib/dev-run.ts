@@ -1,4 +1,5 @@
 import { eventDto } from '../../runner-core/api/dto-map.js';
+import { qstashToken } from '../../runner-core/qstash/qstash-token.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogFeed, type LogFeed } from '../../tui/log-feed.js';
@@ -152,7 +153,8 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
     const subtitle = managesApp
       ? `${app.label ? `app: ${app.label}` : `app on port ${app.port}`}${tunnel ? ` · public ${tunnel.url}` : ''} · ${upstashApp ? `Upstash app: QSTASH_URL=${runner.url}` : `WF_TOKEN from ${source}`}`
       : upstashApp
-        ? `Upstash apps need QSTASH_URL=${runner.url} and QSTASH_TOKEN=${token} (the keys are in the log pane) · SQLite ${options.db}`
+        ? `Upstash apps need QSTASH_URL=${runner.url} and QSTASH_TOKEN=${qstashToken(token)} ` +
+          `(the keys are in the log pane) · SQLite ${options.db}`
         : `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${runner.url} · SQLite ${options.db}`;
     dashboard = startDashboard({ runnerUrl: runner.url, token, title: 'wf dev', subtitle, env: io.env, log: managesApp || upstashApp ? feed : undefined });
   } else if (runner.local) {

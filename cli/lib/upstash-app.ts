@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
+import { qstashToken } from '../../runner-core/qstash/qstash-token.js';
 import type { UpstashSigningKeys } from '../../runner-core/qstash/signing-keys.js';
 import { detectFramework } from './frameworks.js';
 import { assertWritesInside } from './inside-target.js';
@@ -34,7 +35,8 @@ export interface UpstashAppEnvOptions {
 export function upstashAppEnv(options: UpstashAppEnvOptions): Record<string, string> {
   return {
     QSTASH_URL: options.runnerUrl,
-    QSTASH_TOKEN: options.token,
+    // Wrapped as QStash issues tokens: the SDK decodes it for createWebhook; the runner takes both.
+    QSTASH_TOKEN: qstashToken(options.token),
     ...(options.keys && { QSTASH_CURRENT_SIGNING_KEY: options.keys.current, QSTASH_NEXT_SIGNING_KEY: options.keys.next }),
     ...(options.workflowUrl !== undefined && { UPSTASH_WORKFLOW_URL: options.workflowUrl.replace(/\/+$/, '') }),
   };

@@ -1,13 +1,14 @@
 import { decodeValue } from '../../protocol/values.js';
-import type { Run, Step } from '../store/types.js';
+import { FINISHED_RUN_STATUSES, type Run, type Step } from '../store/types.js';
 
 /**
  * `Client.logs` answers (`GET /v2/workflows/events?groupBy=workflowRunId`): a wfkit run and its
  * step rows as QStash's `WorkflowRunLog`. Step rows are the one record of an Upstash-protocol run
- * here (what the dashboards show), so the log is read from them: a step's `stepType` comes back
- * from its kind (a `Notify` step shows as `Run`, `SleepUntil` as `SleepFor`). Message ids are the
- * engine's (the message that carried the payload or the step) when it gave them, else the run id
- * and the step's position.
+ * here (what the dashboards show), so the log is read from them; a step's `stepType` is the one
+ * its message carried (`Notify`, `SleepUntil`, `WaitForWebhook`…), else its kind's. Message ids are
+ * the engine's (the message that carried the payload or the step) when it gave them, else the run
+ * id and the step's position. An invoke step whose run ended before its child did shows the
+ * child's outcome, as QStash's log does, not the end of the run around it.
  */
 
 export type WorkflowState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED';
@@ -19,6 +20,10 @@ export interface RunLogExtras {
   retryDelay?: string | null;
   /** The message that carried each position (0: the payload), from the run's message list. */
   messageIds?: ReadonlyMap<number, string>;
+  /** The SDK's `stepType` of each position's message (`Notify`, `SleepUntil`…). */
+  stepTypes?: ReadonlyMap<number, string>;
+  /** The child run of each invoke step that never got its result (the invoker ended first). */
+  children?: ReadonlyMap<number, Run>;
 }
 
 export function workflowState(run: Pick<Run, 'status'>): WorkflowState {
@@ -40,17 +45,31 @@ const STEP_STATES: Record<string, string> = { succeeded: 'STEP_SUCCESS', failed:
 /** Header values as QStash lists them: every value in a list. */
 const headerLists = (headers: Record<string, string>): Record<string, string[]> => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
 
+/**
+ * An invoke step's state and result from its child: finished, the `{body, isFailed, isCanceled}`
+ * the invoker would have got (a failed or cancelled child gives no body); running, in progress.
+ */
+function childOutcome(child: Run): { state: string; out?: unknown } {
+  if (!FINISHED_RUN_STATUSES.has(child.status)) return { state: 'STEP_PROGRESS' };
+  const completed = child.status === 'completed' && child.output !== null;
+  const body = completed ? JSON.stringify(decodeValue(child.output!) ?? null) : undefined;
+  const out = { body, isFailed: child.status === 'failed', isCanceled: child.status === 'cancelled' };
+  return { state: 'STEP_SUCCESS', out };
+}
+
 function stepLog(run: Run, step: Step, extras: RunLogExtras): Record<string, unknown> {
+  const child = step.status === 'succeeded' ? undefined : extras.children?.get(step.index);
+  const outcome = child ? childOutcome(child) : undefined;
   const log: Record<string, unknown> = {
     stepId: step.index,
     stepName: step.name,
-    stepType: STEP_TYPES[step.kind] ?? 'Run',
+    stepType: extras.stepTypes?.get(step.index) ?? STEP_TYPES[step.kind] ?? 'Run',
     callType: 'step',
     messageId: extras.messageIds?.get(step.index) ?? `${run.id}:${step.index}`,
-    out: step.output === null ? undefined : decodeValue(step.output),
+    out: outcome ? outcome.out : step.output === null ? undefined : decodeValue(step.output),
     retries: run.retries,
     concurrent: 1,
-    state: STEP_STATES[step.status] ?? 'STEP_PROGRESS',
+    state: outcome?.state ?? STEP_STATES[step.status] ?? 'STEP_PROGRESS',
     createdAt: step.startedAt,
     headers: {},
   };

@@ -9,19 +9,19 @@ import { WORKFLOW_STATES, type WorkflowState } from './client-logs.js';
 
 const bad = (message: string): ApiError => new ApiError(400, 'BAD_REQUEST', message);
 
-function only(params: URLSearchParams, allowed: readonly string[], where: string): void {
+export function only(params: URLSearchParams, allowed: readonly string[], where: string): void {
   for (const name of new Set(params.keys())) {
     if (!allowed.includes(name)) throw bad(`${where}: the query parameter \`${name}\` is not supported by this runner (supported: ${allowed.join(', ')}).`);
   }
 }
 
-function one(params: URLSearchParams, name: string): string | undefined {
+export function one(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1) throw bad(`Expected one \`${name}\`, got ${values.length}.`);
   return values[0] === '' ? undefined : values[0];
 }
 
-function int(params: URLSearchParams, name: string, min: number, max: number): number | undefined {
+export function int(params: URLSearchParams, name: string, min: number, max: number): number | undefined {
   const text = one(params, name);
   if (text === undefined) return undefined;
   const value = Number(text);
@@ -102,4 +102,19 @@ export function parseLogsQuery(params: URLSearchParams): LogsQuery {
   const cursor = one(params, 'cursor');
   if (cursor !== undefined) query.cursor = cursor;
   return query;
+}
+
+/**
+ * A list's cursor: where the previous page stopped in start order (`<createdAt>:<runId>`, see
+ * `MessageStore.runsByStart`); opaque to the client, as QStash's is.
+ */
+export function runCursor(run: { id: string; createdAt: number }): string {
+  return `${run.createdAt}:${run.id}`;
+}
+
+export function parseRunCursor(cursor: string | undefined): { id: string; createdAt: number } | undefined {
+  if (cursor === undefined) return undefined;
+  const match = /^(\d{1,16}):(.+)$/.exec(cursor);
+  if (!match) throw bad(`Expected \`cursor\` to be one a previous answer gave, got "${cursor.slice(0, 40)}".`);
+  return { createdAt: Number(match[1]), id: match[2]! };
 }

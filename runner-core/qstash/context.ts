@@ -3,6 +3,7 @@ import type { CallCredentials } from '../call-credentials.js';
 import type { Commit } from '../commit-queue.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../logger.js';
+import type { Tracing } from '../tracing.js';
 import type { OriginPattern } from '../origins.js';
 import type { RunEnds } from '../run-end/run-ends.js';
 import type { Store } from '../store/types.js';
@@ -56,6 +57,8 @@ export interface EngineContext {
   deliveryStartedAt: (runId: string, stepId?: number) => number | undefined;
   /** How a run ends (run-end/): the engine completes, cancels and fails its runs there, as the native driver does. */
   ends: RunEnds;
+  /** The runner's tracer, when traces are exported: each delivery of a run's message is a span. */
+  tracing?: Tracing | undefined;
 }
 
 /** A follow-up message as stored: its credential header values sealed. */

@@ -17,6 +17,7 @@ import { callbackSpec, failRun, failureSpec, type Answer, type EndedDelivery } f
 import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
 import { newMessage, publishMessages } from './publish.js';
+import { deliveryTrace } from './delivery-trace.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
 import { runHeadersFor } from './run-headers.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
@@ -292,6 +293,9 @@ export class DeliveryWorker {
     if (run) {
       const seq = await messages.nextAttemptSeq(run.id, now);
       changes.push({ type: 'attempt', attempt: this.attemptRecord({ runId: run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now }) });
+      const status = answer?.status ?? null;
+      const trace = deliveryTrace({ message, purpose: purposeOf(message), seq, status, end: verdict, transportError, startedAt, endedAt: now });
+      context.tracing?.delivery?.(run, trace);
       if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
         // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
         const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;

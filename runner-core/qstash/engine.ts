@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import type { OriginPattern } from '../origins.js';
 import { cancellation, completion } from '../run-end/end.js';
 import type { EndedRun, RunEnds } from '../run-end/run-ends.js';
+import type { Tracing } from '../tracing.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import type { UnreachablePolicy } from '../unreachable.js';
 import type { EngineContext, RunConfig } from './context.js';
@@ -60,6 +61,8 @@ export interface QStashEngineOptions {
   exclusive: boolean;
   /** How runs end (run-end/): the engine's ends go there, and it hears of every run that ended (a cancel by `wf cancel` too). */
   ends: RunEnds;
+  /** The runner's tracer, when traces are exported (telemetry/). */
+  tracing?: Tracing | undefined;
 }
 
 /** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
@@ -109,6 +112,7 @@ export class QStashEngine {
       publish: (specs) => publishMessages(this.context, specs),
       deliveryStartedAt: (runId, stepId) => this.worker.startedAt(runId, stepId),
       ends: options.ends,
+      tracing: options.tracing,
     };
     options.ends.onEnded((ended) => this.runEnded(ended));
     this.worker = new DeliveryWorker({

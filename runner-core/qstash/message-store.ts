@@ -69,6 +69,23 @@ export interface RunMessage {
   createdAt: number;
 }
 
+export interface DeadLetterQuery {
+  beforeSeq?: number;
+  runId?: string;
+  limit: number;
+}
+
+/** A message failed for good, and when (its last settle). */
+export interface DeadLetter extends StoredMessage {
+  failedAt: number;
+}
+
+/** Where a run sits in start order. */
+export interface RunStart {
+  id: string;
+  createdAt: number;
+}
+
 /** A QStash-protocol run's first row: inserted with its config and its first message in one transaction. */
 export interface NewUpstashRun
   extends Pick<NewRun, 'id' | 'url' | 'body' | 'headers' | 'retries' | 'retryDelayMs' | 'now'> {
@@ -138,6 +155,18 @@ export interface MessageStore {
   settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean>;
   /** The run's messages in order (up to `upToSeq` when given): the list deliveries carry (up to their own) and lazy fetches read. */
   runMessages(runId: string, upToSeq?: number): Promise<RunMessage[]>;
+  /**
+   * Up to `limit` runs the QStash API started, newest start first (ties by id), after `after`: the
+   * order `Client.logs` lists them in, as QStash does (the SDK's run ids are random, so id order is not it).
+   */
+  runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]>;
+  /**
+   * Messages of runs that failed for good (QStash's DLQ: `dlq.ts`), newest first (by `seq`), at
+   * most `limit`: those before `beforeSeq`, of one run, when given.
+   */
+  deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]>;
+  /** Takes these messages out of the DLQ (deletes them; only failed ones); how many. */
+  deleteDeadLetters(ids: readonly string[]): Promise<number>;
   /** Cancels the run's pending messages (the run finished); how many. */
   cancelPending(runId: string, now: number): Promise<number>;
   /** The next attempt number of a run (its `attempts` counter, raised by one). */

@@ -5,7 +5,8 @@ import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from './delivery-in-progress.js';
 import { holdOwner } from './publish-hold.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage,
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart,
+  StoredMessage,   DeadLetter, DeadLetterQuery,
 } from './message-store.js';
 import {
   admitMessages, FLOW_LOOKAHEAD, flowParams, UNDELIVERED_WHERE, toInFlight, toMessage, toRunMessage, type InFlightRow, type MessageRow, type RunMessageRow,
@@ -220,6 +221,33 @@ export class PostgresMessageStore implements MessageStore {
     const rows = await this.#sql<RunMessageRow[]>`SELECT id, seq, call_type, spec, status, retried, created_at
       FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
     return rows.map(toRunMessage);
+  }
+
+  async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
+    const rows = after
+      ? await this.#sql<{ id: string; created_at: string }[]>`SELECT id, created_at FROM runs WHERE protocol = 'upstash'
+          AND (created_at, id) < (${after.createdAt}::bigint, ${after.id})
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+      : await this.#sql<{ id: string; created_at: string }[]>`SELECT id, created_at FROM runs WHERE protocol = 'upstash'
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return rows.map((row) => ({ id: row.id, createdAt: Number(row.created_at) }));
+  }
+
+  async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
+    const sql = this.#sql;
+    const ofRun = query.runId === undefined ? sql`` : sql`AND run_id = ${query.runId}`;
+    const beforeSeq = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = await sql<(MessageRow & { updated_at: string })[]>`SELECT * FROM qstash_messages
+      WHERE status = 'failed' AND run_id IS NOT NULL AND seq < ${beforeSeq}::bigint ${ofRun}
+      ORDER BY seq DESC LIMIT ${query.limit}`;
+    return rows.map((row) => ({ ...toMessage(row), failedAt: Number(row.updated_at) }));
+  }
+
+  async deleteDeadLetters(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const rows = await this.#sql`DELETE FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
+      AND id = ANY(${ids as string[]}) RETURNING id`;
+    return rows.length;
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {

@@ -8,13 +8,16 @@ import { badRequest } from './errors.js';
 import { parseMessage, type MessageSpec } from './message-spec.js';
 import { clientRoutes } from './client-routes.js';
 import { waitRoutes } from './waits-routes.js';
+import { mountWebhookRoutes } from './webhook-routes.js';
+import { dlqRoutes } from './dlq-routes.js';
 import type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set.js';
 
 /**
  * The runner's QStash API (`/v2/…`, the part `@upstash/workflow` and `@upstash/qstash` use),
- * mounted by `createApiApp`. Every route needs `Authorization: Bearer <token>` (one of the runner's
- * tokens: the app's QSTASH_TOKEN). Route sets register here (`QSTASH_ROUTE_SETS`); whatever no set
- * serves is a 404 naming the endpoint, never a silent success.
+ * mounted by `createApiApp`. Every route but the webhooks (webhook-routes.ts) needs `Authorization:
+ * Bearer <token>` (one of the runner's tokens, as it is or wrapped: the app's QSTASH_TOKEN). Route
+ * sets register here (`QSTASH_ROUTE_SETS`); whatever no set serves is a 404 naming the endpoint,
+ * never a silent success.
  */
 
 export type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set.js';
@@ -102,7 +105,7 @@ function decodeURIComponentSafe(text: string): string {
 }
 
 /** Every set of `/v2` routes, in order. Other parts add theirs here. */
-export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, waitRoutes, clientRoutes];
+export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, waitRoutes, clientRoutes, dlqRoutes];
 
 /**
  * The `/v2` sub-app. Without an engine (a store other than SQLite or PostgreSQL) every route is a
@@ -110,6 +113,8 @@ export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, waitRoutes, 
  */
 export function createQStashApp(engine: QStashEngine | undefined, options: Omit<QStashRoutesOptions, 'engine'>): QStashApp {
   const app = new Hono();
+  // Webhook URLs are called by third parties, without the token: the one route before the check.
+  if (engine) mountWebhookRoutes(app, { engine, logger: options.logger, maxBodyBytes: options.maxBodyBytes });
   app.use(async (c, next) => {
     if (!options.tokens.check(c.req.header('authorization'))) {
       throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <token>` with one of the runner\'s tokens (the app\'s QSTASH_TOKEN).');

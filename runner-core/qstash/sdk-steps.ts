@@ -21,6 +21,7 @@ export interface SdkStep {
 
 const KINDS: Record<string, StepKind> = {
   Run: 'run', SleepFor: 'sleep', SleepUntil: 'sleep', Call: 'call', Wait: 'wait', Notify: 'run', Invoke: 'invoke', Initial: 'run',
+  WaitForWebhook: 'wait', CreateWebhook: 'run',
 };
 
 /** A message body's JSON object; undefined when the body is not one. */
@@ -70,7 +71,7 @@ export function stepOutput(step: SdkStep): string | null {
  * its row themselves (with the event's data, not the base64 `out` the SDK reads).
  */
 function recorded(step: SdkStep): boolean {
-  return step.stepType !== 'Wait';
+  return step.stepType !== 'Wait' && step.stepType !== 'WaitForWebhook';
 }
 
 /**

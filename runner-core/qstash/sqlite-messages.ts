@@ -5,7 +5,8 @@ import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from './delivery-in-progress.js';
 import { holdOwner } from './publish-hold.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, StoredMessage, StoredSpec,
+  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart,
+  StoredMessage, StoredSpec, DeadLetter, DeadLetterQuery,
 } from './message-store.js';
 
 /** The `MessageStore` on the runner's SQLite file: same connection, so one writer and WAL as the `Store`. */
@@ -107,6 +108,14 @@ export class SqliteMessageStore implements MessageStore {
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
       runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq'),
+      deadLetters: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
+        AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId) ORDER BY seq DESC LIMIT @limit`),
+      deleteDeadLetters: db.prepare(`DELETE FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
+        AND id IN (SELECT value FROM json_each(?))`),
+      newestRuns: db.prepare(`SELECT id, created_at AS createdAt FROM runs WHERE protocol = 'upstash'
+        ORDER BY created_at DESC, id DESC LIMIT @limit`),
+      runsBefore: db.prepare(`SELECT id, created_at AS createdAt FROM runs WHERE protocol = 'upstash'
+        AND (created_at < @at OR (created_at = @at AND id < @id)) ORDER BY created_at DESC, id DESC LIMIT @limit`),
       cancelPending: db.prepare(`UPDATE qstash_messages SET status = 'cancelled', updated_at = @now WHERE run_id = @runId AND status = 'pending'
         AND (call_type IS NULL OR call_type != 'failureCall')`),
       nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
@@ -246,6 +255,26 @@ export class SqliteMessageStore implements MessageStore {
 
   async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
     return (this.#s.runMessages.all(runId, upToSeq) as RunMessageRow[]).map(toRunMessage);
+  }
+
+  async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
+    const rows = after
+      ? this.#s.runsBefore.all({ at: after.createdAt, id: after.id, limit })
+      : this.#s.newestRuns.all({ limit });
+    return rows as RunStart[];
+  }
+
+  async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
+    const beforeSeq = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = this.#s.deadLetters.all({ beforeSeq, runId: query.runId ?? null, limit: query.limit });
+    return (rows as (MessageRow & { updated_at: number })[]).map((row) => ({
+      ...toMessage(row),
+      failedAt: Number(row.updated_at),
+    }));
+  }
+
+  async deleteDeadLetters(ids: readonly string[]): Promise<number> {
+    return ids.length === 0 ? 0 : this.#s.deleteDeadLetters.run(JSON.stringify(ids)).changes;
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {

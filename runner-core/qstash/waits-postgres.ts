@@ -47,13 +47,20 @@ export class PostgresQstashWaits implements QstashWaitStore {
     return rows.map(toWait);
   }
 
-  async notifyRun(runId: string, eventId: string, data: string, now: number, keepUntil: number): Promise<{ waits: Wait[]; kept: boolean }> {
+  async notifyRun(
+    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept = Infinity,
+  ): Promise<{ waits: Wait[]; kept: boolean }> {
     return (await this.#sql.begin(async (tx) => {
       await this.#lockPair(tx, runId, eventId);
       await tx`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND run_id = ${runId} AND ${this.#ended()}`;
       const rows = await tx<WaitRow[]>`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND run_id = ${runId}
         AND (fire_until IS NULL OR fire_until <= ${now}) RETURNING *`;
       if (rows.length > 0) return { waits: rows.map(toWait), kept: false };
+      if (Number.isFinite(maxKept)) {
+        const [count] = await tx<{ n: number }[]>`SELECT COUNT(*)::int AS n FROM qstash_kept_events
+          WHERE run_id = ${runId} AND event_id = ${eventId} AND keep_until > ${now}`;
+        if ((count?.n ?? 0) >= maxKept) return { waits: [], kept: false };
+      }
       await tx`INSERT INTO qstash_kept_events (run_id, event_id, data, created_at, keep_until) VALUES (${runId}, ${eventId}, ${data}, ${now}, ${keepUntil})`;
       return { waits: [], kept: true };
     })) as { waits: Wait[]; kept: boolean };

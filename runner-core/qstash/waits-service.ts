@@ -29,6 +29,14 @@ export interface QstashWaitsOptions {
 
 export const DEFAULT_KEEP_MS = 7 * 86_400_000;
 
+/** A run-targeted event nobody waits for, refused: `maxKept` are kept for the pair already. */
+export class TooManyKeptEventsError extends Error {
+  override name = 'TooManyKeptEventsError';
+  constructor(runId: string, eventId: string, maxKept: number) {
+    super(`Run ${runId} keeps ${maxKept} calls of ${eventId} for its next waits already; call again once it waits.`);
+  }
+}
+
 /** One notified wait, as QStash's `NotifyResponse` needs it: the message that carries the event, or why none does. */
 export interface Notified {
   wait: Wait;
@@ -77,7 +85,7 @@ export class QstashWaits {
       return { waiting: true };
     }
     // The step row first: a succeeded step never changes again, so ours ({ eventData, timeout }) is the one kept.
-    await commit(waitEndedChanges(full, { data: registered.data }, at));
+    await commit(waitEndedChanges(full, { data: registered.data }, at, this.#o.redactNames));
     const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(full, { data: registered.data })));
     return { waiting: false, messageId };
   }
@@ -87,10 +95,14 @@ export class QstashWaits {
     return this.#deliver(await this.#o.waitStore.takeWaits(eventId, this.#o.now()), data);
   }
 
-  /** One run's waits on `eventId` get `data`; when it has none, `data` is kept for its next wait (lookback). */
-  async notifyRun(runId: string, eventId: string, data: string): Promise<Notified[]> {
+  /**
+   * One run's waits on `eventId` get `data`; when it has none, `data` is kept for its next wait
+   * (lookback), unless `maxKept` are kept already: then it is refused (`TooManyKeptEventsError`).
+   */
+  async notifyRun(runId: string, eventId: string, data: string, maxKept?: number): Promise<Notified[]> {
     const at = this.#o.now();
-    const { waits } = await this.#o.waitStore.notifyRun(runId, eventId, data, at, at + this.#o.keepMs);
+    const { waits, kept } = await this.#o.waitStore.notifyRun(runId, eventId, data, at, at + this.#o.keepMs, maxKept);
+    if (waits.length === 0 && !kept) throw new TooManyKeptEventsError(runId, eventId, maxKept ?? 0);
     return this.#deliver(waits, data);
   }
 
@@ -103,7 +115,7 @@ export class QstashWaits {
         const run = await store.getRun(wait.runId);
         if (!run || FINISHED_RUN_STATUSES.has(run.status)) return { wait, messageId: '', error: `Workflow run ${wait.runId} is ${run ? run.status : 'gone'}: it takes no event.` };
         try {
-          await commit(waitEndedChanges(wait, { data }, this.#o.now()));
+          await commit(waitEndedChanges(wait, { data }, this.#o.now(), this.#o.redactNames));
           const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
           return { wait, messageId, error: '' };
         } catch (error) {

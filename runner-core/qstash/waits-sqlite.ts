@@ -6,7 +6,9 @@ import { ENDED_STATUSES_SQL as ENDED, toWait, waitRow, type WaitRow } from './wa
 export class SqliteQstashWaits implements QstashWaitStore {
   readonly #register: (wait: Wait, now: number) => RegisterResult;
   readonly #take: (eventId: string, runId: string | undefined, now: number) => Wait[];
-  readonly #notifyRun: (runId: string, eventId: string, data: string, now: number, keepUntil: number) => { waits: Wait[]; kept: boolean };
+  readonly #notifyRun: (
+    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept: number,
+  ) => { waits: Wait[]; kept: boolean };
   readonly #claim: (now: number, leaseMs: number, limit: number) => Wait[];
   readonly #list: Database.Statement;
   readonly #delete: Database.Statement;
@@ -25,6 +27,9 @@ export class SqliteQstashWaits implements QstashWaitStore {
     const takeEvent = db.prepare(`DELETE FROM qstash_waits WHERE event_id = @eventId AND ${free} RETURNING *`);
     const takeRunEvent = db.prepare(`DELETE FROM qstash_waits WHERE event_id = @eventId AND run_id = @runId AND ${free} RETURNING *`);
     const keep = db.prepare('INSERT INTO qstash_kept_events (run_id, event_id, data, created_at, keep_until) VALUES (?, ?, ?, ?, ?)');
+    const keptOfPair = db
+      .prepare('SELECT COUNT(*) FROM qstash_kept_events WHERE run_id = ? AND event_id = ? AND keep_until > ?')
+      .pluck();
     const lease = db.prepare(`UPDATE qstash_waits SET fire_until = @until WHERE rowid IN (
       SELECT rowid FROM qstash_waits WHERE deadline <= @now AND ${free} ORDER BY deadline LIMIT @limit) RETURNING *`);
     const purgeKept = db.prepare('DELETE FROM qstash_kept_events WHERE keep_until <= ?');
@@ -47,9 +52,12 @@ export class SqliteQstashWaits implements QstashWaitStore {
     this.#register = (wait, now) => register.immediate(wait, now);
     const takeTx = db.transaction(take);
     this.#take = (eventId, runId, now) => takeTx.immediate(eventId, runId, now);
-    const notifyRun = db.transaction((runId: string, eventId: string, data: string, now: number, keepUntil: number) => {
+    type NotifyArgs = [runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept: number];
+    const notifyRun = db.transaction((...[runId, eventId, data, now, keepUntil, maxKept]: NotifyArgs) => {
       const waits = take(eventId, runId, now);
       if (waits.length > 0) return { waits, kept: false };
+      const full = Number.isFinite(maxKept) && (keptOfPair.get(runId, eventId, now) as number) >= maxKept;
+      if (full) return { waits, kept: false };
       keep.run(runId, eventId, data, now, keepUntil);
       return { waits, kept: true };
     });
@@ -78,8 +86,10 @@ export class SqliteQstashWaits implements QstashWaitStore {
   async takeWaits(eventId: string, now: number): Promise<Wait[]> {
     return this.#take(eventId, undefined, now);
   }
-  async notifyRun(runId: string, eventId: string, data: string, now: number, keepUntil: number): Promise<{ waits: Wait[]; kept: boolean }> {
-    return this.#notifyRun(runId, eventId, data, now, keepUntil);
+  async notifyRun(
+    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept = Infinity,
+  ): Promise<{ waits: Wait[]; kept: boolean }> {
+    return this.#notifyRun(runId, eventId, data, now, keepUntil, maxKept);
   }
   async listWaits(eventId: string, limit: number): Promise<Wait[]> {
     return (this.#list.all(eventId, Math.max(0, Math.trunc(limit))) as WaitRow[]).map(toWait);

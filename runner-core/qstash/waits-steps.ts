@@ -1,3 +1,4 @@
+import { REDACTED } from '../../protocol/headers.js';
 import { encodeValue } from '../../protocol/values.js';
 import type { Change } from '../store/types.js';
 import { resultStepId, type Wait } from './waits.js';
@@ -24,9 +25,32 @@ function eventValue(data: string): unknown {
   }
 }
 
-/** The wait ended: its output is what `context.waitForEvent` returns, `{ eventData, timeout }`. */
-export function waitEndedChanges(wait: Wait, ended: { data: string } | { timedOut: true }, at: number): Change[] {
-  const value = 'data' in ended ? { eventData: eventValue(ended.data), timeout: false } : { eventData: undefined, timeout: true };
+/**
+ * A webhook's request as its row shows it: the caller's credential headers `[redacted]` (the
+ * workflow itself still gets them, in the message the engine delivers).
+ */
+function shownWebhookRequest(value: unknown, redactNames: ReadonlySet<string>): unknown {
+  const header = (value as { header?: unknown } | null)?.header;
+  if (typeof header !== 'object' || header === null) return value;
+  const shown = Object.entries(header).map(([name, values]) => {
+    return [name, redactNames.has(name.toLowerCase()) ? [REDACTED] : values];
+  });
+  return { ...(value as object), header: Object.fromEntries(shown) };
+}
+
+/**
+ * The wait ended: its output is what `context.waitForEvent` returns, `{ eventData, timeout }`
+ * (for `waitForWebhook`, the request as event data, its credential headers among `redactNames` redacted).
+ */
+export function waitEndedChanges(
+  wait: Wait,
+  ended: { data: string } | { timedOut: true },
+  at: number,
+  redactNames: ReadonlySet<string> = new Set(),
+): Change[] {
+  const data = 'data' in ended ? eventValue(ended.data) : undefined;
+  const shown = wait.step.stepType === 'WaitForWebhook' ? shownWebhookRequest(data, redactNames) : data;
+  const value = 'data' in ended ? { eventData: shown, timeout: false } : { eventData: undefined, timeout: true };
   const output = encodeValue(value, `wait "${wait.step.stepName}"`) ?? null;
   return [{ type: 'step-succeeded', runId: wait.runId, index: resultStepId(wait.step), name: wait.step.stepName, kind: 'wait', output, at, durationMs: Math.max(0, at - wait.createdAt) }];
 }

@@ -68,8 +68,13 @@ export interface QstashWaitStore {
   register(wait: Wait, now: number): Promise<RegisterResult>;
   /** Removes and returns every wait on `eventId` (none being timed out right now). */
   takeWaits(eventId: string, now: number): Promise<Wait[]>;
-  /** The same for one run's waits; when it has none, keeps `data` for its next wait until `keepUntil`. */
-  notifyRun(runId: string, eventId: string, data: string, now: number, keepUntil: number): Promise<{ waits: Wait[]; kept: boolean }>;
+  /**
+   * The same for one run's waits; when it has none, keeps `data` for its next wait until `keepUntil`,
+   * unless `maxKept` events are kept for the pair already (then `kept: false`).
+   */
+  notifyRun(
+    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept?: number,
+  ): Promise<{ waits: Wait[]; kept: boolean }>;
   /** The waits on `eventId`, oldest first, at most `limit`. */
   listWaits(eventId: string, limit: number): Promise<Wait[]>;
   /** Leases up to `limit` waits past their deadline to this caller for `leaseMs`, and drops expired kept events. */

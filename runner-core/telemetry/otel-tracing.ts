@@ -18,7 +18,7 @@ import { formatTraceparent, stepSpanId } from '../../protocol/trace-context.js';
 import { parentOf } from '../invoke.js';
 import type { Logger } from '../logger.js';
 import type { Run, Step } from '../store/types.js';
-import type { AttemptTrace, AttemptTraceInfo, Tracing } from '../tracing.js';
+import type { AttemptTrace, AttemptTraceInfo, DeliveryTraceInfo, Tracing } from '../tracing.js';
 import { DEFAULT_SERVICE_NAME, type OtelConfig } from './otel-config.js';
 import { ReportingExporter } from './reporting-exporter.js';
 import { runTraceIds } from './run-trace-ids.js';
@@ -38,6 +38,7 @@ export const WfAttr = {
   Attempt: 'wf.attempt',
   AttemptSeq: 'wf.attempt.seq',
   Outcome: 'wf.outcome',
+  QstashMessageId: 'wf.qstash.message_id',
 } as const;
 
 /** Epoch milliseconds as OTel's [seconds, nanoseconds] (a plain number before this process started would be read as relative to it). */
@@ -110,6 +111,9 @@ function runContext(runId: string): Context {
  * - `step <name>`: each `run` step a drive executed, child of that drive (a retried step shows once per drive);
  * - `sleep|wait|call|invoke <name>`: steps the runner resolves between drives, children of the run, from
  *   the stored steps when the run ends (they span several drives).
+ * An Upstash run (its app's SDK drives it, runner-core/qstash/) has the same run span; each delivery
+ * of its messages is a client span under it (`drive`, `call`, `callback`, `failure-function`), told
+ * when it is over (`delivery`), and its steps, `run` ones too, come from the stored steps at its end.
  * Nothing here throws into the runner: a tracer failure is logged and the run goes on.
  */
 class OtelTracing implements Tracing {
@@ -141,7 +145,10 @@ class OtelTracing implements Tracing {
   runEnded(run: Run, steps: readonly Step[], at: number): void {
     try {
       const parent = runContext(run.id);
-      for (const step of steps) if (step.kind !== 'run') this.resolvedStep(run, step, parent, at);
+      // An Upstash run's `run` steps were never seen live (its SDK runs them): they come from the rows too.
+      for (const step of steps) {
+        if (step.kind !== 'run' || run.protocol === 'upstash') this.resolvedStep(run, step, parent, at);
+      }
       const attributes: Attributes = { [WfAttr.RunId]: run.id, [WfAttr.RunStatus]: run.status, [ATTR_URL_FULL]: run.url };
       // A child run (context.invoke) has a trace of its own, linked to its parent run's.
       const parentRunId = parentOf(run)?.parentRunId;
@@ -156,6 +163,26 @@ class OtelTracing implements Tracing {
       span.end(hr(Math.max(at, run.createdAt)));
     } catch (error) {
       this.logger.error(`tracing: could not emit the span of a run: ${String(error)}`, { runId: run.id });
+    }
+  }
+
+  delivery(run: Run, info: DeliveryTraceInfo): void {
+    try {
+      const attributes: Attributes = {
+        [WfAttr.RunId]: run.id,
+        [WfAttr.Attempt]: info.attempt,
+        [WfAttr.AttemptSeq]: info.seq,
+        [WfAttr.QstashMessageId]: info.messageId,
+        ...httpAttributes(info.url, info.method),
+      };
+      if (info.status !== null) attributes[ATTR_HTTP_RESPONSE_STATUS_CODE] = info.status;
+      const name = `${DELIVERY_SPAN_NAMES[info.purpose]} ${pathOf(info.url)}`;
+      const options: SpanOptions = { kind: SpanKind.CLIENT, startTime: hr(info.startedAt), attributes };
+      const span = this.tracer.startSpan(name, options, runContext(run.id));
+      if (info.error) recordError(span, info.error, info.endedAt);
+      span.end(hr(Math.max(info.endedAt, info.startedAt)));
+    } catch (error) {
+      this.logger.error(`tracing: could not emit the span of a delivery: ${String(error)}`, { runId: run.id });
     }
   }
 
@@ -179,7 +206,8 @@ class OtelTracing implements Tracing {
     };
     const spanId = stepSpanId(runTraceIds(run.id).spanId, step.index);
     const options: SpanOptions = { kind: step.kind === 'call' ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime: hr(step.startedAt), attributes };
-    const span = this.ids.startSpan(this.tracer, { spanId }, `${step.kind} ${step.name}`, options, parent);
+    const name = `${step.kind === 'run' ? 'step' : step.kind} ${step.name}`;
+    const span = this.ids.startSpan(this.tracer, { spanId }, name, options, parent);
     const ended = step.finishedAt ?? at;
     if (step.status === 'failed' && step.error) recordError(span, step.error, ended);
     span.end(hr(Math.max(ended, step.startedAt)));
@@ -202,6 +230,14 @@ class OtelTracing implements Tracing {
     }
   }
 }
+
+/** A delivery's span name by what it was: a step's delivery reads as the drive it is. */
+const DELIVERY_SPAN_NAMES: Record<DeliveryTraceInfo['purpose'], string> = {
+  delivery: 'drive',
+  call: 'call',
+  callback: 'callback',
+  'failure-callback': 'failure-function',
+};
 
 /** How long stopping waits for the last export (the exporter's own timeout is 10 s). */
 const SHUTDOWN_LIMIT_MS = 5_000;

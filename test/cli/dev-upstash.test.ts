@@ -5,6 +5,7 @@ import { parseEnv } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../cli/lib/io.js';
 import { createProgram } from '../../cli/program.js';
+import { qstashToken } from '../../runner-core/qstash/qstash-token.js';
 
 /**
  * `wf dev` in an Upstash Workflow app's folder, in process, on a real runner (SQLite in the folder,
@@ -52,7 +53,8 @@ describe('wf dev for an Upstash Workflow app', () => {
     const runnerUrl = /runner listening on (http:\/\/\S+)/.exec(first.join('\n'))?.[1];
     expect(runnerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(printedValue(first, 'QSTASH_URL')).toBe(runnerUrl);
-    expect(printedValue(first, 'QSTASH_TOKEN')).toBe('wf_test_token');
+    // Wrapped as QStash issues tokens (the SDK decodes it for webhooks); the runner takes both forms.
+    expect(printedValue(first, 'QSTASH_TOKEN')).toBe(qstashToken('wf_test_token'));
     const current = printedValue(first, 'QSTASH_CURRENT_SIGNING_KEY');
     const next = printedValue(first, 'QSTASH_NEXT_SIGNING_KEY');
     expect(current).toMatch(/^sig_/);
@@ -68,7 +70,7 @@ describe('wf dev for an Upstash Workflow app', () => {
     const out = await devOnce(dir, ['--write-upstash-env', '--app-port', '3999'], { QSTASH_CURRENT_SIGNING_KEY: 'sig_env_a', QSTASH_NEXT_SIGNING_KEY: 'sig_env_b' });
     const text = readFileSync(join(dir, '.env.local'), 'utf8');
     const env = parseEnv(text);
-    expect(env).toMatchObject({ DATABASE_URL: 'postgres://db', QSTASH_TOKEN: 'wf_test_token', QSTASH_CURRENT_SIGNING_KEY: 'sig_env_a', QSTASH_NEXT_SIGNING_KEY: 'sig_env_b', UPSTASH_WORKFLOW_URL: 'http://localhost:3999' });
+    expect(env).toMatchObject({ DATABASE_URL: 'postgres://db', QSTASH_TOKEN: qstashToken('wf_test_token'), QSTASH_CURRENT_SIGNING_KEY: 'sig_env_a', QSTASH_NEXT_SIGNING_KEY: 'sig_env_b', UPSTASH_WORKFLOW_URL: 'http://localhost:3999' });
     expect(env.QSTASH_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(text).toContain('# wf dev replaced: QSTASH_TOKEN=my_real_upstash_token');
     expect(out.join('\n')).toMatch(/\.env\.local: added QSTASH_URL, QSTASH_CURRENT_SIGNING_KEY, QSTASH_NEXT_SIGNING_KEY, UPSTASH_WORKFLOW_URL; replaced QSTASH_TOKEN/);

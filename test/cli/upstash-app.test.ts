@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appEnv } from '../../cli/lib/dev-session.js';
 import { isUpstashApp, mergeEnvText, upstashAppEnv, upstashEnvFile, writeUpstashEnv } from '../../cli/lib/upstash-app.js';
 import { reportUpstashApp } from '../../cli/lib/upstash-dev.js';
+import { qstashToken } from '../../runner-core/qstash/qstash-token.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -33,7 +34,8 @@ describe('an Upstash Workflow app', () => {
   it('gets the runner as QStash, its keys, and its public URL without a trailing slash', () => {
     expect(VARS).toEqual({
       QSTASH_URL: 'http://127.0.0.1:7766',
-      QSTASH_TOKEN: 'wf_token',
+      // Wrapped as QStash issues tokens: the SDK decodes it for createWebhook.
+      QSTASH_TOKEN: qstashToken('wf_token'),
       QSTASH_CURRENT_SIGNING_KEY: 'sig_current',
       QSTASH_NEXT_SIGNING_KEY: 'sig_next',
       UPSTASH_WORKFLOW_URL: 'https://tunnel.example.com',

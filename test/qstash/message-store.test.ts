@@ -67,6 +67,40 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
     expect(await messages.nextAttemptSeq('wfr_a', NOW)).toBe(2);
   });
 
+  it('lists its runs newest start first, ties by id, from a cursor on', async () => {
+    const messages = await open();
+    const started: [string, number][] = [['wfr_z', NOW], ['wfr_b', NOW + 1], ['wfr_a', NOW + 1], ['wfr_y', NOW + 2]];
+    for (const [id, now] of started) {
+      const run = { id, url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 0, retryDelayMs: 0, idempotencyKey: null, config: '{}', now };
+      await messages.createRun(run, message(`m-${id}`, { runId: id, callType: 'step', kind: 'workflow', now }));
+    }
+    const order = ['wfr_y', 'wfr_b', 'wfr_a', 'wfr_z'];
+    expect((await messages.runsByStart(undefined, 10)).map((r) => r.id)).toEqual(order);
+    const [first, second] = await messages.runsByStart(undefined, 2);
+    expect(second).toEqual({ id: 'wfr_b', createdAt: NOW + 1 });
+    expect((await messages.runsByStart(second, 10)).map((r) => r.id)).toEqual(['wfr_a', 'wfr_z']);
+    expect((await messages.runsByStart(first, 1)).map((r) => r.id)).toEqual(['wfr_b']);
+  });
+
+  it('keeps the messages of runs failed for good as dead letters, newest first, until deleted', async () => {
+    const messages = await open();
+    for (const id of ['wfr_d1', 'wfr_d2']) {
+      const run = { id, url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 0, retryDelayMs: 0, idempotencyKey: null, config: '{}', now: NOW };
+      await messages.createRun(run, message(`first-${id}`, { runId: id, callType: 'step', kind: 'workflow' }));
+    }
+    await messages.insertMessages([message('plain-failed')]);
+    const claimed = await messages.claimDue({ now: NOW, limit: 10, owner: 'one', leaseMs: 5_000 });
+    expect(claimed.map((m) => m.id).sort()).toEqual(['first-wfr_d1', 'first-wfr_d2', 'plain-failed']);
+    for (const m of claimed) await messages.settle(m.id, 'one', { status: 'failed' }, NOW + 5);
+    // A plain message (no run) is no workflow's: not in the DLQ.
+    const letters = await messages.deadLetters({ limit: 10 });
+    expect(letters.map((l) => [l.id, l.failedAt])).toEqual([['first-wfr_d2', NOW + 5], ['first-wfr_d1', NOW + 5]]);
+    expect((await messages.deadLetters({ limit: 10, beforeSeq: letters[0]!.seq })).map((l) => l.id)).toEqual(['first-wfr_d1']);
+    expect((await messages.deadLetters({ limit: 10, runId: 'wfr_d1' })).map((l) => l.id)).toEqual(['first-wfr_d1']);
+    expect(await messages.deleteDeadLetters(['first-wfr_d1', 'plain-failed', 'nobody'])).toBe(1);
+    expect((await messages.deadLetters({ limit: 10 })).map((l) => l.id)).toEqual(['first-wfr_d2']);
+  });
+
   it('leases each due message to one claimer, and only its holder settles it', async () => {
     const messages = await open();
     await messages.insertMessages([message('a'), message('b'), message('later', { dueAt: NOW + 60_000 })]);

@@ -63,7 +63,7 @@ describe('Client.cancel and Client.logs with the real @upstash/workflow', () => 
     expect((await runner.store.getRun(another))?.status).toBe('cancelled');
   });
 
-  it('lists runs as WorkflowRunLog in the store\'s order (by run id, descending), with filters and a cursor', async () => {
+  it('lists runs as WorkflowRunLog, newest start first, with filters and a cursor', async () => {
     const { runner, app, client } = await setup();
     const done = (await client.trigger({ url: `${app.url}/twoSteps`, body: { x: 1 }, workflowRunId: 'logs-done' })).workflowRunId;
     await waitForFinish(runner.runner, done);
@@ -90,7 +90,7 @@ describe('Client.cancel and Client.logs with the real @upstash/workflow', () => 
     expect(failed.runs).toEqual([]);
     const page = await client.logs({ count: 1 });
     expect(page.runs.map((run) => run.workflowRunId)).toEqual([parked]);
-    expect(page.cursor).toBe(parked);
+    expect(page.cursor).toEqual(expect.any(String));
     const rest = await client.logs({ count: 1, cursor: page.cursor });
     expect(rest.runs.map((run) => run.workflowRunId)).toEqual([done]);
     expect(rest.cursor).toBeUndefined();

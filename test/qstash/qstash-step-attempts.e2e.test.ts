@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '@upstash/workflow';
 import { attemptsOfStep } from '../../view/attempts.js';
 import { closeStarted, startTestRunner, waitForFinish } from '../helpers/runner.js';
@@ -57,5 +57,36 @@ describe('QStash engine: the deliveries that ran each step', () => {
     // No delivery is claimed by two steps.
     const all = [a, b, c, d].flatMap((list) => list!.map((x) => x.seq));
     expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('links a sleep, a wait and a call to the deliveries that resolved them', async () => {
+    const runner = await startTestRunner();
+    const app = await startUpstashApp(runner, {
+      resolved: {
+        route: async (context) => {
+          await context.sleep('nap', 1);
+          await context.waitForEvent('hold', `go-${context.workflowRunId}`, { timeout: 60 });
+          await context.call('ask', { url: `${app.url}/echo`, method: 'POST', body: '{"q":1}' });
+        },
+      },
+    }, upstashEnv(runner), (hono) => hono.post('/echo', (c) => c.json({ ok: true })));
+    apps.push(app);
+    const env = upstashEnv(runner);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const { workflowRunId: id } = await client.trigger({ url: `${app.url}/resolved`, body: {} });
+    await vi.waitFor(async () => expect(await client.getWaiters({ eventId: `go-${id}` })).toHaveLength(1), { timeout: 10_000 });
+    await client.notify({ eventId: `go-${id}`, eventData: 'now' });
+    const { run, steps, attempts } = await waitForFinish(runner.runner, id, 20_000);
+    expect(run.status).toBe('completed');
+    const linked = (name: string) => attemptsOfStep(run, attempts, steps.find((s) => s.name === name)!);
+    // The sleep's end and the wait's event: each the delivery of its own result message.
+    for (const name of ['nap', 'hold']) expect(linked(name).map((x) => x.responseStatus), name).toEqual([200]);
+    // The call: its request to the target, then the callback that brought the answer back (then the
+    // delivery of its result, as a sleep's, once that delivery's attempt is logged: it ends the run).
+    const call = linked('ask');
+    expect(call.slice(0, 2).map((x) => x.requestUrl)).toEqual([`${app.url}/echo`, `${app.url}/resolved`]);
+    expect(call[1]!.requestHeaders['upstash-workflow-stepid']).toBe(String(steps.find((s) => s.name === 'ask')!.index));
+    const seqs = [...linked('nap'), ...linked('hold'), ...call].map((x) => x.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
   });
 });

@@ -63,6 +63,17 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
       expect(await waits.register(newWait('wfr_a', 'e', { stepId: 2 }), T0 + 1_000)).toEqual({ kind: 'waiting' });
     });
 
+    it('keeps at most maxKept events for a run and event (a webhook\'s lookback), counting unexpired ones only', async () => {
+      const waits = waitsOf(await open());
+      expect(await waits.notifyRun('wfr_a', 'e', 'one', T0, T0 + 10, 2)).toEqual({ waits: [], kept: true });
+      expect(await waits.notifyRun('wfr_a', 'e', 'two', T0, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
+      expect(await waits.notifyRun('wfr_a', 'e', 'three', T0 + 1, T0 + 1_000, 2)).toEqual({ waits: [], kept: false });
+      expect(await waits.notifyRun('wfr_a', 'other', 'x', T0 + 1, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
+      // The first expired: room for one more.
+      expect(await waits.notifyRun('wfr_a', 'e', 'four', T0 + 10, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
+      expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 11)).toEqual({ kind: 'kept-event', data: 'two' });
+    });
+
     it('a run-targeted notify takes only that run\'s waits and keeps nothing when it found one', async () => {
       const waits = waitsOf(await open());
       await waits.register(newWait('wfr_a', 'e'), T0);

@@ -7,6 +7,7 @@ import { unusedPort } from '../helpers/runner.js';
 import { launchBrowser, screenshot, waitForText, watchPage } from '../web/browser.js';
 import { waitForRunView } from './runner-api.js';
 import { describeUpstashFidelity } from './fidelity-scenarios.js';
+import { describeUpstashWebhooks } from './scenarios-webhooks.js';
 import { describeUpstashFeatures, type UpstashHarness } from './scenarios.js';
 import { startUpstashApp, upstashAppAt, type UpstashApp } from './upstash-app.js';
 
@@ -70,6 +71,7 @@ describe('wf dev: what it prints for an Upstash app', () => {
 
 describeUpstashFeatures('wf dev', () => harness);
 describeUpstashFidelity('wf dev', () => harness);
+describeUpstashWebhooks('wf dev', () => harness);
 
 describe('wf dev: the web dashboard shows an Upstash run step by step', () => {
   it('a parallel run, its steps by name and output (screenshot: test/artifacts/upstash-run.png)', async () => {

@@ -4,6 +4,8 @@ import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
 import { describeUpstashFidelity } from './fidelity-scenarios.js';
 import { describeUpstashFeatures, type UpstashHarness } from './scenarios.js';
+import { describeUpstashWebhooks } from './scenarios-webhooks.js';
+import { qstashToken } from '../../runner-core/qstash/qstash-token.js';
 import { startUpstashApp, type UpstashApp } from './upstash-app.js';
 
 /**
@@ -29,7 +31,7 @@ beforeAll(async () => {
   runners.push(await spawnWfStart(['--database', pg.url], env));
   runners.push(await spawnWfStart(['--database', pg.url], env));
   const [a, b] = runners as [WfStartProcess, WfStartProcess];
-  const app = await startUpstashApp({ QSTASH_URL: a.url, QSTASH_TOKEN: TOKEN, ...KEYS });
+  const app = await startUpstashApp({ QSTASH_URL: a.url, QSTASH_TOKEN: qstashToken(TOKEN), ...KEYS });
   const openApp = await startUpstashApp({ QSTASH_URL: a.url, QSTASH_TOKEN: TOKEN });
   apps.push(app, openApp);
   harness = { runnerUrl: b.url, token: TOKEN, app, openApp };
@@ -44,3 +46,4 @@ afterAll(async () => {
 
 describeUpstashFeatures('two wf start runners on PostgreSQL', () => harness);
 describeUpstashFidelity('two wf start runners on PostgreSQL', () => harness);
+describeUpstashWebhooks('two wf start runners on PostgreSQL', () => harness);

@@ -10,6 +10,8 @@ import { assertBuiltCli, CLI, spawnWfStart, type WfStartProcess } from '../runne
 import { until, waitForRunView } from './runner-api.js';
 import { describeUpstashFidelity } from './fidelity-scenarios.js';
 import { describeUpstashFeatures, type UpstashHarness } from './scenarios.js';
+import { describeUpstashWebhooks } from './scenarios-webhooks.js';
+import { qstashToken } from '../../runner-core/qstash/qstash-token.js';
 import { startUpstashApp, type UpstashApp } from './upstash-app.js';
 import { unusedPort } from '../helpers/runner.js';
 
@@ -38,7 +40,8 @@ beforeAll(async () => {
     QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY,
     QSTASH_NEXT_SIGNING_KEY: NEXT_KEY,
   });
-  const base = { QSTASH_URL: runner.url, QSTASH_TOKEN: TOKEN };
+  // The app's token wrapped as QStash issues them (its SDK decodes it for webhooks); the Client's stays plain: both work.
+  const base = { QSTASH_URL: runner.url, QSTASH_TOKEN: qstashToken(TOKEN) };
   const app = await startUpstashApp({ ...base, QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY, QSTASH_NEXT_SIGNING_KEY: NEXT_KEY });
   const openApp = await startUpstashApp(base);
   apps.push(app, openApp);
@@ -54,6 +57,7 @@ afterAll(async () => {
 
 describeUpstashFeatures('wf start (SQLite)', () => harness);
 describeUpstashFidelity('wf start (SQLite)', () => harness);
+describeUpstashWebhooks('wf start (SQLite)', () => harness);
 
 describe('wf start: the wf CLI on Upstash runs, unchanged', () => {
   /** `wf <args>` against this runner; resolves with its stdout (rejects on a non-zero exit). */

@@ -76,9 +76,23 @@ describe('which deliveries ran an Upstash-protocol step', () => {
     expect(deliveriesForStep(attempts, b).map((x) => x.seq)).toEqual([2, 3]);
   });
 
-  it('links nothing for a step without a producing delivery (a sleep delivered later, a running one)', () => {
-    expect(deliveriesForStep(attempts, step({ index: 3, kind: 'sleep', finishedAt: T0 + 900, durationMs: 10 }))).toEqual([]);
+  it('links nothing for a run step without a producing delivery (a running one)', () => {
     expect(deliveriesForStep(attempts, step({ index: 3 }))).toEqual([]);
+    expect(deliveriesForStep(attempts, step({ index: 3, kind: 'sleep', finishedAt: T0 + 900, durationMs: 10 }))).toEqual([]);
+  });
+
+  it('links a sleep, wait or call to the deliveries that resolved it: its result delivered, a call\'s request and callback', () => {
+    const list = (stepJson: object) => JSON.stringify([{ messageId: 'msg_init', body: btoa('{}'), callType: 'step' }, { messageId: 'msg_r', body: btoa(JSON.stringify(stepJson)), callType: 'step' }]);
+    const resolved = [
+      { ...delivery(10, T0 + 1_000, 'msg_sleep', 500), requestBody: list({ stepId: 3, stepName: 'nap', stepType: 'SleepFor' }) },
+      { ...delivery(11, T0 + 1_100, 'msg_sleep'), requestBody: list({ stepId: 3, stepName: 'nap', stepType: 'SleepFor' }) },
+      { ...delivery(12, T0 + 1_200, 'msg_call'), requestBody: '{"ping":1}' },
+      { ...delivery(13, T0 + 1_300, 'msg_cb'), requestHeaders: { 'upstash-message-id': 'msg_cb', 'upstash-workflow-stepid': '4' }, requestBody: '{"status":200,"sourceMessageId":"msg_call"}' },
+      { ...delivery(14, T0 + 1_400, 'msg_other'), requestBody: list({ stepId: 5, stepName: 'after', stepType: 'Run' }) },
+    ];
+    expect(deliveriesForStep(resolved, step({ index: 3, kind: 'sleep', finishedAt: T0 + 1_100, durationMs: 900 })).map((x) => x.seq)).toEqual([10, 11]);
+    expect(deliveriesForStep(resolved, step({ index: 4, kind: 'call', finishedAt: T0 + 1_300, durationMs: 200 })).map((x) => x.seq)).toEqual([12, 13]);
+    expect(deliveriesForStep(resolved, step({ index: 6, kind: 'wait', finishedAt: null, durationMs: null }))).toEqual([]);
   });
 
   it('does not group deliveries whose headers were redacted', () => {
