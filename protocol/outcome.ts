@@ -9,7 +9,6 @@ import {
   expectObject,
   expectSerializedError,
   expectString,
-  expectStringRecord,
   optionalInteger,
   optionalString,
   type Fields,

@@ -18,7 +18,6 @@ import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
 
-export type { Commit } from './commit-queue.js';
 
 export interface DriverOptions {
   store: Store;

@@ -22,8 +22,8 @@ export interface WorkLoopOptions<Item> {
   claim(limit: number): Promise<Item[]>;
   /** The item's identity: one item in flight per key, and what `renew`/`release`/`lose` name. */
   key(item: Item): string;
-  /** Works on one item; resolves true when it released (or gave up) the item's lease itself. */
-  work(item: Item, signal: AbortSignal): Promise<boolean | void>;
+  /** Works on one item; resolves true when it released (or gave up) the item's lease itself, false to have the loop release it. */
+  work(item: Item, signal: AbortSignal): Promise<boolean>;
   /** Reports an item whose work threw (the loop then releases its lease, as for a false). */
   failed(item: Item, error: unknown): void;
   /** Extends the leases of these items (in flight here) to now + lease. Without it, leases are not renewed. */

@@ -40,7 +40,7 @@ export const STEP_KINDS: readonly StepKind[] = Object.keys(WIRE) as StepKind[];
 
 /** Whether `kind` names a known kind. */
 export function isStepKind(kind: string): kind is StepKind {
-  return Object.prototype.hasOwnProperty.call(WIRE, kind);
+  return  Object.hasOwn(WIRE, kind);
 }
 
 /** The parser of a suspending kind's fields; undefined for `run` or an unknown kind. */

@@ -37,7 +37,8 @@ export interface ApiAppOptions {
 /** The methods each API path answers, in route order, for a 405's `Allow` (Hono itself answers those 404). */
 function allowedMethods(routes: readonly ApiRoute[]): (path: string) => string[] {
   const router = new TrieRouter<number>();
-  routes.forEach((route, index) => router.add('ALL', route.path, index)); // any method: which ones is the answer
+  // Any method: which ones is the answer.
+  for (const [index, route] of routes.entries()) router.add('ALL', route.path, index);
   return (path) => {
     const indexes = router.match('GET', path)[0].map(([index]) => index).sort((a, b) => a - b);
     return [...new Set(indexes.map((index) => routes[index]!.method))];

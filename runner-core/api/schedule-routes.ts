@@ -13,7 +13,7 @@ export function scheduleRoutes(runner: Runner, maxBodyBytes: number): ApiRoute[]
       path: '/v1/schedules',
       access: 'token',
       handle: async (c) => {
-        let request;
+        let request: ReturnType<typeof parseNewSchedule>;
         try {
           request = parseNewSchedule(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body'));
         } catch (error) {

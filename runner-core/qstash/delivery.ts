@@ -171,7 +171,10 @@ export class DeliveryWorker {
       pollMs: options.pollMs,
       claim: (limit) => context.messages.claimDue({ now: context.now(), limit, owner, leaseMs }),
       key: (message) => message.id,
-      work: (message, signal) => this.deliver(message, signal),
+      work: async (message, signal) => {
+        await this.deliver(message, signal);
+        return false;
+      },
       // The lease ends by itself and the message is delivered again then (at least once).
       failed: (message, error) => context.logger.error(`delivering QStash message ${message.id} failed: ${describeError(error)}`, { runId: message.runId ?? undefined }),
       renew: (ids) => context.messages.renew(ids, owner, context.now() + leaseMs),

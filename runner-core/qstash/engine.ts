@@ -169,7 +169,7 @@ export class QStashEngine {
    */
   async runSteps(runId: string): Promise<RawStep[] | undefined> {
     const run = await this.context.store.getRun(runId);
-    if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) return undefined;
+    if (run?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) return undefined;
     const list = await this.context.messages.runMessages(runId);
     return list.map((m) => ({ messageId: m.id, body: Buffer.from(m.body).toString('base64'), callType: m.callType ?? 'step' }));
   }
@@ -181,7 +181,7 @@ export class QStashEngine {
   async finishRun(runId: string, end: SdkRunEnd): Promise<void> {
     const { store, now: clock, ends } = this.context;
     const run = await store.getRun(runId);
-    if (!run || run.protocol !== 'upstash') throw runNotRunning(runId, undefined);
+    if (run?.protocol !== 'upstash') throw runNotRunning(runId, undefined);
     if (FINISHED_RUN_STATUSES.has(run.status)) return;
     const now = clock();
     if (end.status === 'cancelled') await ends.end(runId, cancellation(runId, now), now);
@@ -210,7 +210,7 @@ export class QStashEngine {
    */
   async appendRunStep(runId: string, step: string, options: { delayMs?: number; headers?: Record<string, string> } = {}): Promise<string> {
     const run = await this.context.store.getRun(runId);
-    if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(runId, run?.status);
+    if (run?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(runId, run?.status);
     const headers: Record<string, string> = {
       [WorkflowHeader.RunId]: runId,
       [WorkflowHeader.Init]: 'false',

@@ -118,7 +118,7 @@ export class PostgresMessageStore implements MessageStore {
       dedup_key: m.dedupKey, flow_key: m.flow?.key ?? null, flow_parallelism: m.flow?.parallelism ?? null, flow_rate: m.flow?.rate ?? null,
       flow_period_ms: m.flow?.periodMs ?? null, now: m.now, ord: 0,
     }));
-    rows.forEach((row, index) => (row.ord = index));
+    for (const [index, row] of rows.entries()) row.ord = index;
     const json = JSON.stringify(rows);
     // ORDER BY ord: seq follows the batch's order, as a run's message list must. `locked` takes a
     // lock per run (in id order) before any row gets its seq, held to the commit: two publishes for

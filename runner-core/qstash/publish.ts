@@ -124,7 +124,7 @@ async function readInvoke(context: EngineContext, spec: MessageSpec): Promise<Re
   const invoke = readInvokeRequest(context, spec.body);
   if (!invoke) throw badRequest('BAD_INVOKE', 'Expected the body of an invoke request (Upstash-Workflow-Invoke: true) to be {body, headers, workflowRunId, workflowUrl, step} naming the invoking run and its step.');
   const invoker = await context.store.getRun(invoke.invoker.runId);
-  if (!invoker || invoker.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(invoker.status)) throw invokerRefused(invoke.invoker.runId, invoker);
+  if (invoker?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(invoker.status)) throw invokerRefused(invoke.invoker.runId, invoker);
   return invoke;
 }
 
@@ -240,7 +240,7 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
     let runUrl: string | undefined;
     if (workflow) {
       const run = await context.store.getRun(workflow.runId);
-      if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) {
+      if (run?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) {
         throw runNotRunning(workflow.runId, run === undefined ? undefined : run.protocol !== 'upstash' ? 'a native wfkit run, not a QStash workflow run' : run.status);
       }
       runUrl = run.url;

@@ -37,7 +37,7 @@ function parsed(destination: string, headers: Record<string, string>, body: stri
 
 function requestHeaders(c: Context): Record<string, string> {
   const out: Record<string, string> = {};
-  c.req.raw.headers.forEach((value, name) => (out[name] = value));
+  for (const [name, value] of c.req.raw.headers) out[name] = value;
   return out;
 }
 

@@ -39,7 +39,10 @@ export class WaitTimeouts {
       pollMs: o.pollMs,
       claim: (limit) => this.#claim(limit),
       key: (wait) => `${wait.runId} ${wait.eventId} ${resultStepId(wait.step)}`,
-      work: async (wait) => void (await this.#fire(wait)),
+      work: async (wait) => {
+        await this.#fire(wait);
+        return false;
+      },
       failed: (wait, error) => o.logger.error(`Upstash wait timeouts: wait ${wait.eventId} of run ${wait.runId}: ${describeError(error)}`),
     });
   }

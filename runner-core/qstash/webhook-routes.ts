@@ -39,7 +39,7 @@ export function mountWebhookRoutes(app: QStashApp, { engine, logger, maxBodyByte
       const address = parseHookPath(new URL(request.url).pathname.replace(/^\/v2/, ''));
       if (!address) throw notFound();
       const run = await engine.context.store.getRun(address.runId);
-      if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw notFound();
+      if (run?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw notFound();
       const webhookUrl = createdWebhookUrl(await engine.context.messages.runMessages(run.id), address.eventId);
       if (webhookUrl === undefined || !namesAddress(webhookUrl, address)) throw notFound();
       const body = request.method === 'GET' || request.method === 'HEAD' ? '' : await readBody(request, maxBodyBytes);

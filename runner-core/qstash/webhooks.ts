@@ -74,7 +74,7 @@ export function namesAddress(webhookUrl: string, address: HookAddress): boolean 
 export function webhookEventData(webhookUrl: string, request: Request, body: string): string {
   const made = new URL(webhookUrl);
   const header: Record<string, string[]> = {};
-  request.headers.forEach((value, name) => (header[name] ??= []).push(value));
+  for (const [name, value] of request.headers) (header[name] ??= []).push(value);
   return JSON.stringify({
     proto: made.protocol.slice(0, -1),
     host: made.host,

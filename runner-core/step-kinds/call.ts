@@ -17,7 +17,7 @@ export const CALL_SLOT_RECHECK_MS = 250;
  * URL, fails like a call that failed.
  */
 async function call(ctx: ResolveContext, step: Step, signal: AbortSignal): Promise<Awaited<ReturnType<typeof performCall>> | typeof DEFERRED> {
-  let slot;
+  let slot: ReturnType<ResolveContext['egress']['acquire']> | undefined;
   try {
     const request = ctx.credentials.open(step.request!);
     slot = ctx.egress.acquire(new URL(request.url), 'call', step.runId);

@@ -17,7 +17,7 @@ const RUNNER: RunnerTable = { run: null, call: callKind, invoke: invokeKind, sle
 
 /** A kind's runner hooks; undefined for `run` (and a kind this runner does not know). */
 export function runnerKind(kind: string): RunnerStepKind<SuspendingStepKind> | undefined {
-  const hooks = Object.prototype.hasOwnProperty.call(RUNNER, kind) ? RUNNER[kind as StepKind] : null;
+  const hooks = Object.hasOwn(RUNNER, kind) ? RUNNER[kind as StepKind] : null;
   return (hooks ?? undefined) as RunnerStepKind<SuspendingStepKind> | undefined;
 }
 
@@ -31,6 +31,6 @@ export function runnerKinds(): SuspendingStepKind[] {
  * resolved after the built-in kinds.
  */
 export function registerRunnerKind(kind: string, hooks: RunnerStepKind<never>): void {
-  if (Object.prototype.hasOwnProperty.call(RUNNER, kind)) throw new Error(`Step kind "${kind}" is registered already on the runner side.`);
+  if (Object.hasOwn(RUNNER, kind)) throw new Error(`Step kind "${kind}" is registered already on the runner side.`);
   (RUNNER as unknown as Record<string, unknown>)[kind] = hooks;
 }

@@ -56,7 +56,7 @@ export function appliedBy(applied: Applied, changes: readonly Change[]): Applied
     runs: applied.runs.filter((run) => touched.runs.has(run.id)),
     steps: applied.steps.filter((step) => {
       const indexes = touched.steps.get(step.runId);
-      return indexes === 'all' || (indexes !== undefined && indexes.has(step.index));
+      return indexes === 'all' || indexes?.has(step.index) === true;
     }),
     attempts: touched.attempts,
   };

@@ -12,8 +12,7 @@ import { eventLockKey, type DeliverEventInput } from './postgres-events.js';
 import { migratePostgres } from './migrations/postgres.js';
 import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from './rows.js';
 import { stepLogParams, toStepLog, type StepLogRow } from './step-log-rows.js';
-import {
-  changeRunId, RUN_STATUSES,
+import {RUN_STATUSES,
   type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunQuery,
   type RunStatus, type Step, type StepLog, type Store, type StoreConnection, type StoreStats,
 } from './types.js';

@@ -15,13 +15,13 @@ const VIEWS: Record<StepKind, StepKindView> = { run: runView, sleep: sleepView, 
  * step the runner resolves, with no detail.
  */
 export function stepKindView(kind: string): StepKindView {
-  return Object.prototype.hasOwnProperty.call(VIEWS, kind) ? VIEWS[kind as StepKind] : UNKNOWN;
+  return  Object.hasOwn(VIEWS, kind) ? VIEWS[kind as StepKind] : UNKNOWN;
 }
 
 const UNKNOWN: StepKindView = { ...runView, printsLogs: false };
 
 /** Adds a kind's presentation at run time (see protocol/step-kinds' `registerWireKind`). */
 export function registerKindView(kind: string, view: StepKindView): void {
-  if (Object.prototype.hasOwnProperty.call(VIEWS, kind)) throw new Error(`Step kind "${kind}" is registered already in the view.`);
+  if (Object.hasOwn(VIEWS, kind)) throw new Error(`Step kind "${kind}" is registered already in the view.`);
   (VIEWS as Record<string, StepKindView>)[kind] = view;
 }

@@ -45,6 +45,6 @@ export function stepMethods(tools: StepTools): StepMethods {
  * appear on every workflow context created afterwards.
  */
 export function registerRouteKind(kind: string, methods: (tools: StepTools) => object): void {
-  if (Object.prototype.hasOwnProperty.call(ROUTE, kind)) throw new Error(`Step kind "${kind}" is registered already on the route side.`);
+  if (Object.hasOwn(ROUTE, kind)) throw new Error(`Step kind "${kind}" is registered already on the route side.`);
   (ROUTE as unknown as Record<string, (tools: StepTools) => object>)[kind] = methods;
 }

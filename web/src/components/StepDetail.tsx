@@ -41,7 +41,7 @@ const WEB_KINDS: Record<StepKind, WebStepKind> = {
 
 /** A kind this dashboard does not know (a newer runner's) shows its value like a `run`. */
 function webKind(kind: string): WebStepKind {
-  return Object.prototype.hasOwnProperty.call(WEB_KINDS, kind) ? WEB_KINDS[kind as StepKind] : WEB_KINDS.run;
+  return  Object.hasOwn(WEB_KINDS, kind) ? WEB_KINDS[kind as StepKind] : WEB_KINDS.run;
 }
 
 /** The third level: one step, with what its kind adds (wake-up, event, HTTP exchange) and its attempts. */
