@@ -141,7 +141,7 @@ export class Driver {
       if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
       // A failing run owes its alert and failureFunction call in this same commit (run-end/end.ts).
-      const { changes, patch } = settle(run, result, at, Math.random, unreachable, this.options.alerts !== undefined);
+      const { changes, patch } = settle(run, result, { now: at, unreachable, alerts: this.options.alerts !== undefined });
       // Due now: a `continue`, a resolved suspension, or a failed run's deliveries.
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).

@@ -2,7 +2,7 @@ import type { DriveRequest } from '../protocol/messages.js';
 import type { AttemptResult } from './attempt.js';
 import { MAX_DELAY_MS, nextDelay } from './retry.js';
 import type { Run, RunPatch, Step } from './store/types.js';
-import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
+import { DEFAULT_UNREACHABLE_POLICY, type SettleClock, unreachableDelay } from './unreachable.js';
 
 /**
  * What one delivery of a failed run's failureFunction call means for the run. Pure, like `settle`.
@@ -16,13 +16,8 @@ import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } 
  * - the failureFunction threw (`failed`) or the route answered with an error: retried with the run's
  *   retry policy (`failures` counts them), then given up (`failed`), as at once when no retry can fix it.
  */
-export function settleFailureCall(
-  run: Run,
-  result: AttemptResult,
-  now: number,
-  random: () => number = Math.random,
-  unreachable: UnreachablePolicy = DEFAULT_UNREACHABLE_POLICY,
-): RunPatch {
+export function settleFailureCall(run: Run, result: AttemptResult, at: SettleClock): RunPatch {
+  const { now, random = Math.random, unreachable = DEFAULT_UNREACHABLE_POLICY } = at;
   const end = result.end;
   const base: RunPatch = { attempts: run.attempts + 1, failureCallAttempts: run.failureCallAttempts + 1 };
   const answered: RunPatch = run.unreachableSince !== null ? { ...base, unreachableSince: null } : base;

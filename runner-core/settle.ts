@@ -6,7 +6,7 @@ import type { Change, Run, RunPatch } from './store/types.js';
 import { runnerKind } from './step-kinds/index.js';
 import { cancellation, completion, failure } from './run-end/end.js';
 import { stepLogsChange } from './step-logs.js';
-import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
+import { DEFAULT_UNREACHABLE_POLICY, type SettleClock, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
 
 /**
  * What an attempt's end means for the run: the changes to commit and the run's next state.
@@ -25,14 +25,8 @@ import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } 
  *   answered), and an alert when `alerts` (the runner has a webhook): run-end/end.ts builds that end,
  *   as it builds every run's end.
  */
-export function settle(
-  run: Run,
-  result: AttemptResult,
-  now: number,
-  random: () => number = Math.random,
-  unreachable: UnreachablePolicy = DEFAULT_UNREACHABLE_POLICY,
-  alerts = false,
-): { changes: Change[]; patch: RunPatch } {
+export function settle(run: Run, result: AttemptResult, at: SettleClock & { alerts?: boolean }): { changes: Change[]; patch: RunPatch } {
+  const { now, random = Math.random, unreachable = DEFAULT_UNREACHABLE_POLICY, alerts = false } = at;
   const end = result.end;
   if (end.t === 'error' && end.unreachable) return settleUnreachable(run, result, end, now, random, unreachable, alerts);
   const base: RunPatch = { attempts: run.attempts + 1, ...(run.unreachableSince !== null && { unreachableSince: null }) };

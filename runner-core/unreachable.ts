@@ -44,3 +44,12 @@ export function unreachablePolicy(options: Partial<UnreachablePolicy> = {}): Unr
   if (policy.capMs < policy.baseMs) throw new Error(`Expected the unreachable policy's \`capMs\` (${policy.capMs}) to be at least its \`baseMs\` (${policy.baseMs}).`);
   return policy;
 }
+
+/** What settling an attempt is given besides the run and the result: the instant, jitter's random source, the outage policy. */
+export interface SettleClock {
+  now: number;
+  /** @default Math.random */
+  random?: () => number;
+  /** @default DEFAULT_UNREACHABLE_POLICY */
+  unreachable?: UnreachablePolicy;
+}

@@ -72,7 +72,7 @@ const failureCallLane: Lane = {
     const numbered = { ...run, attempts: seq - 1 };
     try {
       const result = await runAttempt(ctx.attempt, { slot, run: numbered, committed: [], signal, failure: failureRequest(run, await ctx.store.listSteps(run.id)) });
-      return { attempt: result.attempt, patch: settleFailureCall(numbered, result, ctx.now(), Math.random, ctx.unreachable) };
+      return { attempt: result.attempt, patch: settleFailureCall(numbered, result, { now: ctx.now(), unreachable: ctx.unreachable }) };
     } finally {
       slot.release();
     }

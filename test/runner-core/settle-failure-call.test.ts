@@ -23,22 +23,22 @@ const down: AttemptResult['end'] = { t: 'error', error: refused, retryable: true
 
 describe('settleFailureCall', () => {
   it('done: delivered, nothing due, counted as an attempt of the run and of the call', () => {
-    expect(settleFailureCall(failedRun({ failureCallAttempts: 2, failures: 1 }), result({ t: 'done' }), NOW, HALF, policy)).toEqual({
+    expect(settleFailureCall(failedRun({ failureCallAttempts: 2, failures: 1 }), result({ t: 'done' }), { now: NOW, random: HALF, unreachable: policy })).toEqual({
       attempts: 7, failureCallAttempts: 3, failureCall: 'delivered', failures: 0, failureCallNextAt: null,
     });
   });
 
   it('the app unreachable: the call stays pending on the unreachable schedule, its retries untouched', () => {
-    expect(settleFailureCall(failedRun({ failures: 1 }), result(down), NOW, HALF, policy)).toEqual({
+    expect(settleFailureCall(failedRun({ failures: 1 }), result(down), { now: NOW, random: HALF, unreachable: policy })).toEqual({
       attempts: 7, failureCallAttempts: 1, unreachableSince: NOW, failureCallNextAt: NOW + 750,
     });
-    const later = settleFailureCall(failedRun({ unreachableSince: NOW - 8000 }), result(down), NOW, HALF, policy);
+    const later = settleFailureCall(failedRun({ unreachableSince: NOW - 8000 }), result(down), { now: NOW, random: HALF, unreachable: policy });
     expect(later).toMatchObject({ unreachableSince: NOW - 8000, failureCallNextAt: NOW + 6000 });
     expect(later).not.toHaveProperty('failureCall');
   });
 
   it('unreachable past the horizon: the call is given up, the run keeps the error that failed it', () => {
-    const patch = settleFailureCall(failedRun({ unreachableSince: NOW - 60_000 }), result(down), NOW, HALF, policy);
+    const patch = settleFailureCall(failedRun({ unreachableSince: NOW - 60_000 }), result(down), { now: NOW, random: HALF, unreachable: policy });
     expect(patch).toEqual({ attempts: 7, failureCallAttempts: 1, failureCall: 'failed', failureCallNextAt: null });
   });
 
@@ -50,14 +50,14 @@ describe('settleFailureCall', () => {
       [2, { failures: 3, failureCall: 'failed', failureCallNextAt: null }],
     ];
     for (const [failures, expected] of table) {
-      expect(settleFailureCall(failedRun({ failures }), result(threw), NOW, HALF, policy), `after ${failures} failures`).toEqual({
+      expect(settleFailureCall(failedRun({ failures }), result(threw), { now: NOW, random: HALF, unreachable: policy }), `after ${failures} failures`).toEqual({
         attempts: 7, failureCallAttempts: 1, ...expected,
       });
     }
   });
 
   it('an answer after an outage ends it; a Retry-After sets the delay', () => {
-    const patch = settleFailureCall(failedRun({ unreachableSince: NOW - 5000 }), result({ t: 'error', error: boom, retryable: true, retryAfterMs: 2000 }), NOW, HALF, policy);
+    const patch = settleFailureCall(failedRun({ unreachableSince: NOW - 5000 }), result({ t: 'error', error: boom, retryable: true, retryAfterMs: 2000 }), { now: NOW, random: HALF, unreachable: policy });
     expect(patch).toEqual({ attempts: 7, failureCallAttempts: 1, unreachableSince: null, failures: 1, failureCallNextAt: NOW + 2000 });
   });
 
@@ -68,7 +68,7 @@ describe('settleFailureCall', () => {
       { t: 'continue' },
     ];
     for (const end of ends) {
-      expect(settleFailureCall(failedRun(), result(end), NOW, HALF, policy), end.t).toEqual({
+      expect(settleFailureCall(failedRun(), result(end), { now: NOW, random: HALF, unreachable: policy }), end.t).toEqual({
         attempts: 7, failureCallAttempts: 1, failureCall: 'failed', failures: 1, failureCallNextAt: null,
       });
     }
