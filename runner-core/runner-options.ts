@@ -6,6 +6,7 @@ import type { Store } from './store/types.js';
 import type { Tracing } from './tracing.js';
 import type { UnreachablePolicy } from './unreachable.js';
 import type { UpstashSigningKeys } from './qstash/signature.js';
+import type { UpstashLimits } from './qstash/limits.js';
 
 /** What a `Runner` is built from (and `createRunner`, which adds the store and the API's). */
 export interface RunnerOptions {
@@ -58,6 +59,11 @@ export interface RunnerOptions {
    * @default derived from the first token (stable across restarts; see `defaultSigningKeys`)
    */
   upstashSigningKeys?: UpstashSigningKeys;
+  /**
+   * The plan limits an Upstash app's publish is held to (qstash/limits.ts): over one is QStash's 412,
+   * which the SDK treats as a final failure. @default `DEFAULT_UPSTASH_LIMITS` (100 retries)
+   */
+  upstashLimits?: Partial<UpstashLimits>;
   inlineStepsLimitBytes?: number;
   logBodyLimitBytes?: number;
   now?: () => number;

@@ -21,6 +21,7 @@ import { RetentionService } from './retention/service.js';
 import type { Run, Store } from './store/types.js';
 import { TokenSet } from './tokens.js';
 import { unreachablePolicy } from './unreachable.js';
+import { upstashLimits } from './qstash/limits.js';
 
 export type { RunnerOptions } from './runner-options.js';
 
@@ -166,6 +167,7 @@ export class Runner {
             signingKeys: options.upstashSigningKeys,
             exclusive: this.exclusive,
             ends,
+            limits: upstashLimits(options.upstashLimits),
           },
           qstashStores,
         )

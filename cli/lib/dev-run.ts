@@ -94,6 +94,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     otel: otelFromFlags(options, io.env),
     alerts: alertOptions(options, io.env),
     upstashSigningKeys: upstashKeys.keys,
+    upstashMaxRetries: options.upstashMaxRetries,
   });
   return { url: local.url, token, upstashKeys, local };
 }

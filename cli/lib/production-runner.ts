@@ -53,6 +53,8 @@ export interface ProductionRunnerOptions {
   alerts?: AlertOptions;
   /** Keys Upstash-protocol deliveries are signed with (QSTASH_CURRENT/NEXT_SIGNING_KEY). */
   upstashSigningKeys?: UpstashSigningKeys;
+  /** `--upstash-max-retries`. @default 100 */
+  upstashMaxRetries?: number | undefined;
 }
 
 export interface ProductionRunner {
@@ -111,6 +113,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     allowedOrigins: options.allowedOrigins,
     logger: options.logger,
     ...(options.upstashSigningKeys && { upstashSigningKeys: options.upstashSigningKeys }),
+    ...(options.upstashMaxRetries !== undefined && { upstashLimits: { maxRetries: options.upstashMaxRetries } }),
     host: options.host,
     port: options.port,
     api: { openOnLoopback: options.openOnLoopback },

@@ -4,6 +4,7 @@ import { parseOriginPattern, splitOriginList } from '../../runner-core/origins.j
 import { otelConfigFromEnv, type OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 import { CliError } from '../errors.js';
 import { parseFlagUrl, type AlertFlags } from './alert-flags.js';
+import { parseNonNegativeInt } from './parse.js';
 
 /** The runner's resilience and reach, the same flags on `wf start` and `wf dev`. */
 export interface RunnerFlags extends AlertFlags {
@@ -15,6 +16,8 @@ export interface RunnerFlags extends AlertFlags {
   driveTimeout?: number;
   /** `--otel-endpoint`: the OTLP collector's base URL (wins over OTEL_EXPORTER_OTLP_ENDPOINT). */
   otelEndpoint?: string;
+  /** `--upstash-max-retries`: the most `Upstash-Retries` an Upstash app's message may ask for (qstash/limits.ts). */
+  upstashMaxRetries?: number;
 }
 
 /**
@@ -61,7 +64,8 @@ export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout`, `--otel-endpoint`, `--alert-webhook` and `--public-url` to a command.
+ * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout`, `--otel-endpoint`, `--alert-webhook`, `--public-url`
+ * and `--upstash-max-retries` to a command.
  * @example addRunnerFlags(new Command('start')).action((options: RunnerFlags) => …)
  */
 export function addRunnerFlags(command: Command, allowOriginHelp: string): Command {
@@ -79,5 +83,9 @@ export function addRunnerFlags(command: Command, allowOriginHelp: string): Comma
     .addOption(
       new Option('--alert-webhook <url>', 'POST a signed JSON alert here once per failed run, retried until delivered (also WF_ALERT_WEBHOOK; signed with WF_ALERT_SECRET, else the token)').argParser(parseFlagUrl),
     )
-    .addOption(new Option('--public-url <url>', "the dashboard's address as people reach it, for the links in alerts (also WF_PUBLIC_URL; default: the listen URL)").argParser(parseFlagUrl));
+    .addOption(new Option('--public-url <url>', "the dashboard's address as people reach it, for the links in alerts (also WF_PUBLIC_URL; default: the listen URL)").argParser(parseFlagUrl))
+    .addOption(
+      new Option('--upstash-max-retries <n>', 'the most Upstash-Retries an @upstash/workflow app may ask for (default 100); more is refused with 412, as QStash refuses what is over its plan')
+        .argParser(parseNonNegativeInt),
+    );
 }

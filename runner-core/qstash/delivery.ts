@@ -15,6 +15,7 @@ import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failRun, failureSpec, type Answer } from './follow-ups.js';
 import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
+import { nonWorkflowDestination } from './non-workflow.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
 import { signDelivery, type UpstashSigningKeys } from './signature.js';
@@ -341,6 +342,8 @@ export class DeliveryWorker {
       const retryAfter = answer?.status === 503 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
       return { kind: 'unreachable', since, at: now + unreachableDelay(since, now, unreachable, retryAfter) };
     }
+    const notAWorkflow = answer && nonWorkflowDestination(message, answer);
+    if (notAWorkflow) return { kind: 'failed', error: notAWorkflow };
     if (answer && answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
     const error: SerializedError = answer ? answerError(message.spec.destination, answer) : { name: 'DeliveryError', message: describeError(transportError) };
     // A destination the egress gate refuses (its rule, destinations.ts) is refused again: no retry.

@@ -21,6 +21,7 @@ import { publishMessages, type PublishResult } from './publish.js';
 import type { QstashStores } from './stores.js';
 import type { UpstashSigningKeys } from './signature.js';
 import { forwardedHeader, UpstashHeader, WorkflowHeader } from './headers.js';
+import { checkPlanLimits, DEFAULT_UPSTASH_LIMITS, type UpstashLimits } from './limits.js';
 
 export type { UpstashSigningKeys } from './signature.js';
 
@@ -60,6 +61,8 @@ export interface QStashEngineOptions {
   exclusive: boolean;
   /** How runs end (run-end/): the engine's ends go there, and it hears of every run that ended (a cancel by `wf cancel` too). */
   ends: RunEnds;
+  /** The plan limits an app's publish is held to (limits.ts). @default DEFAULT_UPSTASH_LIMITS */
+  limits?: UpstashLimits;
 }
 
 /** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
@@ -91,11 +94,13 @@ export class QStashEngine {
   private readonly waitTimeouts: WaitTimeouts;
   private readonly worker: DeliveryWorker;
   private readonly exclusive: boolean;
+  readonly limits: UpstashLimits;
 
   constructor(options: QStashEngineOptions, stores: QstashStores) {
     this.stores = stores;
     this.signingKeys = options.signingKeys ?? defaultSigningKeys(options.token);
     this.exclusive = options.exclusive;
+    this.limits = options.limits ?? DEFAULT_UPSTASH_LIMITS;
     this.context = {
       store: options.store,
       messages: stores.messages,
@@ -154,7 +159,8 @@ export class QStashEngine {
    * Stores what an app published (`/v2/publish`, `/v2/batch`: one message, or a batch in order),
    * settling the delivery it published during. See publish.ts.
    */
-  publish(specs: readonly MessageSpec[]): Promise<PublishResult[]> {
+  async publish(specs: readonly MessageSpec[]): Promise<PublishResult[]> {
+    checkPlanLimits(this.limits, specs);
     return publishMessages(this.context, specs, { fromApp: true });
   }
 

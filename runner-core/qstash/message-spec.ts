@@ -51,8 +51,11 @@ export interface MessageSpec {
   redact: string[];
 }
 
-/** QStash's own limit on retries (plans allow up to a few dozen). */
-export const MAX_RETRIES = 100;
+/**
+ * The most `Upstash-Retries` that reads as a number at all. The plan's limit is lower and checked
+ * at publish (limits.ts: over it is QStash's 412, which the SDK treats as final, not a 400).
+ */
+const MAX_RETRIES_READ = Number.MAX_SAFE_INTEGER;
 
 /** The run ids the runner stores (`UPSTASH_RUN_ID_PATTERN` in ids.ts): what the SDK makes, and safe in paths. */
 const RUN_ID = /^wfr_[A-Za-z0-9_-]{1,128}$/;
@@ -187,7 +190,7 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     forwarded: forwardable(forwarded),
     delayMs: read(UpstashHeader.Delay, (value) => parseDuration('Upstash-Delay', value)) ?? 0,
     notBefore: read(UpstashHeader.NotBefore, (value) => parseCount('Upstash-Not-Before', value, 253_402_300_799) * 1_000),
-    retries: read(UpstashHeader.Retries, (value) => parseCount('Upstash-Retries', value, MAX_RETRIES)),
+    retries: read(UpstashHeader.Retries, (value) => parseCount('Upstash-Retries', value, MAX_RETRIES_READ)),
     retryDelay,
     timeoutMs: read(UpstashHeader.Timeout, (value) => parseDuration('Upstash-Timeout', value)),
     callback: followUp(UpstashHeader.Callback),

@@ -16,6 +16,7 @@ import type { NewMessage, PublishedMessage, StoredSpec } from './message-store.j
 import { invokeStepChanges, readInvokeRequest } from './invoke.js';
 import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk-steps.js';
 import { publishedStep, stepKey } from './step-identity.js';
+import { dueAt } from './wake-time.js';
 
 export type { PublishResult } from './context.js';
 
@@ -87,7 +88,7 @@ export function newMessage(context: EngineContext, spec: MessageSpec, now: numbe
     // A step goes to the workflow with the run's whole list; a call, callback or failure call with its own body.
     kind: callType === 'step' ? 'workflow' : 'plain',
     spec: storedSpec(context, spec, runDefaults),
-    dueAt: spec.notBefore ?? now + spec.delayMs,
+    dueAt: dueAt(spec, now),
     dedupKey: dedupKey(spec),
     // A run's steps go under the run's flow control; a call under its own.
     flow: spec.flowControl ?? (callType === 'step' ? runDefaults?.flowControl : null) ?? null,
