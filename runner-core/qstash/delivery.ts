@@ -15,6 +15,7 @@ import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failRun, failureSpec, type Answer } from './follow-ups.js';
 import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
+import { laterDeliveryHeaders, sdkList } from './handover.js';
 import { nonWorkflowDestination } from './non-workflow.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
@@ -195,7 +196,8 @@ export class DeliveryWorker {
       // The app published this delivery's result since it was claimed (an earlier delivery's answer
       // landing after a restart, engine.publish settles it): sending it again would run the step again.
       if (list.find((m) => m.id === message.id)?.status === 'delivered') return;
-      body = JSON.stringify(list.map((m) => ({ messageId: m.id, body: base64(m.body), callType: m.callType ?? 'step' })));
+      if (list[0]?.id !== message.id) headers = laterDeliveryHeaders(headers);
+      body = JSON.stringify(sdkList(list).map((m) => ({ messageId: m.id, body: base64(m.body), callType: m.callType ?? 'step' })));
       // Too large to send: the SDK fetches the list itself (lazy fetch) when the body is empty.
       if (Buffer.byteLength(body) > this.options.inlineLimitBytes) body = '';
     }

@@ -21,6 +21,7 @@ import { publishMessages, type PublishResult } from './publish.js';
 import type { QstashStores } from './stores.js';
 import type { UpstashSigningKeys } from './signature.js';
 import { forwardedHeader, UpstashHeader, WorkflowHeader } from './headers.js';
+import { sdkList } from './handover.js';
 import { checkPlanLimits, DEFAULT_UPSTASH_LIMITS, type UpstashLimits } from './limits.js';
 
 export type { UpstashSigningKeys } from './signature.js';
@@ -173,7 +174,7 @@ export class QStashEngine {
     const run = await this.context.store.getRun(runId);
     if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) return undefined;
     const list = await this.context.messages.runMessages(runId);
-    return list.map((m) => ({ messageId: m.id, body: Buffer.from(m.body).toString('base64'), callType: m.callType ?? 'step' }));
+    return sdkList(list).map((m) => ({ messageId: m.id, body: Buffer.from(m.body).toString('base64'), callType: m.callType ?? 'step' }));
   }
 
   /**

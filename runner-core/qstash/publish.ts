@@ -17,6 +17,7 @@ import { invokeStepChanges, readInvokeRequest } from './invoke.js';
 import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk-steps.js';
 import { publishedStep, stepKey } from './step-identity.js';
 import { dueAt } from './wake-time.js';
+import { HANDOVER_CALL_TYPE, handoverKey, isSdkHandover } from './handover.js';
 
 export type { PublishResult } from './context.js';
 
@@ -177,6 +178,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number, 
   );
   if (!created) {
     const existing = await context.store.getRun(workflow.runId);
+    if (isSdkHandover(spec) && existing?.protocol === 'upstash' && !FINISHED_RUN_STATUSES.has(existing.status)) return handOver(context, spec, now);
     // An invoke step run again (at least once) finds the child its first run started: a duplicate too.
     if (existing?.protocol !== 'upstash' && !(existing === undefined && invoke)) throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
     return { messageId: workflow.runId, url: spec.destination, deduplicated: true };
@@ -185,6 +187,27 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number, 
   if (run) context.events.emit({ type: 'run', run });
   announce(context.events, applied);
   return { messageId: first.id, url: spec.destination };
+}
+
+/**
+ * The SDK's re-published first message after an unknown-SDK delivery (handover.ts): one more
+ * delivery of the run, which brings the SDK the run's list; a second one is a duplicate.
+ */
+async function handOver(context: EngineContext, spec: MessageSpec, now: number): Promise<PublishResult> {
+  const runId = spec.workflow!.runId;
+  const text = await context.messages.runConfig(runId);
+  const defaults = text === undefined ? undefined : (JSON.parse(text) as RunConfig);
+  const message: NewMessage = {
+    ...newMessage(context, { ...spec, workflow: { ...spec.workflow!, init: false, callType: HANDOVER_CALL_TYPE } }, now, defaults),
+    kind: 'workflow',
+    dedupKey: handoverKey(runId),
+    flow: spec.flowControl ?? defaults?.flowControl ?? null,
+  };
+  const stored = await context.messages.publish([{ message, changes: [] }], { returning: context.events.size > 0, now });
+  announce(context.events, stored.applied);
+  context.wake();
+  const [result] = stored.results;
+  return { messageId: result!.id, url: spec.destination, ...(result!.deduplicated && { deduplicated: true }) };
 }
 
 /** A call the workflow asked for (`context.call`): its row shows the request, redacted, until the answer comes. */
