@@ -113,7 +113,7 @@ describe('wf start: the hardening guarantees hold for Upstash runs', () => {
 
   it('--upstash-max-retries sets the limit: one over it is 412 naming it, the limit itself is accepted', async () => {
     const publish = (retries: number) =>
-      fetch(`${runner!.url}/v2/publish/${harness.app.url}/counters`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': String(retries) }, body: '' });
+      fetch(`${runner!.url}/v2/publish/${harness.app.workflowUrl('two-steps')}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': String(retries) }, body: '{"text":"limit"}' });
     const over = await publish(51);
     expect(over.status).toBe(412);
     expect(await over.text()).toContain('limit of 50 retries');
