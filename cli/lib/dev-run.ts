@@ -95,6 +95,7 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     alerts: alertOptions(options, io.env),
     upstashSigningKeys: upstashKeys.keys,
     upstashMaxRetries: options.upstashMaxRetries,
+    upstashMaxMessageSize: options.upstashMaxMessageSize,
   });
   return { url: local.url, token, upstashKeys, local };
 }

@@ -25,8 +25,9 @@ export interface LocalRunnerOptions {
   alerts?: AlertOptions;
   /** Keys Upstash-protocol deliveries are signed with (`wf dev` always has a pair). */
   upstashSigningKeys?: UpstashSigningKeys;
-  /** `--upstash-max-retries`. */
+  /** `--upstash-max-retries`, `--upstash-max-message-size`. */
   upstashMaxRetries?: number | undefined;
+  upstashMaxMessageSize?: number | undefined;
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -60,6 +61,7 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
     ...(options.alerts && { alerts: options.alerts }),
     upstashSigningKeys: options.upstashSigningKeys,
     upstashMaxRetries: options.upstashMaxRetries,
+    upstashMaxMessageSize: options.upstashMaxMessageSize,
   });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

@@ -55,6 +55,8 @@ export interface ProductionRunnerOptions {
   upstashSigningKeys?: UpstashSigningKeys;
   /** `--upstash-max-retries`. @default 100 */
   upstashMaxRetries?: number | undefined;
+  /** `--upstash-max-message-size`, in bytes. @default 10 MiB */
+  upstashMaxMessageSize?: number | undefined;
 }
 
 export interface ProductionRunner {
@@ -113,7 +115,10 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     allowedOrigins: options.allowedOrigins,
     logger: options.logger,
     ...(options.upstashSigningKeys && { upstashSigningKeys: options.upstashSigningKeys }),
-    ...(options.upstashMaxRetries !== undefined && { upstashLimits: { maxRetries: options.upstashMaxRetries } }),
+    upstashLimits: {
+      ...(options.upstashMaxRetries !== undefined && { maxRetries: options.upstashMaxRetries }),
+      ...(options.upstashMaxMessageSize !== undefined && { maxMessageBytes: options.upstashMaxMessageSize }),
+    },
     host: options.host,
     port: options.port,
     api: { openOnLoopback: options.openOnLoopback },

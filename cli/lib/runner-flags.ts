@@ -18,6 +18,8 @@ export interface RunnerFlags extends AlertFlags {
   otelEndpoint?: string;
   /** `--upstash-max-retries`: the most `Upstash-Retries` an Upstash app's message may ask for (qstash/limits.ts). */
   upstashMaxRetries?: number;
+  /** `--upstash-max-message-size`, in bytes: the largest body an Upstash app may publish or get from a call. */
+  upstashMaxMessageSize?: number;
 }
 
 /**
@@ -39,6 +41,16 @@ export function parseDurationMs(value: string): number {
     throw new InvalidArgumentError(`Expected a duration like 30000 (ms), 90s, 30m or 24h, got "${value}".`);
   }
   return Math.round(result);
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** A size flag: bytes (`1048576`) or with a unit, 1024-based (`512kb`, `10mb`); at least 1 KiB. */
+export function parseByteSize(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(value.trim());
+  const bytes = match ? Math.round(Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new InvalidArgumentError(`Expected a size like 10mb, 512kb or 1048576 (bytes; at least 1kb), got "${value}".`);
+  return bytes;
 }
 
 /** `--allow-origin`, checked as it is read, collected across repeats. */
@@ -65,7 +77,7 @@ export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv): string[] {
 
 /**
  * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout`, `--otel-endpoint`, `--alert-webhook`, `--public-url`
- * and `--upstash-max-retries` to a command.
+ * `--upstash-max-retries` and `--upstash-max-message-size` to a command.
  * @example addRunnerFlags(new Command('start')).action((options: RunnerFlags) => …)
  */
 export function addRunnerFlags(command: Command, allowOriginHelp: string): Command {
@@ -87,5 +99,9 @@ export function addRunnerFlags(command: Command, allowOriginHelp: string): Comma
     .addOption(
       new Option('--upstash-max-retries <n>', 'the most Upstash-Retries an @upstash/workflow app may ask for (default 100); more is refused with 412, as QStash refuses what is over its plan')
         .argParser(parseNonNegativeInt),
+    )
+    .addOption(
+      new Option('--upstash-max-message-size <size>', 'the largest body an @upstash/workflow app may publish (a step result, a payload) or get back from context.call (default 10mb, as QStash\'s paid plans); more is 413')
+        .argParser(parseByteSize),
     );
 }

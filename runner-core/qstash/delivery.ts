@@ -15,7 +15,8 @@ import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failRun, failureSpec, type Answer } from './follow-ups.js';
 import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
-import { laterDeliveryHeaders, sdkList } from './handover.js';
+import { laterDeliveryHeaders } from './handover.js';
+import { inlineListBody } from './run-list.js';
 import { nonWorkflowDestination } from './non-workflow.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
@@ -96,7 +97,6 @@ function purposeOf(message: StoredMessage): EgressPurpose {
   return 'delivery';
 }
 
-const base64 = (value: string): string => Buffer.from(value).toString('base64');
 const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text);
 
 /** What a failed answer says, for the run's error: the SDK's `{error, message}` when it sent one. */
@@ -197,9 +197,8 @@ export class DeliveryWorker {
       // landing after a restart, engine.publish settles it): sending it again would run the step again.
       if (list.find((m) => m.id === message.id)?.status === 'delivered') return;
       if (list[0]?.id !== message.id) headers = laterDeliveryHeaders(headers);
-      body = JSON.stringify(sdkList(list).map((m) => ({ messageId: m.id, body: base64(m.body), callType: m.callType ?? 'step' })));
       // Too large to send: the SDK fetches the list itself (lazy fetch) when the body is empty.
-      if (Buffer.byteLength(body) > this.options.inlineLimitBytes) body = '';
+      body = inlineListBody(list, this.options.inlineLimitBytes);
     }
     const startedAt = context.now();
     const sent: Record<string, string> = {

@@ -21,7 +21,7 @@ import { publishMessages, type PublishResult } from './publish.js';
 import type { QstashStores } from './stores.js';
 import type { UpstashSigningKeys } from './signature.js';
 import { forwardedHeader, UpstashHeader, WorkflowHeader } from './headers.js';
-import { sdkList } from './handover.js';
+import { listStream } from './run-list.js';
 import { checkPlanLimits, DEFAULT_UPSTASH_LIMITS, type UpstashLimits } from './limits.js';
 
 export type { UpstashSigningKeys } from './signature.js';
@@ -52,7 +52,7 @@ export interface QStashEngineOptions {
   unreachable: UnreachablePolicy;
   inlineLimitBytes: number;
   logBodyLimitBytes: number;
-  /** Largest call answer kept for its callback. @default 1 MiB (the API's body limit) */
+  /** Largest call answer kept for its callback. @default `limits.maxMessageBytes` (the largest message the API accepts) */
   maxMessageBytes?: number;
   /** How long a delivery without `Upstash-Timeout` waits for its answer. @default 15 minutes */
   timeoutMs?: number;
@@ -76,13 +76,6 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 15 * 60_000;
 export function defaultSigningKeys(token: string): UpstashSigningKeys {
   const derive = (label: string): string => `sig_${createHmac('sha256', token).update(`wfkit upstash signing key ${label}`).digest('base64url').slice(0, 32)}`;
   return { current: derive('current'), next: derive('next') };
-}
-
-/** One entry of a run's list as the SDK reads it (`GET /v2/workflows/runs/:id`, delivery bodies). */
-export interface RawStep {
-  messageId: string;
-  body: string;
-  callType: string;
 }
 
 export class QStashEngine {
@@ -130,7 +123,7 @@ export class QStashEngine {
       inlineLimitBytes: options.inlineLimitBytes,
       logBodyLimitBytes: options.logBodyLimitBytes,
       // A call's answer becomes a callback message: no larger than a message the API accepts.
-      maxResponseBytes: options.maxMessageBytes ?? 1024 * 1024,
+      maxResponseBytes: options.maxMessageBytes ?? this.limits.maxMessageBytes,
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     });
     this.waits = new QstashWaits({ store: options.store, waitStore: stores.waits, engine: this, commit: options.commit, logger: options.logger, now: options.now, redactNames: options.credentials.names });
@@ -170,11 +163,10 @@ export class QStashEngine {
    * the run, its first (the payload) first. Undefined when there is no such QStash run or it
    * finished (the SDK takes the 404 as "the run ended").
    */
-  async runSteps(runId: string): Promise<RawStep[] | undefined> {
+  async runSteps(runId: string): Promise<ReadableStream<Uint8Array> | undefined> {
     const run = await this.context.store.getRun(runId);
     if (!run || run.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) return undefined;
-    const list = await this.context.messages.runMessages(runId);
-    return sdkList(list).map((m) => ({ messageId: m.id, body: Buffer.from(m.body).toString('base64'), callType: m.callType ?? 'step' }));
+    return listStream(await this.context.messages.runMessages(runId));
   }
 
   /**

@@ -13,16 +13,28 @@ import type { MessageSpec } from './message-spec.js';
 export interface UpstashLimits {
   /** The most `Upstash-Retries` a message may ask for (QStash's plans allow from 3 to a few dozen). */
   maxRetries: number;
+  /**
+   * The largest body of a request to the QStash API (a message, a batch, a run's result, a notify)
+   * and of a call's answer; larger is 413 (a call's answer is cut there). QStash allows 1 MB on its
+   * free plan and 10 MB from pay-as-you-go up: an app moving a few MiB between steps works.
+   */
+  maxMessageBytes: number;
 }
 
-/** The largest of QStash's fixed plans; `RunnerOptions.upstashLimits` (`--upstash-max-retries`) changes it. */
-export const DEFAULT_UPSTASH_LIMITS: UpstashLimits = { maxRetries: 100 };
+/**
+ * QStash's paid plans' limits; `RunnerOptions.upstashLimits` (`--upstash-max-retries`,
+ * `--upstash-max-message-size`) changes them.
+ */
+export const DEFAULT_UPSTASH_LIMITS: UpstashLimits = { maxRetries: 100, maxMessageBytes: 10 * 1024 * 1024 };
 
 /** The limits with `overrides` applied, checked (a negative or fractional limit is the caller's mistake). */
 export function upstashLimits(overrides: Partial<UpstashLimits> = {}): UpstashLimits {
   const limits = { ...DEFAULT_UPSTASH_LIMITS, ...overrides };
   if (!Number.isSafeInteger(limits.maxRetries) || limits.maxRetries < 0) {
     throw new RangeError(`Expected upstashLimits.maxRetries to be a whole number of at least 0, got ${limits.maxRetries}.`);
+  }
+  if (!Number.isSafeInteger(limits.maxMessageBytes) || limits.maxMessageBytes < 1024) {
+    throw new RangeError(`Expected upstashLimits.maxMessageBytes to be a whole number of bytes, at least 1024, got ${limits.maxMessageBytes}.`);
   }
   return limits;
 }

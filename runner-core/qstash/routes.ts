@@ -61,7 +61,7 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
     const runId = c.req.param('runId');
     const steps = await engine.runSteps(runId);
     if (!steps) throw new ApiError(404, 'NOT_FOUND', `No running workflow run ${runId}: it finished, or never started.`);
-    return jsonResponse(200, steps);
+    return new Response(steps, { status: 200, headers: { 'content-type': 'application/json' } });
   });
 
   app.delete('/workflows/runs/:runId', async (c) => {
@@ -88,7 +88,8 @@ export function createQStashApp(engine: QStashEngine | undefined, options: Omit<
     if (!engine) throw new ApiError(501, 'NOT_AVAILABLE', 'The QStash API needs the runner\'s own SQLite or PostgreSQL store.');
     await next();
   });
-  if (engine) for (const routes of QSTASH_ROUTE_SETS) routes(app, { ...options, engine });
+  // Bodies up to the engine's message limit (limits.ts), not the runner API's.
+  if (engine) for (const routes of QSTASH_ROUTE_SETS) routes(app, { ...options, engine, maxBodyBytes: engine.limits.maxMessageBytes });
   app.all('*', (c) => {
     throw new ApiError(404, 'UNSUPPORTED', `The runner does not serve ${c.req.method} ${new URL(c.req.url).pathname} of the QStash API (it serves what @upstash/workflow uses).`);
   });

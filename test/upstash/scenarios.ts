@@ -355,6 +355,21 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       expect(await h.app.countersOf(workflowRunId)).toEqual({ 'before-call': 1 });
     });
 
+    it('message size: a 1.5 MB payload and a 4.5 MB step result go through (QStash allows 10 MB); a body over the cap is 413', async () => {
+      const text = 'p'.repeat(1_500_000);
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('big-payload'), body: { text } });
+      const view = await finished(workflowRunId, 60_000);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'measure')?.output).toEqual({ payload: 1_500_000, result: 4_500_000 });
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ grow: 1, measure: 1 });
+      const tooLarge = await fetch(`${h.runnerUrl}/v2/publish/${h.app.workflowUrl('two-steps')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.token}` },
+        body: 'x'.repeat(11 * 1024 * 1024),
+      });
+      expect(tooLarge.status).toBe(413);
+    });
+
     it('Client.logs: the run, its state and its steps, as the Upstash console would list them', async () => {
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('two-steps'), body: { text: 'logs' } });
       await finished(workflowRunId);

@@ -32,7 +32,7 @@ beforeAll(async () => {
   assertBuiltCli();
   dir = mkdtempSync(join(tmpdir(), 'wfkit-upstash-start-'));
   // A lower retry limit than the default (100): the flag is what the limits test reads back.
-  runner = await spawnWfStart(['--database', join(dir, 'runner.db'), '--upstash-max-retries', '50'], {
+  runner = await spawnWfStart(['--database', join(dir, 'runner.db'), '--upstash-max-retries', '50', '--upstash-max-message-size', '8mb'], {
     WF_TOKENS: TOKEN,
     WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
     QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY,
@@ -118,6 +118,13 @@ describe('wf start: the hardening guarantees hold for Upstash runs', () => {
     expect(over.status).toBe(412);
     expect(await over.text()).toContain('limit of 50 retries');
     expect((await publish(50)).status).toBe(201);
+  });
+
+  it('--upstash-max-message-size sets the largest body: 8 MiB is accepted, one byte more is 413', async () => {
+    const publish = (bytes: number) =>
+      fetch(`${runner!.url}/v2/publish/${harness.app.url}/counters`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': '0' }, body: 'x'.repeat(bytes) });
+    expect((await publish(8 * 1024 * 1024 + 1)).status).toBe(413);
+    expect((await publish(8 * 1024 * 1024)).status).toBe(201);
   });
 
   it('a forwarded credential reaches the app but is stored redacted', async () => {
