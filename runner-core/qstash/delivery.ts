@@ -241,7 +241,7 @@ export class DeliveryWorker {
       await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
       return;
     }
-    const verdict = this.judge(message, answer, transportError, context.now());
+    const verdict = this.judge(message, answer, transportError, context.now(), config?.restTrigger === true);
     const now = context.now();
     const changes: Change[] = [];
     if (run) {
@@ -329,7 +329,7 @@ export class DeliveryWorker {
     if (run && !FINISHED_RUN_STATUSES.has(run.status)) await failRun(context, run, verdict.error, followUp !== null, changes.splice(0), now);
   }
 
-  private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number): Verdict {
+  private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number, restTrigger: boolean): Verdict {
     const { unreachable } = this.options;
     const toApp = message.callType !== 'toCallback';
     // No answer (refused, reset, DNS, timeout: transport.ts's cases) is an outage, as a 502/503/504 is;
@@ -343,7 +343,7 @@ export class DeliveryWorker {
       const retryAfter = answer?.status === 503 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
       return { kind: 'unreachable', since, at: now + unreachableDelay(since, now, unreachable, retryAfter) };
     }
-    const notAWorkflow = answer && nonWorkflowDestination(message, answer);
+    const notAWorkflow = answer && nonWorkflowDestination(message, answer, restTrigger);
     if (notAWorkflow) return { kind: 'failed', error: notAWorkflow };
     if (answer && answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
     const error: SerializedError = answer ? answerError(message.spec.destination, answer) : { name: 'DeliveryError', message: describeError(transportError) };

@@ -39,6 +39,8 @@ export const WorkflowHeader = {
   Invoke: 'upstash-workflow-invoke',
   CreatedAt: 'upstash-workflow-createdat',
   SdkVersion: 'upstash-workflow-sdk-version',
+  /** An answer's: the SDK's own version (`v1.3.2`), besides the protocol's (`SdkVersion`). */
+  Sdk: 'upstash-workflow-sdk',
   StepId: 'upstash-workflow-stepid',
   StepName: 'upstash-workflow-stepname',
   StepType: 'upstash-workflow-steptype',

@@ -151,6 +151,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, now: number, 
     label: spec.label ?? null,
     flowControl: spec.flowControl ?? null,
     ...(invoke && { invoker: invoke.invoker }),
+    ...(spec.restTrigger && { restTrigger: true }),
   };
   // The first message itself is a step of the list (the payload), delivered like the others.
   // Its run id is its deduplication: a deduplication id of its own is not needed (nor kept).

@@ -15,7 +15,8 @@ import type { QStashRouteSet } from './route-set.js';
  *
  * Its deliveries carry the workflow protocol's version header, so the SDK runs the route at once; a
  * trigger with `Upstash-Workflow-Unknown-Sdk: true` has the SDK start the run over itself first
- * (handover.ts). An endpoint that is not a workflow fails the run (non-workflow.ts).
+ * (handover.ts). An endpoint that is not a workflow served by an SDK of v1 or later fails the run
+ * (non-workflow.ts).
  */
 export const triggerRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) => {
   app.post('/trigger/*', async (c) => {
@@ -30,7 +31,7 @@ export const triggerRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) => 
       [WorkflowHeader.Url]: destination,
       [forwardedHeader(WorkflowHeader.SdkVersion)]: '1',
     };
-    const [result] = await engine.publish([parsed(destination, headers, body, 'trigger')]);
+    const [result] = await engine.publish([{ ...parsed(destination, headers, body, 'trigger'), restTrigger: true }]);
     if (result?.deduplicated) throw new ApiError(409, 'WORKFLOW_RUN_EXISTS', `Workflow run ${runId} exists already: a trigger names a new run id, or none.`);
     const run = await engine.context.store.getRun(runId);
     return jsonResponse(200, { workflowRunId: runId, workflowCreatedAt: run?.createdAt ?? Date.now() });

@@ -3,11 +3,12 @@ import { parseByteSize } from '../../cli/lib/runner-flags.js';
 import { HANDOVER_CALL_TYPE } from '../../runner-core/qstash/handover.js';
 import { checkPlanLimits, PlanLimitError, upstashLimits } from '../../runner-core/qstash/limits.js';
 import { parseMessage } from '../../runner-core/qstash/message-spec.js';
-import type { RunMessage } from '../../runner-core/qstash/message-store.js';
+import type { RunMessage, StoredMessage } from '../../runner-core/qstash/message-store.js';
+import { NON_WORKFLOW_DESTINATION_MESSAGE, nonWorkflowDestination, TRIGGER_NEEDS_SDK_V1_MESSAGE } from '../../runner-core/qstash/non-workflow.js';
 import { inlineListBody, listStream } from '../../runner-core/qstash/run-list.js';
 import { dueAt } from '../../runner-core/qstash/wake-time.js';
 
-/** The pure parts of QStash fidelity: plan limits, a run's list as the SDK reads it, wake times. */
+/** The pure parts of QStash fidelity: plan limits, a run's list as the SDK reads it, wake times, non-workflow answers. */
 
 const URL_ = 'http://127.0.0.1:3000/wf';
 
@@ -74,5 +75,23 @@ describe('wake times', () => {
   it('any other message is due at Not-Before, or after its delay', () => {
     expect(dueAt(parseMessage(URL_, { 'Upstash-Delay': '2s' }, '{"sleepUntil":9999999999}'), 1_000)).toBe(3_000);
     expect(dueAt(parseMessage(URL_, { 'Upstash-Workflow-RunId': 'wfr_x', 'Upstash-Not-Before': '5' }, '{"stepType":"Run","sleepUntil":9}'), 0)).toBe(5_000);
+  });
+});
+
+describe('non-workflow destinations', () => {
+  const step = { kind: 'workflow' } as StoredMessage;
+  const answer = (headers: Record<string, string>, status = 200) => ({ status, headers, body: Buffer.from('ok') });
+
+  it("a run's 2xx without the SDK's protocol header fails; with it, or not 2xx, it is judged as usual", () => {
+    expect(nonWorkflowDestination(step, answer({}), false)?.message).toBe(NON_WORKFLOW_DESTINATION_MESSAGE);
+    expect(nonWorkflowDestination(step, answer({ 'upstash-workflow-sdk-version': '1' }), false)).toBeUndefined();
+    expect(nonWorkflowDestination(step, answer({}, 500), false)).toBeUndefined();
+    expect(nonWorkflowDestination({ kind: 'plain' } as StoredMessage, answer({}), false)).toBeUndefined();
+  });
+
+  it('a run started by POST /v2/trigger needs the SDK of v1 or later: the protocol header alone is not enough', () => {
+    expect(nonWorkflowDestination(step, answer({ 'upstash-workflow-sdk-version': '1' }), true)?.message).toBe(TRIGGER_NEEDS_SDK_V1_MESSAGE);
+    expect(nonWorkflowDestination(step, answer({ 'upstash-workflow-sdk-version': '1', 'upstash-workflow-sdk': 'v0.2.7' }), true)?.message).toBe(TRIGGER_NEEDS_SDK_V1_MESSAGE);
+    expect(nonWorkflowDestination(step, answer({ 'upstash-workflow-sdk-version': '1', 'upstash-workflow-sdk': 'v1.3.2' }), true)).toBeUndefined();
   });
 });
