@@ -7,6 +7,7 @@ import type { Store } from './store/types.js';
 import type { Tracing } from './tracing.js';
 import { unreachablePolicy, type UnreachablePolicy } from './unreachable.js';
 import type { UpstashSigningKeys } from './qstash/signature.js';
+import { upstashLimits, type UpstashLimits } from './qstash/limits.js';
 
 /** What a `Runner` is built from (and `createRunner`, which adds the store and the API's). */
 export interface RunnerOptions {
@@ -59,6 +60,11 @@ export interface RunnerOptions {
    * @default derived from the first token (stable across restarts; see `defaultSigningKeys`)
    */
   upstashSigningKeys?: UpstashSigningKeys;
+  /**
+   * The plan limits an Upstash app's publish is held to (qstash/limits.ts): over one is QStash's 412,
+   * which the SDK treats as a final failure. @default `DEFAULT_UPSTASH_LIMITS` (100 retries)
+   */
+  upstashLimits?: Partial<UpstashLimits>;
   inlineStepsLimitBytes?: number;
   logBodyLimitBytes?: number;
   now?: () => number;
@@ -91,8 +97,8 @@ type Defaulted =
   | 'logger';
 
 /** `RunnerOptions` with every default applied and checked: what the runner's parts read. */
-export type ResolvedRunnerOptions = Omit<RunnerOptions, Defaulted | 'unreachable'> &
-  Required<Pick<RunnerOptions, Defaulted>> & { unreachable: UnreachablePolicy };
+export type ResolvedRunnerOptions = Omit<RunnerOptions, Defaulted | 'unreachable' | 'upstashLimits'> &
+  Required<Pick<RunnerOptions, Defaulted>> & { unreachable: UnreachablePolicy; upstashLimits: UpstashLimits };
 
 /** The runner's defaults, stated once (the `@default`s of `RunnerOptions` above). */
 export const RUNNER_DEFAULTS = {
@@ -116,7 +122,7 @@ function checkRetention(value: number): number {
 
 /**
  * Every default of `options` applied, in one place, and the values that can be wrong checked
- * (`retention`, the unreachable policy): the runner reads the result, never `??` a default again.
+ * (`retention`, the unreachable policy, the Upstash plan limits): the runner reads the result, never `??` a default again.
  * @example resolveRunnerOptions({ store, tokens: [token] }).leaseMs // 15000
  */
 export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOptions {
@@ -130,5 +136,6 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     ...given,
     retention: checkRetention(given.retention ?? RUNNER_DEFAULTS.retention),
     unreachable: unreachablePolicy(options.unreachable),
+    upstashLimits: upstashLimits(options.upstashLimits),
   };
 }

@@ -159,6 +159,7 @@ export class Runner {
             exclusive: this.exclusive,
             ends,
             tracing: options.tracing,
+            limits: options.upstashLimits,
           },
           qstashStores,
         )

@@ -63,6 +63,8 @@ export function makeStartCommand(io: CliIO): Command {
         // The runner's own lines (a failed drive, a lost lease) in this log's format.
         logger: log,
         upstashSigningKeys: upstash?.keys,
+        upstashMaxRetries: options.upstashMaxRetries,
+        upstashMaxMessageSize: options.upstashMaxMessageSize,
       });
       const { runner } = started;
       log.info(`listening on ${started.url}`, { url: started.url, store: started.store, database: started.database, runner: runner.owner, tokens: runner.tokens.size, origins: started.allowedOrigins.join(' '), dashboard: `${started.url}/`, retention: options.retention === 0 ? 'forever' : ms(options.retention), ...(otel && { traces: `${otel.endpoint} (${otel.protocol})` }), upstashSigningKeys: upstash ? `from ${upstash.source}` : 'derived from the first token (set QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY to choose them)' });

@@ -95,6 +95,8 @@ async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string
     otel: otelFromFlags(options, io.env),
     alerts: alertOptions(options, io.env),
     upstashSigningKeys: upstashKeys.keys,
+    upstashMaxRetries: options.upstashMaxRetries,
+    upstashMaxMessageSize: options.upstashMaxMessageSize,
   });
   return { url: local.url, token, upstashKeys, local };
 }

@@ -25,6 +25,9 @@ export interface LocalRunnerOptions {
   alerts?: AlertOptions;
   /** Keys Upstash-protocol deliveries are signed with (`wf dev` always has a pair). */
   upstashSigningKeys?: UpstashSigningKeys;
+  /** `--upstash-max-retries`, `--upstash-max-message-size`. */
+  upstashMaxRetries?: number | undefined;
+  upstashMaxMessageSize?: number | undefined;
 }
 
 export interface LocalRunner extends Pick<ProductionRunner, 'runner' | 'server' | 'url'> {
@@ -57,6 +60,8 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
     otel: options.otel,
     ...(options.alerts && { alerts: options.alerts }),
     upstashSigningKeys: options.upstashSigningKeys,
+    upstashMaxRetries: options.upstashMaxRetries,
+    upstashMaxMessageSize: options.upstashMaxMessageSize,
   });
   return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
 }

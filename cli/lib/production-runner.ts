@@ -53,6 +53,10 @@ export interface ProductionRunnerOptions {
   alerts?: AlertOptions;
   /** Keys Upstash-protocol deliveries are signed with (QSTASH_CURRENT/NEXT_SIGNING_KEY). */
   upstashSigningKeys?: UpstashSigningKeys;
+  /** `--upstash-max-retries`. @default 100 */
+  upstashMaxRetries?: number | undefined;
+  /** `--upstash-max-message-size`, in bytes. @default 10 MiB */
+  upstashMaxMessageSize?: number | undefined;
 }
 
 export interface ProductionRunner {
@@ -111,6 +115,10 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     allowedOrigins: options.allowedOrigins,
     logger: options.logger,
     ...(options.upstashSigningKeys && { upstashSigningKeys: options.upstashSigningKeys }),
+    upstashLimits: {
+      ...(options.upstashMaxRetries !== undefined && { maxRetries: options.upstashMaxRetries }),
+      ...(options.upstashMaxMessageSize !== undefined && { maxMessageBytes: options.upstashMaxMessageSize }),
+    },
     host: options.host,
     port: options.port,
     api: { openOnLoopback: options.openOnLoopback },

@@ -4,6 +4,7 @@ import { parseOriginPattern, splitOriginList } from '../../runner-core/origins.j
 import { otelConfigFromEnv, type OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 import { CliError } from '../errors.js';
 import { parseFlagUrl, type AlertFlags } from './alert-flags.js';
+import { parseNonNegativeInt } from './parse.js';
 
 /** The runner's resilience and reach, the same flags on `wf start` and `wf dev`. */
 export interface RunnerFlags extends AlertFlags {
@@ -15,6 +16,10 @@ export interface RunnerFlags extends AlertFlags {
   driveTimeout?: number;
   /** `--otel-endpoint`: the OTLP collector's base URL (wins over OTEL_EXPORTER_OTLP_ENDPOINT). */
   otelEndpoint?: string;
+  /** `--upstash-max-retries`: the most `Upstash-Retries` an Upstash app's message may ask for (qstash/limits.ts). */
+  upstashMaxRetries?: number;
+  /** `--upstash-max-message-size`, in bytes: the largest body an Upstash app may publish or get from a call. */
+  upstashMaxMessageSize?: number;
 }
 
 /**
@@ -36,6 +41,16 @@ export function parseDurationMs(value: string): number {
     throw new InvalidArgumentError(`Expected a duration like 30000 (ms), 90s, 30m or 24h, got "${value}".`);
   }
   return Math.round(result);
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** A size flag: bytes (`1048576`) or with a unit, 1024-based (`512kb`, `10mb`); at least 1 KiB. */
+export function parseByteSize(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(value.trim());
+  const bytes = match ? Math.round(Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new InvalidArgumentError(`Expected a size like 10mb, 512kb or 1048576 (bytes; at least 1kb), got "${value}".`);
+  return bytes;
 }
 
 /** `--allow-origin`, checked as it is read, collected across repeats. */
@@ -61,7 +76,8 @@ export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout`, `--otel-endpoint`, `--alert-webhook` and `--public-url` to a command.
+ * Adds `--allow-origin`, `--unreachable-horizon`, `--drive-timeout`, `--otel-endpoint`, `--alert-webhook`, `--public-url`
+ * `--upstash-max-retries` and `--upstash-max-message-size` to a command.
  * @example addRunnerFlags(new Command('start')).action((options: RunnerFlags) => …)
  */
 export function addRunnerFlags(command: Command, allowOriginHelp: string): Command {
@@ -79,5 +95,13 @@ export function addRunnerFlags(command: Command, allowOriginHelp: string): Comma
     .addOption(
       new Option('--alert-webhook <url>', 'POST a signed JSON alert here once per failed run, retried until delivered (also WF_ALERT_WEBHOOK; signed with WF_ALERT_SECRET, else the token)').argParser(parseFlagUrl),
     )
-    .addOption(new Option('--public-url <url>', "the dashboard's address as people reach it, for the links in alerts (also WF_PUBLIC_URL; default: the listen URL)").argParser(parseFlagUrl));
+    .addOption(new Option('--public-url <url>', "the dashboard's address as people reach it, for the links in alerts (also WF_PUBLIC_URL; default: the listen URL)").argParser(parseFlagUrl))
+    .addOption(
+      new Option('--upstash-max-retries <n>', 'the most Upstash-Retries an @upstash/workflow app may ask for (default 100); more is refused with 412, as QStash refuses what is over its plan')
+        .argParser(parseNonNegativeInt),
+    )
+    .addOption(
+      new Option('--upstash-max-message-size <size>', 'the largest body an @upstash/workflow app may publish (a step result, a payload) or get back from context.call (default 10mb, as QStash\'s paid plans); more is 413')
+        .argParser(parseByteSize),
+    );
 }

@@ -77,6 +77,8 @@ export interface RunConfig {
   flowControl: FlowControl | null;
   /** Set when `context.invoke` started the run: its result goes back to the invoker (invoke.ts). */
   invoker?: Invoker;
+  /** Started by `POST /v2/trigger`: its endpoint must answer as an SDK of v1 or later (non-workflow.ts). */
+  restTrigger?: boolean;
 }
 
 /** Seals the credential values of `headers` (see call-credentials.ts), bound to `method url`. */

@@ -16,6 +16,9 @@ import { defaultRetryDelayMs, parseRetryDelay } from './durations.js';
 import { callbackSpec, failRun, failureSpec, type Answer, type EndedDelivery } from './follow-ups.js';
 import { forwardable } from './message-spec.js';
 import type { StoredMessage } from './message-store.js';
+import { laterDeliveryHeaders } from './handover.js';
+import { inlineListBody } from './run-list.js';
+import { nonWorkflowDestination } from './non-workflow.js';
 import { newMessage, publishMessages } from './publish.js';
 import { deliveryTrace } from './delivery-trace.js';
 import { deliveredStepChanges, readSdkStep } from './sdk-steps.js';
@@ -136,7 +139,6 @@ function purposeOf(message: StoredMessage): EgressPurpose {
   return 'delivery';
 }
 
-const base64 = (value: string): string => Buffer.from(value).toString('base64');
 const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text);
 
 /** What a failed answer says, for the run's error: the SDK's `{error, message}` when it sent one. */
@@ -242,9 +244,9 @@ export class DeliveryWorker {
       // The app published this delivery's result since it was claimed (an earlier delivery's answer
       // landing after a restart, engine.publish settles it): sending it again would run the step again.
       if (list.find((m) => m.id === message.id)?.status === 'delivered') return;
-      body = JSON.stringify(list.map((m) => ({ messageId: m.id, body: base64(m.body), callType: m.callType ?? 'step' })));
+      if (list[0]?.id !== message.id) headers = laterDeliveryHeaders(headers);
       // Too large to send: the SDK fetches the list itself (lazy fetch) when the body is empty.
-      if (Buffer.byteLength(body) > this.options.inlineLimitBytes) body = '';
+      body = inlineListBody(list, this.options.inlineLimitBytes);
     }
     const startedAt = context.now();
     const sent: Record<string, string> = {
@@ -290,7 +292,7 @@ export class DeliveryWorker {
       await messages.settle(message.id, owner, { status: 'pending', dueAt: context.now() }, context.now());
       return;
     }
-    const verdict = this.judge(message, answer, transportError, context.now());
+    const verdict = this.judge(message, answer, transportError, context.now(), config?.restTrigger === true);
     const now = context.now();
     const changes: Change[] = [];
     if (run) {
@@ -385,7 +387,7 @@ export class DeliveryWorker {
     if (run && !FINISHED_RUN_STATUSES.has(run.status)) await failRun(context, { run, error: verdict.error, failureCallback: followUp !== null, logged: changes.splice(0), at: now });
   }
 
-  private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number): Verdict {
+  private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number, restTrigger: boolean): Verdict {
     const { unreachable } = this.options;
     const toApp = message.callType !== 'toCallback';
     // No answer (refused, reset, DNS, timeout: transport.ts's cases) is an outage, as a 502/503/504 is;
@@ -399,6 +401,8 @@ export class DeliveryWorker {
       const retryAfter = answer?.status === 503 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
       return { kind: 'unreachable', since, at: now + unreachableDelay(since, now, unreachable, retryAfter) };
     }
+    const notAWorkflow = answer && nonWorkflowDestination(message, answer, restTrigger);
+    if (notAWorkflow) return { kind: 'failed', error: notAWorkflow };
     if (answer && answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
     const error: SerializedError = answer ? answerError(message.spec.destination, answer) : { name: 'DeliveryError', message: describeError(transportError) };
     // A destination the egress gate refuses (its rule, destinations.ts) is refused again: no retry.

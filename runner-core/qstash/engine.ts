@@ -22,6 +22,8 @@ import { publishMessages, type PublishResult } from './publish.js';
 import type { QstashStores } from './stores.js';
 import type { UpstashSigningKeys } from './signature.js';
 import { forwardedHeader, UpstashHeader, WorkflowHeader } from './headers.js';
+import { listStream } from './run-list.js';
+import { checkPlanLimits, DEFAULT_UPSTASH_LIMITS, type UpstashLimits } from './limits.js';
 
 export type { UpstashSigningKeys } from './signature.js';
 
@@ -51,7 +53,7 @@ export interface QStashEngineOptions {
   unreachable: UnreachablePolicy;
   inlineLimitBytes: number;
   logBodyLimitBytes: number;
-  /** Largest call answer kept for its callback. @default 1 MiB (the API's body limit) */
+  /** Largest call answer kept for its callback. @default `limits.maxMessageBytes` (the largest message the API accepts) */
   maxMessageBytes?: number;
   /** How long a delivery without `Upstash-Timeout` waits for its answer. @default 15 minutes */
   timeoutMs?: number;
@@ -63,6 +65,8 @@ export interface QStashEngineOptions {
   ends: RunEnds;
   /** The runner's tracer, when traces are exported (telemetry/). */
   tracing?: Tracing | undefined;
+  /** The plan limits an app's publish is held to (limits.ts). @default DEFAULT_UPSTASH_LIMITS */
+  limits?: UpstashLimits;
 }
 
 /** QStash's longest request timeout: the SDK answers only once its step ran, and steps may be long. */
@@ -77,13 +81,6 @@ export function defaultSigningKeys(token: string): UpstashSigningKeys {
   return { current: derive('current'), next: derive('next') };
 }
 
-/** One entry of a run's list as the SDK reads it (`GET /v2/workflows/runs/:id`, delivery bodies). */
-export interface RawStep {
-  messageId: string;
-  body: string;
-  callType: string;
-}
-
 export class QStashEngine {
   readonly signingKeys: UpstashSigningKeys;
   readonly context: EngineContext;
@@ -94,11 +91,13 @@ export class QStashEngine {
   private readonly waitTimeouts: WaitTimeouts;
   private readonly worker: DeliveryWorker;
   private readonly exclusive: boolean;
+  readonly limits: UpstashLimits;
 
   constructor(options: QStashEngineOptions, stores: QstashStores) {
     this.stores = stores;
     this.signingKeys = options.signingKeys ?? defaultSigningKeys(options.token);
     this.exclusive = options.exclusive;
+    this.limits = options.limits ?? DEFAULT_UPSTASH_LIMITS;
     this.context = {
       store: options.store,
       messages: stores.messages,
@@ -128,7 +127,7 @@ export class QStashEngine {
       inlineLimitBytes: options.inlineLimitBytes,
       logBodyLimitBytes: options.logBodyLimitBytes,
       // A call's answer becomes a callback message: no larger than a message the API accepts.
-      maxResponseBytes: options.maxMessageBytes ?? 1024 * 1024,
+      maxResponseBytes: options.maxMessageBytes ?? this.limits.maxMessageBytes,
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     });
     this.waits = new QstashWaits({ store: options.store, waitStore: stores.waits, engine: this, commit: options.commit, logger: options.logger, now: options.now, redactNames: options.credentials.names });
@@ -158,7 +157,8 @@ export class QStashEngine {
    * Stores what an app published (`/v2/publish`, `/v2/batch`: one message, or a batch in order),
    * settling the delivery it published during. See publish.ts.
    */
-  publish(specs: readonly MessageSpec[]): Promise<PublishResult[]> {
+  async publish(specs: readonly MessageSpec[]): Promise<PublishResult[]> {
+    checkPlanLimits(this.limits, specs);
     return publishMessages(this.context, specs, { fromApp: true });
   }
 
@@ -167,11 +167,10 @@ export class QStashEngine {
    * the run, its first (the payload) first. Undefined when there is no such QStash run or it
    * finished (the SDK takes the 404 as "the run ended").
    */
-  async runSteps(runId: string): Promise<RawStep[] | undefined> {
+  async runSteps(runId: string): Promise<ReadableStream<Uint8Array> | undefined> {
     const run = await this.context.store.getRun(runId);
     if (run?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) return undefined;
-    const list = await this.context.messages.runMessages(runId);
-    return list.map((m) => ({ messageId: m.id, body: Buffer.from(m.body).toString('base64'), callType: m.callType ?? 'step' }));
+    return listStream(await this.context.messages.runMessages(runId));
   }
 
   /**

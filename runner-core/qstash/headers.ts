@@ -39,6 +39,8 @@ export const WorkflowHeader = {
   Invoke: 'upstash-workflow-invoke',
   CreatedAt: 'upstash-workflow-createdat',
   SdkVersion: 'upstash-workflow-sdk-version',
+  /** An answer's: the SDK's own version (`v1.3.2`), besides the protocol's (`SdkVersion`). */
+  Sdk: 'upstash-workflow-sdk',
   StepId: 'upstash-workflow-stepid',
   StepName: 'upstash-workflow-stepname',
   StepType: 'upstash-workflow-steptype',
@@ -47,6 +49,10 @@ export const WorkflowHeader = {
   FailureCallback: 'upstash-workflow-failure-callback',
   /** An answer's: the route has no failureFunction. */
   FailureCallbackNotFound: 'upstash-workflow-failure-callback-notfound',
+  /** On a run's first delivery only: "start the run again yourself" (the SDK answers with a handover, handover.ts). */
+  UnknownSdk: 'upstash-workflow-unknown-sdk',
+  /** On that re-published first message (handover.ts). */
+  TriggerBySdk: 'upstash-workflow-trigger-by-sdk',
 } as const;
 
 /** Prefixes of header families: forwarded to the destination, or the headers of a follow-up message. */

@@ -49,10 +49,15 @@ export interface MessageSpec {
   contentBasedDeduplication: boolean;
   /** `Upstash-Redact-Fields`: `body`, `header`, `header[name]`: what the attempt log leaves out. */
   redact: string[];
+  /** A run's first message made by `POST /v2/trigger` (trigger-route.ts), not by the SDK: see non-workflow.ts. */
+  restTrigger?: boolean;
 }
 
-/** QStash's own limit on retries (plans allow up to a few dozen). */
-export const MAX_RETRIES = 100;
+/**
+ * The most `Upstash-Retries` that reads as a number at all. The plan's limit is lower and checked
+ * at publish (limits.ts: over it is QStash's 412, which the SDK treats as final, not a 400).
+ */
+const MAX_RETRIES_READ = Number.MAX_SAFE_INTEGER;
 
 /** The run ids the runner stores (`UPSTASH_RUN_ID_PATTERN` in ids.ts): what the SDK makes, and safe in paths. */
 const RUN_ID = /^wfr_[A-Za-z0-9_-]{1,128}$/;
@@ -191,7 +196,7 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     forwarded: forwardable(forwarded),
     delayMs: read(UpstashHeader.Delay, (value) => parseDuration(displayName(UpstashHeader.Delay), value)) ?? 0,
     notBefore: read(UpstashHeader.NotBefore, (value) => parseCount(displayName(UpstashHeader.NotBefore), value, 253_402_300_799) * 1_000),
-    retries: read(UpstashHeader.Retries, (value) => parseCount(displayName(UpstashHeader.Retries), value, MAX_RETRIES)),
+    retries: read(UpstashHeader.Retries, (value) => parseCount(displayName(UpstashHeader.Retries), value, MAX_RETRIES_READ)),
     retryDelay,
     timeoutMs: read(UpstashHeader.Timeout, (value) => parseDuration(displayName(UpstashHeader.Timeout), value)),
     callback: followUp(UpstashHeader.Callback),

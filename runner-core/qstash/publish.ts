@@ -16,6 +16,8 @@ import type { NewMessage, PublishedMessage, StoredSpec } from './message-store.j
 import { invokeStepChanges, readInvokeRequest } from './invoke.js';
 import { publishedStepChanges, readSdkStep, stepKind, type SdkStep } from './sdk-steps.js';
 import { publishedStep, stepKey } from './step-identity.js';
+import { dueAt } from './wake-time.js';
+import { HANDOVER_CALL_TYPE, handoverKey, isSdkHandover } from './handover.js';
 
 export type { PublishResult } from './context.js';
 
@@ -87,7 +89,7 @@ export function newMessage(context: EngineContext, spec: MessageSpec, now: numbe
     // A step goes to the workflow with the run's whole list; a call, callback or failure call with its own body.
     kind: callType === 'step' ? 'workflow' : 'plain',
     spec: storedSpec(context, spec, runDefaults),
-    dueAt: spec.notBefore ?? now + spec.delayMs,
+    dueAt: dueAt(spec, now),
     dedupKey: dedupKey(spec),
     // A run's steps go under the run's flow control; a call under its own.
     flow: spec.flowControl ?? (callType === 'step' ? runDefaults?.flowControl : null) ?? null,
@@ -149,6 +151,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, { now, fromAp
     label: spec.label ?? null,
     flowControl: spec.flowControl ?? null,
     ...(invoke && { invoker: invoke.invoker }),
+    ...(spec.restTrigger && { restTrigger: true }),
   };
   // The first message itself is a step of the list (the payload), delivered like the others.
   // Its run id is its deduplication: a deduplication id of its own is not needed (nor kept).
@@ -176,6 +179,7 @@ async function startRun(context: EngineContext, spec: MessageSpec, { now, fromAp
   );
   if (!created) {
     const existing = await context.store.getRun(workflow.runId);
+    if (isSdkHandover(spec) && existing?.protocol === 'upstash' && !FINISHED_RUN_STATUSES.has(existing.status)) return handOver(context, spec, now);
     // An invoke step run again (at least once) finds the child its first run started: a duplicate too.
     if (existing?.protocol !== 'upstash' && !(existing === undefined && invoke)) throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
     return { messageId: workflow.runId, url: spec.destination, deduplicated: true };
@@ -184,6 +188,27 @@ async function startRun(context: EngineContext, spec: MessageSpec, { now, fromAp
   if (run) context.events.emit({ type: 'run', run });
   announce(context.events, applied);
   return { messageId: first.id, url: spec.destination };
+}
+
+/**
+ * The SDK's re-published first message after an unknown-SDK delivery (handover.ts): one more
+ * delivery of the run, which brings the SDK the run's list; a second one is a duplicate.
+ */
+async function handOver(context: EngineContext, spec: MessageSpec, now: number): Promise<PublishResult> {
+  const runId = spec.workflow!.runId;
+  const text = await context.messages.runConfig(runId);
+  const defaults = text === undefined ? undefined : (JSON.parse(text) as RunConfig);
+  const message: NewMessage = {
+    ...newMessage(context, { ...spec, workflow: { ...spec.workflow!, init: false, callType: HANDOVER_CALL_TYPE } }, now, defaults),
+    kind: 'workflow',
+    dedupKey: handoverKey(runId),
+    flow: spec.flowControl ?? defaults?.flowControl ?? null,
+  };
+  const stored = await context.messages.publish([{ message, changes: [] }], { returning: context.events.size > 0, now });
+  announce(context.events, stored.applied);
+  context.wake();
+  const [result] = stored.results;
+  return { messageId: result!.id, url: spec.destination, ...(result!.deduplicated && { deduplicated: true }) };
 }
 
 /** A call the workflow asked for (`context.call`): its row shows the request, redacted, until the answer comes. */

@@ -1,11 +1,11 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { ApiError } from '../errors.js';
 import { failureResponse } from '../api/error-response.js';
 import { jsonResponse, readBody } from '../api/http-io.js';
-import { QStashHeaderError } from './durations.js';
 import type { QStashEngine } from './engine.js';
 import { badRequest } from './errors.js';
-import { parseMessage, type MessageSpec } from './message-spec.js';
+import { parsed, pathDestination, requestHeaders } from './route-input.js';
+import { triggerRoutes } from './trigger-route.js';
 import { clientRoutes } from './client-routes.js';
 import { waitRoutes } from './waits-routes.js';
 import { mountWebhookRoutes } from './webhook-routes.js';
@@ -25,31 +25,10 @@ export type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set
 /** How many messages one batch may hold. */
 export const MAX_BATCH_MESSAGES = 1_000;
 
-/** Reads the `QStashHeaderError`s of parsing into the API's 400. */
-function parsed(destination: string, headers: Record<string, string>, body: string, where: string): MessageSpec {
-  try {
-    return parseMessage(destination, headers, body);
-  } catch (error) {
-    if (error instanceof QStashHeaderError) throw badRequest(error.message.startsWith('The runner does not support') ? 'UNSUPPORTED' : 'BAD_HEADER', `${where}: ${error.message}`);
-    throw error;
-  }
-}
-
-function requestHeaders(c: Context): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of c.req.raw.headers) out[name] = value;
-  return out;
-}
-
 /** Publish, batch, and a run's list and end: what a workflow's steps use. */
 export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) => {
   app.post('/publish/*', async (c) => {
-    // The destination is the rest of the path, as the client wrote it (`/v2/publish/https://app/x?y=1`).
-    const url = new URL(c.req.url);
-    const destination = decodeURIComponentSafe(url.pathname.slice('/v2/publish/'.length)) + url.search;
-    if (/^(queue|topic|url-group)s?\//i.test(destination) || !/^https?:\/\//i.test(destination)) {
-      throw badRequest('UNSUPPORTED', `Expected /v2/publish/<http(s) URL>, got /v2/publish/${destination}: topics, URL groups and API destinations are not supported by this runner.`);
-    }
+    const destination = pathDestination(c, 'publish');
     const body = await readBody(c.req.raw, maxBodyBytes);
     const [result] = await engine.publish([parsed(destination, requestHeaders(c), body, 'publish')]);
     return jsonResponse(201, result);
@@ -85,7 +64,7 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
     const runId = c.req.param('runId');
     const steps = await engine.runSteps(runId);
     if (!steps) throw new ApiError(404, 'NOT_FOUND', `No running workflow run ${runId}: it finished, or never started.`);
-    return jsonResponse(200, steps);
+    return new Response(steps, { status: 200, headers: { 'content-type': 'application/json' } });
   });
 
   app.delete('/workflows/runs/:runId', async (c) => {
@@ -96,16 +75,8 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
   });
 };
 
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    throw badRequest('BAD_REQUEST', `Expected a %-encoded destination URL, got a malformed escape in "${text.slice(0, 200)}".`);
-  }
-}
-
 /** Every set of `/v2` routes, in order. Other parts add theirs here. */
-export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, waitRoutes, clientRoutes, dlqRoutes];
+export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, triggerRoutes, waitRoutes, clientRoutes, dlqRoutes];
 
 /**
  * The `/v2` sub-app. Without an engine (a store other than SQLite or PostgreSQL) every route is a
@@ -122,7 +93,8 @@ export function createQStashApp(engine: QStashEngine | undefined, options: Omit<
     if (!engine) throw new ApiError(501, 'NOT_AVAILABLE', 'The QStash API needs the runner\'s own SQLite or PostgreSQL store.');
     await next();
   });
-  if (engine) for (const routes of QSTASH_ROUTE_SETS) routes(app, { ...options, engine });
+  // Bodies up to the engine's message limit (limits.ts), not the runner API's.
+  if (engine) for (const routes of QSTASH_ROUTE_SETS) routes(app, { ...options, engine, maxBodyBytes: engine.limits.maxMessageBytes });
   app.all('*', (c) => {
     throw new ApiError(404, 'UNSUPPORTED', `The runner does not serve ${c.req.method} ${new URL(c.req.url).pathname} of the QStash API (it serves what @upstash/workflow uses).`);
   });

@@ -4,6 +4,7 @@ import { admit, type FlowCandidate } from '../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from './delivery-in-progress.js';
 import { holdOwner } from './publish-hold.js';
+import { HANDOVER_CALL_TYPE } from './handover.js';
 import type {
   MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart,
   StoredMessage, StoredSpec, DeadLetter, DeadLetterQuery,
@@ -63,7 +64,8 @@ export function toInFlight(row: InFlightRow): InFlightMessage {
  * during. Leased or not: a runner that restarted on its SQLite file dropped the leases
  * (`releaseAll`) of the deliveries the app may still be answering.
  */
-export const UNDELIVERED_WHERE = `status = 'pending' AND call_type IN ('step', 'fromCallback')`;
+// A handover (handover.ts) is a delivery the app runs the first step during, as a step's is.
+export const UNDELIVERED_WHERE = `status = 'pending' AND call_type IN ('step', 'fromCallback', '${HANDOVER_CALL_TYPE}')`;
 
 export function admitMessages(rows: readonly MessageRow[], take: number, now: number, usage: Parameters<typeof admit>[3]) {
   const candidates = rows.map((row) => ({ ...row, flow_started_at: null }) as MessageRow & FlowCandidate);

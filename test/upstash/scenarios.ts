@@ -283,6 +283,100 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       expect(await h.app.countersOf(workflowRunId)).toEqual({ first: 1 });
     });
 
+    it('sleepUntil at a fractional instant never wakes the run before that instant', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('sleep-until') });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      const until = view.steps.find((s) => s.name === 'until')!.output as number;
+      const woke = view.steps.find((s) => s.name === 'woke')!.output as number;
+      // The SDK's Upstash-Not-Before says the second only (rounded down by 490 ms here); the run waits for the instant.
+      expect(woke).toBeGreaterThanOrEqual(until * 1_000);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ woke: 1 });
+    });
+
+    it('the unknown-SDK handshake: the SDK starts the run over itself (Trigger-By-Sdk) and the run goes on', async () => {
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('two-steps'), body: { text: 'unknown' }, headers: { 'Upstash-Workflow-Unknown-Sdk': 'true' } });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(stepOutputs(view).filter(([name]) => name === 'upper' || name === 'length')).toEqual([
+        ['upper', 'UNKNOWN'],
+        ['length', 7],
+      ]);
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ upper: 1, length: 1 });
+      expect(h.app.output()).not.toMatch(new RegExp(`Workflow run ${workflowRunId} already exists`));
+    });
+
+    it('POST /v2/trigger/<workflow URL> starts a run, with or without the unknown-SDK header, and answers its id and creation time', async () => {
+      for (const unknownSdk of [false, true]) {
+        const text = unknownSdk ? 'rest unknown' : 'rest';
+        const response = await fetch(`${h.runnerUrl}/v2/trigger/${h.app.workflowUrl('two-steps')}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json', 'Upstash-Retries': '0', ...(unknownSdk && { 'Upstash-Workflow-Unknown-Sdk': 'true' }) },
+          body: JSON.stringify({ text }),
+        });
+        const answer = (await response.json()) as { workflowRunId: string; workflowCreatedAt: number };
+        expect(response.status, JSON.stringify(answer)).toBe(200);
+        expect(answer.workflowRunId).toMatch(/^wfr_/);
+        expect(answer.workflowCreatedAt).toEqual(expect.any(Number));
+        const view = await finished(answer.workflowRunId);
+        expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+        expect(view.steps.find((s) => s.name === 'upper')?.output).toBe(text.toUpperCase());
+        expect(await h.app.countersOf(answer.workflowRunId)).toEqual({ upper: 1, length: 1 });
+      }
+    });
+
+    it('a destination that is not a workflow endpoint (200 without the SDK\'s headers) fails the run with QStash\'s error', async () => {
+      const plain = await startEcho();
+      try {
+        const { workflowRunId } = await client.trigger({ url: plain.url, body: { not: 'a workflow' }, retries: 3 });
+        const view = await finished(workflowRunId);
+        expect(view.run.status).toBe('failed');
+        expect(JSON.stringify(view.run.error)).toContain('detected a non-workflow destination for trigger/invoke');
+        // Not retried: the same endpoint answers the same way. Then the failure callback (the URL itself).
+        await until('the failure callback', async () => (plain.requests.length >= 2 ? true : undefined));
+        expect(plain.requests.filter((r) => !r.headers['upstash-workflow-failure-callback'])).toHaveLength(1);
+        const triggered = await fetch(`${h.runnerUrl}/v2/trigger/${plain.url}`, { method: 'POST', headers: { authorization: `Bearer ${h.token}` }, body: 'x' });
+        const { workflowRunId: restRunId } = (await triggered.json()) as { workflowRunId: string };
+        // Started by the REST trigger, the endpoint must answer as an SDK of v1 or later: QStash's other error.
+        const rest = await finished(restRunId);
+        expect(rest.run.status).toBe('failed');
+        expect(JSON.stringify(rest.run.error)).toContain('trigger rest api is only usable with sdk versions after v1.0.0 major version');
+        await until('the REST run\'s failure callback', async () => (plain.requests.length >= 4 ? true : undefined));
+      } finally {
+        await plain.close();
+      }
+    });
+
+    it('limits: Upstash-Retries over the limit is QStash\'s 412, which the SDK makes a final failure (a malformed one stays 400)', async () => {
+      const publish = (retries: string) =>
+        fetch(`${h.runnerUrl}/v2/publish/${h.app.workflowUrl('two-steps')}`, { method: 'POST', headers: { authorization: `Bearer ${h.token}`, 'Upstash-Retries': retries }, body: '{}' });
+      const over = await publish('1000000');
+      expect(over.status).toBe(412);
+      expect(await over.text()).toContain('Upstash-Retries 1000000');
+      expect((await publish('lots')).status).toBe(400);
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('huge-retries'), body: { url: echo.url }, retries: 0 });
+      const view = await finished(workflowRunId);
+      expect(view.run.status).toBe('failed');
+      expect(JSON.stringify(view.run.error)).toContain('Upstash-Retries 1000000');
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ 'before-call': 1 });
+    });
+
+    it('message size: a 1.5 MB payload and a 4.5 MB step result go through (QStash allows 10 MB); a body over the cap is 413', { timeout: 90_000 }, async () => {
+      const text = 'p'.repeat(1_500_000);
+      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('big-payload'), body: { text } });
+      const view = await finished(workflowRunId, 60_000);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'measure')?.output).toEqual({ payload: 1_500_000, result: 4_500_000 });
+      expect(await h.app.countersOf(workflowRunId)).toEqual({ grow: 1, measure: 1 });
+      // Most of its time is the SDK's own: it decodes base64 a character at a time (seconds for a few MB).
+      const tooLarge = await fetch(`${h.runnerUrl}/v2/publish/${h.app.workflowUrl('two-steps')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.token}` },
+        body: 'x'.repeat(11 * 1024 * 1024),
+      });
+      expect(tooLarge.status).toBe(413);
+    });
+
     it('Client.logs: the run, its state and its steps, as the Upstash console would list them', async () => {
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('two-steps'), body: { text: 'logs' } });
       await finished(workflowRunId);

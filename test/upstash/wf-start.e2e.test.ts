@@ -34,7 +34,8 @@ let harness: UpstashHarness;
 beforeAll(async () => {
   assertBuiltCli();
   dir = mkdtempSync(join(tmpdir(), 'wfkit-upstash-start-'));
-  runner = await spawnWfStart(['--database', join(dir, 'runner.db')], {
+  // A lower retry limit than the default (100): the flag is what the limits test reads back.
+  runner = await spawnWfStart(['--database', join(dir, 'runner.db'), '--upstash-max-retries', '50', '--upstash-max-message-size', '8mb'], {
     WF_TOKENS: TOKEN,
     WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
     QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY,
@@ -114,6 +115,22 @@ describe('wf start: the hardening guarantees hold for Upstash runs', () => {
     const error = await client().trigger({ url: 'https://not-allowed.example.com/workflows/two-steps', workflowRunId: 'refused' }).then(() => undefined, (e: Error) => e);
     expect(error?.message).toContain('--allow-origin https://not-allowed.example.com');
     expect((await fetch(`${runner!.url}/v1/runs/wfr_refused`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+  });
+
+  it('--upstash-max-retries sets the limit: one over it is 412 naming it, the limit itself is accepted', async () => {
+    const publish = (retries: number) =>
+      fetch(`${runner!.url}/v2/publish/${harness.app.workflowUrl('two-steps')}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': String(retries) }, body: '{"text":"limit"}' });
+    const over = await publish(51);
+    expect(over.status).toBe(412);
+    expect(await over.text()).toContain('limit of 50 retries');
+    expect((await publish(50)).status).toBe(201);
+  });
+
+  it('--upstash-max-message-size sets the largest body: 8 MiB is accepted, one byte more is 413', async () => {
+    const publish = (bytes: number) =>
+      fetch(`${runner!.url}/v2/publish/${harness.app.url}/counters`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': '0' }, body: 'x'.repeat(bytes) });
+    expect((await publish(8 * 1024 * 1024 + 1)).status).toBe(413);
+    expect((await publish(8 * 1024 * 1024)).status).toBe(201);
   });
 
   it('a forwarded credential reaches the app but is stored redacted', async () => {
