@@ -10,7 +10,7 @@ import type { TerminalOutcome } from '../protocol/outcome.js';
 /** How a drive request ended: its terminal outcome line, or `error` (no terminal line: a transport problem, a 5xx). */
 export type DriveEnd = TerminalOutcome['t'] | 'error';
 
-/** How a QStash delivery ended (runner-core/qstash/delivery.ts): the verdict on the answer. */
+/** How a QStash delivery ended (runner-core/qstash/delivery/delivery.ts): the verdict on the answer. */
 export type DeliveryEnd = 'done' | 'retry' | 'unreachable' | 'failed';
 
 /** How a failure alert's delivery ended (runner-core/alerts/): `failed` when this runner could not send it. */

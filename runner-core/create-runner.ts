@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { setPublicUrl } from './alerts/options.js';
 import { createApiServer, type ApiOptions } from './api/server.js';
 import { DatabaseOpenError, RunnerConfigError } from './errors.js';
-import { Histogram, instrumentStore, renderMetrics } from './metrics.js';
+import { Histogram, instrumentStore, renderMetrics } from './telemetry/metrics.js';
 import { Runner, type RunnerOptions } from './runner.js';
 import { resolveRunnerOptions, type ResolvedRunnerOptions } from './runner-options.js';
 import { openStore, parseDatabaseUrl, redactDatabaseUrl } from './store/index.js';
 import type { Store } from './store/types.js';
 import type { OtelConfig } from './telemetry/otel-config.js';
-import type { Tracing } from './tracing.js';
+import type { Tracing } from './telemetry/tracing.js';
 
 export interface CreateRunnerOptions extends Omit<RunnerOptions, 'store' | 'exclusive'> {
   /**

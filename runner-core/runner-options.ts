@@ -1,13 +1,13 @@
 import type { AlertOptions } from './alerts/options.js';
-import type { DispatchOptions } from './dispatch.js';
+import type { DispatchOptions } from './drive/dispatch.js';
 import type { EgressOptions } from './egress/gate.js';
-import { consoleLogger, type Logger } from './logger.js';
-import { LOOPBACK_ORIGINS } from './origins.js';
+import { consoleLogger, type Logger } from './telemetry/logger.js';
+import { LOOPBACK_ORIGINS } from './egress/origins.js';
 import type { Store } from './store/types.js';
-import type { Tracing } from './tracing.js';
-import { unreachablePolicy, type UnreachablePolicy } from './unreachable.js';
+import type { Tracing } from './telemetry/tracing.js';
+import { unreachablePolicy, type UnreachablePolicy } from './drive/unreachable.js';
 import type { UpstashSigningKeys } from './qstash/signature.js';
-import { upstashLimits, type UpstashLimits } from './qstash/limits.js';
+import { upstashLimits, type UpstashLimits } from './qstash/publish/limits.js';
 
 /** What a `Runner` is built from (and `createRunner`, which adds the store and the API's). */
 export interface RunnerOptions {

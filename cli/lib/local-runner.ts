@@ -1,5 +1,5 @@
 import type { AlertOptions } from '../../runner-core/alerts/options.js';
-import { LOOPBACK_ORIGINS } from '../../runner-core/origins.js';
+import { LOOPBACK_ORIGINS } from '../../runner-core/egress/origins.js';
 import type { OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 import type { UpstashSigningKeys } from '../../runner-core/qstash/signing-keys.js';
 import { startProductionRunner, type ProductionRunner } from './production-runner.js';

@@ -1,4 +1,4 @@
-import type { LogFields, Logger } from '../../runner-core/logger.js';
+import type { LogFields, Logger } from '../../runner-core/telemetry/logger.js';
 import type { CliIO } from './io.js';
 
 export type LogFormat = 'text' | 'json';

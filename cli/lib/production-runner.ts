@@ -4,7 +4,7 @@ import { isLoopbackHost } from '../../runner-core/api/http-io.js';
 import { createRunner } from '../../runner-core/create-runner.js';
 import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
 import type { AlertOptions } from '../../runner-core/alerts/options.js';
-import type { Logger } from '../../runner-core/logger.js';
+import type { Logger } from '../../runner-core/telemetry/logger.js';
 import type { UpstashSigningKeys } from '../../runner-core/qstash/signing-keys.js';
 import type { Runner } from '../../runner-core/runner.js';
 import type { OtelConfig } from '../../runner-core/telemetry/otel-config.js';

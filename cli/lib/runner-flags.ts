@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import ms from 'ms';
-import { parseOriginPattern, splitOriginList } from '../../runner-core/origins.js';
+import { parseOriginPattern, splitOriginList } from '../../runner-core/egress/origins.js';
 import { otelConfigFromEnv, type OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 import { CliError } from '../errors.js';
 import { parseFlagUrl, type AlertFlags } from './alert-flags.js';

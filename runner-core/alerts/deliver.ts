@@ -1,8 +1,8 @@
 import { serializeError, type SerializedError } from '../../protocol/errors.js';
-import { postToEndpoint } from '../dispatch.js';
+import { postToEndpoint } from '../drive/dispatch.js';
 import type { EgressGate } from '../egress/gate.js';
 import { isFull } from '../egress/slots.js';
-import { parseRetryAfter } from '../retry.js';
+import { parseRetryAfter } from '../drive/retry.js';
 import type { Attempt, Run, Step } from '../store/types.js';
 import { alertDocument } from './document.js';
 import type { AlertConfig } from './options.js';

@@ -1,5 +1,5 @@
 import type { Run, RunPatch } from '../store/types.js';
-import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from '../unreachable.js';
+import { DEFAULT_UNREACHABLE_POLICY, unreachableDelay, type UnreachablePolicy } from '../drive/unreachable.js';
 import type { AlertDelivery } from './deliver.js';
 
 /**

@@ -9,7 +9,7 @@ import { ApiErrorWithHeaders, failureResponse } from './error-response.js';
 import type { ApiEnv, ApiRoute } from './api-route.js';
 import { apiRoutes } from './routes.js';
 import { createEventStreams, type EventStreamsOptions } from './sse.js';
-import { createQStashApp } from '../qstash/routes.js';
+import { createQStashApp } from '../qstash/routes/routes.js';
 
 export type { ApiEnv } from './api-route.js';
 

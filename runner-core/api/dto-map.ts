@@ -4,8 +4,8 @@ import type { Run as RunDto, RunPage as RunPageDto, Step as StepDto } from '../.
 import type { RunnerEvent as RunnerEventDto } from '../../api/events.js';
 import { parentOf } from '../../api/links.js';
 import { decodeValue } from '../../protocol/values.js';
-import { publicStep } from '../call-credentials.js';
-import type { RunnerEvent } from '../events.js';
+import { publicStep } from '../drive/call-credentials.js';
+import type { RunnerEvent } from '../commit/events.js';
 import { runnerKind } from '../step-kinds/index.js';
 import type { Run, RunPage, Step } from '../store/types.js';
 

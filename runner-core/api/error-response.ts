@@ -2,7 +2,7 @@ import { WorkflowError } from '../../protocol/errors.js';
 import { ApiError, OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError, UpstashRunActionError } from '../errors.js';
 import { EgressRefusedError } from '../egress/destinations.js';
 import { InvalidScheduleError } from '../schedules/cron.js';
-import { describeError, type Logger } from '../logger.js';
+import { describeError, type Logger } from '../telemetry/logger.js';
 import { errorResponse } from './http-io.js';
 
 /** An API error that needs headers beside its body: `Allow` on a 405, `Retry-After` on a 429. */

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { ApiError } from '../errors.js';
-import { describeError } from '../logger.js';
+import { describeError } from '../telemetry/logger.js';
 import type { Runner } from '../runner.js';
 import { createApiApp, type ApiAppOptions } from './app.js';
 import { limitConnections, timeoutOptions, type ConnectionLimits } from './connection-limits.js';

@@ -1,4 +1,4 @@
-import type { EventBus, RunnerEvent } from '../events.js';
+import type { EventBus, RunnerEvent } from '../commit/events.js';
 
 /** Recent events `GET /v1/events` keeps to replay to a client that reconnects with `Last-Event-ID`. */
 export const SSE_REPLAY_EVENTS = 1_000;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { slimEvent } from '../../api/events.js';
-import type { EventBus, RunnerEvent } from '../events.js';
+import type { EventBus, RunnerEvent } from '../commit/events.js';
 import { ApiError } from '../errors.js';
 import { eventDto } from './dto-map.js';
 import { ApiErrorWithHeaders } from './error-response.js';

@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import type { OriginPattern } from '../origins.js';
+import type { OriginPattern } from './origins.js';
 import { callConnector } from './connect.js';
 
 /** How long the runner waits for a drive answer's headers (the route sends them before its first step). */

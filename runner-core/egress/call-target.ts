@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { originAllowed, type OriginPattern } from '../origins.js';
+import { originAllowed, type OriginPattern } from './origins.js';
 import { EgressRefusedError } from './destinations.js';
 import { isPublicAddress } from './public-address.js';
 

@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { buildConnector } from 'undici';
-import type { OriginPattern } from '../origins.js';
-import { originAllowed } from '../origins.js';
+import type { OriginPattern } from './origins.js';
+import { originAllowed } from './origins.js';
 import { EgressRefusedError } from './destinations.js';
 import { isPublicAddress } from './public-address.js';
 

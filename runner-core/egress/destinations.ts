@@ -1,4 +1,4 @@
-import { originAllowed, type OriginPattern } from '../origins.js';
+import { originAllowed, type OriginPattern } from './origins.js';
 
 /**
  * The one destination policy of every request the runner sends: what each kind of request is,

@@ -1,6 +1,6 @@
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { EndpointTimeoutError } from '../errors.js';
-import type { OriginPattern } from '../origins.js';
+import type { OriginPattern } from './origins.js';
 import { createAgents, type DispatchOptions, type EgressAgents } from './agents.js';
 import { EgressRefusedError, judgeDestination, type EgressPurpose } from './destinations.js';
 import { SlotTable, type OriginCount, type Slot, type SlotsFull } from './slots.js';

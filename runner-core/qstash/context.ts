@@ -1,15 +1,15 @@
 import type { FlowControl } from '../../protocol/flow-control.js';
-import type { CallCredentials } from '../call-credentials.js';
-import type { Commit } from '../commit-queue.js';
-import type { EventBus } from '../events.js';
-import type { Logger } from '../logger.js';
-import type { Tracing } from '../tracing.js';
-import type { OriginPattern } from '../origins.js';
+import type { CallCredentials } from '../drive/call-credentials.js';
+import type { Commit } from '../commit/commit-queue.js';
+import type { EventBus } from '../commit/events.js';
+import type { Logger } from '../telemetry/logger.js';
+import type { Tracing } from '../telemetry/tracing.js';
+import type { OriginPattern } from '../egress/origins.js';
 import type { RunEnds } from '../run-end/run-ends.js';
 import type { Store } from '../store/types.js';
 import type { SdkStep } from './sdk-steps.js';
-import type { FollowUp, MessageSpec } from './message-spec.js';
-import type { MessageStore } from './message-store.js';
+import type { FollowUp, MessageSpec } from './messages/spec.js';
+import type { MessageStore } from './messages/store.js';
 
 /** What a publish answers for each message (QStash's `{messageId, url, deduplicated?}`). */
 export interface PublishResult {

@@ -1,9 +1,9 @@
 import { childEventId } from '../../api/links.js';
 import { ApiError } from '../errors.js';
-import { describeError } from '../logger.js';
+import { describeError } from '../telemetry/logger.js';
 import type { Change } from '../store/types.js';
 import { openHeaders, sealHeaders, type EngineContext, type Invoker, type RunConfig } from './context.js';
-import { parseMessage } from './message-spec.js';
+import { parseMessage } from './messages/spec.js';
 import { parseJsonObject, toSdkStep } from './sdk-steps.js';
 import { WorkflowHeader } from './headers.js';
 

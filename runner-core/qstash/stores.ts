@@ -1,10 +1,10 @@
 import type { StoreConnection } from '../store/types.js';
-import type { MessageStore } from './message-store.js';
-import { PostgresMessageStore } from './postgres-messages.js';
-import { SqliteMessageStore } from './sqlite-messages.js';
-import type { QstashWaitStore } from './waits.js';
-import { PostgresQstashWaits } from './waits-postgres.js';
-import { SqliteQstashWaits } from './waits-sqlite.js';
+import type { MessageStore } from './messages/store.js';
+import { PostgresMessageStore } from './messages/postgres.js';
+import { SqliteMessageStore } from './messages/sqlite.js';
+import type { QstashWaitStore } from './waits/waits.js';
+import { PostgresQstashWaits } from './waits/postgres.js';
+import { SqliteQstashWaits } from './waits/sqlite.js';
 
 /**
  * The QStash engine's tables (`qstash_runs`, `qstash_messages`, `qstash_waits`,

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { addPruneCounts, emptyPruneCounts, type PruneCounts } from '../../api/prune.js';
-import type { MessageStore } from '../qstash/message-store.js';
-import type { QstashWaitStore } from '../qstash/waits.js';
+import type { MessageStore } from '../qstash/messages/store.js';
+import type { QstashWaitStore } from '../qstash/waits/waits.js';
 import type { PruneCursor, RetentionStore } from '../store/types.js';
 
 /** Where a finished run's rows live: the core store's tables, and the QStash parts' (absent on a store without them). */

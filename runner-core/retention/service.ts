@@ -1,6 +1,6 @@
 import { PRUNE_MAX_RUNS, type PruneRequest, type PruneResult } from '../../api/prune.js';
 import { ProtocolError } from '../../protocol/errors.js';
-import { describeError, type Logger } from '../logger.js';
+import { describeError, type Logger } from '../telemetry/logger.js';
 import { formatPruneCursor, parsePruneCursor, prunePass, type PruneParts } from './prune.js';
 
 export interface RetentionServiceOptions {

@@ -1,11 +1,11 @@
 import { sendAlert, unsentAlert } from '../alerts/deliver.js';
 import type { AlertConfig } from '../alerts/options.js';
 import { settleAlert } from '../alerts/settle.js';
-import { runAttempt, type AttemptContext } from '../attempt.js';
+import { runAttempt, type AttemptContext } from '../drive/attempt.js';
 import { isFull, SLOT_RECHECK_MS } from '../egress/slots.js';
-import { failureRequest, settleFailureCall } from '../settle-failure-call.js';
+import { failureRequest, settleFailureCall } from './settle-failure-call.js';
 import type { Attempt, Change, Run, RunPatch, Store } from '../store/types.js';
-import type { UnreachablePolicy } from '../unreachable.js';
+import type { UnreachablePolicy } from '../drive/unreachable.js';
 import { AttemptNumbers, type UpstashAttemptSeq } from './attempt-numbers.js';
 import { alertDueAt, deliveriesDueAt, failureCallDueAt, owesAlert, owesNativeFailureCall } from './owed.js';
 import { pauseUntil } from './pause.js';

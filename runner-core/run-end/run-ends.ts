@@ -1,7 +1,7 @@
-import type { Commit } from '../commit-queue.js';
-import { describeError, type Logger } from '../logger.js';
+import type { Commit } from '../commit/commit-queue.js';
+import { describeError, type Logger } from '../telemetry/logger.js';
 import type { Change, Run, Store } from '../store/types.js';
-import type { Tracing } from '../tracing.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import type { RunEnding } from './end.js';
 
 /** A run that just ended, as its end was committed. */

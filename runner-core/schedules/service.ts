@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { NewScheduleRequest, Schedule, ScheduleRefusal } from '../../api/schedule-dto.js';
 import type { StartRequest } from '../../protocol/messages.js';
 import { OriginNotAllowedError } from '../errors.js';
-import { describeError, type Logger } from '../logger.js';
-import { originAllowed, type OriginPattern } from '../origins.js';
-import { nextDelay, type RetryPolicy } from '../retry.js';
+import { describeError, type Logger } from '../telemetry/logger.js';
+import { originAllowed, type OriginPattern } from '../egress/origins.js';
+import { nextDelay, type RetryPolicy } from '../drive/retry.js';
 import type { Run, ScheduleStore } from '../store/types.js';
 import { checkCronFields, nextTick } from './cron.js';
 

@@ -1,6 +1,6 @@
 import { Header } from '../../protocol/headers.js';
 import { serializeError } from '../../protocol/errors.js';
-import { performCall, type CallResult } from '../call.js';
+import { performCall, type CallResult } from '../drive/call.js';
 import { isFull } from '../egress/slots.js';
 import type { Step } from '../store/types.js';
 import { failed, noDto, noneMeanwhile, succeeded } from './resolved.js';

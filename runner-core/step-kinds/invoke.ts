@@ -1,5 +1,5 @@
 import { serializeError, type SerializedError } from '../../protocol/errors.js';
-import { childEventId, childRunIdOf, childStartRequest, INVOKE_POLL_MS, invokeAsCallRequest, invokeResult } from '../invoke.js';
+import { childEventId, childRunIdOf, childStartRequest, INVOKE_POLL_MS, invokeAsCallRequest, invokeResult } from '../drive/invoke.js';
 import { FINISHED_RUN_STATUSES, type Run, type Step } from '../store/types.js';
 import { failed, succeeded } from './resolved.js';
 import type { ResolveContext, Resolution, RunnerStepKind } from './types.js';

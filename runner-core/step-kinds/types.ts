@@ -1,10 +1,10 @@
 import type { Step as StepDto } from '../../api/dto.js';
 import type { StartRequest } from '../../protocol/messages.js';
 import type { SuspendingStepKind, SuspensionOf } from '../../protocol/step-kinds/index.js';
-import type { CallCredentials } from '../call-credentials.js';
+import type { CallCredentials } from '../drive/call-credentials.js';
 import type { EgressGate } from '../egress/gate.js';
 import type { Change, Run, Step, Store } from '../store/types.js';
-import type { Tracing } from '../tracing.js';
+import type { Tracing } from '../telemetry/tracing.js';
 
 /** What resolving a run's pending steps may use (suspensions.ts builds it for the driver). */
 export interface ResolveContext {

@@ -1,13 +1,13 @@
-import { openSqliteStore } from './sqlite.js';
-import type { PostgresStoreOptions } from './postgres.js';
+import { openSqliteStore } from './sqlite/store.js';
+import type { PostgresStoreOptions } from './postgres/store.js';
 import type { Store } from './types.js';
 
 export * from './types.js';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './rows.js';
 export { LeaseLostError } from './errors.js';
-export { openSqliteStore, SqliteStore } from './sqlite.js';
+export { openSqliteStore, SqliteStore } from './sqlite/store.js';
 // postgres.ts loads the `postgres` package only inside openPostgresStore, so this export is free.
-export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './postgres.js';
+export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './postgres/store.js';
 
 export type DatabaseLocation =
   | { kind: 'sqlite'; path: string }
@@ -59,6 +59,6 @@ export function redactDatabaseUrl(value: string): string {
 export async function openStore(value: string, options: { postgres?: PostgresStoreOptions } = {}): Promise<Store> {
   const location = parseDatabaseUrl(value);
   if (location.kind === 'sqlite') return openSqliteStore(location.path);
-  const { openPostgresStore } = await import('./postgres.js');
+  const { openPostgresStore } = await import('./postgres/store.js');
   return openPostgresStore(location.url, { ...(location.schema !== undefined && { schema: location.schema }), ...options.postgres });
 }

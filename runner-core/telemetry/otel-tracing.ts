@@ -15,10 +15,10 @@ import {
 import type { SerializedError } from '../../protocol/errors.js';
 import type { Outcome, TerminalOutcome } from '../../protocol/outcome.js';
 import { formatTraceparent, stepSpanId } from '../../protocol/trace-context.js';
-import { parentOf } from '../invoke.js';
-import type { Logger } from '../logger.js';
+import { parentOf } from '../drive/invoke.js';
+import type { Logger } from './logger.js';
 import type { Run, Step } from '../store/types.js';
-import type { AttemptTrace, AttemptTraceInfo, DeliveryTraceInfo, Tracing } from '../tracing.js';
+import type { AttemptTrace, AttemptTraceInfo, DeliveryTraceInfo, Tracing } from './tracing.js';
 import { DEFAULT_SERVICE_NAME, type OtelConfig } from './otel-config.js';
 import { ReportingExporter } from './reporting-exporter.js';
 import { runTraceIds } from './run-trace-ids.js';

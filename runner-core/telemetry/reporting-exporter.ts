@@ -1,5 +1,5 @@
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 
 /** OTel's ExportResult: code 0 is SUCCESS, 1 FAILED. */
 type ExportResult = Parameters<Parameters<SpanExporter['export']>[1]>[0];

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@upstash/workflow';
 import { expect, vi } from 'vitest';
-import { Histogram, renderMetrics } from '../../runner-core/metrics.js';
+import { Histogram, renderMetrics } from '../../runner-core/telemetry/metrics.js';
 import type { Runner } from '../../runner-core/runner.js';
 import { closeServer, waitForFinish, type TestRunner } from '../helpers/runner.js';
 import { startUpstashApp, upstashEnv, type UpstashApp } from '../qstash/upstash-app.js';

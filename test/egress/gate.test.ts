@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EgressRefusedError } from '../../runner-core/egress/destinations.js';
 import { EgressGate } from '../../runner-core/egress/gate.js';
 import { isFull, SlotTable, type Slot } from '../../runner-core/egress/slots.js';
-import { parseOriginPatterns } from '../../runner-core/origins.js';
+import { parseOriginPatterns } from '../../runner-core/egress/origins.js';
 import { closeServer } from '../helpers/runner.js';
 
 /** The egress gate against a real node:http server on 127.0.0.1: rules, redirects, caps, slots. */

@@ -62,7 +62,7 @@ describe('no way out of the runner but the egress gate', () => {
   it('finds the gate and the rest of runner-core', () => {
     const names = files.map((f) => relative(ROOT, f));
     expect(names).toContain('runner-core/egress/agents.ts');
-    expect(names).toContain('runner-core/qstash/delivery.ts');
+    expect(names).toContain('runner-core/qstash/delivery/delivery.ts');
     expect(names.length).toBeGreaterThan(50);
   });
 

@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import { createApiApp, type ApiEnv } from '../../runner-core/api/app.js';
 import { createApiServer, type ApiOptions } from '../../runner-core/api/server.js';
 import { Runner, type RunnerOptions } from '../../runner-core/runner.js';
-import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Attempt, Run, Step, Store } from '../../runner-core/store/types.js';
 import { serve } from '../../serve/adapters/node.js';
 import type { ServeOptions, Workflow } from '../../serve/core/handler.js';

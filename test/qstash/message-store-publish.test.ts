@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeValue, encodeValue } from '../../protocol/values.js';
-import { deliveryInProgress, type InFlightMessage } from '../../runner-core/qstash/delivery-in-progress.js';
-import type { MessageStore, NewMessage } from '../../runner-core/qstash/message-store.js';
+import { deliveryInProgress, type InFlightMessage } from '../../runner-core/qstash/delivery/in-progress.js';
+import type { MessageStore, NewMessage } from '../../runner-core/qstash/messages/store.js';
 import { openQstashStores } from '../../runner-core/qstash/stores.js';
-import { openPostgresStore } from '../../runner-core/store/postgres.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { openPostgresStore } from '../../runner-core/store/postgres/store.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Change, Store } from '../../runner-core/store/types.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 

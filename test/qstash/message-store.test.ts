@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openQstashStores } from '../../runner-core/qstash/stores.js';
-import type { MessageStore, NewMessage } from '../../runner-core/qstash/message-store.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import type { MessageStore, NewMessage } from '../../runner-core/qstash/messages/store.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres/store.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Store } from '../../runner-core/store/types.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createApiServer } from '../../runner-core/api/server.js';
 import { Runner, type RunnerOptions } from '../../runner-core/runner.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres/store.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { closeServer, listen } from '../helpers/runner.js';
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '@upstash/workflow';
-import type { Tracing } from '../../runner-core/tracing.js';
+import type { Tracing } from '../../runner-core/telemetry/tracing.js';
 import type { Run } from '../../runner-core/store/types.js';
 import { closeStarted, startTestRunner, waitForFinish, waitForRun } from '../helpers/runner.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';

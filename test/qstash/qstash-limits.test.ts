@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseByteSize } from '../../cli/lib/runner-flags.js';
-import { HANDOVER_CALL_TYPE } from '../../runner-core/qstash/handover.js';
-import { checkPlanLimits, PlanLimitError, upstashLimits } from '../../runner-core/qstash/limits.js';
-import { parseMessage } from '../../runner-core/qstash/message-spec.js';
-import type { RunMessage, StoredMessage } from '../../runner-core/qstash/message-store.js';
-import { NON_WORKFLOW_DESTINATION_MESSAGE, nonWorkflowDestination, TRIGGER_NEEDS_SDK_V1_MESSAGE } from '../../runner-core/qstash/non-workflow.js';
-import { inlineListBody, listStream } from '../../runner-core/qstash/run-list.js';
-import { dueAt } from '../../runner-core/qstash/wake-time.js';
+import { HANDOVER_CALL_TYPE } from '../../runner-core/qstash/publish/handover.js';
+import { checkPlanLimits, PlanLimitError, upstashLimits } from '../../runner-core/qstash/publish/limits.js';
+import { parseMessage } from '../../runner-core/qstash/messages/spec.js';
+import type { RunMessage, StoredMessage } from '../../runner-core/qstash/messages/store.js';
+import { NON_WORKFLOW_DESTINATION_MESSAGE, nonWorkflowDestination, TRIGGER_NEEDS_SDK_V1_MESSAGE } from '../../runner-core/qstash/delivery/non-workflow.js';
+import { inlineListBody, listStream } from '../../runner-core/qstash/delivery/run-list.js';
+import { dueAt } from '../../runner-core/qstash/publish/wake-time.js';
 
 /** The pure parts of QStash fidelity: plan limits, a run's list as the SDK reads it, wake times, non-workflow answers. */
 

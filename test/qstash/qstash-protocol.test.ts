@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { Receiver } from '@upstash/qstash';
 import { defaultSigningKeys } from '../../runner-core/qstash/engine.js';
 import { parseDuration, parseRetryDelay, QStashHeaderError } from '../../runner-core/qstash/durations.js';
-import { canonicalHeaderName } from '../../runner-core/qstash/header-case.js';
-import { parseMessage } from '../../runner-core/qstash/message-spec.js';
-import { runHeadersFor } from '../../runner-core/qstash/run-headers.js';
+import { canonicalHeaderName } from '../../runner-core/qstash/delivery/header-case.js';
+import { parseMessage } from '../../runner-core/qstash/messages/spec.js';
+import { runHeadersFor } from '../../runner-core/qstash/delivery/run-headers.js';
 import { signDelivery } from '../../runner-core/qstash/signature.js';
 
 /** The wire details of the QStash API: signatures the real Receiver accepts, and how headers read. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { qstashToken, qstashUserId, unwrapQstashToken } from '../../runner-core/qstash/qstash-token.js';
-import { namesAddress, parseHookPath } from '../../runner-core/qstash/webhooks.js';
+import { namesAddress, parseHookPath } from '../../runner-core/qstash/waits/webhooks.js';
 import { TokenSet } from '../../runner-core/tokens.js';
 
 describe('QSTASH_TOKEN shape', () => {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../runner-core/logger.js';
+import type { Logger } from '../../runner-core/telemetry/logger.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkflowError } from '../../protocol/errors.js';
 import { MAX_JSON_DEPTH } from '../../protocol/validate.js';

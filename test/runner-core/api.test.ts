@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeValue } from '../../protocol/values.js';
 import { newRunId } from '../../runner-core/ids.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Run, RunStatus } from '../../runner-core/store/types.js';
 import {
   TEST_TOKEN,

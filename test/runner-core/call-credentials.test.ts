@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redactHeaders } from '../../protocol/headers.js';
 import type { CallRequest } from '../../protocol/messages.js';
 import { decodeOutcome, encodeOutcome, type Outcome } from '../../protocol/outcome.js';
-import { CallCredentials, CredentialsError, publicStep, type StoredCallRequest } from '../../runner-core/call-credentials.js';
+import { CallCredentials, CredentialsError, publicStep, type StoredCallRequest } from '../../runner-core/drive/call-credentials.js';
 import type { Step } from '../../runner-core/store/types.js';
 
 const request: CallRequest = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommitQueue } from '../../runner-core/commit-queue.js';
+import { CommitQueue } from '../../runner-core/commit/commit-queue.js';
 import { LeaseLostError } from '../../runner-core/store/errors.js';
 import type { ApplyOptions, Change, Store } from '../../runner-core/store/types.js';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRunner, type CreatedRunner } from '../../runner-core/create-runner.js';
 import { DatabaseOpenError, RunnerConfigError } from '../../runner-core/errors.js';
-import type { Logger } from '../../runner-core/logger.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import type { Logger } from '../../runner-core/telemetry/logger.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import { TEST_TOKEN } from '../helpers/runner.js';
 
 const opened: CreatedRunner[] = [];

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { PostgresStore } from '../../runner-core/store/postgres.js';
+import type { PostgresStore } from '../../runner-core/store/postgres/store.js';
 import { startApp, type TestApp } from '../helpers/runner.js';
 import { postgresRunners } from './postgres-runners.js';
 import type { WfStartProcess } from './wf-start-process.js';

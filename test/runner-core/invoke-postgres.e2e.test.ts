@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeValue } from '../../protocol/values.js';
 import { Runner } from '../../runner-core/runner.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres/store.js';
 import type { Workflow } from '../../serve/core/handler.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { Counter, startApp, TEST_TOKEN, waitForFinish, waitForRun, type TestApp } from '../helpers/runner.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Histogram, instrumentStore, renderMetrics } from '../../runner-core/metrics.js';
+import { Histogram, instrumentStore, renderMetrics } from '../../runner-core/telemetry/metrics.js';
 import { Runner } from '../../runner-core/runner.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 
 describe('metrics', () => {
   it('keeps a cumulative histogram in Prometheus buckets', () => {

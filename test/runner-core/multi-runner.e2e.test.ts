@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeValue } from '../../protocol/values.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres/store.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { Counter, startApp, type TestApp } from '../helpers/runner.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from './wf-start-process.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, splitOriginList } from '../../runner-core/origins.js';
+import { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, splitOriginList } from '../../runner-core/egress/origins.js';
 
 describe('parseOriginPattern', () => {
   it.each([

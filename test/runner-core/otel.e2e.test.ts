@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NonRetryableError } from '../../protocol/errors.js';
 import { parseTraceparent, type TraceContext } from '../../protocol/trace-context.js';
-import { childRunIdOf } from '../../runner-core/invoke.js';
+import { childRunIdOf } from '../../runner-core/drive/invoke.js';
 import { createRunner, type CreatedRunner } from '../../runner-core/create-runner.js';
 import { RunnerConfigError } from '../../runner-core/errors.js';
 import type { OtlpProtocol } from '../../runner-core/telemetry/otel-config.js';
 import { runTraceIds } from '../../runner-core/telemetry/run-trace-ids.js';
 import type { WorkflowContext } from '../../serve/core/context.js';
 import { startOtlpReceiver, SpanKindCode, StatusCode, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import type { Logger } from '../../runner-core/logger.js';
+import type { Logger } from '../../runner-core/telemetry/logger.js';
 import { closeServer, closeStarted, listen, startApp, startThroughApp, TEST_TOKEN, unusedPort, waitForFinish, waitForRun } from '../helpers/runner.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres/store.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { closeStarted } from '../helpers/runner.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from './wf-start-process.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeValue } from '../../protocol/values.js';
-import { workflowRunLog } from '../../runner-core/qstash/client-logs.js';
-import { parseCancelQuery, parseLogsQuery } from '../../runner-core/qstash/client-query.js';
+import { workflowRunLog } from '../../runner-core/qstash/client/logs.js';
+import { parseCancelQuery, parseLogsQuery } from '../../runner-core/qstash/client/query.js';
 import type { Run, Step } from '../../runner-core/store/types.js';
 import { T0 } from './store-fixtures.js';
 

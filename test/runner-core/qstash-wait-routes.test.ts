@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../runner-core/logger.js';
+import type { Logger } from '../../runner-core/telemetry/logger.js';
 import { openQstashStores } from '../../runner-core/qstash/stores.js';
-import { mountWaitRoutes } from '../../runner-core/qstash/waits-routes.js';
-import { QstashWaits } from '../../runner-core/qstash/waits-service.js';
-import { WaitTimeouts } from '../../runner-core/qstash/waits-timeouts.js';
-import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
+import { mountWaitRoutes } from '../../runner-core/qstash/waits/routes.js';
+import { QstashWaits } from '../../runner-core/qstash/waits/service.js';
+import { WaitTimeouts } from '../../runner-core/qstash/waits/timeouts.js';
+import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Change } from '../../runner-core/store/types.js';
 import { decodeValue } from '../../protocol/values.js';
 import { closeStarted, startTestRunner } from '../helpers/runner.js';

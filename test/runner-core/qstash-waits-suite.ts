@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openQstashStores } from '../../runner-core/qstash/stores.js';
-import type { QstashWaitStore, Wait } from '../../runner-core/qstash/waits.js';
+import type { QstashWaitStore, Wait } from '../../runner-core/qstash/waits/waits.js';
 import type { Store } from '../../runner-core/store/types.js';
 import { newRun, runId as storeRunId, T0 } from './store-fixtures.js';
 

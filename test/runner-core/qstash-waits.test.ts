@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Store } from '../../runner-core/store/types.js';
 import { describeWaitStore } from './qstash-waits-suite.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeValue } from '../../protocol/values.js';
-import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite/store.js';
 import { Counter, gate, startApp, startThroughApp, waitForRun, type TestApp } from '../helpers/runner.js';
 
 /**

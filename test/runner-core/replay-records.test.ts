@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toReplayRecords } from '../../runner-core/replay-records.js';
+import { toReplayRecords } from '../../runner-core/drive/replay-records.js';
 import type { Step, StepStatus } from '../../runner-core/store/types.js';
 
 const step = (index: number, status: StepStatus, patch: Partial<Step> = {}): Step => ({

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../../api/client.js';
 import { Runner } from '../../runner-core/runner.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import { closeStarted, Counter, startApp, startTestRunner } from '../helpers/runner.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextDelay, parseRetryAfter } from '../../runner-core/retry.js';
+import { nextDelay, parseRetryAfter } from '../../runner-core/drive/retry.js';
 
 describe('nextDelay', () => {
   const policy = { retries: 5, baseMs: 100 };

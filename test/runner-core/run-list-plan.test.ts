@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../runner-core/store/postgres.js';
+import { openPostgresStore } from '../../runner-core/store/postgres/store.js';
 import { runListSql } from '../../runner-core/store/run-list-sql.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { RunQuery } from '../../runner-core/store/types.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 

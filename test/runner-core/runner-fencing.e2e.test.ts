@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeValue } from '../../protocol/values.js';
-import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite/store.js';
 import { Counter, gate, startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LOOPBACK_ORIGINS } from '../../runner-core/origins.js';
+import { LOOPBACK_ORIGINS } from '../../runner-core/egress/origins.js';
 import { resolveRunnerOptions, RUNNER_DEFAULTS } from '../../runner-core/runner-options.js';
 import type { Store } from '../../runner-core/store/types.js';
-import { DEFAULT_UNREACHABLE_POLICY } from '../../runner-core/unreachable.js';
+import { DEFAULT_UNREACHABLE_POLICY } from '../../runner-core/drive/unreachable.js';
 
 const store = {} as Store;
 

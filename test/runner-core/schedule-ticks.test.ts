@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StartRequest } from '../../protocol/messages.js';
 import { OriginNotAllowedError } from '../../runner-core/errors.js';
-import type { Logger } from '../../runner-core/logger.js';
-import { parseOriginPattern } from '../../runner-core/origins.js';
+import type { Logger } from '../../runner-core/telemetry/logger.js';
+import { parseOriginPattern } from '../../runner-core/egress/origins.js';
 import { InvalidScheduleError } from '../../runner-core/schedules/cron.js';
 import { ScheduleService } from '../../runner-core/schedules/service.js';
-import { openPostgresStore } from '../../runner-core/store/postgres.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { openPostgresStore } from '../../runner-core/store/postgres/store.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Run, Store } from '../../runner-core/store/types.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 

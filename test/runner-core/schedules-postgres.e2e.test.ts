@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../../serve/client.js';
-import type { PostgresStore } from '../../runner-core/store/postgres.js';
+import type { PostgresStore } from '../../runner-core/store/postgres/store.js';
 import { startApp, type TestApp } from '../helpers/runner.js';
 import { postgresRunners } from './postgres-runners.js';
 

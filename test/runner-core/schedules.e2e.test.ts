@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, ClientError } from '../../serve/client.js';
-import { SqliteStore } from '../../runner-core/store/sqlite.js';
+import { SqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Run } from '../../runner-core/store/types.js';
 import { TEST_TOKEN, startApp, startTestRunner, type TestApp, type TestRunner } from '../helpers/runner.js';
 

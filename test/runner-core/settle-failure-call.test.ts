@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SerializedError } from '../../protocol/errors.js';
-import type { AttemptResult } from '../../runner-core/attempt.js';
-import { settleFailureCall } from '../../runner-core/settle-failure-call.js';
+import type { AttemptResult } from '../../runner-core/drive/attempt.js';
+import { settleFailureCall } from '../../runner-core/run-end/settle-failure-call.js';
 import type { Attempt, Run } from '../../runner-core/store/types.js';
 
 const NOW = 1_700_000_000_000;
@@ -77,7 +77,7 @@ describe('settleFailureCall', () => {
 
 describe('refusedStarts', () => {
   it('counts the started lines per step, nothing else', async () => {
-    const { refusedStarts } = await import('../../runner-core/refused-starts.js');
+    const { refusedStarts } = await import('../../runner-core/drive/refused-starts.js');
     const id = failedRun().id;
     const started = (index: number) => ({ type: 'step-started' as const, runId: id, index, name: `s${index}`, kind: 'run' as const, group: null, at: NOW });
     expect(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SerializedError } from '../../protocol/errors.js';
-import type { AttemptResult } from '../../runner-core/attempt.js';
-import { settle } from '../../runner-core/settle.js';
+import type { AttemptResult } from '../../runner-core/drive/attempt.js';
+import { settle } from '../../runner-core/drive/settle.js';
 import type { Attempt, Run } from '../../runner-core/store/types.js';
 
 const NOW = 1_700_000_000_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Header } from '../../protocol/headers.js';
 import { signRequest, verifyRequest } from '../../protocol/signing.js';
-import { signDrive } from '../../runner-core/sign.js';
+import { signDrive } from '../../runner-core/drive/sign.js';
 
 describe('runner signing (node:crypto) against the route verifier (Web Crypto)', () => {
   const url = 'http://127.0.0.1:3000/workflow';

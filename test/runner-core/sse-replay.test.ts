@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createReplayRing } from '../../runner-core/api/sse-replay.js';
-import { EventBus } from '../../runner-core/events.js';
+import { EventBus } from '../../runner-core/commit/events.js';
 import { makeAttempt } from '../tui/fixtures.js';
 
 /** The ring behind `Last-Event-ID`: what it replays, and when it must answer with a reset. */

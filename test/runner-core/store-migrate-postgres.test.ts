@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_MIGRATIONS } from '../../runner-core/store/migrations/postgres.js';
-import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres.js';
+import { openPostgresStore, type PostgresStore } from '../../runner-core/store/postgres/store.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { newRun, runId, started, succeeded } from './store-fixtures.js';
 import { expectCurrentStoreWorks } from './store-upgrade.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../runner-core/store/migrations/sqlite.js';
-import { openSqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import { expectCurrentStoreWorks } from './store-upgrade.js';
 
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PG_MIGRATIONS } from '../../runner-core/store/migrations/postgres.js';
-import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../runner-core/store/postgres.js';
+import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../runner-core/store/postgres/store.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { describeStore, newRun } from './store-suite.js';
 

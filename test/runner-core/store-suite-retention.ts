@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewMessage } from '../../runner-core/qstash/message-store.js';
+import type { NewMessage } from '../../runner-core/qstash/messages/store.js';
 import { prunePass, type PruneParts } from '../../runner-core/retention/prune.js';
 import { openQstashStores } from '../../runner-core/qstash/stores.js';
 import type { Store } from '../../runner-core/store/types.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../runner-core/store/migrations/sqlite.js';
-import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
+import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite/store.js';
 import { describeStore, newRun } from './store-suite.js';
 
 const root = mkdtempSync(join(tmpdir(), 'wfkit-store-'));

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { coalesce } from '../../api/coalesce.js';
-import { EventBus } from '../../runner-core/events.js';
+import { EventBus } from '../../runner-core/commit/events.js';
 import { OMITTED_WHEN_SLIM, eventRunId, fillAttempt, fillRun, fillStep, isSlim, slimEvent } from '../../api/events.js';
 import { makeAttempt, makeRun, makeStep, runId } from '../tui/fixtures.js';
 

@@ -2,14 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallRequest } from '../../protocol/messages.js';
 import { decodeValue } from '../../protocol/values.js';
-import { performCall } from '../../runner-core/call.js';
-import { CallCredentials } from '../../runner-core/call-credentials.js';
+import { performCall } from '../../runner-core/drive/call.js';
+import { CallCredentials } from '../../runner-core/drive/call-credentials.js';
 import { EgressGate } from '../../runner-core/egress/gate.js';
 import { isFull, type Slot } from '../../runner-core/egress/slots.js';
-import { parseOriginPatterns } from '../../runner-core/origins.js';
-import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite.js';
+import { parseOriginPatterns } from '../../runner-core/egress/origins.js';
+import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Change, Run, RunPatch } from '../../runner-core/store/types.js';
-import { pendingSteps, resolvePending, type ResolveContext } from '../../runner-core/suspensions.js';
+import { pendingSteps, resolvePending, type ResolveContext } from '../../runner-core/drive/suspensions.js';
 import { startServer, type Endpoint } from '../helpers/endpoint.js';
 
 /**

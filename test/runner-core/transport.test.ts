@@ -1,7 +1,7 @@
 import { errors as undiciErrors } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { EndpointError, EndpointTimeoutError } from '../../runner-core/errors.js';
-import { isUnreachable } from '../../runner-core/transport.js';
+import { isUnreachable } from '../../runner-core/drive/transport.js';
 
 const coded = (code: string, message = code): Error => Object.assign(new Error(message), { code });
 

@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import { PG_FUNCTIONS } from '../postgres-functions.js';
+import { PG_FUNCTIONS } from '../postgres/functions.js';
 import { POSTGRES } from './dialect.js';
 import { TABLE_CHANGES } from './list.js';
 
