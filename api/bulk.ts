@@ -1,5 +1,13 @@
 import { ProtocolError } from '../protocol/errors.js';
-import { describe, expectInteger, expectObject, expectString, optionalNumber, optionalString, type Fields } from '../protocol/validate.js';
+import {
+  describe,
+  expectInteger,
+  expectObject,
+  expectString,
+  optionalNumber,
+  optionalString,
+  type Fields,
+} from '../protocol/validate.js';
 import { RUN_STATUSES, type RunStatus } from './dto.js';
 import { checkFilterText, isEmptyRunFilter, type RunFilter } from './run-query.js';
 
@@ -47,7 +55,9 @@ export function parseBulkRequest(u: unknown, where = 'the bulk request'): BulkRe
   const o = expectObject(u, where);
   const action = o.action;
   if (!(BULK_ACTIONS as readonly unknown[]).includes(action)) {
-    throw new ProtocolError(`Expected \`action\` in ${where} to be one of ${BULK_ACTIONS.join(', ')}, got ${describe(action)}.`);
+    throw new ProtocolError(
+      `Expected \`action\` in ${where} to be one of ${BULK_ACTIONS.join(', ')}, got ${describe(action)}.`,
+    );
   }
   const f = o.filter === undefined ? {} : expectObject(o.filter, `\`filter\` in ${where}`);
   const filterWhere = `\`filter\` in ${where}`;
@@ -56,7 +66,9 @@ export function parseBulkRequest(u: unknown, where = 'the bulk request'): BulkRe
   const statuses = Array.isArray(status) ? status : status === undefined ? [] : [status];
   for (const one of statuses) {
     if (!(RUN_STATUSES as readonly unknown[]).includes(one)) {
-      throw new ProtocolError(`Expected \`status\` in ${filterWhere} to be one of ${RUN_STATUSES.join(', ')} (or a list of them), got ${describe(one)}.`);
+      throw new ProtocolError(
+        `Expected \`status\` in ${filterWhere} to be one of ${RUN_STATUSES.join(', ')} (or a list of them), got ${describe(one)}.`,
+      );
     }
   }
   if (Array.isArray(status)) filter.status = statuses as RunStatus[];
@@ -77,11 +89,22 @@ export function parseBulkRequest(u: unknown, where = 'the bulk request'): BulkRe
 
 export function parseBulkResult(u: unknown, where = 'the bulk answer'): BulkResult {
   const o = expectObject(u, where);
-  if (!Array.isArray(o.failed)) throw new ProtocolError(`Expected \`failed\` in ${where} to be an array, got ${describe(o.failed)}.`);
+  if (!Array.isArray(o.failed))
+    throw new ProtocolError(`Expected \`failed\` in ${where} to be an array, got ${describe(o.failed)}.`);
   const failed = o.failed.map((item, i) => {
     const f: Fields = expectObject(item, `failed[${i}] in ${where}`);
-    return { runId: expectString(f, 'runId', where), code: expectString(f, 'code', where), message: expectString(f, 'message', where) };
+    return {
+      runId: expectString(f, 'runId', where),
+      code: expectString(f, 'code', where),
+      message: expectString(f, 'message', where),
+    };
   });
-  if (typeof o.truncated !== 'boolean') throw new ProtocolError(`Expected \`truncated\` in ${where} to be a boolean, got ${describe(o.truncated)}.`);
-  return { matched: expectInteger(o, 'matched', where), done: expectInteger(o, 'done', where), failed, truncated: o.truncated };
+  if (typeof o.truncated !== 'boolean')
+    throw new ProtocolError(`Expected \`truncated\` in ${where} to be a boolean, got ${describe(o.truncated)}.`);
+  return {
+    matched: expectInteger(o, 'matched', where),
+    done: expectInteger(o, 'done', where),
+    failed,
+    truncated: o.truncated,
+  };
 }

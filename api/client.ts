@@ -10,7 +10,15 @@ import { runQueryParams, type RunListQuery } from './run-query.js';
 import { parseSchedule, parseScheduleList, type NewScheduleRequest, type Schedule } from './schedule-dto.js';
 import { followEvents, type EventsOptions } from './follow.js';
 import { DEFAULT_RUNNER_URL } from './runner-url.js';
-import { parseNotifyAnswer, parseRunAnswer, parseRunDetail, parseRunPage, parseSession, parseTriggerAnswer, type RunDetail } from './parse.js';
+import {
+  parseNotifyAnswer,
+  parseRunAnswer,
+  parseRunDetail,
+  parseRunPage,
+  parseSession,
+  parseTriggerAnswer,
+  type RunDetail,
+} from './parse.js';
 
 export type { RunDetail } from './parse.js';
 export type { NewScheduleRequest, Schedule } from './schedule-dto.js';
@@ -74,10 +82,12 @@ export class Client {
 
   /** Starts a run of the workflow at `url` directly on the runner. */
   async trigger(options: TriggerOptions): Promise<{ workflowRunId: string }> {
-    const body = options.body === undefined ? '' : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const body =
+      options.body === undefined ? '' : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     const start: Record<string, unknown> = { url: options.url, body, headers: options.headers ?? {} };
     if (options.retries !== undefined) start.retries = options.retries;
-    if (options.retryDelay !== undefined) start.retryDelayMs = toMilliseconds(options.retryDelay, '`retryDelay`', 'milliseconds');
+    if (options.retryDelay !== undefined)
+      start.retryDelayMs = toMilliseconds(options.retryDelay, '`retryDelay`', 'milliseconds');
     if (options.delay !== undefined) start.delayMs = toMilliseconds(options.delay, '`delay`');
     if (options.idempotencyKey !== undefined) start.idempotencyKey = options.idempotencyKey;
     if (options.flowControl !== undefined) start.flowControl = resolveFlowControl(options.flowControl, options.body);
@@ -146,7 +156,11 @@ export class Client {
   readonly schedules = {
     /** `body` as in `trigger`: a string as is, anything else as JSON. */
     create: (options: Omit<NewScheduleRequest, 'body'> & { body?: unknown }): Promise<Schedule> =>
-      this.request('POST', '/v1/schedules', parseSchedule, { ...options, body: options.body === undefined || typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+      this.request('POST', '/v1/schedules', parseSchedule, {
+        ...options,
+        body:
+          options.body === undefined || typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      }),
     list: async (): Promise<Schedule[]> => (await this.request('GET', '/v1/schedules', parseScheduleList)).schedules,
     delete: async (id: string): Promise<void> => {
       await this.request('DELETE', `/v1/schedules/${encodeURIComponent(id)}`, (u) => u);
@@ -175,7 +189,11 @@ export class Client {
   }
 
   /** Sends a request with the token; a failed one (unreachable, non-2xx) is a `ClientError`. */
-  private async send(method: string, path: string, init: { body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  private async send(
+    method: string,
+    path: string,
+    init: { body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers };
     const token = this.token();
     if (token) headers.authorization = `Bearer ${token}`;
@@ -184,7 +202,12 @@ export class Client {
     try {
       response = await this.fetcher(this.runnerUrl + path, { method, headers, body: init.body, signal: init.signal });
     } catch (error) {
-      throw new ClientError(0, 'UNREACHABLE', `Cannot reach the wfkit runner at ${this.runnerUrl || 'this origin'} (${method} ${path}): ${(error as Error).message}`, { cause: error });
+      throw new ClientError(
+        0,
+        'UNREACHABLE',
+        `Cannot reach the wfkit runner at ${this.runnerUrl || 'this origin'} (${method} ${path}): ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     if (response.ok) return response;
     const text = await response.text().catch(() => '');
@@ -194,16 +217,31 @@ export class Client {
       const error = (JSON.parse(text) as { error: { code: string; message: string } }).error;
       if (typeof error.code === 'string' && typeof error.message === 'string') ({ code, message } = error);
     } catch {}
-    throw new ClientError(response.status, code, `The runner answered ${method} ${path} with ${response.status}: ${message}`, { runnerMessage: message });
+    throw new ClientError(
+      response.status,
+      code,
+      `The runner answered ${method} ${path} with ${response.status}: ${message}`,
+      { runnerMessage: message },
+    );
   }
 
-  private async request<T>(method: string, path: string, parse: (u: unknown, where: string) => T, body?: unknown): Promise<T> {
+  private async request<T>(
+    method: string,
+    path: string,
+    parse: (u: unknown, where: string) => T,
+    body?: unknown,
+  ): Promise<T> {
     const response = await this.send(method, path, body === undefined ? {} : { body: JSON.stringify(body) });
     const where = `the answer to ${method} ${path}`;
     try {
       return parse(parseJson(await response.text(), where), where);
     } catch (error) {
-      throw new ClientError(response.status, 'BAD_ANSWER', `The runner's answer broke the API contract: ${(error as Error).message}`, { cause: error });
+      throw new ClientError(
+        response.status,
+        'BAD_ANSWER',
+        `The runner's answer broke the API contract: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 }

@@ -13,7 +13,15 @@ export type { LogLevel, LogLine } from '../protocol/step-logs.js';
 export type RunStatus = 'queued' | 'running' | 'sleeping' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 export type StepStatus = 'running' | 'retrying' | 'succeeded' | 'failed' | 'cancelled';
 
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled'];
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'queued',
+  'running',
+  'sleeping',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+];
 export const FINISHED_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 /**

@@ -87,5 +87,12 @@ export function fillStep(known: Step | undefined, incoming: Step | SlimStep): St
 
 /** An attempt from an event, whole: a slim attempt keeps the known bodies and headers (else empty). */
 export function fillAttempt(known: Attempt | undefined, incoming: Attempt | SlimAttempt): Attempt {
-  return { requestHeaders: {}, requestBody: '', responseHeaders: null, responseBody: null, ...known, ...incoming } as Attempt;
+  return {
+    requestHeaders: {},
+    requestBody: '',
+    responseHeaders: null,
+    responseBody: null,
+    ...known,
+    ...incoming,
+  } as Attempt;
 }

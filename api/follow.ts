@@ -33,7 +33,8 @@ export interface EventsOptions {
 }
 
 /** A 4xx other than timeouts and rate limits: the same request would fail again. */
-const isFinal = (error: ClientError): boolean => error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+const isFinal = (error: ClientError): boolean =>
+  error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
@@ -65,14 +66,20 @@ export async function followEvents(options: EventsOptions, open: Open): Promise<
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
       const response = await open(path, { headers, signal });
-      if (!response.body) throw new ClientError(response.status, 'BAD_ANSWER', `The runner answered GET ${path} without a body.`);
+      if (!response.body)
+        throw new ClientError(response.status, 'BAD_ANSWER', `The runner answered GET ${path} without a body.`);
       await options.onOpen?.({ reconnected: opened++ > 0 });
       failures = 0;
       await read(response.body, path, options, (id) => (lastEventId = id));
       throw new ClientError(0, 'STREAM_ENDED', `The runner closed the event stream (GET ${path}).`);
     } catch (caught) {
       if (signal?.aborted) return;
-      const error = caught instanceof ClientError ? caught : new ClientError(0, 'STREAM_BROKEN', `The event stream broke (GET ${path}): ${(caught as Error).message}`, { cause: caught });
+      const error =
+        caught instanceof ClientError
+          ? caught
+          : new ClientError(0, 'STREAM_BROKEN', `The event stream broke (GET ${path}): ${(caught as Error).message}`, {
+              cause: caught,
+            });
       if (isFinal(error) || (opened === 0 && options.retryFirstConnection === false)) throw error;
       options.onClosed?.(error);
     }
@@ -81,19 +88,27 @@ export async function followEvents(options: EventsOptions, open: Open): Promise<
 }
 
 /** Passes on the events of one open stream until it ends or breaks. */
-async function read(body: ReadableStream<Uint8Array>, path: string, options: EventsOptions, seen: (id: string) => void): Promise<void> {
+async function read(
+  body: ReadableStream<Uint8Array>,
+  path: string,
+  options: EventsOptions,
+  seen: (id: string) => void,
+): Promise<void> {
   // Events are handed on in order, one at a time: a reset's snapshot read finishes before later events.
   let queue = Promise.resolve();
   let failure: unknown;
   const feed = createSseParser((message) => {
-    if (message.event !== 'run' && message.event !== 'step' && message.event !== 'attempt' && message.event !== 'reset') return;
-    queue = queue.then(async () => {
-      if (options.signal?.aborted) return;
-      const event = parseStreamEvent(JSON.parse(message.data), `an event of GET ${path}`);
-      if (event.type === 'reset') await options.onReset?.();
-      else options.onEvent(event);
-      if (message.id !== undefined) seen(message.id);
-    }).catch((error: unknown) => void (failure ??= error));
+    if (message.event !== 'run' && message.event !== 'step' && message.event !== 'attempt' && message.event !== 'reset')
+      return;
+    queue = queue
+      .then(async () => {
+        if (options.signal?.aborted) return;
+        const event = parseStreamEvent(JSON.parse(message.data), `an event of GET ${path}`);
+        if (event.type === 'reset') await options.onReset?.();
+        else options.onEvent(event);
+        if (message.id !== undefined) seen(message.id);
+      })
+      .catch((error: unknown) => void (failure ??= error));
   });
   const reader = body.getReader();
   const decoder = new TextDecoder();

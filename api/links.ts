@@ -13,7 +13,9 @@ export function childIdempotencyKey(parentRunId: string, index: number): string 
 }
 
 /** The parent of a child run, from its idempotency key; undefined for a run nobody invoked. */
-export function parentOf(run: { idempotencyKey: string | null }): { parentRunId: string; parentStepIndex: number } | undefined {
+export function parentOf(run: {
+  idempotencyKey: string | null;
+}): { parentRunId: string; parentStepIndex: number } | undefined {
   const key = run.idempotencyKey;
   if (key === null || !key.startsWith(KEY_PREFIX)) return undefined;
   const colon = key.lastIndexOf(':');
@@ -28,5 +30,7 @@ export function childEventId(childRunId: string): string {
 
 /** The child run an invoke step started; undefined for another kind, or before it was started. */
 export function childRunIdOf(step: { kind: string; eventId: string | null }): string | undefined {
-  return step.kind === 'invoke' && step.eventId?.startsWith(CHILD_PREFIX) ? step.eventId.slice(CHILD_PREFIX.length) : undefined;
+  return step.kind === 'invoke' && step.eventId?.startsWith(CHILD_PREFIX)
+    ? step.eventId.slice(CHILD_PREFIX.length)
+    : undefined;
 }

@@ -1,8 +1,31 @@
 import { ProtocolError } from '../protocol/errors.js';
 import { parseStepKind } from '../protocol/messages.js';
-import { describe, expectBoolean, expectInteger, expectNumber, expectObject, expectSerializedError, expectString, expectStringRecord, optionalString, type Fields } from '../protocol/validate.js';
+import {
+  describe,
+  expectBoolean,
+  expectInteger,
+  expectNumber,
+  expectObject,
+  expectSerializedError,
+  expectString,
+  expectStringRecord,
+  optionalString,
+  type Fields,
+} from '../protocol/validate.js';
 import { parseStepLogs } from '../protocol/step-logs.js';
-import { ALERT_STATES, RUN_STATUSES, type AlertState, type Attempt, type FailureCallState, type Run, type RunPage, type RunStatus, type Step, type StepLog, type StepStatus } from './dto.js';
+import {
+  ALERT_STATES,
+  RUN_STATUSES,
+  type AlertState,
+  type Attempt,
+  type FailureCallState,
+  type Run,
+  type RunPage,
+  type RunStatus,
+  type Step,
+  type StepLog,
+  type StepStatus,
+} from './dto.js';
 import type { ResetEvent, StreamEvent } from './events.js';
 
 /**
@@ -18,19 +41,27 @@ const FAILURE_CALL_STATES: readonly FailureCallState[] = ['pending', 'delivered'
 function oneOf<T extends string>(o: Fields, key: string, where: string, allowed: readonly T[]): T {
   const value = o[key];
   if (!(allowed as readonly unknown[]).includes(value)) {
-    throw new ProtocolError(`Expected \`${key}\` in ${where} to be one of ${allowed.join(', ')}, got ${describe(value)}.`);
+    throw new ProtocolError(
+      `Expected \`${key}\` in ${where} to be one of ${allowed.join(', ')}, got ${describe(value)}.`,
+    );
   }
   return value as T;
 }
 
 /** `check(o, key, where)` when the field is not null; null when it is. */
-function orNull<T>(o: Fields, key: string, where: string, check: (o: Fields, key: string, where: string) => T): T | null {
+function orNull<T>(
+  o: Fields,
+  key: string,
+  where: string,
+  check: (o: Fields, key: string, where: string) => T,
+): T | null {
   return o[key] === null ? null : check(o, key, where);
 }
 
 function expectArray(o: Fields, key: string, where: string): unknown[] {
   const value = o[key];
-  if (!Array.isArray(value)) throw new ProtocolError(`Expected \`${key}\` in ${where} to be an array, got ${describe(value)}.`);
+  if (!Array.isArray(value))
+    throw new ProtocolError(`Expected \`${key}\` in ${where} to be an array, got ${describe(value)}.`);
   return value;
 }
 
@@ -40,7 +71,9 @@ const record = (o: Fields, key: string, where: string) => expectStringRecord(o, 
 /** The value fields (`output`, `outputEncoded`); absent from slim events. */
 function values(o: Fields, where: string, slim: boolean): { output?: unknown; outputEncoded?: string | null } {
   if (slim && o.outputEncoded === undefined) return {};
-  const out: { output?: unknown; outputEncoded: string | null } = { outputEncoded: orNull(o, 'outputEncoded', where, expectString) };
+  const out: { output?: unknown; outputEncoded: string | null } = {
+    outputEncoded: orNull(o, 'outputEncoded', where, expectString),
+  };
   if ('output' in o) out.output = o.output;
   return out;
 }
@@ -52,7 +85,9 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
     id: expectString(o, 'id', where),
     url: expectString(o, 'url', where),
     status: oneOf<RunStatus>(o, 'status', where, RUN_STATUSES),
-    ...(slim && o.body === undefined ? {} : { body: expectString(o, 'body', where), headers: record(o, 'headers', where) }),
+    ...(slim && o.body === undefined
+      ? {}
+      : { body: expectString(o, 'body', where), headers: record(o, 'headers', where) }),
     createdAt: expectNumber(o, 'createdAt', where),
     updatedAt: expectNumber(o, 'updatedAt', where),
     finishedAt: orNull(o, 'finishedAt', where, expectNumber),
@@ -74,7 +109,10 @@ export function parseRun(u: unknown, where = 'the run', slim = false): Run {
       alert: orNull(o, 'alert', where, (f, k, w) => oneOf<AlertState>(f, k, w, ALERT_STATES)),
       alertAttempts: expectInteger(o, 'alertAttempts', where),
     }),
-    ...(o.parentRunId !== undefined && { parentRunId: expectString(o, 'parentRunId', where), parentStepIndex: expectInteger(o, 'parentStepIndex', where) }),
+    ...(o.parentRunId !== undefined && {
+      parentRunId: expectString(o, 'parentRunId', where),
+      parentStepIndex: expectInteger(o, 'parentStepIndex', where),
+    }),
     ...(o.protocol !== undefined && { protocol: oneOf<'upstash'>(o, 'protocol', where, ['upstash']) }),
   };
   // Only with flow control, so runs without it (and older runners) carry neither.
@@ -104,7 +142,14 @@ export function parseStep(u: unknown, where = 'the step', slim = false): Step {
     group: orNull(o, 'group', where, expectInteger),
     until: orNull(o, 'until', where, expectNumber),
     eventId: orNull(o, 'eventId', where, expectString),
-    ...(slim && o.request === undefined ? {} : { request: o.request === null ? null : (expectObject(o.request, `\`request\` in ${where}`) as unknown as Step['request']) }),
+    ...(slim && o.request === undefined
+      ? {}
+      : {
+          request:
+            o.request === null
+              ? null
+              : (expectObject(o.request, `\`request\` in ${where}`) as unknown as Step['request']),
+        }),
     ...(o.childRunId !== undefined && { childRunId: expectString(o, 'childRunId', where) }),
   };
   return step as Step;
@@ -174,8 +219,13 @@ export function parseRunDetail(u: unknown, where = 'the run detail'): RunDetail 
   return {
     run: parseRun(o.run, `\`run\` of ${where}`),
     steps: expectArray(o, 'steps', where).map((step, i) => parseStep(step, `\`steps[${i}]\` of ${where}`)),
-    attempts: expectArray(o, 'attempts', where).map((attempt, i) => parseAttempt(attempt, `\`attempts[${i}]\` of ${where}`)),
-    logs: o.logs === undefined ? [] : expectArray(o, 'logs', where).map((log, i) => parseStepLog(log, `\`logs[${i}]\` of ${where}`)),
+    attempts: expectArray(o, 'attempts', where).map((attempt, i) =>
+      parseAttempt(attempt, `\`attempts[${i}]\` of ${where}`),
+    ),
+    logs:
+      o.logs === undefined
+        ? []
+        : expectArray(o, 'logs', where).map((log, i) => parseStepLog(log, `\`logs[${i}]\` of ${where}`)),
   };
 }
 
@@ -193,7 +243,8 @@ export function parseTriggerAnswer(u: unknown, where = 'the trigger answer'): { 
 export function parseNotifyAnswer(u: unknown, where = 'the notify answer'): { delivered: string[]; kept: boolean } {
   const o = expectObject(u, where);
   const delivered = expectArray(o, 'delivered', where).map((id, i) => {
-    if (typeof id !== 'string') throw new ProtocolError(`Expected \`delivered[${i}]\` in ${where} to be a string, got ${describe(id)}.`);
+    if (typeof id !== 'string')
+      throw new ProtocolError(`Expected \`delivered[${i}]\` in ${where} to be a string, got ${describe(id)}.`);
     return id;
   });
   return { delivered, kept: expectBoolean(o, 'kept', where) };

@@ -42,7 +42,15 @@ export interface PruneResult extends PruneCounts {
 /** Runs per call at most (and the default). */
 export const PRUNE_MAX_RUNS = 10_000;
 
-export const PRUNE_COUNT_KEYS = ['runs', 'steps', 'attempts', 'stepLogs', 'messages', 'waits', 'kept'] as const satisfies readonly (keyof PruneCounts)[];
+export const PRUNE_COUNT_KEYS = [
+  'runs',
+  'steps',
+  'attempts',
+  'stepLogs',
+  'messages',
+  'waits',
+  'kept',
+] as const satisfies readonly (keyof PruneCounts)[];
 
 export function emptyPruneCounts(): PruneCounts {
   return { runs: 0, steps: 0, attempts: 0, stepLogs: 0, messages: 0, waits: 0, kept: 0 };
@@ -57,24 +65,35 @@ export function addPruneCounts(a: PruneCounts, b: Partial<PruneCounts>): PruneCo
 
 function optionalCursor(o: Fields, where: string): string | undefined {
   if (o.cursor === undefined || o.cursor === null) return undefined;
-  if (typeof o.cursor !== 'string' || o.cursor.length > 200) throw new ProtocolError(`Expected \`cursor\` in ${where} to be the cursor a previous answer gave, got ${describe(o.cursor)}.`);
+  if (typeof o.cursor !== 'string' || o.cursor.length > 200)
+    throw new ProtocolError(
+      `Expected \`cursor\` in ${where} to be the cursor a previous answer gave, got ${describe(o.cursor)}.`,
+    );
   return o.cursor;
 }
 
 export function parsePruneRequest(u: unknown, where = 'the prune request'): PruneRequest {
   const o = expectObject(u, where);
   const olderThanMs = expectInteger(o, 'olderThanMs', where);
-  if (o.dryRun !== undefined && typeof o.dryRun !== 'boolean') throw new ProtocolError(`Expected \`dryRun\` in ${where} to be a boolean, got ${describe(o.dryRun)}.`);
+  if (o.dryRun !== undefined && typeof o.dryRun !== 'boolean')
+    throw new ProtocolError(`Expected \`dryRun\` in ${where} to be a boolean, got ${describe(o.dryRun)}.`);
   const maxRuns = optionalInteger(o, 'maxRuns', where, 1);
-  if (maxRuns !== undefined && maxRuns > PRUNE_MAX_RUNS) throw new ProtocolError(`Expected \`maxRuns\` in ${where} to be at most ${PRUNE_MAX_RUNS}, got ${maxRuns}.`);
+  if (maxRuns !== undefined && maxRuns > PRUNE_MAX_RUNS)
+    throw new ProtocolError(`Expected \`maxRuns\` in ${where} to be at most ${PRUNE_MAX_RUNS}, got ${maxRuns}.`);
   const cursor = optionalCursor(o, where);
-  return { olderThanMs, ...(o.dryRun === true && { dryRun: true }), ...(cursor !== undefined && { cursor }), ...(maxRuns !== undefined && { maxRuns }) };
+  return {
+    olderThanMs,
+    ...(o.dryRun === true && { dryRun: true }),
+    ...(cursor !== undefined && { cursor }),
+    ...(maxRuns !== undefined && { maxRuns }),
+  };
 }
 
 export function parsePruneResult(u: unknown, where = 'the prune answer'): PruneResult {
   const o = expectObject(u, where);
   const counts = emptyPruneCounts();
   for (const key of PRUNE_COUNT_KEYS) counts[key] = expectInteger(o, key, where);
-  if (typeof o.busy !== 'boolean') throw new ProtocolError(`Expected \`busy\` in ${where} to be a boolean, got ${describe(o.busy)}.`);
+  if (typeof o.busy !== 'boolean')
+    throw new ProtocolError(`Expected \`busy\` in ${where} to be a boolean, got ${describe(o.busy)}.`);
   return { ...counts, cursor: optionalCursor(o, where) ?? null, busy: o.busy };
 }

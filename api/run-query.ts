@@ -45,7 +45,9 @@ export function filterStatuses(filter: RunFilter): readonly RunStatus[] {
 
 /** True when no field narrows the filter. */
 export function isEmptyRunFilter(filter: RunFilter): boolean {
-  return filterStatuses(filter).length === 0 && [...TEXT_FILTERS, ...TIME_FILTERS].every((key) => filter[key] === undefined);
+  return (
+    filterStatuses(filter).length === 0 && [...TEXT_FILTERS, ...TIME_FILTERS].every((key) => filter[key] === undefined)
+  );
 }
 
 /** The query string of a list query (statuses comma-separated, times as epoch ms); empty fields left out. */
@@ -69,7 +71,8 @@ export function parseTimeText(text: string): number | undefined {
   const trimmed = text.trim();
   if (/^\d{1,16}$/.test(trimmed)) return Number(trimmed);
   // Only ISO-looking text: Date.parse also takes "1", "March 7" and other guesses we would not mean.
-  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.test(trimmed)) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.test(trimmed))
+    return undefined;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? undefined : at;
 }
@@ -79,15 +82,18 @@ export function parseTimeText(text: string): number | undefined {
  * (PostgreSQL text cannot hold one, so it would be a server error there rather than no match).
  */
 export function checkFilterText(value: string, what: string): string {
-  if (value.length > MAX_FILTER_TEXT) throw new ProtocolError(`Expected ${what} to be at most ${MAX_FILTER_TEXT} characters, got ${value.length}.`);
-  if (value.includes('\0')) throw new ProtocolError(`Expected ${what} without NUL characters, got one at ${value.indexOf('\0')}.`);
+  if (value.length > MAX_FILTER_TEXT)
+    throw new ProtocolError(`Expected ${what} to be at most ${MAX_FILTER_TEXT} characters, got ${value.length}.`);
+  if (value.includes('\0'))
+    throw new ProtocolError(`Expected ${what} without NUL characters, got one at ${value.indexOf('\0')}.`);
   return value;
 }
 
 /** Reads one query parameter; a repeated one (other than `status`) is refused rather than guessed at. */
 function single(params: URLSearchParams, key: string): string | undefined {
   const values = params.getAll(key);
-  if (values.length > 1) throw new ProtocolError(`Expected the query parameter \`${key}\` at most once, got it ${values.length} times.`);
+  if (values.length > 1)
+    throw new ProtocolError(`Expected the query parameter \`${key}\` at most once, got it ${values.length} times.`);
   return values[0];
 }
 
@@ -98,10 +104,16 @@ function single(params: URLSearchParams, key: string): string | undefined {
  */
 export function parseRunFilterParams(params: URLSearchParams): RunFilter {
   const filter: RunFilter = {};
-  const statusTexts = params.getAll('status').flatMap((value) => value.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  const statusTexts = params
+    .getAll('status')
+    .flatMap((value) => value.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const status of statusTexts) {
     if (!(RUN_STATUSES as readonly string[]).includes(status)) {
-      throw new ProtocolError(`Expected the query parameter \`status\` to be one or more of ${RUN_STATUSES.join(', ')} (comma-separated), got "${status.slice(0, 64)}".`);
+      throw new ProtocolError(
+        `Expected the query parameter \`status\` to be one or more of ${RUN_STATUSES.join(', ')} (comma-separated), got "${status.slice(0, 64)}".`,
+      );
     }
   }
   const statuses = [...new Set(statusTexts)] as RunStatus[];
@@ -131,7 +143,10 @@ export function parseRunFilterParams(params: URLSearchParams): RunFilter {
  * events bring. Undefined when the run alone cannot tell (`failedStep` needs its steps): the list
  * then keeps what the runner listed and adds nothing from events.
  */
-export function matchesRunFilter(run: { id: string; url: string; status: RunStatus; createdAt: number }, filter: RunFilter): boolean | undefined {
+export function matchesRunFilter(
+  run: { id: string; url: string; status: RunStatus; createdAt: number },
+  filter: RunFilter,
+): boolean | undefined {
   const statuses = filterStatuses(filter);
   if (statuses.length > 0 && !statuses.includes(run.status)) return false;
   if (filter.url !== undefined && run.url !== filter.url) return false;

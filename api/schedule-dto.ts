@@ -55,7 +55,8 @@ export function parseNewSchedule(value: unknown, where = 'the request body'): Ne
   const { url, cron, body, headers, timezone } = value;
   if (typeof url !== 'string' || !/^https?:\/\//.test(url)) fail(`${where}.url`, 'an http(s) URL', url);
   if (typeof cron !== 'string' || cron.trim() === '') fail(`${where}.cron`, 'a cron expression', cron);
-  if (timezone !== undefined && typeof timezone !== 'string') fail(`${where}.timezone`, 'an IANA time zone name', timezone);
+  if (timezone !== undefined && typeof timezone !== 'string')
+    fail(`${where}.timezone`, 'an IANA time zone name', timezone);
   if (headers !== undefined && (!isRecord(headers) || Object.values(headers).some((v) => typeof v !== 'string'))) {
     fail(`${where}.headers`, 'an object of strings', headers);
   }
@@ -71,18 +72,26 @@ export function parseNewSchedule(value: unknown, where = 'the request body'): Ne
 /** Checks one schedule of an answer. */
 export function parseSchedule(value: unknown, where: string): Schedule {
   if (!isRecord(value)) fail(where, 'a schedule object', value);
-  for (const key of ['id', 'url', 'cron', 'timezone', 'body'] as const) if (typeof value[key] !== 'string') fail(`${where}.${key}`, 'a string', value[key]);
-  for (const key of ['nextAt', 'createdAt'] as const) if (typeof value[key] !== 'number') fail(`${where}.${key}`, 'a number', value[key]);
-  if (value.lastFiredAt !== null && typeof value.lastFiredAt !== 'number') fail(`${where}.lastFiredAt`, 'a number or null', value.lastFiredAt);
+  for (const key of ['id', 'url', 'cron', 'timezone', 'body'] as const)
+    if (typeof value[key] !== 'string') fail(`${where}.${key}`, 'a string', value[key]);
+  for (const key of ['nextAt', 'createdAt'] as const)
+    if (typeof value[key] !== 'number') fail(`${where}.${key}`, 'a number', value[key]);
+  if (value.lastFiredAt !== null && typeof value.lastFiredAt !== 'number')
+    fail(`${where}.lastFiredAt`, 'a number or null', value.lastFiredAt);
   if (!isRecord(value.headers)) fail(`${where}.headers`, 'an object', value.headers);
   // Absent from a runner older than refusals: read as none.
   const refusal = value.lastRefusal ?? null;
-  if (refusal !== null && (!isRecord(refusal) || typeof refusal.tick !== 'number' || typeof refusal.message !== 'string')) fail(`${where}.lastRefusal`, 'a refusal object or null', refusal);
+  if (
+    refusal !== null &&
+    (!isRecord(refusal) || typeof refusal.tick !== 'number' || typeof refusal.message !== 'string')
+  )
+    fail(`${where}.lastRefusal`, 'a refusal object or null', refusal);
   return { ...value, lastRefusal: refusal } as unknown as Schedule;
 }
 
 /** Checks `GET /v1/schedules`'s answer. */
 export function parseScheduleList(value: unknown, where: string): { schedules: Schedule[] } {
-  if (!isRecord(value) || !Array.isArray(value.schedules)) fail(`${where}.schedules`, 'an array', isRecord(value) ? value.schedules : value);
+  if (!isRecord(value) || !Array.isArray(value.schedules))
+    fail(`${where}.schedules`, 'an array', isRecord(value) ? value.schedules : value);
   return { schedules: value.schedules.map((s, i) => parseSchedule(s, `${where}.schedules[${i}]`)) };
 }

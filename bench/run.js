@@ -55,7 +55,10 @@ async function measureInProcess(results) {
   const client = createClient();
   const inProcess = (h) => (url) => startInProcess(h.runner, url);
   try {
-    for (const [steps, runs] of [[10, 30], [100, 10]]) {
+    for (const [steps, runs] of [
+      [10, 30],
+      [100, 10],
+    ]) {
       const url = app.urlOf(`/noop/${steps}`);
       log(`sequential, ${steps} steps`);
       const variants = [
@@ -68,19 +71,51 @@ async function measureInProcess(results) {
 
     log('timeline of one 10-step run');
     const tracedUrl = app.urlOf('/traced/10');
-    results.timeline = await measureTimeline({ tracer, harness: a, start: () => inProcess(a)(tracedUrl), runs: 100, maxMs: 10_000 });
+    results.timeline = await measureTimeline({
+      tracer,
+      harness: a,
+      start: () => inProcess(a)(tracedUrl),
+      runs: 100,
+      maxMs: 10_000,
+    });
 
     log('throughput, app in the same process');
-    for (const [label, harness, target] of [['app in runner process, events listener', a, true], ['app in runner process, no listener', b, false]]) {
+    for (const [label, harness, target] of [
+      ['app in runner process, events listener', a, true],
+      ['app in runner process, no listener', b, false],
+    ]) {
       const url = app.urlOf('/noop/10');
-      const figures = await measureThroughput({ runs: 100, steps: 10, batches: 3, maxMs: 30_000, harness, start: () => inProcess(harness)(url) });
+      const figures = await measureThroughput({
+        runs: 100,
+        steps: 10,
+        batches: 3,
+        maxMs: 30_000,
+        harness,
+        start: () => inProcess(harness)(url),
+      });
       results.throughput.push({ label, target, ...figures });
     }
 
     log('bytes per run');
-    results.bytes = await measureBytes({ stepCounts: BYTE_STEPS, routeFor: (n) => app.urlOf(`/out/${n}`), repeat: 3, maxMs: 20_000, harness: a, app, start: inProcess(a) });
+    results.bytes = await measureBytes({
+      stepCounts: BYTE_STEPS,
+      routeFor: (n) => app.urlOf(`/out/${n}`),
+      repeat: 3,
+      maxMs: 20_000,
+      harness: a,
+      app,
+      start: inProcess(a),
+    });
     log('bytes per run, timeBudgetMs: 0');
-    results.bytesZeroBudget = await measureBytes({ stepCounts: BYTE_STEPS, routeFor: (n) => app.urlOf(`/out-budget0/${n}`), repeat: 1, maxMs: 40_000, harness: a, app, start: inProcess(a) });
+    results.bytesZeroBudget = await measureBytes({
+      stepCounts: BYTE_STEPS,
+      routeFor: (n) => app.urlOf(`/out-budget0/${n}`),
+      repeat: 1,
+      maxMs: 40_000,
+      harness: a,
+      app,
+      start: inProcess(a),
+    });
   } finally {
     await client.close();
     await app.close();
@@ -95,7 +130,14 @@ async function measureWithAppProcess(results) {
   const app = await startAppProcess({ token });
   try {
     const url = app.urlOf('/noop/10');
-    const figures = await measureThroughput({ runs: 100, steps: 10, batches: 3, maxMs: 30_000, harness, start: () => startInProcess(harness.runner, url) });
+    const figures = await measureThroughput({
+      runs: 100,
+      steps: 10,
+      batches: 3,
+      maxMs: 30_000,
+      harness,
+      start: () => startInProcess(harness.runner, url),
+    });
     results.throughput.push({ label: 'app in its own process, events listener', target: false, ...figures });
   } finally {
     await app.close();
@@ -148,7 +190,10 @@ async function main() {
   for (const variant of RSS_VARIANTS) {
     log(`RSS with 1000 runs in flight (child process, ${variant.label})`);
     try {
-      results.rss.push({ ...variant, ...(await measureRss({ runs: 1000, token, holdMs: 1_000, maxMs: 60_000, execArgv: variant.execArgv })) });
+      results.rss.push({
+        ...variant,
+        ...(await measureRss({ runs: 1000, token, holdMs: 1_000, maxMs: 60_000, execArgv: variant.execArgv })),
+      });
     } catch (error) {
       results.rss.push({ ...variant, error: String(error?.message ?? error) });
     }
@@ -166,7 +211,9 @@ async function main() {
   const rows = buildRows(results);
   results.table = rows.filter((row) => !row.section);
   writeFileSync(RESULTS, JSON.stringify(results, null, 2) + '\n');
-  console.log(`\nwfkit bench — node ${results.system.node}, ${results.system.cpuCount} x ${results.system.cpuModel}, ${results.system.date}\n`);
+  console.log(
+    `\nwfkit bench — node ${results.system.node}, ${results.system.cpuCount} x ${results.system.cpuModel}, ${results.system.date}\n`,
+  );
   console.log(renderTable(rows));
   if (results.system.warning) console.log(`\n${results.system.warning}`);
   console.log(`\nAll figures: ${RESULTS}`);

@@ -3,7 +3,9 @@
 // errors that say nothing about the version.
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
-  process.stderr.write(`wf: wfkit needs Node.js 22.12 or newer; this is ${process.version}. Install a current Node (https://nodejs.org).\n`);
+  process.stderr.write(
+    `wf: wfkit needs Node.js 22.12 or newer; this is ${process.version}. Install a current Node (https://nodejs.org).\n`,
+  );
   process.exit(1);
 }
 

@@ -26,7 +26,20 @@ export function createProgram(io: CliIO = processIO()): Command {
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) })
     .exitOverride();
-  for (const make of [makeInitCommand, makeDevCommand, makeLogsCommand, makeRunsCommand, makeTriggerCommand, makeCancelCommand, makeNotifyCommand, makeStartCommand, makeResumeCommand, makeBulkCommand, makeScheduleCommand, makePruneCommand]) {
+  for (const make of [
+    makeInitCommand,
+    makeDevCommand,
+    makeLogsCommand,
+    makeRunsCommand,
+    makeTriggerCommand,
+    makeCancelCommand,
+    makeNotifyCommand,
+    makeStartCommand,
+    makeResumeCommand,
+    makeBulkCommand,
+    makeScheduleCommand,
+    makePruneCommand,
+  ]) {
     // `addCommand` (unlike `.command()`) copies none of the program's settings: without this a
     // subcommand's parse errors and --help would bypass `io`, skip the usage hint, and call
     // process.exit even when the program has exitOverride().

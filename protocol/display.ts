@@ -30,10 +30,34 @@ function render(value: unknown, indent: string, seen: Set<object>): string {
   const block = (open: string, close: string, items: string[]): string =>
     items.length === 0 ? open + close : `${open}\n${items.map((item) => inner + item).join(',\n')}\n${indent}${close}`;
   let out: string;
-  if (value instanceof Map) out = 'Map ' + block('{', '}', [...value].map(([k, v]) => `${render(k, inner, seen)} => ${render(v, inner, seen)}`));
-  else if (value instanceof Set) out = 'Set ' + block('[', ']', [...value].map((v) => render(v, inner, seen)));
-  else if (Array.isArray(value)) out = block('[', ']', value.map((v) => render(v, inner, seen)));
-  else out = block('{', '}', Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${render(v, inner, seen)}`));
+  if (value instanceof Map)
+    out =
+      'Map ' +
+      block(
+        '{',
+        '}',
+        [...value].map(([k, v]) => `${render(k, inner, seen)} => ${render(v, inner, seen)}`),
+      );
+  else if (value instanceof Set)
+    out =
+      'Set ' +
+      block(
+        '[',
+        ']',
+        [...value].map((v) => render(v, inner, seen)),
+      );
+  else if (Array.isArray(value))
+    out = block(
+      '[',
+      ']',
+      value.map((v) => render(v, inner, seen)),
+    );
+  else
+    out = block(
+      '{',
+      '}',
+      Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${render(v, inner, seen)}`),
+    );
   seen.delete(value);
   return out;
 }

@@ -10,9 +10,19 @@ export type Duration = number | string;
  * @example toMilliseconds("5m", "the sleep") // 300000
  */
 export function toMilliseconds(value: Duration, what: string, unit: 'seconds' | 'milliseconds' = 'seconds'): number {
-  const result = typeof value === 'number' ? (unit === 'seconds' ? value * 1000 : value) : typeof value === 'string' ? ms(value as ms.StringValue) : Number.NaN;
+  const result =
+    typeof value === 'number'
+      ? unit === 'seconds'
+        ? value * 1000
+        : value
+      : typeof value === 'string'
+        ? ms(value as ms.StringValue)
+        : Number.NaN;
   if (typeof result !== 'number' || !Number.isFinite(result) || result < 0) {
-    throw new WorkflowError('CONFIG', `Expected ${what} to be a number of ${unit} or a string like "10s", "5m" or "1d", got ${JSON.stringify(value)}.`);
+    throw new WorkflowError(
+      'CONFIG',
+      `Expected ${what} to be a number of ${unit} or a string like "10s", "5m" or "1d", got ${JSON.stringify(value)}.`,
+    );
   }
   return Math.round(result);
 }

@@ -53,7 +53,9 @@ export class RetryAfterError extends WorkflowError {
     super('RETRY_AFTER', message, options);
     const ms = retryAfter instanceof Date ? retryAfter.getTime() - Date.now() : retryAfter;
     if (!Number.isFinite(ms)) {
-      throw new TypeError(`Expected \`retryAfter\` to be a number of milliseconds or a Date, got ${String(retryAfter)}.`);
+      throw new TypeError(
+        `Expected \`retryAfter\` to be a number of milliseconds or a Date, got ${String(retryAfter)}.`,
+      );
     }
     this.retryAfterMs = Math.max(0, Math.round(ms));
   }
@@ -90,7 +92,14 @@ export class StepFailedError extends WorkflowError {
 }
 
 /** Codes that no retry can fix: the run (or the step) fails at once. */
-export const FINAL_ERROR_CODES: ReadonlySet<string> = new Set(['NON_RETRYABLE', 'DETERMINISM', 'SERIALIZATION', 'CONFIG', 'STEP_FAILED', 'NESTED_STEP']);
+export const FINAL_ERROR_CODES: ReadonlySet<string> = new Set([
+  'NON_RETRYABLE',
+  'DETERMINISM',
+  'SERIALIZATION',
+  'CONFIG',
+  'STEP_FAILED',
+  'NESTED_STEP',
+]);
 
 /** Whether another attempt might succeed where this error failed. */
 export function isRetryable(error: unknown): boolean {

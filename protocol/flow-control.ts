@@ -49,12 +49,15 @@ export interface FlowControlOptions<Payload = unknown> {
 export function resolveFlowControl<Payload>(options: FlowControlOptions<Payload>, payload: Payload): FlowControl {
   const key = typeof options.key === 'function' ? options.key(payload) : options.key;
   if (typeof key !== 'string' || key === '') {
-    throw new ProtocolError(`Expected the flow control key to be a non-empty string, got ${JSON.stringify(key) ?? String(key)}.`);
+    throw new ProtocolError(
+      `Expected the flow control key to be a non-empty string, got ${JSON.stringify(key) ?? String(key)}.`,
+    );
   }
   const out: FlowControl = { key };
   if (options.parallelism !== undefined) out.parallelism = options.parallelism;
   if (options.rate !== undefined) out.rate = options.rate;
-  if (options.period !== undefined) out.periodMs = Math.round(toMilliseconds(options.period, 'the flow control `period`'));
+  if (options.period !== undefined)
+    out.periodMs = Math.round(toMilliseconds(options.period, 'the flow control `period`'));
   // The runner checks the same; failing here names the app's option instead of a 400 from afar.
   return parseFlowControl(out, `the flow control of key "${key}"`);
 }

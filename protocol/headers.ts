@@ -69,7 +69,10 @@ export function credentialHeaderNames(extra: Iterable<string> = []): ReadonlySet
  * without case).
  * @example redactHeaders({ Authorization: 'Bearer s3cret', accept: '*' }) // { Authorization: '[redacted]', accept: '*' }
  */
-export function redactHeaders(headers: Record<string, string>, names: ReadonlySet<string> = CREDENTIAL_HEADERS): Record<string, string> {
+export function redactHeaders(
+  headers: Record<string, string>,
+  names: ReadonlySet<string> = CREDENTIAL_HEADERS,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     out[name] = names.has(name.toLowerCase()) ? REDACTED : value;

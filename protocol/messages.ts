@@ -131,7 +131,9 @@ export function parseDriveRequest(value: unknown): DriveRequest {
   const o = expectObject(value, where);
   const v = expectInteger(o, 'v', where, 1);
   if (v !== PROTOCOL_VERSION) {
-    throw new ProtocolError(`Expected protocol version ${PROTOCOL_VERSION} in ${where}, got ${v}: update wfkit in the app or the runner.`);
+    throw new ProtocolError(
+      `Expected protocol version ${PROTOCOL_VERSION} in ${where}, got ${v}: update wfkit in the app or the runner.`,
+    );
   }
   const drive: DriveRequest = {
     v,
@@ -146,7 +148,11 @@ export function parseDriveRequest(value: unknown): DriveRequest {
     drive.failure = { error: expectSerializedError(f.error, `\`failure.error\` in ${where}`) };
     if (f.failedStep !== undefined) {
       const s = expectObject(f.failedStep, `\`failure.failedStep\` in ${where}`);
-      drive.failure.failedStep = { index: expectInteger(s, 'index', where), name: expectString(s, 'name', where), kind: parseStepKind(s, 'kind', where) };
+      drive.failure.failedStep = {
+        index: expectInteger(s, 'index', where),
+        name: expectString(s, 'name', where),
+        kind: parseStepKind(s, 'kind', where),
+      };
     }
   }
   return drive;

@@ -60,17 +60,27 @@ export function encodeOutcome(outcome: Outcome): string {
 }
 
 function stepFields(o: Fields, where: string): StepRef {
-  return { index: expectInteger(o, 'index', where), name: expectString(o, 'name', where), kind: parseStepKind(o, 'kind', where) };
+  return {
+    index: expectInteger(o, 'index', where),
+    name: expectString(o, 'name', where),
+    kind: parseStepKind(o, 'kind', where),
+  };
 }
 
 function parseSuspension(value: unknown, where: string): Suspension {
   const o = expectObject(value, where);
-  const base = { index: expectInteger(o, 'index', where), name: expectString(o, 'name', where), group: expectInteger(o, 'group', where) };
+  const base = {
+    index: expectInteger(o, 'index', where),
+    name: expectString(o, 'name', where),
+    group: expectInteger(o, 'group', where),
+  };
   const kind = expectString(o, 'kind', where);
   const parse = suspensionParser(kind);
   if (!parse) {
     const kinds = suspendingKinds();
-    throw new ProtocolError(`Expected \`kind\` in ${where} to be ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}, got "${kind}".`);
+    throw new ProtocolError(
+      `Expected \`kind\` in ${where} to be ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}, got "${kind}".`,
+    );
   }
   // The kind's own fields after the base ones: its module's parser checked them.
   return { kind, ...base, ...parse(o, where) } as Suspension;
@@ -78,7 +88,10 @@ function parseSuspension(value: unknown, where: string): Suspension {
 
 function parseFailedStep(value: unknown, where: string): NonNullable<Extract<Outcome, { t: 'failed' }>['step']> {
   const s = expectObject(value, where);
-  const step: NonNullable<Extract<Outcome, { t: 'failed' }>['step']> = { ...stepFields(s, where), durationMs: expectNumber(s, 'durationMs', where) };
+  const step: NonNullable<Extract<Outcome, { t: 'failed' }>['step']> = {
+    ...stepFields(s, where),
+    durationMs: expectNumber(s, 'durationMs', where),
+  };
   const retries = optionalInteger(s, 'retries', where);
   if (retries !== undefined) step.retries = retries;
   const retryDelayMs = optionalInteger(s, 'retryDelayMs', where);
@@ -124,14 +137,17 @@ export function decodeOutcome(line: string): Outcome {
       return out;
     }
     case 'suspend': {
-      if (!Array.isArray(o.steps) || o.steps.length === 0) throw new ProtocolError(`Expected \`steps\` in ${where} to be a non-empty array.`);
+      if (!Array.isArray(o.steps) || o.steps.length === 0)
+        throw new ProtocolError(`Expected \`steps\` in ${where} to be a non-empty array.`);
       return { t, steps: o.steps.map((s, i) => parseSuspension(s, `\`steps[${i}]\` in ${where}`)) };
     }
     case 'continue':
     case 'cancel':
       return { t };
     default:
-      throw new ProtocolError(`Unknown outcome kind "${t}": expected started, step, done, failed, continue, suspend or cancel.`);
+      throw new ProtocolError(
+        `Unknown outcome kind "${t}": expected started, step, done, failed, continue, suspend or cancel.`,
+      );
   }
 }
 

@@ -40,7 +40,11 @@ function signingKey(token: string): Promise<CryptoKey> {
   let key = keyCache.get(token);
   if (!key) {
     key = (async () => {
-      const derived = await crypto.subtle.sign('HMAC', await hmacKey(encoder.encode(token)), encoder.encode(SIGNING_KEY_LABEL));
+      const derived = await crypto.subtle.sign(
+        'HMAC',
+        await hmacKey(encoder.encode(token)),
+        encoder.encode(SIGNING_KEY_LABEL),
+      );
       return hmacKey(derived);
     })();
     keyCache.set(token, key);
@@ -70,7 +74,13 @@ export interface SignOptions {
 }
 
 /** The signed content: one definition, shared by both signers and the verifier. */
-export function signedContent(id: string, timestamp: number | string, deadline: number | string, url: string, bodyHash: string): string {
+export function signedContent(
+  id: string,
+  timestamp: number | string,
+  deadline: number | string,
+  url: string,
+  bodyHash: string,
+): string {
   return `${id}.${timestamp}.${deadline}.${url}.${bodyHash}`;
 }
 
@@ -136,16 +146,26 @@ export function checkSignatureClaim(headers: Headers, options: ClaimOptions = {}
   const deadlineText = headers.get(Header.Deadline);
   const header = headers.get(Header.Signature);
   if (!id || !timestamp || !deadlineText || !header) {
-    throw shapeError(`Unsigned request: expected the ${SIGNATURE_HEADERS.join(', ')} headers, got ${SIGNATURE_HEADERS.filter((name) => headers.has(name)).join(', ') || 'none'}.`);
+    throw shapeError(
+      `Unsigned request: expected the ${SIGNATURE_HEADERS.join(', ')} headers, got ${SIGNATURE_HEADERS.filter((name) => headers.has(name)).join(', ') || 'none'}.`,
+    );
   }
-  if (!ID_PATTERN.test(id)) throw shapeError(`Expected ${Header.SignatureId} to be 1 to 128 letters, digits, "_", ":" or "-", got a value of ${id.length} characters that is not.`);
+  if (!ID_PATTERN.test(id))
+    throw shapeError(
+      `Expected ${Header.SignatureId} to be 1 to 128 letters, digits, "_", ":" or "-", got a value of ${id.length} characters that is not.`,
+    );
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : Number.NaN;
   if (!(Math.abs(now - seconds) <= SIGNATURE_TOLERANCE_SECONDS)) {
-    throw shapeError(`Signature timestamp ${JSON.stringify(timestamp.slice(0, 20))} is outside the ±${SIGNATURE_TOLERANCE_SECONDS}s window around ${now} (unix seconds).`);
+    throw shapeError(
+      `Signature timestamp ${JSON.stringify(timestamp.slice(0, 20))} is outside the ±${SIGNATURE_TOLERANCE_SECONDS}s window around ${now} (unix seconds).`,
+    );
   }
   const deadline = /^\d{1,16}$/.test(deadlineText) ? Number(deadlineText) : Number.NaN;
-  if (!Number.isSafeInteger(deadline)) throw shapeError(`Expected ${Header.Deadline} to be epoch milliseconds, got ${JSON.stringify(deadlineText.slice(0, 20))}.`);
+  if (!Number.isSafeInteger(deadline))
+    throw shapeError(
+      `Expected ${Header.Deadline} to be epoch milliseconds, got ${JSON.stringify(deadlineText.slice(0, 20))}.`,
+    );
   const nowMs = options.nowMs ?? (options.now === undefined ? Date.now() : options.now * 1000);
   if (nowMs > deadline) {
     // Not a bad signature: the request was slow to arrive. Its own code, so the route answers 408
@@ -157,7 +177,9 @@ export function checkSignatureClaim(headers: Headers, options: ClaimOptions = {}
   }
   const signatures = header.split(' ');
   if (signatures.length > MAX_SIGNATURES || !signatures.every((s) => SIGNATURE_PATTERN.test(s))) {
-    throw shapeError(`Expected ${Header.Signature} to be 1 to ${MAX_SIGNATURES} space-separated "v1,<base64 of 32 bytes>" values, got ${signatures.length} value(s) not all of that shape.`);
+    throw shapeError(
+      `Expected ${Header.Signature} to be 1 to ${MAX_SIGNATURES} space-separated "v1,<base64 of 32 bytes>" values, got ${signatures.length} value(s) not all of that shape.`,
+    );
   }
   return { id, timestamp, deadlineText, deadline, signatures };
 }
@@ -192,7 +214,10 @@ export async function verifyRequest(options: VerifyOptions): Promise<VerifiedReq
   const claim = checkSignatureClaim(options.headers, options);
   const bodyHash = await sha256Hex(options.body);
   for (const url of new Set(options.urls)) {
-    const expected = await signature(options.token, signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash));
+    const expected = await signature(
+      options.token,
+      signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash),
+    );
     if (claim.signatures.some((s) => constantTimeEqual(s, expected))) return { deadline: claim.deadline };
   }
   const where = options.urls.length === 1 ? ` over this route's URL ${options.urls[0]}` : '';

@@ -41,7 +41,10 @@ export function isLogLevel(value: unknown): value is LogLevel {
 function parseLogLine(value: unknown, where: string): LogLine {
   const o = expectObject(value, where);
   const level = o.level;
-  if (!isLogLevel(level)) throw new ProtocolError(`Expected \`level\` in ${where} to be one of ${LOG_LEVELS.join(', ')}, got ${describe(level)}.`);
+  if (!isLogLevel(level))
+    throw new ProtocolError(
+      `Expected \`level\` in ${where} to be one of ${LOG_LEVELS.join(', ')}, got ${describe(level)}.`,
+    );
   const line: LogLine = { at: expectNumber(o, 'at', where), level, message: expectString(o, 'message', where) };
   if (o.fields !== undefined) line.fields = expectObject(o.fields, `\`fields\` in ${where}`);
   return line;
@@ -50,9 +53,12 @@ function parseLogLine(value: unknown, where: string): LogLine {
 /** Parses the `logs` field of a step line (where names it); throws ProtocolError naming the field. */
 export function parseStepLogs(value: unknown, where: string): StepLogs {
   const o: Fields = expectObject(value, where);
-  if (!Array.isArray(o.lines)) throw new ProtocolError(`Expected \`lines\` in ${where} to be an array, got ${describe(o.lines)}.`);
+  if (!Array.isArray(o.lines))
+    throw new ProtocolError(`Expected \`lines\` in ${where} to be an array, got ${describe(o.lines)}.`);
   if (o.lines.length > STEP_LOG_LIMITS.maxLines) {
-    throw new ProtocolError(`Expected at most ${STEP_LOG_LIMITS.maxLines} \`lines\` in ${where}, got ${o.lines.length}.`);
+    throw new ProtocolError(
+      `Expected at most ${STEP_LOG_LIMITS.maxLines} \`lines\` in ${where}, got ${o.lines.length}.`,
+    );
   }
   const logs: StepLogs = { lines: o.lines.map((line, i) => parseLogLine(line, `\`lines[${i}]\` in ${where}`)) };
   if (o.dropped !== undefined) logs.dropped = expectInteger(o, 'dropped', where);

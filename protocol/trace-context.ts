@@ -62,5 +62,10 @@ export function stepSpanId(driveSpanId: string, index: number): string {
 /** The trace context of step `index` inside the drive `drive` (same trace, the step's span). */
 export function stepTraceContext(drive: TraceContext, index: number): TraceContext {
   const spanId = stepSpanId(drive.spanId, index);
-  return { traceId: drive.traceId, spanId, sampled: drive.sampled, traceparent: formatTraceparent(drive.traceId, spanId, drive.sampled) };
+  return {
+    traceId: drive.traceId,
+    spanId,
+    sampled: drive.sampled,
+    traceparent: formatTraceparent(drive.traceId, spanId, drive.sampled),
+  };
 }

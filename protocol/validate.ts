@@ -7,7 +7,8 @@ export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
@@ -20,7 +21,8 @@ export function expectObject(value: unknown, where: string): Fields {
 
 export function expectString(o: Fields, key: string, where: string): string {
   const v = o[key];
-  if (typeof v !== 'string') throw new ProtocolError(`Expected \`${key}\` in ${where} to be a string, got ${describe(v)}.`);
+  if (typeof v !== 'string')
+    throw new ProtocolError(`Expected \`${key}\` in ${where} to be a string, got ${describe(v)}.`);
   return v;
 }
 
@@ -50,7 +52,8 @@ export function expectNumber(o: Fields, key: string, where: string): number {
 
 export function expectBoolean(o: Fields, key: string, where: string): boolean {
   const v = o[key];
-  if (typeof v !== 'boolean') throw new ProtocolError(`Expected \`${key}\` in ${where} to be a boolean, got ${describe(v)}.`);
+  if (typeof v !== 'boolean')
+    throw new ProtocolError(`Expected \`${key}\` in ${where} to be a boolean, got ${describe(v)}.`);
   return v;
 }
 
@@ -111,7 +114,9 @@ export function assertJsonDepth(text: string, where: string, maxDepth = MAX_JSON
       inString = true;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > maxDepth) {
-        throw new ProtocolError(`Expected ${where} to nest objects and arrays at most ${maxDepth} levels deep, got deeper nesting at character ${i}.`);
+        throw new ProtocolError(
+          `Expected ${where} to nest objects and arrays at most ${maxDepth} levels deep, got deeper nesting at character ${i}.`,
+        );
       }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;

@@ -14,7 +14,11 @@ export function encodeValue(value: unknown, where: string): string | undefined {
   } catch (error) {
     // devalue recurses: a value nested deeper than the stack allows ends here as a RangeError.
     if (error instanceof RangeError) {
-      throw new WorkflowError('SERIALIZATION', `Cannot store the value returned by ${where}: it is nested too deeply to serialize (${error.message}). Return data nested at most a few hundred levels.`, { cause: error });
+      throw new WorkflowError(
+        'SERIALIZATION',
+        `Cannot store the value returned by ${where}: it is nested too deeply to serialize (${error.message}). Return data nested at most a few hundred levels.`,
+        { cause: error },
+      );
     }
     const path = (error as { path?: string }).path;
     const type = typeOf(value, path);
@@ -29,7 +33,8 @@ export function encodeValue(value: unknown, where: string): string | undefined {
 function typeOf(root: unknown, path: string | undefined): string {
   let value = root;
   // devalue's path looks like `.a.b[0]`; walk it to name the offending value's type.
-  for (const part of (path ?? '').match(/[^.[\]]+/g) ?? []) value = (value as Record<string, unknown> | undefined)?.[part];
+  for (const part of (path ?? '').match(/[^.[\]]+/g) ?? [])
+    value = (value as Record<string, unknown> | undefined)?.[part];
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'symbol') return 'a symbol';
   if (typeof value === 'object' && value !== null) return `an instance of ${value.constructor?.name ?? 'a class'}`;
@@ -41,6 +46,8 @@ export function decodeValue(text: string | undefined): unknown {
   try {
     return parse(text);
   } catch (error) {
-    throw new ProtocolError(`A stored step value is not readable (${(error as Error).message}): ${text.slice(0, 80)}`, { cause: error });
+    throw new ProtocolError(`A stored step value is not readable (${(error as Error).message}): ${text.slice(0, 80)}`, {
+      cause: error,
+    });
   }
 }

@@ -2,7 +2,13 @@ import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { encodeValue } from '../protocol/values.js';
 import type { CallCredentials } from './drive/call-credentials.js';
 import type { Commit } from './commit/commit-queue.js';
-import { OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError, UpstashRunActionError } from './errors.js';
+import {
+  OriginNotAllowedError,
+  RunFinishedError,
+  RunNotFoundError,
+  RunNotResumableError,
+  UpstashRunActionError,
+} from './errors.js';
 import type { EventBus } from './commit/events.js';
 import { newRunId } from './ids.js';
 import { childRunIdOf, parentOf } from './drive/invoke.js';
@@ -44,7 +50,11 @@ export class RunnerActions {
   /** Creates a run (or finds it by idempotency key) and drives it at once; only for an allowed origin. */
   async startRun(request: StartRequest): Promise<{ run: Run; created: boolean }> {
     const { store, events, owner, leaseMs, credentials, allowedOrigins, scheduler } = this.options;
-    if (!originAllowed(request.url, allowedOrigins)) throw new OriginNotAllowedError(request.url, allowedOrigins.map((p) => p.text));
+    if (!originAllowed(request.url, allowedOrigins))
+      throw new OriginNotAllowedError(
+        request.url,
+        allowedOrigins.map((p) => p.text),
+      );
     const now = this.options.now();
     // A flow-controlled run always goes through claimDue, which alone counts its key's slots.
     const driveNow = !request.delayMs && !request.flowControl && scheduler.hasRoom;
@@ -80,7 +90,13 @@ export class RunnerActions {
     const run = await this.options.store.getRun(runId);
     if (!run) throw new RunNotFoundError(runId);
     if (run.protocol === 'upstash') throw new UpstashRunActionError(runId, 'rerun');
-    const start: StartRequest = { url: run.url, body: run.body, headers: run.headers, retries: run.retries, retryDelayMs: run.retryDelayMs };
+    const start: StartRequest = {
+      url: run.url,
+      body: run.body,
+      headers: run.headers,
+      retries: run.retries,
+      retryDelayMs: run.retryDelayMs,
+    };
     if (run.flowControl !== undefined) start.flowControl = run.flowControl;
     return (await this.startRun(start)).run;
   }
@@ -164,12 +180,19 @@ export class RunnerActions {
     const output = encodeValue({ eventData: data, timeout: false }, `the data of event "${eventId}"`) ?? null;
     // Kept data is wrapped, so an `undefined` comes back undefined, as when delivered at once.
     const kept = JSON.stringify({ data });
-    const delivered = await store.deliverEvent({ eventId, data: kept, output: output ?? '', now, keepUntil: now + eventKeepMs });
+    const delivered = await store.deliverEvent({
+      eventId,
+      data: kept,
+      output: output ?? '',
+      now,
+      keepUntil: now + eventKeepMs,
+    });
     // Read back only for listeners: a notify nobody watches costs its one transaction.
     for (const runId of events.size > 0 ? delivered : []) {
       const run = await store.getRun(runId);
       if (run) events.emit({ type: 'run', run });
-      for (const step of await store.listSteps(runId)) if (step.eventId === eventId && step.finishedAt === now) events.emit({ type: 'step', step });
+      for (const step of await store.listSteps(runId))
+        if (step.eventId === eventId && step.finishedAt === now) events.emit({ type: 'step', step });
     }
     if (delivered.length > 0) scheduler.wake();
     return { delivered, kept: delivered.length === 0 && eventKeepMs > 0 };

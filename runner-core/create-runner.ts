@@ -61,9 +61,20 @@ export interface CreatedRunner {
  * @throws DatabaseOpenError, RunnerConfigError, or the server's listen error (`code` EADDRINUSE, …)
  */
 export async function createRunner(options: CreateRunnerOptions): Promise<CreatedRunner> {
-  const { store: given, database: target, exclusive, host = '127.0.0.1', port = 7766, api, otel, ...runnerOptions } = options;
+  const {
+    store: given,
+    database: target,
+    exclusive,
+    host = '127.0.0.1',
+    port = 7766,
+    api,
+    otel,
+    ...runnerOptions
+  } = options;
   if ((given === undefined) === (target === undefined)) {
-    throw new RunnerConfigError(`createRunner needs exactly one of store (an open Store) and database (a postgres:// URL or a SQLite path); got ${given ? 'both' : 'neither'}.`);
+    throw new RunnerConfigError(
+      `createRunner needs exactly one of store (an open Store) and database (a postgres:// URL or a SQLite path); got ${given ? 'both' : 'neither'}.`,
+    );
   }
   let kind: CreatedRunner['storeKind'] = 'custom';
   let database: string | undefined;
@@ -101,7 +112,10 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
       tracing = await createOtelTracing(otel, resolved.logger);
     } catch (error) {
       await closeStore();
-      throw new RunnerConfigError(`Could not set up the OpenTelemetry export to ${otel.endpoint}: ${(error as Error).message}`, { cause: error });
+      throw new RunnerConfigError(
+        `Could not set up the OpenTelemetry export to ${otel.endpoint}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
   const stepDuration = new Histogram();
@@ -121,7 +135,8 @@ export async function createRunner(options: CreateRunnerOptions): Promise<Create
       server.listen(port, host, done);
     });
     // The alert's dashboard link: where this server listens, unless the options said otherwise.
-    if (runner.alerts && runner.alerts.publicUrl === undefined) setPublicUrl(runner.alerts, listenUrl(host, (server.address() as AddressInfo).port));
+    if (runner.alerts && runner.alerts.publicUrl === undefined)
+      setPublicUrl(runner.alerts, listenUrl(host, (server.address() as AddressInfo).port));
     await runner.start();
   } catch (error) {
     server.close();

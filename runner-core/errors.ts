@@ -105,7 +105,9 @@ export class UpstashRunActionError extends Error {
   override name = 'UpstashRunActionError';
   readonly runId: string;
   constructor(runId: string, action: 'resume' | 'rerun') {
-    super(`Run ${runId} is an @upstash/workflow run: the runner cannot ${action} it. Start a new one from the app (Client.trigger), or cancel it.`);
+    super(
+      `Run ${runId} is an @upstash/workflow run: the runner cannot ${action} it. Start a new one from the app (Client.trigger), or cancel it.`,
+    );
     this.runId = runId;
   }
 }

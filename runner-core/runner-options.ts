@@ -115,7 +115,9 @@ export const RUNNER_DEFAULTS = {
 /** `RunnerOptions.retention`, checked: a whole number of ms, 0 for "forever". */
 function checkRetention(value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new Error(`Expected \`retention\` to be a whole number of milliseconds (0 keeps runs forever), got ${JSON.stringify(value)}.`);
+    throw new Error(
+      `Expected \`retention\` to be a whole number of milliseconds (0 keeps runs forever), got ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }

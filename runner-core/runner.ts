@@ -59,7 +59,8 @@ export class Runner {
     this.logger = options.logger;
     this.events = new EventBus(this.logger);
     this.tokens = new TokenSet(options.tokens);
-    if (this.tokens.size === 0) throw new Error('The runner needs at least one token (WF_TOKEN) to sign drive requests with.');
+    if (this.tokens.size === 0)
+      throw new Error('The runner needs at least one token (WF_TOKEN) to sign drive requests with.');
     // Records are read back (in the commit's transaction) only when someone listens.
     this.alerts = options.alerts ? alertConfig(options.alerts, this.tokens.signing[0]!) : undefined;
     this.queue = new CommitQueue(options.store, () => this.events.size > 0);
@@ -75,7 +76,13 @@ export class Runner {
       announce(this.events, await this.queue.push(credentials.redactAttempts(changes), owner));
     };
     // How every run ends, whoever ends it (run-end/): the driver, the actions and the QStash engine.
-    const ends = new RunEnds({ store: this.store, commit, alerts: this.alerts !== undefined, tracing: options.tracing, logger: this.logger });
+    const ends = new RunEnds({
+      store: this.store,
+      commit,
+      alerts: this.alerts !== undefined,
+      tracing: options.tracing,
+      logger: this.logger,
+    });
     // A child run that ended wakes its native parent (the actions are built below).
     ends.onEnded(({ run }) => this.actions.childEnded(run));
     let driver: Driver | undefined;
@@ -102,7 +109,10 @@ export class Runner {
       ...(this.alerts && { alerts: this.alerts }),
       // Built below; only Upstash-protocol runs (which exist only with the engine) ask for it.
       upstashAttemptSeq: (runId, at) => {
-        if (!this.qstash) throw new Error(`Expected the QStash engine for Upstash-protocol run ${runId}, but this runner's store has none.`);
+        if (!this.qstash)
+          throw new Error(
+            `Expected the QStash engine for Upstash-protocol run ${runId}, but this runner's store has none.`,
+          );
         return this.qstash.context.messages.nextAttemptSeq(runId, at);
       },
       // Child workflows start and link through the actions (created below; only called later).
@@ -175,7 +185,10 @@ export class Runner {
     });
     this.retention = new RetentionService({
       // The QStash parts only where the engine runs: their rows exist only then.
-      parts: { retention: this.store.retention, ...(qstashStores && { messages: qstashStores.messages, waits: qstashStores.waits }) },
+      parts: {
+        retention: this.store.retention,
+        ...(qstashStores && { messages: qstashStores.messages, waits: qstashStores.waits }),
+      },
       retentionMs: options.retention,
       now,
       logger: this.logger,
@@ -274,7 +287,9 @@ export class Runner {
    */
   async notify(eventId: string, data: unknown): Promise<{ delivered: string[]; kept: boolean }> {
     const native = await this.actions.notify(eventId, data);
-    const upstash = this.qstash ? await this.qstash.waits.notify(eventId, data === undefined ? '' : JSON.stringify(data)) : [];
+    const upstash = this.qstash
+      ? await this.qstash.waits.notify(eventId, data === undefined ? '' : JSON.stringify(data))
+      : [];
     const reached = upstash.filter((notified) => notified.error === '').map((notified) => notified.wait.runId);
     if (reached.length === 0) return native;
     return { delivered: [...native.delivered, ...reached], kept: native.kept };

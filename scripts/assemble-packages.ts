@@ -12,7 +12,20 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SDK_FOLDERS = ['protocol', 'api', 'serve'];
 
 /** Installs, build output and secrets of a starter that was run in place: never shipped. */
-const NOT_SHIPPED = new Set(['node_modules', '.next', '.svelte-kit', '.nuxt', '.output', '.wrangler', '.wf', '.env', '.env.local', '.dev.vars', 'package-lock.json', 'next-env.d.ts']);
+const NOT_SHIPPED = new Set([
+  'node_modules',
+  '.next',
+  '.svelte-kit',
+  '.nuxt',
+  '.output',
+  '.wrangler',
+  '.wf',
+  '.env',
+  '.env.local',
+  '.dev.vars',
+  'package-lock.json',
+  'next-env.d.ts',
+]);
 
 /**
  * Fills the two packages' folders from the build, so each can be packed or published as it is:
@@ -25,13 +38,18 @@ const NOT_SHIPPED = new Set(['node_modules', '.next', '.svelte-kit', '.nuxt', '.
  */
 export function assemblePackages(): void {
   const dist = join(root, 'dist');
-  if (!existsSync(join(dist, 'cli', 'index.js'))) throw new Error('dist/ is missing: run `tsc -p tsconfig.build.json` first (`npm run build` does).');
+  if (!existsSync(join(dist, 'cli', 'index.js')))
+    throw new Error('dist/ is missing: run `tsc -p tsconfig.build.json` first (`npm run build` does).');
   const sdk = join(root, 'packages', 'wfkit');
   const cli = join(root, 'packages', 'cli');
-  for (const dir of [join(sdk, 'dist'), join(cli, 'dist'), join(cli, 'templates')]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [join(sdk, 'dist'), join(cli, 'dist'), join(cli, 'templates')])
+    rmSync(dir, { recursive: true, force: true });
   for (const folder of SDK_FOLDERS) cpSync(join(dist, folder), join(sdk, 'dist', folder), { recursive: true });
   cpSync(dist, join(cli, 'dist'), { recursive: true });
-  cpSync(join(root, 'templates'), join(cli, 'templates'), { recursive: true, filter: (path) => !NOT_SHIPPED.has(basename(path)) });
+  cpSync(join(root, 'templates'), join(cli, 'templates'), {
+    recursive: true,
+    filter: (path) => !NOT_SHIPPED.has(basename(path)),
+  });
   for (const dir of [sdk, cli]) cpSync(join(root, 'README.md'), join(dir, 'README.md'));
 }
 

@@ -22,7 +22,18 @@ if (!existsSync(link)) {
 }
 
 // A smaller young generation keeps the runner's memory flat under bursts (see README, Benchmark).
-const args = ['--max-semi-space-size=8', 'dist/cli/index.js', 'dev', '--port', runnerPort, '--app-port', appPort, '--route', '/workflow', ...process.argv.slice(2)];
+const args = [
+  '--max-semi-space-size=8',
+  'dist/cli/index.js',
+  'dev',
+  '--port',
+  runnerPort,
+  '--app-port',
+  appPort,
+  '--route',
+  '/workflow',
+  ...process.argv.slice(2),
+];
 const wf = spawn(process.execPath, [...args, '--', process.execPath, 'templates/hono-node/src/server.ts'], {
   cwd: root,
   env: { ...process.env, PORT: appPort },
@@ -58,4 +69,8 @@ while (Date.now() < deadline && wf.exitCode === null) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
-await fetch(`http://127.0.0.1:${appPort}/workflow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"hello"}' }).catch(() => {});
+await fetch(`http://127.0.0.1:${appPort}/workflow`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: '{"text":"hello"}',
+}).catch(() => {});

@@ -2,13 +2,34 @@ import { createHandler, type Handle, type ServeOptions, type Workflow } from './
 
 export { createHandler } from './core/handler.js';
 export type { Handle, HostContext, ServeOptions, Workflow, WorkflowContext } from './core/handler.js';
-export type { CallOptions, CallResponse, InvokeOptions, InvokeResult, StepInfo, StepOptions, WaitForEventResult } from './core/context.js';
+export type {
+  CallOptions,
+  CallResponse,
+  InvokeOptions,
+  InvokeResult,
+  StepInfo,
+  StepOptions,
+  WaitForEventResult,
+} from './core/context.js';
 export type { FailureFunctionArgs } from './core/options.js';
-export type { StandardSchemaV1, StandardSchemaIssue, StandardSchemaResult, InferSchemaOutput, ValidationIssue } from './core/schema.js';
+export type {
+  StandardSchemaV1,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+  InferSchemaOutput,
+  ValidationIssue,
+} from './core/schema.js';
 export type { Duration } from '../protocol/duration.js';
 export type { LogLevel, LogLine, StepLogs } from '../protocol/step-logs.js';
 export type { TraceContext } from '../protocol/trace-context.js';
-export { WorkflowError, NonRetryableError, RetryAfterError, ProtocolError, DeterminismError, StepFailedError } from '../protocol/errors.js';
+export {
+  WorkflowError,
+  NonRetryableError,
+  RetryAfterError,
+  ProtocolError,
+  DeterminismError,
+  StepFailedError,
+} from '../protocol/errors.js';
 export { Client, ClientError, type ClientOptions, type TriggerOptions, type RunDetail } from './client.js';
 
 /**

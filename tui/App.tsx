@@ -56,7 +56,17 @@ export function App(props: AppProps) {
 }
 
 /** The dashboard at a given size: state in a pure reducer, fed by runner events and keys; components take props. */
-export function Dashboard({ source, title = 'wfkit', subtitle, color = true, size, now = Date.now, tickMs = 1000, events, log }: AppProps & { size: Size }) {
+export function Dashboard({
+  source,
+  title = 'wfkit',
+  subtitle,
+  color = true,
+  size,
+  now = Date.now,
+  tickMs = 1000,
+  events,
+  log,
+}: AppProps & { size: Size }) {
   const [state, dispatch] = useReducer(reducer, undefined, () => initialState(size, now(), log !== undefined));
   const { exit } = useApp();
 
@@ -74,17 +84,20 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
     cancel: (id) =>
       void source.cancel(id).then(
         () => dispatch({ type: 'notice', text: `cancelled ${id}` }),
-        (error: unknown) => dispatch({ type: 'notice', text: `Cannot cancel ${id}: ${errorMessage(error)}`, error: true }),
+        (error: unknown) =>
+          dispatch({ type: 'notice', text: `Cannot cancel ${id}: ${errorMessage(error)}`, error: true }),
       ),
     rerun: (id) =>
       void source.rerun(id).then(
         (run) => dispatch({ type: 'notice', text: `rerun of ${id} started: ${run.id}` }),
-        (error: unknown) => dispatch({ type: 'notice', text: `Cannot rerun ${id}: ${errorMessage(error)}`, error: true }),
+        (error: unknown) =>
+          dispatch({ type: 'notice', text: `Cannot rerun ${id}: ${errorMessage(error)}`, error: true }),
       ),
     resume: (id) =>
       void source.resume(id).then(
         () => dispatch({ type: 'notice', text: `resumed ${id} from its failed step` }),
-        (error: unknown) => dispatch({ type: 'notice', text: `Cannot resume ${id}: ${errorMessage(error)}`, error: true }),
+        (error: unknown) =>
+          dispatch({ type: 'notice', text: `Cannot resume ${id}: ${errorMessage(error)}`, error: true }),
       ),
   });
 
@@ -95,12 +108,43 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
   if (state.view === 'runs') {
     const rows = runRows(views);
     const runs = state.visible.slice(state.top, state.top + rows).map((id) => state.runs.get(id)!);
-    body = <RunList runs={runs} selected={state.cursor - state.top} width={width} height={height} now={state.now} color={color} total={state.order.length} filter={state.filter} />;
+    body = (
+      <RunList
+        runs={runs}
+        selected={state.cursor - state.top}
+        width={width}
+        height={height}
+        now={state.now}
+        color={color}
+        total={state.order.length}
+        filter={state.filter}
+      />
+    );
   } else if (state.view === 'run' && state.detail) {
     const run = state.runs.get(state.detail.runId);
-    body = <RunView run={run} detail={state.detail} cursor={state.stepCursor} top={state.stepTop} width={width} height={height} now={state.now} color={color} />;
+    body = (
+      <RunView
+        run={run}
+        detail={state.detail}
+        cursor={state.stepCursor}
+        top={state.stepTop}
+        width={width}
+        height={height}
+        now={state.now}
+        color={color}
+      />
+    );
   } else {
-    body = <StepView step={selectedStep(state)} lines={detailLines(state)} scroll={state.scroll} width={width} height={height} color={color} />;
+    body = (
+      <StepView
+        step={selectedStep(state)}
+        lines={detailLines(state)}
+        scroll={state.scroll}
+        width={width}
+        height={height}
+        color={color}
+      />
+    );
   }
   return (
     <Box flexDirection="column" width={width} height={state.size.rows}>
@@ -119,9 +163,23 @@ export function Dashboard({ source, title = 'wfkit', subtitle, color = true, siz
         {body}
       </Box>
       {state.log.open && log && logPaneRows(state.size) > 0 ? (
-        <LogPane title={log.title} lines={state.log.lines} total={state.log.total} width={width} height={logPaneRows(state.size)} color={color} />
+        <LogPane
+          title={log.title}
+          lines={state.log.lines}
+          total={state.log.total}
+          width={width}
+          height={logPaneRows(state.size)}
+          color={color}
+        />
       ) : null}
-      <Footer view={state.view} filtering={state.filtering} filter={state.filter} width={width} log={state.log.enabled} restartable={selectedRestartable(state)} />
+      <Footer
+        view={state.view}
+        filtering={state.filtering}
+        filter={state.filter}
+        width={width}
+        log={state.log.enabled}
+        restartable={selectedRestartable(state)}
+      />
     </Box>
   );
 }

@@ -26,7 +26,9 @@ export function clock(ms: number, now: number, withMs = false): string {
   const date = new Date(ms);
   const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
   const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${withMs ? '.' + pad(date.getMilliseconds(), 3) : ''}`;
-  return new Date(now).toDateString() === date.toDateString() ? time : `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${time}`;
+  return new Date(now).toDateString() === date.toDateString()
+    ? time
+    : `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${time}`;
 }
 
 /**

@@ -40,14 +40,17 @@ export interface Dashboard {
 export function startDashboard(options: DashboardOptions): Dashboard {
   const source = options.source ?? httpDataSource({ url: options.runnerUrl, token: options.token });
   const color = colorEnabled(options.env ?? process.env);
-  const instance = render(createElement(App, { source, title: options.title, subtitle: options.subtitle, color, log: options.log }), {
-    stdout: options.stdout ?? process.stdout,
-    stdin: options.stdin ?? process.stdin,
-    // The caller already chose the dashboard for a terminal; CI variables must not turn it into a log.
-    interactive: true,
-    alternateScreen: true,
-    exitOnCtrlC: true,
-  });
+  const instance = render(
+    createElement(App, { source, title: options.title, subtitle: options.subtitle, color, log: options.log }),
+    {
+      stdout: options.stdout ?? process.stdout,
+      stdin: options.stdin ?? process.stdin,
+      // The caller already chose the dashboard for a terminal; CI variables must not turn it into a log.
+      interactive: true,
+      alternateScreen: true,
+      exitOnCtrlC: true,
+    },
+  );
   return {
     exited: instance.waitUntilExit().then(
       () => undefined,

@@ -20,7 +20,11 @@ const NO_COUNTS: StatusCounts = zeroCounts();
  * It also keeps the count of runs per status, for the status bar.
  */
 export class RunTable {
-  static readonly empty = new RunTable(Array.from({ length: SHARDS }, () => new Map()), 0, NO_COUNTS);
+  static readonly empty = new RunTable(
+    Array.from({ length: SHARDS }, () => new Map()),
+    0,
+    NO_COUNTS,
+  );
 
   private readonly shards: readonly ReadonlyMap<string, Run>[];
   readonly size: number;
@@ -76,7 +80,11 @@ export function positionOf(ids: readonly string[], id: string): { index: number;
  * `ids` (sorted newest first) with `add` merged in and `remove` taken out, in one pass.
  * Run ids are time-sortable, so id order is start order.
  */
-export function mergeIds(ids: readonly string[], add: readonly string[], remove?: ReadonlySet<string>): readonly string[] {
+export function mergeIds(
+  ids: readonly string[],
+  add: readonly string[],
+  remove?: ReadonlySet<string>,
+): readonly string[] {
   if (!remove || remove.size === 0) {
     if (add.length === 0) return ids;
     // A few new runs (the live case): insert each where it belongs, one array copy apiece.

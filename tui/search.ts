@@ -31,7 +31,10 @@ function timeOf(text: string, now: number): number | undefined {
 
 export function parseSearch(text: string, now: number): Search {
   const search: Search = { filter: {}, words: [] };
-  for (const term of text.trim().split(/\s+/).filter((t) => t !== '')) {
+  for (const term of text
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t !== '')) {
     const colon = term.indexOf(':');
     const key = colon > 0 ? term.slice(0, colon).toLowerCase() : '';
     const value = term.slice(colon + 1);
@@ -47,7 +50,8 @@ export function parseSearch(text: string, now: number): Search {
       else search.filter.status = statuses as RunStatus[];
     } else if (key === 'since' || key === 'until') {
       const at = timeOf(value, now);
-      if (at === undefined) search.error = `Expected ${key}: to be a duration ago like 2h or a date like 2026-01-31T12:00, got "${value}".`;
+      if (at === undefined)
+        search.error = `Expected ${key}: to be a duration ago like 2h or a date like 2026-01-31T12:00, got "${value}".`;
       else search.filter[key === 'since' ? 'createdAfter' : 'createdBefore'] = at;
     } else {
       search.filter[key === 'url' ? 'urlPrefix' : key === 'step' ? 'failedStep' : 'idPrefix'] = value;

@@ -5,7 +5,6 @@ import { restartable } from '../view/protocol.js';
 
 /** What the views and the keymap read off the state. */
 
-
 /** The run `c` and `r` act on: the selected row, or the open run. */
 export function selectedRunId(state: DashboardState): string | undefined {
   return state.view === 'runs' ? state.visible[state.cursor] : state.detail?.runId;
@@ -25,5 +24,13 @@ export function selectedStep(state: DashboardState): Step | undefined {
 /** The step view's lines, wrapped to the terminal's width. */
 export function detailLines(state: DashboardState): Line[] {
   const step = selectedStep(state);
-  return step && state.detail ? stepViewLines(step, state.detail.attempts, state.size.columns, state.detail.logs, state.runs.get(state.detail.runId)) : [];
+  return step && state.detail
+    ? stepViewLines(
+        step,
+        state.detail.attempts,
+        state.size.columns,
+        state.detail.logs,
+        state.runs.get(state.detail.runId),
+      )
+    : [];
 }

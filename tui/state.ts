@@ -50,8 +50,23 @@ const NOTICE_MS = 6000;
 export function initialState(size: Size, now: number, withLog = false): DashboardState {
   const order: readonly string[] = [];
   return {
-    runs: RunTable.empty, order, visible: order, filter: '', found: null, filtering: false, view: 'runs', cursor: 0, top: 0,
-    detail: null, stepCursor: 0, stepTop: 0, scroll: 0, size, now, connection: 'connecting', notice: null,
+    runs: RunTable.empty,
+    order,
+    visible: order,
+    filter: '',
+    found: null,
+    filtering: false,
+    view: 'runs',
+    cursor: 0,
+    top: 0,
+    detail: null,
+    stepCursor: 0,
+    stepTop: 0,
+    scroll: 0,
+    size,
+    now,
+    connection: 'connecting',
+    notice: null,
     log: { enabled: withLog, open: withLog, lines: [], total: 0 },
   };
 }
@@ -64,7 +79,10 @@ export function bodySize(state: DashboardState): Size {
 /** New log lines in; what `wf dev` itself says (a probe result, the tunnel) is also the notice. */
 function appendLog(state: DashboardState, entries: readonly LogEntry[]): DashboardState {
   if (entries.length === 0) return state;
-  const joined = state.log.lines.length + entries.length > LOG_LINES ? [...state.log.lines, ...entries].slice(-LOG_LINES) : [...state.log.lines, ...entries];
+  const joined =
+    state.log.lines.length + entries.length > LOG_LINES
+      ? [...state.log.lines, ...entries].slice(-LOG_LINES)
+      : [...state.log.lines, ...entries];
   const said = entries.findLast((entry) => entry.source === 'wf');
   const notice = said ? { text: said.text, error: (said.level ?? 'info') !== 'info', at: state.now } : state.notice;
   return { ...state, notice, log: { ...state.log, lines: joined, total: state.log.total + entries.length } };
@@ -78,20 +96,35 @@ function upsertRuns(state: DashboardState, incoming: readonly Run[]): DashboardS
   const accepted = incoming.filter((run) => (state.runs.get(run.id)?.updatedAt ?? -Infinity) <= run.updatedAt);
   if (accepted.length === 0) return state;
   const runs = state.runs.with(accepted);
-  const order = mergeIds(state.order, accepted.filter((run) => !state.runs.get(run.id)).map((run) => run.id));
+  const order = mergeIds(
+    state.order,
+    accepted.filter((run) => !state.runs.get(run.id)).map((run) => run.id),
+  );
   let visible = order;
   if (state.filter !== '') {
     const test = searchMatcher(state.filter, state.now, foundFor(state, state.filter));
     const remove = new Set(accepted.filter((run) => !test(run)).map((run) => run.id));
-    visible = mergeIds(state.visible, accepted.filter((run) => !remove.has(run.id)).map((run) => run.id), remove);
+    visible = mergeIds(
+      state.visible,
+      accepted.filter((run) => !remove.has(run.id)).map((run) => run.id),
+      remove,
+    );
   }
   const selected = state.visible[state.cursor];
-  const cursor = selected === undefined || state.cursor === 0 ? 0 : Math.min(positionOf(visible, selected).index, Math.max(0, visible.length - 1));
+  const cursor =
+    selected === undefined || state.cursor === 0
+      ? 0
+      : Math.min(positionOf(visible, selected).index, Math.max(0, visible.length - 1));
   const top = state.top === 0 ? 0 : state.top + cursor - state.cursor;
   return { ...state, runs, order, visible, cursor, top: follow(top, cursor, visible.length, runRows(bodySize(state))) };
 }
 
-function upsertBy<T>(list: readonly T[], item: T, key: (t: T) => number, keep?: (old: T, next: T) => boolean): readonly T[] {
+function upsertBy<T>(
+  list: readonly T[],
+  item: T,
+  key: (t: T) => number,
+  keep?: (old: T, next: T) => boolean,
+): readonly T[] {
   const index = list.findIndex((t) => key(t) >= key(item));
   if (index === -1) return [...list, item];
   if (key(list[index]!) !== key(item)) return list.toSpliced(index, 0, item);
@@ -115,13 +148,20 @@ function applyEvents(state: DashboardState, events: readonly StreamEvent[]): Das
     if (event.type === 'step') {
       // Run events come at the run's own changes; count a step done here to stay live between them.
       const run = changed.get(event.step.runId) ?? state.runs.get(event.step.runId);
-      if (run && event.step.status === 'succeeded' && run.stepsDone <= event.step.index) changed.set(run.id, { ...run, stepsDone: event.step.index + 1 });
+      if (run && event.step.status === 'succeeded' && run.stepsDone <= event.step.index)
+        changed.set(run.id, { ...run, stepsDone: event.step.index + 1 });
       if (detail?.runId === event.step.runId) {
-        const step = fillStep(detail.steps.find((s) => s.index === event.step.index), event.step);
+        const step = fillStep(
+          detail.steps.find((s) => s.index === event.step.index),
+          event.step,
+        );
         detail = { ...detail, steps: upsertBy(detail.steps, step, stepKey, olderThanHeld) };
       }
     } else if (detail?.runId === event.attempt.runId) {
-      const attempt = fillAttempt(detail.attempts.find((a) => a.seq === event.attempt.seq), event.attempt);
+      const attempt = fillAttempt(
+        detail.attempts.find((a) => a.seq === event.attempt.seq),
+        event.attempt,
+      );
       detail = { ...detail, attempts: upsertBy(detail.attempts, attempt, attemptKey) };
     }
   }
@@ -150,7 +190,14 @@ function searchLoaded(state: DashboardState, text: string, runs: readonly Run[])
 }
 
 function move(cursor: number, key: KeyAction, count: number, page: number): number {
-  const targets: Partial<Record<KeyAction, number>> = { up: cursor - 1, down: cursor + 1, 'page-up': cursor - page, 'page-down': cursor + page, home: 0, end: count - 1 };
+  const targets: Partial<Record<KeyAction, number>> = {
+    up: cursor - 1,
+    down: cursor + 1,
+    'page-up': cursor - page,
+    'page-down': cursor + page,
+    home: 0,
+    end: count - 1,
+  };
   return Math.max(0, Math.min(targets[key] ?? cursor, count - 1));
 }
 
@@ -162,7 +209,14 @@ function onKey(state: DashboardState, key: KeyAction): DashboardState {
     const id = state.visible[state.cursor];
     if (key === 'enter') {
       if (id === undefined) return state;
-      return { ...state, view: 'run', detail: { runId: id, loading: true, error: null, steps: [], attempts: [], logs: [] }, stepCursor: 0, stepTop: 0, filtering: false };
+      return {
+        ...state,
+        view: 'run',
+        detail: { runId: id, loading: true, error: null, steps: [], attempts: [], logs: [] },
+        stepCursor: 0,
+        stepTop: 0,
+        filtering: false,
+      };
     }
     const cursor = move(state.cursor, key, state.visible.length, runRows(size));
     return { ...state, cursor, top: follow(state.top, cursor, state.visible.length, runRows(size)) };
@@ -220,10 +274,16 @@ export function reducer(state: DashboardState, action: Action): DashboardState {
       for (const attempt of action.attempts) attempts = upsertBy(attempts, attempt, attemptKey);
       // Logs come only with a snapshot, which is read again after each burst of the run's events.
       const logs = action.logs ?? detail.logs;
-      return clamp(upsertRuns({ ...state, detail: { ...detail, loading: false, error: null, steps, attempts, logs } }, [action.run]));
+      return clamp(
+        upsertRuns({ ...state, detail: { ...detail, loading: false, error: null, steps, attempts, logs } }, [
+          action.run,
+        ]),
+      );
     }
     case 'detail-failed':
-      return state.detail?.runId === action.runId ? { ...state, detail: { ...state.detail, loading: false, error: action.message } } : state;
+      return state.detail?.runId === action.runId
+        ? { ...state, detail: { ...state.detail, loading: false, error: action.message } }
+        : state;
     case 'key':
       return onKey(state, action.key);
     case 'filter-open':
@@ -237,7 +297,11 @@ export function reducer(state: DashboardState, action: Action): DashboardState {
     case 'resize':
       return clamp({ ...state, size: { columns: action.columns, rows: action.rows } });
     case 'tick':
-      return { ...state, now: action.now, notice: state.notice && action.now - state.notice.at > NOTICE_MS ? null : state.notice };
+      return {
+        ...state,
+        now: action.now,
+        notice: state.notice && action.now - state.notice.at > NOTICE_MS ? null : state.notice,
+      };
     case 'connection':
       return state.connection === action.status ? state : { ...state, connection: action.status };
     case 'notice':

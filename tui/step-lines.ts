@@ -17,15 +17,22 @@ export interface Line {
 }
 
 const line = (text: string, tone: Tone = 'text'): Line => ({ text, tone });
-const block = (text: string, indent: string, tone: Tone = 'text'): Line[] => text.split('\n').map((t) => line(indent + t, tone));
+const block = (text: string, indent: string, tone: Tone = 'text'): Line[] =>
+  text.split('\n').map((t) => line(indent + t, tone));
 
 function headers(record: Record<string, string> | null, indent: string): Line[] {
   const entries = Object.entries(record ?? {});
-  return entries.length === 0 ? [line(`${indent}(no headers)`, 'dim')] : entries.map(([k, v]) => line(`${indent}${k}: ${v}`, 'dim'));
+  return entries.length === 0
+    ? [line(`${indent}(no headers)`, 'dim')]
+    : entries.map(([k, v]) => line(`${indent}${k}: ${v}`, 'dim'));
 }
 
 function errorLines(error: SerializedError, indent: string): Line[] {
-  const [first, ...rest] = (error.stack?.includes(error.message) ? error.stack : `${error.name}: ${error.message}\n${error.stack ?? ''}`).trimEnd().split('\n');
+  const [first, ...rest] = (
+    error.stack?.includes(error.message) ? error.stack : `${error.name}: ${error.message}\n${error.stack ?? ''}`
+  )
+    .trimEnd()
+    .split('\n');
   return [line(indent + (first ?? error.message), 'error'), ...rest.map((t) => line(`${indent}  ${t.trim()}`, 'dim'))];
 }
 
@@ -35,7 +42,11 @@ function attemptSummary(a: Attempt): string {
 }
 
 function attemptLines(a: Attempt, step: Step): Line[] {
-  const out = [line(`◆ ${attemptSummary(a)}`, 'heading'), line(`    Request  POST ${a.requestUrl}`, 'label'), ...headers(a.requestHeaders, '      ')];
+  const out = [
+    line(`◆ ${attemptSummary(a)}`, 'heading'),
+    line(`    Request  POST ${a.requestUrl}`, 'label'),
+    ...headers(a.requestHeaders, '      '),
+  ];
   if (a.requestBody !== '') out.push(line('      body:', 'dim'), ...block(prettyJson(a.requestBody), '      '));
   out.push(line(`    Response  ${a.responseStatus ?? 'none'}`, 'label'));
   if (a.responseHeaders) out.push(...headers(a.responseHeaders, '      '));
@@ -64,7 +75,10 @@ function logLines(step: Step, logs: readonly StepLog[]): Line[] {
   if (!stepKindView(step.kind).printsLogs) return [];
   const sections = stepLogSections(logs, step.index);
   if (sections.length === 0) return [line(''), line('Logs · printed nothing', 'label')];
-  const out = [line(''), line(`Logs · ${sections.length === 1 ? '1 attempt' : `${sections.length} attempts`} printed`, 'label')];
+  const out = [
+    line(''),
+    line(`Logs · ${sections.length === 1 ? '1 attempt' : `${sections.length} attempts`} printed`, 'label'),
+  ];
   for (const section of sections) {
     out.push(line(`◇ ${section.heading}`, 'heading'));
     for (const row of section.rows) out.push(...block(logRowText(row), '  ', LOG_TONE[row.tone]));
@@ -74,7 +88,12 @@ function logLines(step: Step, logs: readonly StepLog[]): Line[] {
 }
 
 /** Everything the step view shows about one step, unwrapped. */
-export function stepDetailLines(step: Step, attempts: readonly Attempt[], logs: readonly StepLog[] = [], run?: Pick<Run, 'protocol'>): Line[] {
+export function stepDetailLines(
+  step: Step,
+  attempts: readonly Attempt[],
+  logs: readonly StepLog[] = [],
+  run?: Pick<Run, 'protocol'>,
+): Line[] {
   const out: Line[] = [...kindLines(step)];
   if (step.status === 'succeeded' || encodedOutput(step) !== null) {
     out.push(line(stepKindView(step.kind).outputLabel(step), 'label'), ...block(displayOutput(step), '  '));
@@ -86,8 +105,13 @@ export function stepDetailLines(step: Step, attempts: readonly Attempt[], logs: 
     // QStash deliveries: the SDK's answers have no outcome lines to mark.
     out.push(line(''), line(`Attempts · ${own.size} of ${attempts.length} deliveries ran this step (◆)`, 'label'));
     if (own.size === 0) out.push(line(`  ${noAttemptsText(run)}`, 'dim'));
-  } else out.push(line(''), line(`Attempts · ${own.size} of ${attempts.length} drive requests concern this step (◆, its lines ▶)`, 'label'));
-  for (const a of attempts) out.push(...(own.has(a.seq) ? attemptLines(a, step) : [line(`  ${attemptSummary(a)}`, 'dim')]));
+  } else
+    out.push(
+      line(''),
+      line(`Attempts · ${own.size} of ${attempts.length} drive requests concern this step (◆, its lines ▶)`, 'label'),
+    );
+  for (const a of attempts)
+    out.push(...(own.has(a.seq) ? attemptLines(a, step) : [line(`  ${attemptSummary(a)}`, 'dim')]));
   return out;
 }
 
@@ -121,17 +145,41 @@ export function wrapLines(lines: readonly Line[], width: number): Line[] {
     }
     const indent = ' '.repeat(Math.min(l.text.length - l.text.trimStart().length + 2, w >> 1));
     out.push({ text: l.text.slice(0, w), tone: l.tone });
-    for (let i = w; i < l.text.length; i += w - indent.length) out.push({ text: indent + l.text.slice(i, i + w - indent.length), tone: l.tone });
+    for (let i = w; i < l.text.length; i += w - indent.length)
+      out.push({ text: indent + l.text.slice(i, i + w - indent.length), tone: l.tone });
   }
   return out;
 }
 
-let memo: { step: Step; attempts: readonly Attempt[]; logs: readonly StepLog[]; width: number; protocol: Run['protocol']; lines: Line[] } | undefined;
+let memo:
+  | {
+      step: Step;
+      attempts: readonly Attempt[];
+      logs: readonly StepLog[];
+      width: number;
+      protocol: Run['protocol'];
+      lines: Line[];
+    }
+  | undefined;
 
 /** The step view's wrapped lines; remembered for the last step, so scrolling does not rebuild them. */
-export function stepViewLines(step: Step, attempts: readonly Attempt[], width: number, logs: readonly StepLog[] = [], run?: Pick<Run, 'protocol'>): Line[] {
+export function stepViewLines(
+  step: Step,
+  attempts: readonly Attempt[],
+  width: number,
+  logs: readonly StepLog[] = [],
+  run?: Pick<Run, 'protocol'>,
+): Line[] {
   const protocol = run?.protocol;
-  if (memo && memo.step === step && memo.attempts === attempts && memo.logs === logs && memo.width === width && memo.protocol === protocol) return memo.lines;
+  if (
+    memo &&
+    memo.step === step &&
+    memo.attempts === attempts &&
+    memo.logs === logs &&
+    memo.width === width &&
+    memo.protocol === protocol
+  )
+    return memo.lines;
   const lines = wrapLines(terminalLines(stepDetailLines(step, attempts, logs, run)), width);
   memo = { step, attempts, logs, width, protocol, lines };
   return lines;

@@ -52,7 +52,10 @@ const cache = new WeakMap<Attempt, readonly OutcomeLine[]>();
 export function outcomeLines(attempt: Attempt): readonly OutcomeLine[] {
   const cached = cache.get(attempt);
   if (cached) return cached;
-  const lines = (attempt.responseBody ?? '').split('\n').filter((l) => l.length > 0).map(readLine);
+  const lines = (attempt.responseBody ?? '')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map(readLine);
   cache.set(attempt, lines);
   return lines;
 }
@@ -92,7 +95,9 @@ export function deliveriesForStep(attempts: readonly Attempt[], step: StepLink):
   if (resolved) return resolvingDeliveries(attempts, step.index);
   if (step.finishedAt === null || step.durationMs === null) return [];
   const startedAt = step.finishedAt - step.durationMs;
-  const producing = attempts.filter((a) => a.startedAt === startedAt && (plannedStepOf(a) ?? step.index) === step.index);
+  const producing = attempts.filter(
+    (a) => a.startedAt === startedAt && (plannedStepOf(a) ?? step.index) === step.index,
+  );
   if (producing.length === 0) return [];
   const seqs = new Set(producing.map((a) => a.seq));
   const messages = new Set(producing.map(messageIdOf).filter((id) => id !== undefined));
@@ -190,14 +195,21 @@ export function attemptsOfStep(
 
 /** What a step's attempt list says when it is empty. */
 export function noAttemptsText(run: Pick<Run, 'protocol'> | undefined): string {
-  return run?.protocol === 'upstash' ? 'No delivery ran this step (the runner links a step to the delivery that produced its result).' : 'No drive response mentions this step.';
+  return run?.protocol === 'upstash'
+    ? 'No delivery ran this step (the runner links a step to the delivery that produced its result).'
+    : 'No drive response mentions this step.';
 }
 
 /**
  * The steps an attempt concerns, the other way round from `attemptsOfStep`: for a native run the
  * steps its outcome lines speak of, for an Upstash-protocol run the steps whose deliveries include it.
  */
-export function stepsOfAttempt<S extends Pick<Step, 'index' | 'finishedAt' | 'durationMs'>>(run: Pick<Run, 'protocol'> | undefined, attempts: readonly Attempt[], steps: readonly S[], attempt: Attempt): S[] {
+export function stepsOfAttempt<S extends Pick<Step, 'index' | 'finishedAt' | 'durationMs'>>(
+  run: Pick<Run, 'protocol'> | undefined,
+  attempts: readonly Attempt[],
+  steps: readonly S[],
+  attempt: Attempt,
+): S[] {
   if (run?.protocol !== 'upstash') {
     const indexes = stepIndexesOf(attempt);
     return steps.filter((step) => indexes.has(step.index));

@@ -5,7 +5,11 @@ import { childRunIdOf, parentOf } from '../api/links.js';
  * record read some other way) the same links read from the key and the step's event id.
  */
 
-export function runParent(run: { idempotencyKey: string | null; parentRunId?: string; parentStepIndex?: number }): { parentRunId: string; parentStepIndex: number } | undefined {
+export function runParent(run: {
+  idempotencyKey: string | null;
+  parentRunId?: string;
+  parentStepIndex?: number;
+}): { parentRunId: string; parentStepIndex: number } | undefined {
   if (run.parentRunId !== undefined) return { parentRunId: run.parentRunId, parentStepIndex: run.parentStepIndex ?? 0 };
   return parentOf(run);
 }

@@ -18,4 +18,5 @@ export function restartable(run: Pick<Run, 'protocol'>): boolean {
 }
 
 /** Why a run is not restartable, for a notice or a tooltip. */
-export const NOT_RESTARTABLE = 'An Upstash Workflow run is started by its app through the QStash API: it can be cancelled here, not resumed or rerun.';
+export const NOT_RESTARTABLE =
+  'An Upstash Workflow run is started by its app through the QStash API: it can be cancelled here, not resumed or rerun.';

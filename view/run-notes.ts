@@ -1,7 +1,17 @@
 import type { Run } from '../api/dto.js';
 
 /** The fields the notes read: a stored run and an API run both have them. */
-type NotedRun = Pick<Run, 'finishedAt' | 'failureCall' | 'nextAt' | 'unreachableSince' | 'failureCallAttempts' | 'status' | 'alert' | 'alertAttempts'> & { queuedReason?: string };
+type NotedRun = Pick<
+  Run,
+  | 'finishedAt'
+  | 'failureCall'
+  | 'nextAt'
+  | 'unreachableSince'
+  | 'failureCallAttempts'
+  | 'status'
+  | 'alert'
+  | 'alertAttempts'
+> & { queuedReason?: string };
 
 /** One fact about a run's delivery worth a line of its own in a dashboard or `wf logs`. */
 export interface RunNote {
@@ -23,21 +33,34 @@ export function runNotes(run: NotedRun, time: (ms: number) => string): RunNote[]
   const notes: RunNote[] = [];
   const waiting = run.finishedAt === null || run.failureCall === 'pending' || run.alert === 'pending';
   const next = run.nextAt === null ? '' : `, next try at ${time(run.nextAt)}`;
-  if (run.queuedReason && run.finishedAt === null) notes.push({ kind: 'flow-control', tone: 'warn', text: `waiting: ${run.queuedReason}` });
+  if (run.queuedReason && run.finishedAt === null)
+    notes.push({ kind: 'flow-control', tone: 'warn', text: `waiting: ${run.queuedReason}` });
   if (run.unreachableSince !== null && waiting) {
-    notes.push({ kind: 'unreachable', tone: 'warn', text: `app unreachable since ${time(run.unreachableSince)}${next}` });
+    notes.push({
+      kind: 'unreachable',
+      tone: 'warn',
+      text: `app unreachable since ${time(run.unreachableSince)}${next}`,
+    });
   }
   // The alert goes first: while it is pending, the run's next try is the alert's.
   const alertAttempts = run.alertAttempts ?? 0;
   switch (run.alert) {
     case 'pending':
-      notes.push({ kind: 'alert', tone: 'warn', text: `alert pending (${alertAttempts === 0 ? 'not sent yet' : attempts(alertAttempts)}${next})` });
+      notes.push({
+        kind: 'alert',
+        tone: 'warn',
+        text: `alert pending (${alertAttempts === 0 ? 'not sent yet' : attempts(alertAttempts)}${next})`,
+      });
       break;
     case 'delivered':
       notes.push({ kind: 'alert', tone: 'ok', text: `alert delivered (${attempts(alertAttempts)})` });
       break;
     case 'failed':
-      notes.push({ kind: 'alert', tone: 'error', text: `alert not delivered: gave up after ${attempts(alertAttempts)}` });
+      notes.push({
+        kind: 'alert',
+        tone: 'error',
+        text: `alert not delivered: gave up after ${attempts(alertAttempts)}`,
+      });
       break;
   }
   switch (run.failureCall) {
@@ -48,10 +71,18 @@ export function runNotes(run: NotedRun, time: (ms: number) => string): RunNote[]
       break;
     }
     case 'delivered':
-      notes.push({ kind: 'failure-call', tone: 'ok', text: `failureFunction delivered (${attempts(run.failureCallAttempts)})` });
+      notes.push({
+        kind: 'failure-call',
+        tone: 'ok',
+        text: `failureFunction delivered (${attempts(run.failureCallAttempts)})`,
+      });
       break;
     case 'failed':
-      notes.push({ kind: 'failure-call', tone: 'error', text: `failureFunction not delivered: gave up after ${attempts(run.failureCallAttempts)}` });
+      notes.push({
+        kind: 'failure-call',
+        tone: 'error',
+        text: `failureFunction not delivered: gave up after ${attempts(run.failureCallAttempts)}`,
+      });
       break;
   }
   return notes;

@@ -9,7 +9,13 @@ import type { LogLevel, LogLine, StepLog } from '../api/dto.js';
 /** How a level is drawn: plain, quiet, or in the warning or error color. */
 export type LogTone = 'text' | 'dim' | 'warn' | 'error';
 
-export const LOG_LEVEL_TONE: Readonly<Record<LogLevel, LogTone>> = { debug: 'dim', info: 'text', log: 'text', warn: 'warn', error: 'error' };
+export const LOG_LEVEL_TONE: Readonly<Record<LogLevel, LogTone>> = {
+  debug: 'dim',
+  info: 'text',
+  log: 'text',
+  warn: 'warn',
+  error: 'error',
+};
 
 export interface LogRow {
   /** `HH:MM:SS.mmm` in local time (as the dashboards show every time), on the route's clock. */
@@ -67,7 +73,10 @@ export function logSection(log: StepLog): LogSection {
     status: log.status,
     heading: `attempt ${log.attempt} · ${log.status} · ${count}${more}`,
     rows: log.lines.map(logRow),
-    truncated: log.dropped > 0 ? `… ${log.dropped} more line${log.dropped === 1 ? '' : 's'} not kept (a step keeps 1,000 lines, 64 KiB)` : undefined,
+    truncated:
+      log.dropped > 0
+        ? `… ${log.dropped} more line${log.dropped === 1 ? '' : 's'} not kept (a step keeps 1,000 lines, 64 KiB)`
+        : undefined,
   };
 }
 

@@ -43,15 +43,25 @@ export interface CallAnswer {
 export function callAnswer(step: Step): CallAnswer | undefined {
   if (step.kind !== 'call') return undefined;
   const value = stepValue(step);
-  if (typeof value !== 'object' || value === null || typeof (value as { status?: unknown }).status !== 'number') return undefined;
+  if (typeof value !== 'object' || value === null || typeof (value as { status?: unknown }).status !== 'number')
+    return undefined;
   const answer = value as { status: number; headers?: Record<string, string>; body?: unknown };
-  const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : (JSON.stringify(answer.body, null, 2) ?? String(answer.body));
+  const body =
+    answer.body === undefined
+      ? ''
+      : typeof answer.body === 'string'
+        ? answer.body
+        : (JSON.stringify(answer.body, null, 2) ?? String(answer.body));
   return { status: answer.status, headers: answer.headers ?? {}, body };
 }
 
 /** A finished `wait` step that ended by its timeout rather than its event. */
 export function waitTimedOut(step: Step): boolean {
-  return step.kind === 'wait' && step.status === 'succeeded' && (stepValue(step) as { timeout?: unknown } | undefined)?.timeout === true;
+  return (
+    step.kind === 'wait' &&
+    step.status === 'succeeded' &&
+    (stepValue(step) as { timeout?: unknown } | undefined)?.timeout === true
+  );
 }
 
 /** A step's or run's value as people read it (protocol/display.ts): Date, Map, Set, BigInt kept. */

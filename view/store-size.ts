@@ -18,7 +18,12 @@ export function formatBytes(bytes: number): string {
 
 /** Retention in whole days, hours or minutes: `30 days`, `12 hours`. */
 function formatRetention(ms: number): string {
-  for (const [size, name] of [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1000, 'second']] as const) {
+  for (const [size, name] of [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ] as const) {
     if (ms >= size) {
       const n = Math.round(ms / size);
       return `${n} ${name}${n === 1 ? '' : 's'}`;
@@ -32,6 +37,7 @@ function formatRetention(ms: number): string {
  * @example describeStoreInfo({ sizeBytes: 2_400_000, retentionMs: 7 * 86_400_000 }) // 'database 2.40 MB · finished runs kept 7 days'
  */
 export function describeStoreInfo(info: StoreInfo): string {
-  const kept = info.retentionMs === 0 ? 'finished runs kept forever' : `finished runs kept ${formatRetention(info.retentionMs)}`;
+  const kept =
+    info.retentionMs === 0 ? 'finished runs kept forever' : `finished runs kept ${formatRetention(info.retentionMs)}`;
   return `database ${formatBytes(info.sizeBytes)} · ${kept}`;
 }

@@ -19,7 +19,15 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028
 /** The same set without `g`: `test` on a global regex moves its `lastIndex` between calls. */
 const UNSAFE_ANY = new RegExp(UNSAFE.source);
 
-const NAMED: Readonly<Record<string, string>> = { '\r': '\\r', '\u001b': '\\x1b', '\u0007': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\u0000': '\\0' };
+const NAMED: Readonly<Record<string, string>> = {
+  '\r': '\\r',
+  '\u001b': '\\x1b',
+  '\u0007': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\v': '\\v',
+  '\u0000': '\\0',
+};
 
 /** The visible stand-in for one unsafe character: `\x1b`, `\r`, `\x9b`, `\u202e`. */
 function visible(char: string): string {
@@ -38,4 +46,3 @@ export function terminalSafe(text: string): string {
   if (!UNSAFE_ANY.test(text)) return text;
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, visible);
 }
-

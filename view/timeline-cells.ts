@@ -35,14 +35,27 @@ export const CELL_COLORS: Readonly<Record<Exclude<Cell, null>, Color>> = {
 
 // When spans share a cell, the one that says most wins: a 3 ms execution must stay visible
 // inside a cell that is mostly waiting to retry.
-const PRIORITY: Readonly<Record<SpanKind, number>> = { 'retry-wait': 0, queued: 1, drive: 2, sleeping: 3, waiting: 3, calling: 3, invoking: 3, executing: 4 };
+const PRIORITY: Readonly<Record<SpanKind, number>> = {
+  'retry-wait': 0,
+  queued: 1,
+  drive: 2,
+  sleeping: 3,
+  waiting: 3,
+  calling: 3,
+  invoking: 3,
+  executing: 4,
+};
 
 /**
  * The row's cells: every span covers at least one cell (a 1 ms step in a minute-long run still
  * shows), and each failure marks the cell it fell in.
  * @example barCells(timeline, row, 10).map((c) => (c ? CELL_GLYPHS[c] : ' ')).join('') // '█✗╌╌╌╌█✗  '
  */
-export function barCells(timeline: Pick<Timeline, 'start' | 'end'>, row: Pick<TimelineRow, 'spans' | 'failures'>, width: number): Cell[] {
+export function barCells(
+  timeline: Pick<Timeline, 'start' | 'end'>,
+  row: Pick<TimelineRow, 'spans' | 'failures'>,
+  width: number,
+): Cell[] {
   const n = Math.max(0, Math.floor(width));
   const cells: Cell[] = new Array<Cell>(n).fill(null);
   if (n === 0) return cells;

@@ -19,7 +19,15 @@ import { stepKindView } from './step-kinds/index.js';
  */
 
 /** What a stretch of a row was doing. */
-export type SpanKind = 'queued' | 'drive' | 'executing' | 'retry-wait' | 'sleeping' | 'waiting' | 'calling' | 'invoking';
+export type SpanKind =
+  | 'queued'
+  | 'drive'
+  | 'executing'
+  | 'retry-wait'
+  | 'sleeping'
+  | 'waiting'
+  | 'calling'
+  | 'invoking';
 
 export interface Span {
   kind: SpanKind;
@@ -89,7 +97,12 @@ function failedExecutions(attempts: readonly Attempt[]): Map<number, Execution[]
       const outcome = line.outcome;
       if (outcome?.t !== 'failed' || !outcome.step) continue;
       const list = byStep.get(outcome.step.index) ?? [];
-      list.push({ start: end - Math.max(0, outcome.step.durationMs), end, seq: attempt.seq, message: outcome.error.message });
+      list.push({
+        start: end - Math.max(0, outcome.step.durationMs),
+        end,
+        seq: attempt.seq,
+        message: outcome.error.message,
+      });
       byStep.set(outcome.step.index, list);
     }
   }
@@ -130,7 +143,13 @@ function runRow(run: Run, attempts: readonly Attempt[], now: number): TimelineRo
   return { key: 'run', label: 'run', step: null, spans, failures, parallel: null, until: null };
 }
 
-function runStepSpans(step: Step, earlier: readonly Execution[], failedNow: Execution | undefined, run: Run, now: number): { spans: Span[]; failures: FailureMark[] } {
+function runStepSpans(
+  step: Step,
+  earlier: readonly Execution[],
+  failedNow: Execution | undefined,
+  run: Run,
+  now: number,
+): { spans: Span[]; failures: FailureMark[] } {
   const spans: Span[] = [];
   const failures: FailureMark[] = [];
   earlier.forEach((e, i) => {
@@ -141,22 +160,46 @@ function runStepSpans(step: Step, earlier: readonly Execution[], failedNow: Exec
   });
   // The route timed the execution (`durationMs`); `finishedAt` is when the runner learned of its
   // end, which for a failure is the end of the whole drive.
-  const end = step.finishedAt === null ? null : step.durationMs === null ? step.finishedAt : Math.min(step.finishedAt, step.startedAt + step.durationMs);
+  const end =
+    step.finishedAt === null
+      ? null
+      : step.durationMs === null
+        ? step.finishedAt
+        : Math.min(step.finishedAt, step.startedAt + step.durationMs);
   spans.push(span('executing', step.startedAt, end, now, failedNow?.seq ?? null));
   if ((step.status === 'failed' || step.status === 'retrying') && end !== null) {
-    failures.push({ at: Math.max(step.startedAt, end), attemptSeq: failedNow?.seq ?? null, message: step.error?.message ?? failedNow?.message ?? 'failed' });
+    failures.push({
+      at: Math.max(step.startedAt, end),
+      attemptSeq: failedNow?.seq ?? null,
+      message: step.error?.message ?? failedNow?.message ?? 'failed',
+    });
   }
   // Between a failed execution and the next one: open while the run still goes on.
-  if (step.status === 'retrying' && end !== null) spans.push(span('retry-wait', Math.max(step.startedAt, end), run.finishedAt, now));
+  if (step.status === 'retrying' && end !== null)
+    spans.push(span('retry-wait', Math.max(step.startedAt, end), run.finishedAt, now));
   return { spans, failures };
 }
 
-function stepRow(step: Step, failed: readonly Execution[], parallel: ParallelPosition, run: Run, now: number): TimelineRow {
-  const base = { key: `step-${step.index}`, label: step.name, step: { index: step.index, kind: step.kind, status: step.status }, parallel };
+function stepRow(
+  step: Step,
+  failed: readonly Execution[],
+  parallel: ParallelPosition,
+  run: Run,
+  now: number,
+): TimelineRow {
+  const base = {
+    key: `step-${step.index}`,
+    label: step.name,
+    step: { index: step.index, kind: step.kind, status: step.status },
+    parallel,
+  };
   const view = stepKindView(step.kind);
   const suspended = view.span;
   if (suspended) {
-    const failures = step.status === 'failed' && step.finishedAt !== null ? [{ at: step.finishedAt, attemptSeq: null, message: step.error?.message ?? 'failed' }] : [];
+    const failures =
+      step.status === 'failed' && step.finishedAt !== null
+        ? [{ at: step.finishedAt, attemptSeq: null, message: step.error?.message ?? 'failed' }]
+        : [];
     const until = step.finishedAt === null && view.until !== null ? step.until : null;
     return { ...base, spans: [span(suspended, step.startedAt, step.finishedAt, now)], failures, until };
   }
@@ -176,7 +219,10 @@ export function buildTimeline(run: Run, steps: readonly Step[], attempts: readon
   const byDrive = [...attempts].sort((a, b) => a.seq - b.seq);
   const failed = failedExecutions(byDrive);
   const positions = parallelPositions(ordered);
-  const rows = [runRow(run, byDrive, now), ...ordered.map((s, i) => stepRow(s, failed.get(s.index) ?? [], positions[i] ?? null, run, now))];
+  const rows = [
+    runRow(run, byDrive, now),
+    ...ordered.map((s, i) => stepRow(s, failed.get(s.index) ?? [], positions[i] ?? null, run, now)),
+  ];
   let start = run.createdAt;
   let end = run.finishedAt ?? now;
   // A failureFunction delivery after the end, or another runner's clock a little off, still fits.
@@ -202,15 +248,18 @@ export function axisFraction(timeline: Pick<Timeline, 'start' | 'end'>, at: numb
  * A span's box as fractions of the axis' width (the web page's `left` and `width` in %).
  * @example spanBox({ start: 0, end: 200, rows: [] }, { start: 50, end: 100 }) // { left: 0.25, width: 0.25 }
  */
-export function spanBox(timeline: Pick<Timeline, 'start' | 'end'>, s: Pick<Span, 'start' | 'end'>): { left: number; width: number } {
+export function spanBox(
+  timeline: Pick<Timeline, 'start' | 'end'>,
+  s: Pick<Span, 'start' | 'end'>,
+): { left: number; width: number } {
   const left = axisFraction(timeline, s.start);
   return { left, width: axisFraction(timeline, s.end) - left };
 }
 
 // Tick spacings a reader can add up: 1-2-5 below a second, then whole seconds, minutes, hours, days.
 const STEPS_MS = [
-  1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000,
-  10_800_000, 21_600_000, 43_200_000, 86_400_000,
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+  900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
 ];
 
 export interface Tick {
@@ -254,6 +303,7 @@ export function describeRow(row: TimelineRow): string {
   const drives = row.spans.filter((s) => s.kind === 'drive');
   const listed = row.spans.filter((s) => s.kind !== 'drive').map(describeSpan);
   if (drives.length > 0) listed.push(`${drives.length} drive request${drives.length === 1 ? '' : 's'}`);
-  const failures = row.failures.length === 0 ? '' : `; ${row.failures.length} failure${row.failures.length === 1 ? '' : 's'}`;
+  const failures =
+    row.failures.length === 0 ? '' : `; ${row.failures.length} failure${row.failures.length === 1 ? '' : 's'}`;
   return `${listed.join(', ')}${failures}`;
 }

@@ -8,7 +8,10 @@ import { withTimeout } from './timebox.js';
 const CHILD = fileURLToPath(new URL('../app-child.js', import.meta.url));
 
 export async function startAppProcess({ token }) {
-  const child = spawn(process.execPath, [CHILD], { env: { ...process.env, WF_BENCH_TOKEN: token }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CHILD], {
+    env: { ...process.env, WF_BENCH_TOKEN: token },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const exited = once(child, 'exit');
   const lines = createInterface({ input: child.stdout });
   try {

@@ -22,7 +22,13 @@ export async function measureHttpRoundTrip({ n = 2000, warmup = 200, maxMs = 20_
   const origin = `http://127.0.0.1:${server.address().port}`;
   const agent = new Agent({ connections: 1, keepAliveTimeout: 10_000, pipelining: 1 });
   const once = async () => {
-    const res = await agent.request({ origin, path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+    const res = await agent.request({
+      origin,
+      path: '/',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: BODY,
+    });
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`HTTP baseline: expected 200, got ${res.statusCode}`);
   };

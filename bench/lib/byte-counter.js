@@ -23,7 +23,11 @@ export function countBytes(server) {
       const write = res.write;
       const end = res.end;
       const size = (chunk, encoding) =>
-        chunk == null || typeof chunk === 'function' ? 0 : typeof chunk === 'string' ? Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding : 'utf8') : chunk.byteLength;
+        chunk == null || typeof chunk === 'function'
+          ? 0
+          : typeof chunk === 'string'
+            ? Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding : 'utf8')
+            : chunk.byteLength;
       res.write = function (chunk, encoding, cb) {
         totals.responseBodyBytes += size(chunk, encoding);
         return write.call(this, chunk, encoding, cb);

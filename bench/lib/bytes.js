@@ -39,5 +39,13 @@ export async function measureBytes({ stepCounts, routeFor, repeat = 3, maxMs = 3
   }
   const at = (n) => rows.find((r) => r.steps === n);
   const ratio = (key) => (at(200) && at(100) ? round(at(200)[key] / at(100)[key], 2) : null);
-  return { rows, ratio200over100: { total: ratio('totalBodyBytes'), runnerToApp: ratio('runnerToAppBodyBytes'), appToRunner: ratio('appToRunnerBodyBytes'), wire: ratio('wireBytes') } };
+  return {
+    rows,
+    ratio200over100: {
+      total: ratio('totalBodyBytes'),
+      runnerToApp: ratio('runnerToAppBodyBytes'),
+      appToRunner: ratio('appToRunnerBodyBytes'),
+      wire: ratio('wireBytes'),
+    },
+  };
 }

@@ -22,12 +22,20 @@ async function measureInProcess({ url, token, log, results }) {
   // Both without an events listener, so the figures are the stores' and not the listener's reads.
   const sqlite = await startRunner({ token, detect: 'store', label: 'pg-vs-sqlite' });
   const pg = await startRunner({
-    token, detect: 'store', label: 'pg',
+    token,
+    detect: 'store',
+    label: 'pg',
     openStore: async () => ({ store: await openPostgresStore(url, { schema: 'bench_in_process' }), remove: () => {} }),
   });
-  const app = await startApp({ routes: { '/noop/10': { workflow: noop(10) }, '/noop/100': { workflow: noop(100) } }, token });
+  const app = await startApp({
+    routes: { '/noop/10': { workflow: noop(10) }, '/noop/100': { workflow: noop(100) } },
+    token,
+  });
   try {
-    for (const [steps, runs] of [[10, 30], [100, 10]]) {
+    for (const [steps, runs] of [
+      [10, 30],
+      [100, 10],
+    ]) {
       log(`PostgreSQL vs SQLite: sequential, ${steps} steps`);
       const url = app.urlOf(`/noop/${steps}`);
       const variants = [
@@ -36,10 +44,23 @@ async function measureInProcess({ url, token, log, results }) {
       ];
       results.sequential.push(...(await measureSequential({ steps, runs, warmup: 3, maxMs: 30_000, app, variants })));
     }
-    for (const [label, harness] of [['SQLite, 1 runner in this process', sqlite], ['PostgreSQL, 1 runner in this process', pg]]) {
+    for (const [label, harness] of [
+      ['SQLite, 1 runner in this process', sqlite],
+      ['PostgreSQL, 1 runner in this process', pg],
+    ]) {
       log(`PostgreSQL vs SQLite: throughput, ${label}`);
       const url = app.urlOf('/noop/10');
-      results.throughput.push({ label, ...(await measureThroughput({ runs: 100, steps: 10, batches: 3, maxMs: 30_000, harness, start: () => startInProcess(harness.runner, url) })) });
+      results.throughput.push({
+        label,
+        ...(await measureThroughput({
+          runs: 100,
+          steps: 10,
+          batches: 3,
+          maxMs: 30_000,
+          harness,
+          start: () => startInProcess(harness.runner, url),
+        })),
+      });
     }
   } finally {
     await app.close();
@@ -54,8 +75,18 @@ async function measureProcesses({ url, token, log, results }) {
   const sqlitePath = join(dir, 'runner.db');
   const variants = [
     { label: 'SQLite, 1 wf start process', database: sqlitePath, count: 1, reader: () => sqliteReader(sqlitePath) },
-    { label: 'PostgreSQL, 1 wf start process', database: `${url}?schema=bench_one`, count: 1, reader: () => pgReader(url, 'bench_one') },
-    { label: 'PostgreSQL, 3 wf start processes', database: `${url}?schema=bench_three`, count: 3, reader: () => pgReader(url, 'bench_three') },
+    {
+      label: 'PostgreSQL, 1 wf start process',
+      database: `${url}?schema=bench_one`,
+      count: 1,
+      reader: () => pgReader(url, 'bench_one'),
+    },
+    {
+      label: 'PostgreSQL, 3 wf start processes',
+      database: `${url}?schema=bench_three`,
+      count: 3,
+      reader: () => pgReader(url, 'bench_three'),
+    },
   ];
   try {
     for (const variant of variants) {
@@ -63,7 +94,14 @@ async function measureProcesses({ url, token, log, results }) {
       const runners = await startRunnerProcesses({ count: variant.count, database: variant.database, token, cwd: dir });
       const reader = await variant.reader();
       try {
-        const figures = await measureProcessThroughput({ urls: runners.urls, token, appUrl: app.urlOf('/noop/10'), countFinished: reader.count, runs: 200, maxMs: 40_000 });
+        const figures = await measureProcessThroughput({
+          urls: runners.urls,
+          token,
+          appUrl: app.urlOf('/noop/10'),
+          countFinished: reader.count,
+          runs: 200,
+          maxMs: 40_000,
+        });
         results.processes.push({ label: variant.label, ...figures });
       } catch (error) {
         results.processes.push({ label: variant.label, error: String(error?.message ?? error) });
@@ -106,7 +144,9 @@ export async function measurePostgres({ token, log }) {
     await measureProcesses({ url: cluster.url, token, log, results });
     log('PostgreSQL: list queries at 100,000 runs');
     try {
-      results.runList = await measurePgRunList(() => openPostgresStore(cluster.url, { schema: 'bench_run_list' }), { runs: 100_000 });
+      results.runList = await measurePgRunList(() => openPostgresStore(cluster.url, { schema: 'bench_run_list' }), {
+        runs: 100_000,
+      });
     } catch (error) {
       results.runList = { error: String(error?.stack ?? error) };
     }

@@ -8,7 +8,9 @@ import { deadline } from './timebox.js';
 export async function startBenchPostgres() {
   const helper = await import('../../test/helpers/postgres.ts');
   if (!helper.findPostgresBin()) {
-    return { skipped: 'PostgreSQL is not installed (Debian: apt-get install postgresql): the PostgreSQL rows are skipped.' };
+    return {
+      skipped: 'PostgreSQL is not installed (Debian: apt-get install postgresql): the PostgreSQL rows are skipped.',
+    };
   }
   try {
     return { cluster: await helper.startPostgres({ install: false, database: 'bench' }) };
@@ -23,7 +25,8 @@ export async function measurePgCommit(url, { n = 500, warmup = 20, maxMs = 20_00
   const samples = [];
   try {
     await sql`CREATE TABLE IF NOT EXISTS bench_commit (id BIGSERIAL PRIMARY KEY, run_id TEXT NOT NULL, output TEXT)`;
-    const commitOne = (i) => sql`INSERT INTO bench_commit (run_id, output) VALUES (${`wfr_${i}`}, ${'"twenty-characters-.."'})`;
+    const commitOne = (i) =>
+      sql`INSERT INTO bench_commit (run_id, output) VALUES (${`wfr_${i}`}, ${'"twenty-characters-.."'})`;
     const time = deadline(maxMs);
     for (let i = 0; i < warmup && !time.passed(); i++) await commitOne(i);
     for (let i = 0; i < n && !time.passed(); i++) {

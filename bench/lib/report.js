@@ -12,10 +12,26 @@ export function buildRows(r) {
 
   rows.push({ section: 'baselines' });
   const b = r.baselines;
-  rows.push({ metric: `HTTP round trip (undici keep-alive, loopback), median of ${b.httpRoundTrip.n}`, value: ms(rtt), vsHttp: '1x', vsSqlite: `${round(rtt / commit, 2)}x` });
-  rows.push({ metric: `  p99 (median at start ${ms(b.httpRoundTripStart.median)}, at end ${ms(b.httpRoundTripEnd.median)})`, value: ms(b.httpRoundTrip.p99) });
-  rows.push({ metric: `SQLite commit (WAL, synchronous=FULL, 1 INSERT/tx), median of ${b.sqliteCommit.n}`, value: ms(commit), vsHttp: `${round(commit / rtt, 1)}x`, vsSqlite: '1x' });
-  rows.push({ metric: `  p99 (median at start ${ms(b.sqliteCommitStart.median)}, at end ${ms(b.sqliteCommitEnd.median)})`, value: ms(b.sqliteCommit.p99) });
+  rows.push({
+    metric: `HTTP round trip (undici keep-alive, loopback), median of ${b.httpRoundTrip.n}`,
+    value: ms(rtt),
+    vsHttp: '1x',
+    vsSqlite: `${round(rtt / commit, 2)}x`,
+  });
+  rows.push({
+    metric: `  p99 (median at start ${ms(b.httpRoundTripStart.median)}, at end ${ms(b.httpRoundTripEnd.median)})`,
+    value: ms(b.httpRoundTrip.p99),
+  });
+  rows.push({
+    metric: `SQLite commit (WAL, synchronous=FULL, 1 INSERT/tx), median of ${b.sqliteCommit.n}`,
+    value: ms(commit),
+    vsHttp: `${round(commit / rtt, 1)}x`,
+    vsSqlite: '1x',
+  });
+  rows.push({
+    metric: `  p99 (median at start ${ms(b.sqliteCommitStart.median)}, at end ${ms(b.sqliteCommitEnd.median)})`,
+    value: ms(b.sqliteCommit.p99),
+  });
 
   rows.push({ section: 'sequential per-step overhead = median run time / steps (target <= 0.5 ms)' });
   for (const s of r.sequential) {
@@ -37,13 +53,25 @@ export function buildRows(r) {
     const s100 = r.sequential.find((s) => s.label === label && s.steps === 100);
     if (!s10 || !s100) continue;
     const marginal = (s100.runMs.median - s10.runMs.median) / 90;
-    rows.push({ metric: `marginal cost of one more step = (run(100) - run(10)) / 90, ${label}`, value: ms(marginal), target: 'info', ...ratios(marginal) });
+    rows.push({
+      metric: `marginal cost of one more step = (run(100) - run(10)) / 90, ${label}`,
+      value: ms(marginal),
+      target: 'info',
+      ...ratios(marginal),
+    });
   }
 
   if (r.timeline) {
-    rows.push({ section: `where one 10-step run's time goes (${r.timeline.runs} sequential runs, events listener; median per phase)` });
-    for (const p of r.timeline.phases) rows.push({ metric: `  ${p.phase}`, value: ms(p.medianMs), ...ratios(p.medianMs) });
-    rows.push({ metric: 'traced run, start -> completion seen (median)', value: ms(r.timeline.medianRunMs), ...ratios(r.timeline.medianRunMs) });
+    rows.push({
+      section: `where one 10-step run's time goes (${r.timeline.runs} sequential runs, events listener; median per phase)`,
+    });
+    for (const p of r.timeline.phases)
+      rows.push({ metric: `  ${p.phase}`, value: ms(p.medianMs), ...ratios(p.medianMs) });
+    rows.push({
+      metric: 'traced run, start -> completion seen (median)',
+      value: ms(r.timeline.medianRunMs),
+      ...ratios(r.timeline.medianRunMs),
+    });
   }
 
   rows.push({ section: 'throughput (100 concurrent runs x 10 steps; median of warm batches; target >= 3000 steps/s)' });
@@ -55,7 +83,11 @@ export function buildRows(r) {
       status: t.target ? verdict(t.stepsPerSec >= 3000 && t.failed === 0) : '',
       ...ratios(1000 / t.stepsPerSec),
     });
-    rows.push({ metric: '  first (cold) batch: new connections, unoptimized code', value: `${t.coldStepsPerSec} steps/s`, target: 'info' });
+    rows.push({
+      metric: '  first (cold) batch: new connections, unoptimized code',
+      value: `${t.coldStepsPerSec} steps/s`,
+      target: 'info',
+    });
   }
 
   rows.push({ section: 'bytes per run, runner <-> app bodies (default time budget: one drive request per run)' });
@@ -66,9 +98,17 @@ export function buildRows(r) {
     });
   }
   const lin = r.bytes.ratio200over100.total;
-  rows.push({ metric: 'bytes(200 steps) / bytes(100 steps)', value: `${lin}`, target: '~2 (linear)', status: verdict(lin !== null && lin >= 1.8 && lin <= 2.2) });
+  rows.push({
+    metric: 'bytes(200 steps) / bytes(100 steps)',
+    value: `${lin}`,
+    target: '~2 (linear)',
+    status: verdict(lin !== null && lin >= 1.8 && lin <= 2.2),
+  });
 
-  rows.push({ section: 'bytes per run, timeBudgetMs: 0 (one drive request per step; committed steps re-sent each time: QUADRATIC, expected)' });
+  rows.push({
+    section:
+      'bytes per run, timeBudgetMs: 0 (one drive request per step; committed steps re-sent each time: QUADRATIC, expected)',
+  });
   for (const b of r.bytesZeroBudget.rows) {
     rows.push({
       metric: `${b.steps} steps: ${b.runnerToAppBodyBytes} B sent + ${b.appToRunnerBodyBytes} B back, ${b.driveRequests} requests, run ${round(b.runMs, 0)} ms`,
@@ -84,7 +124,9 @@ export function buildRows(r) {
   });
   rows.push({ metric: 'bytes(200)/bytes(100), app -> runner', value: `${quad.appToRunner}`, target: 'info: ~2' });
 
-  rows.push({ section: 'runner peak RSS, 1000 runs in flight (child process = Runner + SQLite only; the app is in the parent)' });
+  rows.push({
+    section: 'runner peak RSS, 1000 runs in flight (child process = Runner + SQLite only; the app is in the parent)',
+  });
   for (const m of r.rss) {
     if (m.error) {
       rows.push({ metric: `${m.label}: ${m.error}`, value: 'error', status: m.target ? 'FAIL' : '' });
@@ -103,7 +145,11 @@ export function buildRows(r) {
       value: `${m.peakRssWhileHeldMB} MB`,
       target: 'info',
     });
-    rows.push({ metric: `  starting ${m.runs} runs one after another (runner.startRun)`, value: ms(m.startAllMs), vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start` });
+    rows.push({
+      metric: `  starting ${m.runs} runs one after another (runner.startRun)`,
+      value: ms(m.startAllMs),
+      vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start`,
+    });
   }
   rows.push(...runListRows(r, ratios));
   rows.push(...upstashRows(r, ratios));
@@ -115,7 +161,9 @@ export function buildRows(r) {
 /** Retention: the database's size stays flat under a long load once runs start to be pruned. */
 function retentionRows(r) {
   const t = r.retention;
-  const rows = [{ section: 'retention: SQLite database size (pages + WAL) under a bounded load, runs pruned in the background' }];
+  const rows = [
+    { section: 'retention: SQLite database size (pages + WAL) under a bounded load, runs pruned in the background' },
+  ];
   if (!t) return rows.concat({ metric: 'not measured', value: 'skipped' });
   if (t.error) return rows.concat({ metric: `failed: ${t.error.split('\n')[0]}`, value: 'error' });
   const mb = (bytes) => `${round(bytes / 1e6, 2)} MB`;
@@ -125,7 +173,11 @@ function retentionRows(r) {
     target: '~1x (flat)',
     status: t.growth <= 1.5 && t.failed === 0 ? 'PASS' : 'FAIL',
   });
-  rows.push({ metric: `  samples (s: MB): ${t.samples.map((s) => `${round(s.atMs / 1000, 0)}: ${round(s.bytes / 1e6, 1)}`).join(', ')}`, value: '', target: 'info' });
+  rows.push({
+    metric: `  samples (s: MB): ${t.samples.map((s) => `${round(s.atMs / 1000, 0)}: ${round(s.bytes / 1e6, 1)}`).join(', ')}`,
+    value: '',
+    target: 'info',
+  });
   return rows;
 }
 
@@ -136,9 +188,19 @@ function runListRows(r, ratios) {
 
 function listRows(list, store, ratios) {
   if (!list) return [];
-  if (list.error) return [{ section: `finding runs (${store})` }, { metric: `failed: ${list.error.split('\n')[0]}`, value: 'error' }];
-  const rows = [{ section: `finding runs: store.listRuns, first page of 50, at ${list.runs.toLocaleString('en')} runs (${store}; seeded in ${round(list.seedMs / 1000, 1)} s)` }];
-  rows.push({ metric: `baseline: one run by primary key (store.getRun), median of ${list.lookup.n}`, value: ms(list.lookup.median), target: 'info', ...ratios(list.lookup.median) });
+  if (list.error)
+    return [{ section: `finding runs (${store})` }, { metric: `failed: ${list.error.split('\n')[0]}`, value: 'error' }];
+  const rows = [
+    {
+      section: `finding runs: store.listRuns, first page of 50, at ${list.runs.toLocaleString('en')} runs (${store}; seeded in ${round(list.seedMs / 1000, 1)} s)`,
+    },
+  ];
+  rows.push({
+    metric: `baseline: one run by primary key (store.getRun), median of ${list.lookup.n}`,
+    value: ms(list.lookup.median),
+    target: 'info',
+    ...ratios(list.lookup.median),
+  });
   for (const q of list.rows) {
     rows.push({
       metric: `  ${q.label} (${q.found} found; p99 ${ms(q.p99)}; ${round(q.vsLookup, 1)}x a PK lookup)`,
@@ -153,25 +215,48 @@ function listRows(list, store, ratios) {
 /** The Upstash-protocol run beside the native one (same runner, interleaved): per step, and as a multiple of native. */
 function upstashRows(r, ratios) {
   const u = r.upstash;
-  const rows = [{ section: 'Upstash protocol (QStash API, real @upstash/workflow on Hono) beside the native run, sequential, SQLite' }];
+  const rows = [
+    {
+      section:
+        'Upstash protocol (QStash API, real @upstash/workflow on Hono) beside the native run, sequential, SQLite',
+    },
+  ];
   if (!u) return rows.concat({ metric: 'not measured', value: 'skipped' });
   if (u.error) return rows.concat({ metric: `failed: ${u.error.split('\n')[0]}`, value: 'error' });
   for (const row of u.rows) {
-    rows.push({ metric: `${u.steps} steps, ${row.label} (${u.runs} runs; run median ${round(row.runMs.median, 2)} ms, p99 ${round(row.runMs.p99, 2)} ms)`, value: ms(row.perStepMs), target: 'info', ...ratios(row.perStepMs) });
+    rows.push({
+      metric: `${u.steps} steps, ${row.label} (${u.runs} runs; run median ${round(row.runMs.median, 2)} ms, p99 ${round(row.runMs.p99, 2)} ms)`,
+      value: ms(row.perStepMs),
+      target: 'info',
+      ...ratios(row.perStepMs),
+    });
   }
-  rows.push({ metric: `Upstash-protocol run / native run (median ${u.steps}-step run time)`, value: `${u.upstashOverNative}x`, target: 'info' });
+  rows.push({
+    metric: `Upstash-protocol run / native run (median ${u.steps}-step run time)`,
+    value: `${u.upstashOverNative}x`,
+    target: 'info',
+  });
   return rows;
 }
 
 /** The PostgreSQL section: the same measurements on both stores, side by side. */
 function postgresRows(r, ratios) {
   const pg = r.postgres;
-  const rows = [{ section: 'PostgreSQL store beside SQLite (same machine; the server on 127.0.0.1, fsync and synchronous_commit on)' }];
+  const rows = [
+    {
+      section:
+        'PostgreSQL store beside SQLite (same machine; the server on 127.0.0.1, fsync and synchronous_commit on)',
+    },
+  ];
   if (!pg) return rows.concat({ metric: 'not measured', value: 'skipped' });
   if (pg.skipped) return rows.concat({ metric: pg.skipped, value: 'skipped' });
   if (pg.error) return rows.concat({ metric: `failed: ${pg.error.split('\n')[0]}`, value: 'error' });
   if (pg.commit) {
-    rows.push({ metric: `PostgreSQL ${pg.server} commit (1 INSERT/tx over loopback TCP), median of ${pg.commit.n}; p99 ${ms(pg.commit.p99)}`, value: ms(pg.commit.median), ...ratios(pg.commit.median) });
+    rows.push({
+      metric: `PostgreSQL ${pg.server} commit (1 INSERT/tx over loopback TCP), median of ${pg.commit.n}; p99 ${ms(pg.commit.p99)}`,
+      value: ms(pg.commit.median),
+      ...ratios(pg.commit.median),
+    });
   }
   for (const s of pg.sequential) {
     rows.push({

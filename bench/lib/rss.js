@@ -15,7 +15,13 @@ export async function measureRss({ runs = 1000, token, holdMs = 1_000, maxMs = 9
   const app = await startApp({ routes: { '/hold': { workflow: held(gate) } }, token, backlog: 4096 });
   const time = deadline(maxMs);
   const child = spawn(process.execPath, [...execArgv, CHILD], {
-    env: { ...process.env, ...env, WF_BENCH_URL: app.urlOf('/hold'), WF_BENCH_TOKEN: token, WF_BENCH_RUNS: String(runs) },
+    env: {
+      ...process.env,
+      ...env,
+      WF_BENCH_URL: app.urlOf('/hold'),
+      WF_BENCH_TOKEN: token,
+      WF_BENCH_RUNS: String(runs),
+    },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -28,7 +28,8 @@ function statusOf(i) {
 function seed(path, runs) {
   const db = new Database(path);
   try {
-    const run = db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, finished_at, retries, retry_delay_ms, steps_done)
+    const run =
+      db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, finished_at, retries, retry_delay_ms, steps_done)
       VALUES (?, ?, ?, '{}', '{}', ?, ?, ?, 3, 1000, ?)`);
     const step = db.prepare(`INSERT INTO steps (run_id, idx, name, kind, status, started_at, finished_at, duration_ms)
       VALUES (?, ?, ?, 'run', ?, ?, ?, 1)`);
@@ -39,7 +40,12 @@ function seed(path, runs) {
         const finished = ['completed', 'failed', 'cancelled'].includes(status) ? at + 100 : null;
         run.run(runId(i), urlOf(i), status, at, at, finished, status === 'failed' ? 1 : 3);
         ['reserve', 'charge', 'email'].forEach((name, idx) => {
-          const stepStatus = status === 'failed' && name === 'charge' ? 'failed' : status === 'failed' && name === 'email' ? null : 'succeeded';
+          const stepStatus =
+            status === 'failed' && name === 'charge'
+              ? 'failed'
+              : status === 'failed' && name === 'email'
+                ? null
+                : 'succeeded';
           if (stepStatus) step.run(runId(i), idx, name, stepStatus, at + idx, at + idx + 1);
         });
       }
@@ -71,10 +77,16 @@ function queries(runs) {
     { label: 'one workflow URL, exactly', query: { url: urlOf(7) } },
     { label: 'workflow URL prefix (an origin)', query: { urlPrefix: 'https://app7.example/' } },
     { label: 'created in the last hour', query: { createdAfter: last - HOUR } },
-    { label: 'created in one hour a day ago', query: { createdAfter: last - 25 * HOUR, createdBefore: last - 24 * HOUR } },
+    {
+      label: 'created in one hour a day ago',
+      query: { createdAfter: last - 25 * HOUR, createdBefore: last - 24 * HOUR },
+    },
     { label: 'failed step "charge"', query: { failedStep: 'charge' } },
     { label: 'id prefix (one run)', query: { idPrefix: runId(Math.floor(runs / 2)).slice(0, -1) } },
-    { label: 'failed + URL prefix + last 24 h', query: { status: 'failed', urlPrefix: 'https://app0.example/', createdAfter: last - 24 * HOUR } },
+    {
+      label: 'failed + URL prefix + last 24 h',
+      query: { status: 'failed', urlPrefix: 'https://app0.example/', createdAfter: last - 24 * HOUR },
+    },
     { label: 'status failed, page 20 (cursor)', query: { status: 'failed' }, pages: 20 },
   ];
 }
@@ -86,7 +98,8 @@ async function timeQueries(store, runs, { n, warmup, maxMs }) {
   for (const { label, query, pages = 1 } of queries(runs)) {
     // A later page starts from the cursor the pages before it gave (found once, outside the timing).
     let cursor;
-    for (let p = 1; p < pages; p++) cursor = (await store.listRuns({ ...query, ...(cursor && { cursor }) })).nextCursor ?? undefined;
+    for (let p = 1; p < pages; p++)
+      cursor = (await store.listRuns({ ...query, ...(cursor && { cursor }) })).nextCursor ?? undefined;
     const paged = { ...query, ...(cursor && { cursor }) };
     const found = (await store.listRuns(paged)).runs.length;
     const figures = await time(() => store.listRuns(paged), { n, warmup, maxMs });

@@ -10,7 +10,15 @@ import { withTimeout } from './timebox.js';
  * detect: 'events' subscribes to runner.events (the public way), 'store' watches commits
  * instead (no listener, so the runner skips its per-commit event reads).
  */
-export async function startRunner({ token, detect = 'events', api = false, runnerOptions = {}, label = 'runner', trace, openStore }) {
+export async function startRunner({
+  token,
+  detect = 'events',
+  api = false,
+  runnerOptions = {},
+  label = 'runner',
+  trace,
+  openStore,
+}) {
   // openStore: async () => ({ store, remove }) for a store other than a fresh SQLite file; such a
   // store is shared (not exclusive) and its calls are timed until they settle (network round trips).
   const file = openStore ? await openStore() : tempDbPath(label);
@@ -25,12 +33,15 @@ export async function startRunner({ token, detect = 'events', api = false, runne
     trace?.('run finished (seen by the bench)');
   };
   const store = openStore ? file.store : openSqliteStore(file.path);
-  const probe = probeStore(store, detect === 'store' ? settle : undefined, trace, { timing: openStore ? 'async' : 'sync' });
+  const probe = probeStore(store, detect === 'store' ? settle : undefined, trace, {
+    timing: openStore ? 'async' : 'sync',
+  });
   const runner = new Runner({ store: probe.store, tokens: [token], exclusive: !openStore, ...runnerOptions });
   let unsubscribe = () => {};
   if (detect === 'events') {
     unsubscribe = runner.events.subscribe((event) => {
-      if (event.type === 'run' && ['completed', 'failed', 'cancelled'].includes(event.run.status)) settle(event.run.id, event.run.status);
+      if (event.type === 'run' && ['completed', 'failed', 'cancelled'].includes(event.run.status))
+        settle(event.run.id, event.run.status);
     });
   }
   await runner.start();
@@ -54,7 +65,9 @@ export async function startRunner({ token, detect = 'events', api = false, runne
     async waitFor(runId, ms = 15_000) {
       let status = finished.get(runId);
       if (status === undefined) {
-        status = await withTimeout(new Promise((resolve) => waiters.set(runId, resolve)), ms, `run ${runId}`).finally(() => waiters.delete(runId));
+        status = await withTimeout(new Promise((resolve) => waiters.set(runId, resolve)), ms, `run ${runId}`).finally(
+          () => waiters.delete(runId),
+        );
       }
       finished.delete(runId);
       if (status !== 'completed') {

@@ -13,7 +13,13 @@ async function startOne({ database, token, cwd }) {
   const child = spawn(process.execPath, [CLI, 'start', '--port', '0', '--database', database, '--grace-ms', '500'], {
     cwd,
     // wf start calls only allowed origins: the bench's apps listen on loopback.
-    env: { ...process.env, WF_TOKENS: token, WF_TOKEN: '', WF_DATABASE_URL: '', WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*' },
+    env: {
+      ...process.env,
+      WF_TOKENS: token,
+      WF_TOKEN: '',
+      WF_DATABASE_URL: '',
+      WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -65,14 +71,25 @@ export async function startRunnerProcesses({ count, database, token, cwd }) {
  * completion read from the database (`countFinished()` → { completed, failed }, polled every 10 ms). The first batch is
  * reported as cold; the figure is the median of the warm ones.
  */
-export async function measureProcessThroughput({ urls, token, appUrl, countFinished, runs = 100, steps = 10, batches = 3, maxMs = 60_000 }) {
+export async function measureProcessThroughput({
+  urls,
+  token,
+  appUrl,
+  countFinished,
+  runs = 100,
+  steps = 10,
+  batches = 3,
+  maxMs = 60_000,
+}) {
   const agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
   const time = deadline(maxMs);
   let turn = 0;
   const start = async () => {
     const origin = urls[turn++ % urls.length];
     const res = await agent.request({
-      origin, path: '/v1/runs', method: 'POST',
+      origin,
+      path: '/v1/runs',
+      method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: appUrl, body: '{}', headers: {} }),
     });
@@ -91,16 +108,29 @@ export async function measureProcessThroughput({ urls, token, appUrl, countFinis
     }
     const elapsedMs = performance.now() - t0;
     const completed = done.completed - before.completed;
-    return { completed, failed: done.failed - before.failed, elapsedMs, stepsPerSec: (completed * steps) / (elapsedMs / 1000) };
+    return {
+      completed,
+      failed: done.failed - before.failed,
+      elapsedMs,
+      stepsPerSec: (completed * steps) / (elapsedMs / 1000),
+    };
   };
   try {
     const cold = await batch();
     const warm = [];
     for (let i = 0; i < batches && !time.passed(); i++) warm.push(await batch());
-    const mid = warm.length > 0 ? warm.toSorted((a, b) => a.stepsPerSec - b.stepsPerSec)[Math.floor((warm.length - 1) / 2)] : cold;
+    const mid =
+      warm.length > 0
+        ? warm.toSorted((a, b) => a.stepsPerSec - b.stepsPerSec)[Math.floor((warm.length - 1) / 2)]
+        : cold;
     return {
-      runs, stepsPerRun: steps, batches: warm.length, runners: urls.length,
-      stepsPerSec: round(mid.stepsPerSec, 0), coldStepsPerSec: round(cold.stepsPerSec, 0), elapsedMs: round(mid.elapsedMs, 1),
+      runs,
+      stepsPerRun: steps,
+      batches: warm.length,
+      runners: urls.length,
+      stepsPerSec: round(mid.stepsPerSec, 0),
+      coldStepsPerSec: round(cold.stepsPerSec, 0),
+      elapsedMs: round(mid.elapsedMs, 1),
       failed: [cold, ...warm].reduce((sum, b) => sum + b.failed, 0),
       incomplete: [cold, ...warm].reduce((sum, b) => sum + (runs - b.completed - b.failed), 0),
       allStepsPerSec: [cold, ...warm].map((b) => round(b.stepsPerSec, 0)),

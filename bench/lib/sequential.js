@@ -14,7 +14,13 @@ async function oneRun({ harness, app, start }) {
   await harness.waitFor(runId);
   const ms = performance.now() - t0;
   const stats = diffStats(stats0, harness.probe.snapshot());
-  return { ms, startMs, storeMs: harness.probe.storeMs(stats), writes: harness.probe.writes(stats), drives: diffCounts(bytes0, app.counter.snapshot()).driveRequests };
+  return {
+    ms,
+    startMs,
+    storeMs: harness.probe.storeMs(stats),
+    writes: harness.probe.writes(stats),
+    drives: diffCounts(bytes0, app.counter.snapshot()).driveRequests,
+  };
 }
 
 /**

@@ -14,7 +14,13 @@ export function createClient() {
     /** POST to the app: the app calls the runner's POST /v1/runs and answers the id. */
     async start(url, body = '{}') {
       const target = new URL(url);
-      const res = await agent.request({ origin: target.origin, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await agent.request({
+        origin: target.origin,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       const text = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`start via app: expected 200, got ${res.statusCode}: ${text}`);
       return JSON.parse(text).workflowRunId;

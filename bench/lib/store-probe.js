@@ -44,7 +44,8 @@ export function probeStore(store, onFinished = () => {}, onCall = () => {}, { ti
         if (key !== 'apply') return result;
         return result.then((applied) => {
           for (const change of args[0]) {
-            if (change.type === 'run' && FINISHED.has(change.patch.status)) onFinished(change.runId, change.patch.status);
+            if (change.type === 'run' && FINISHED.has(change.patch.status))
+              onFinished(change.runId, change.patch.status);
           }
           return applied; // what the apply wrote: the runner tells its listeners from it
         });

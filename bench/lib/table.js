@@ -10,9 +10,15 @@ const COLUMNS = [
 ];
 
 export function renderTable(rows) {
-  const cells = rows.map((row) => COLUMNS.map(([key]) => (row[key] === undefined || row[key] === null ? '' : String(row[key]))));
+  const cells = rows.map((row) =>
+    COLUMNS.map(([key]) => (row[key] === undefined || row[key] === null ? '' : String(row[key]))),
+  );
   const widths = COLUMNS.map(([, title], i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
-  const line = (values) => values.map((v, i) => v.padEnd(widths[i])).join(' | ').trimEnd();
+  const line = (values) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join(' | ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('-+-');
   const out = [line(COLUMNS.map(([, title]) => title)), rule];
   for (const [i, row] of rows.entries()) {

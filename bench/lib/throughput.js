@@ -12,7 +12,9 @@ async function batch({ runs, steps, harness, start, time }) {
   const ids = await Promise.all(Array.from({ length: runs }, () => start()));
   const startPhaseMs = performance.now() - t0;
   const results = await Promise.allSettled(
-    ids.map((id) => withTimeout(harness.waitFor(id, time.left() + 1), time.left() + 1, 'throughput').then(() => completed++)),
+    ids.map((id) =>
+      withTimeout(harness.waitFor(id, time.left() + 1), time.left() + 1, 'throughput').then(() => completed++),
+    ),
   );
   const elapsedMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
@@ -43,7 +45,8 @@ export async function measureThroughput({ runs = 100, steps = 10, batches = 3, m
   const warm = [];
   for (let i = 0; i < batches && !time.passed(); i++) warm.push(await batch({ runs, steps, harness, start, time }));
   const all = [cold, ...warm];
-  const mid = warm.length > 0 ? warm.toSorted((a, b) => a.stepsPerSec - b.stepsPerSec)[Math.floor((warm.length - 1) / 2)] : cold;
+  const mid =
+    warm.length > 0 ? warm.toSorted((a, b) => a.stepsPerSec - b.stepsPerSec)[Math.floor((warm.length - 1) / 2)] : cold;
   return {
     runs,
     stepsPerRun: steps,

@@ -37,8 +37,14 @@ export async function measureTimeline({ tracer, harness, start, runs = 100, warm
     traces.push(new Map(tracer.end()));
   }
   const phases = PHASES.map(([label, from, to]) => {
-    const values = traces.filter((m) => m.has(to) && (from === null || m.has(from))).map((m) => m.get(to) - (from === null ? 0 : m.get(from)));
+    const values = traces
+      .filter((m) => m.has(to) && (from === null || m.has(from)))
+      .map((m) => m.get(to) - (from === null ? 0 : m.get(from)));
     return { phase: label, medianMs: round(median(values), 3), seenIn: values.length };
   });
-  return { runs: traces.length, medianRunMs: round(median(traces.map((m) => m.get(END) ?? NaN).filter(Number.isFinite)), 3), phases };
+  return {
+    runs: traces.length,
+    medianRunMs: round(median(traces.map((m) => m.get(END) ?? NaN).filter(Number.isFinite)), 3),
+    phases,
+  };
 }

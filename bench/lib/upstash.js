@@ -18,10 +18,21 @@ const STEPS = 10;
 /** The Upstash app: one route of `steps` no-op steps, its QStash settings passed as the `env` option (the SDK's own knob). */
 async function startUpstashApp({ runnerUrl, token, keys, steps }) {
   const app = new Hono();
-  const env = { QSTASH_URL: runnerUrl, QSTASH_TOKEN: token, QSTASH_CURRENT_SIGNING_KEY: keys.current, QSTASH_NEXT_SIGNING_KEY: keys.next };
-  app.post('/noop', upstashServe(async (context) => {
-    for (let i = 0; i < steps; i++) await context.run('s' + i, () => i);
-  }, { env, disableTelemetry: true }));
+  const env = {
+    QSTASH_URL: runnerUrl,
+    QSTASH_TOKEN: token,
+    QSTASH_CURRENT_SIGNING_KEY: keys.current,
+    QSTASH_NEXT_SIGNING_KEY: keys.next,
+  };
+  app.post(
+    '/noop',
+    upstashServe(
+      async (context) => {
+        for (let i = 0; i < steps; i++) await context.run('s' + i, () => i);
+      },
+      { env, disableTelemetry: true },
+    ),
+  );
   const server = await new Promise((resolve) => {
     const s = listen({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
@@ -39,15 +50,27 @@ async function startUpstashApp({ runnerUrl, token, keys, steps }) {
  * within `maxMs`. Returns the medians, per step, and the Upstash run as a multiple of the native one.
  */
 export async function measureUpstash({ token, runs = 30, warmup = 3, maxMs = 30_000, log = () => {} }) {
-  const keys = { current: `sig_${randomBytes(24).toString('base64url')}`, next: `sig_${randomBytes(24).toString('base64url')}` };
-  const harness = await startRunner({ token, detect: 'events', api: true, label: 'upstash', runnerOptions: { upstashSigningKeys: keys } });
+  const keys = {
+    current: `sig_${randomBytes(24).toString('base64url')}`,
+    next: `sig_${randomBytes(24).toString('base64url')}`,
+  };
+  const harness = await startRunner({
+    token,
+    detect: 'events',
+    api: true,
+    label: 'upstash',
+    runnerOptions: { upstashSigningKeys: keys },
+  });
   const native = await startApp({ routes: { '/noop': { workflow: noop(STEPS) } }, token, runnerUrl: harness.apiUrl });
   const upstash = await startUpstashApp({ runnerUrl: harness.apiUrl, token, keys, steps: STEPS });
   const nativeClient = createClient();
   const upstashClient = new Client({ baseUrl: harness.apiUrl, token });
   const variants = [
     { label: 'native serve(), POST to the app', start: () => nativeClient.start(native.urlOf('/noop')) },
-    { label: '@upstash/workflow on Hono, Client.trigger (QStash API)', start: async () => (await upstashClient.trigger({ url: upstash.url, disableTelemetry: true })).workflowRunId },
+    {
+      label: '@upstash/workflow on Hono, Client.trigger (QStash API)',
+      start: async () => (await upstashClient.trigger({ url: upstash.url, disableTelemetry: true })).workflowRunId,
+    },
   ];
   const once = async (variant) => {
     const t0 = performance.now();
@@ -59,14 +82,19 @@ export async function measureUpstash({ token, runs = 30, warmup = 3, maxMs = 30_
     const time = deadline(maxMs);
     for (let i = 0; i < warmup && !time.passed(); i++) for (const v of variants) await once(v);
     const samples = variants.map(() => []);
-    for (let i = 0; i < runs && !time.passed(); i++) for (const [k, v] of variants.entries()) samples[k].push(await once(v));
+    for (let i = 0; i < runs && !time.passed(); i++)
+      for (const [k, v] of variants.entries()) samples[k].push(await once(v));
     const [nativeRun, upstashRun] = samples.map((s) => summarize(s));
     return {
       steps: STEPS,
       runs: samples[1].length,
       rows: variants.map((v, k) => {
         const run = summarize(samples[k]);
-        return { label: v.label, runMs: { median: round(run.median), p99: round(run.p99) }, perStepMs: round(run.median / STEPS, 4) };
+        return {
+          label: v.label,
+          runMs: { median: round(run.median), p99: round(run.p99) },
+          perStepMs: round(run.median / STEPS, 4),
+        };
       }),
       upstashOverNative: round(upstashRun.median / nativeRun.median, 2),
     };

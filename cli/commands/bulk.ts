@@ -26,7 +26,12 @@ export function makeBulkCommand(io: CliIO): Command {
   return withRunnerOptions(new Command('bulk'))
     .description('resume, cancel or rerun every run a filter matches (at most 10,000 a call)')
     .addArgument(new Argument('<action>', 'what to do with each run').choices(BULK_ACTIONS))
-    .addOption(new Option('--status <status>', `only runs in this status; several comma-separated (${RUN_STATUSES.join(', ')})`).argParser(collectStatuses))
+    .addOption(
+      new Option(
+        '--status <status>',
+        `only runs in this status; several comma-separated (${RUN_STATUSES.join(', ')})`,
+      ).argParser(collectStatuses),
+    )
     .option('--url <url>', 'only runs of this workflow URL')
     .option('--url-prefix <prefix>', 'only runs whose workflow URL starts with this')
     .option('--failed-step <name>', 'only runs where a step of this name failed')
@@ -38,7 +43,8 @@ export function makeBulkCommand(io: CliIO): Command {
     .action(async (action: BulkActionName, options: BulkOptions) => {
       const now = Date.now();
       const filter: BulkFilter = {};
-      if (options.status !== undefined && options.status.length > 0) filter.status = options.status.length === 1 ? options.status[0]! : options.status;
+      if (options.status !== undefined && options.status.length > 0)
+        filter.status = options.status.length === 1 ? options.status[0]! : options.status;
       if (options.url !== undefined) filter.url = options.url;
       if (options.urlPrefix !== undefined) filter.urlPrefix = options.urlPrefix;
       if (options.failedStep !== undefined) filter.failedStep = options.failedStep;
@@ -46,7 +52,11 @@ export function makeBulkCommand(io: CliIO): Command {
       if (options.since !== undefined) filter.createdAfter = parseTimeFlag(options.since, '--since', now);
       if (options.until !== undefined) filter.createdBefore = parseTimeFlag(options.until, '--until', now);
       if (isEmptyFilter(filter) && !options.all) {
-        throw new CliError(2, 'NO_FILTER', `Expected a filter (--status, --url, --url-prefix, --since, --until, --failed-step or --id) for wf bulk ${action}, got none: pass --all to act on every run.`);
+        throw new CliError(
+          2,
+          'NO_FILTER',
+          `Expected a filter (--status, --url, --url-prefix, --since, --until, --failed-step or --id) for wf bulk ${action}, got none: pass --all to act on every run.`,
+        );
       }
       const client = clientFrom(io, options);
       const { matched, truncated } = await client.bulk({ action, filter, dryRun: true });
@@ -56,7 +66,12 @@ export function makeBulkCommand(io: CliIO): Command {
         return;
       }
       if (!options.yes) {
-        if (!io.isTTY || !io.ask) throw new CliError(2, 'NOT_CONFIRMED', `${count} match. Expected --yes to ${action} them without a terminal to confirm on.`);
+        if (!io.isTTY || !io.ask)
+          throw new CliError(
+            2,
+            'NOT_CONFIRMED',
+            `${count} match. Expected --yes to ${action} them without a terminal to confirm on.`,
+          );
         const answer = await io.ask(`${action} ${count}? [y/N] `);
         if (!/^y(es)?$/i.test(answer.trim())) {
           io.out('Nothing done.');
@@ -64,7 +79,10 @@ export function makeBulkCommand(io: CliIO): Command {
         }
       }
       const result = await client.bulk({ action, filter });
-      io.out(`${action}: ${result.done} of ${result.matched} done${result.failed.length > 0 ? `, ${result.failed.length} refused` : ''}`);
-      for (const failure of result.failed) io.out(terminalSafe(`  ${failure.runId} ${failure.code}: ${failure.message}`));
+      io.out(
+        `${action}: ${result.done} of ${result.matched} done${result.failed.length > 0 ? `, ${result.failed.length} refused` : ''}`,
+      );
+      for (const failure of result.failed)
+        io.out(terminalSafe(`  ${failure.runId} ${failure.code}: ${failure.message}`));
     });
 }

@@ -18,7 +18,8 @@ function parseHttpUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidArgumentError(`Expected an http(s) URL, got "${value}".`);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new InvalidArgumentError(`Expected an http(s) URL, got "${value}".`);
   return value.replace(/\/+$/, '');
 }
 
@@ -38,17 +39,38 @@ export function makeDevCommand(io: CliIO): Command {
     .option('--db <path>', 'SQLite file', join('.wf', 'dev.db'))
     .option('--token <token>', 'token apps use (default: WF_TOKEN, the env files, else a generated .wf/token)')
     .option('--no-tui', 'print plain lines instead of the terminal dashboard')
-    .addOption(new Option('--app-port <port>', 'port of the app\'s dev server (default: "wfkit": { "port" })').argParser(parsePort))
-    .addOption(new Option('--route <path>', 'path of the workflow route (default: "wfkit": { "route" })').argParser(parseRoute))
-    .option('--no-app', 'do not start package.json\'s dev command (check an app started elsewhere)')
-    .addOption(new Option('--app-wait <seconds>', 'how long to wait for the app\'s port before saying nothing listens').default(60).argParser(parsePositiveInt))
+    .addOption(
+      new Option('--app-port <port>', 'port of the app\'s dev server (default: "wfkit": { "port" })').argParser(
+        parsePort,
+      ),
+    )
+    .addOption(
+      new Option('--route <path>', 'path of the workflow route (default: "wfkit": { "route" })').argParser(parseRoute),
+    )
+    .option('--no-app', "do not start package.json's dev command (check an app started elsewhere)")
+    .addOption(
+      new Option('--app-wait <seconds>', "how long to wait for the app's port before saying nothing listens")
+        .default(60)
+        .argParser(parsePositiveInt),
+    )
     .option('--tunnel', 'open a public tunnel to the app (localtunnel) and give the app its URL as WF_WORKFLOW_URL')
-    .addOption(new Option('--tunnel-host <url>', 'a self-hosted localtunnel server (implies --tunnel)').argParser(parseHttpUrl))
+    .addOption(
+      new Option('--tunnel-host <url>', 'a self-hosted localtunnel server (implies --tunnel)').argParser(parseHttpUrl),
+    )
     .option('--subdomain <name>', 'ask the tunnel service for this name (implies --tunnel)')
-    .addOption(new Option('--remote <url>', 'use the runner at this URL (a `wf start`) instead of starting one').argParser(parseHttpUrl))
+    .addOption(
+      new Option('--remote <url>', 'use the runner at this URL (a `wf start`) instead of starting one').argParser(
+        parseHttpUrl,
+      ),
+    )
     .addOption(redactHeaderOption())
     .addOption(retentionOption(DEV_RETENTION_MS))
-    .option('--write-upstash-env', 'for an Upstash Workflow app, write QSTASH_URL, QSTASH_TOKEN, the signing keys and UPSTASH_WORKFLOW_URL into its env file (.env.local, .dev.vars or .env)');
-  return addRunnerFlags(addUpstashKeyFlags(command), 'an origin the local runner may call besides localhost, 127.0.0.1 and [::1] on any port, and the tunnel\'s (repeatable)')
-    .action((argv: string[], options: DevOptions) => runDev(io, argv, options));
+    .option(
+      '--write-upstash-env',
+      'for an Upstash Workflow app, write QSTASH_URL, QSTASH_TOKEN, the signing keys and UPSTASH_WORKFLOW_URL into its env file (.env.local, .dev.vars or .env)',
+    );
+  return addRunnerFlags(
+    addUpstashKeyFlags(command),
+    "an origin the local runner may call besides localhost, 127.0.0.1 and [::1] on any port, and the tunnel's (repeatable)",
+  ).action((argv: string[], options: DevOptions) => runDev(io, argv, options));
 }

@@ -14,7 +14,10 @@ export type ChooseFramework = (choices: readonly Framework[]) => Promise<Framewo
 export const chooseOnTty: ChooseFramework = async (choices) => {
   if (!process.stdin.isTTY || !process.stdout.isTTY) return undefined;
   const { select } = await import('@inquirer/prompts');
-  const question = { message: 'Which framework does the app use?', choices: choices.map((f) => ({ name: f.label, value: f.name })) };
+  const question = {
+    message: 'Which framework does the app use?',
+    choices: choices.map((f) => ({ name: f.label, value: f.name })),
+  };
   const name = await select(question).catch((error: unknown) => {
     throw new CliError(130, 'CANCELLED', 'wf init cancelled; nothing was written.', { cause: error });
   });
@@ -49,7 +52,10 @@ export function makeInitCommand(io: CliIO, choose: ChooseFramework = chooseOnTty
     .argument('[dir]', 'where the app is (or goes)', '.')
     .addOption(new Option('-f, --framework <name>', 'the host framework').choices(FRAMEWORKS.map((f) => f.name)))
     .option('--force', 'overwrite files and env entries that exist')
-    .option('--wfkit-from <dir|tgz>', 'depend on the wfkit and wfkit-cli tarballs `npm run pack` made (a folder holding both, or one of them), or `registry`; default: the tarballs of the checkout `wf` runs from, else the registry')
+    .option(
+      '--wfkit-from <dir|tgz>',
+      'depend on the wfkit and wfkit-cli tarballs `npm run pack` made (a folder holding both, or one of them), or `registry`; default: the tarballs of the checkout `wf` runs from, else the registry',
+    )
     .action(async (dirArg: string, options: { framework?: string; force?: boolean; wfkitFrom?: string }) => {
       const dir = resolve(io.cwd, dirArg);
       const pkg = readAppPackage(dir);
@@ -57,7 +63,11 @@ export function makeInitCommand(io: CliIO, choose: ChooseFramework = chooseOnTty
       framework ??= await choose(FRAMEWORKS);
       if (!framework) {
         const why = pkg ? `Cannot tell the framework of the app in ${dir} from its package.json` : 'No framework given';
-        throw new CliError(2, 'UNKNOWN_FRAMEWORK', `${why}: pass --framework (${FRAMEWORKS.map((f) => f.name).join(', ')}).`);
+        throw new CliError(
+          2,
+          'UNKNOWN_FRAMEWORK',
+          `${why}: pass --framework (${FRAMEWORKS.map((f) => f.name).join(', ')}).`,
+        );
       }
       const { packages, note } = localPackages(options.wfkitFrom, io.cwd);
       const result = scaffold({ dir, framework, force: options.force, packages });

@@ -22,17 +22,27 @@ function settled(run: Run): boolean {
 }
 
 function eventsOf({ run, steps, attempts }: RunDetail): RunnerEvent[] {
-  return [...steps.map((step) => ({ type: 'step', step }) as const), ...attempts.map((attempt) => ({ type: 'attempt', attempt }) as const), { type: 'run', run }];
+  return [
+    ...steps.map((step) => ({ type: 'step', step }) as const),
+    ...attempts.map((attempt) => ({ type: 'attempt', attempt }) as const),
+    { type: 'run', run },
+  ];
 }
 
 /** The history as events: the 20 newest runs, or one run's steps, attempts and run. */
 async function historyEvents(client: RunnerClient, runId: string | undefined): Promise<RunnerEvent[]> {
-  if (!runId) return (await client.listRuns({ limit: 20 })).runs.reverse().map((run) => ({ type: 'run', run }) as const);
+  if (!runId)
+    return (await client.listRuns({ limit: 20 })).runs.reverse().map((run) => ({ type: 'run', run }) as const);
   return eventsOf(await client.getRun(runId));
 }
 
 /** The history so far: printed as lines, returned as events so live duplicates can be skipped. */
-async function printHistory(client: RunnerClient, runId: string | undefined, json: boolean, io: CliIO): Promise<{ events: RunnerEvent[]; finished: boolean }> {
+async function printHistory(
+  client: RunnerClient,
+  runId: string | undefined,
+  json: boolean,
+  io: CliIO,
+): Promise<{ events: RunnerEvent[]; finished: boolean }> {
   if (!runId) {
     const events = await historyEvents(client, undefined);
     for (const event of events) io.out(json ? JSON.stringify(event) : eventLine(event));
@@ -67,14 +77,18 @@ export function makeLogsCommand(io: CliIO): Command {
   return withRunnerOptions(new Command('logs'))
     .description('print the log of one run, or of all runs')
     .argument('[runId]', 'the run (wfr_…); all runs when left out')
-    .option('-f, --follow', 'keep printing new events (until the run finishes and its alert and failureFunction are delivered, or Ctrl-C)')
+    .option(
+      '-f, --follow',
+      'keep printing new events (until the run finishes and its alert and failureFunction are delivered, or Ctrl-C)',
+    )
     .option('--json', 'one JSON object per line')
     .option('--step <step>', "one step's detailed logs (what it printed, attempt by attempt): its index or name")
     .action(async (runId: string | undefined, options: LogsOptions) => {
       const client = clientFrom(io, options);
       const json = options.json === true;
       if (options.step !== undefined) {
-        if (!runId || options.follow) throw new CliError(2, 'USAGE', 'Expected `wf logs <runId> --step <index|name>` (a run id, and no --follow).');
+        if (!runId || options.follow)
+          throw new CliError(2, 'USAGE', 'Expected `wf logs <runId> --step <index|name>` (a run id, and no --follow).');
         for (const line of stepLogLines(await client.getRun(runId), options.step, json)) io.out(line);
         return;
       }

@@ -26,8 +26,17 @@ function describeCounts(c: PruneCounts): string {
 /** `wf prune --older-than 30d [--dry-run]`: retention on demand, through the runner's API (`POST /v1/prune`). */
 export function makePruneCommand(io: CliIO): Command {
   return withRunnerOptions(new Command('prune'))
-    .description('delete runs that finished longer ago than --older-than and owe nothing, with their steps, attempts, logs and QStash messages')
-    .addOption(new Option('--older-than <duration>', 'runs that finished at least this long ago: 30d, 12h, 90m (0: every finished run)').argParser((value) => parseRetention(value, '--older-than', 'prune every finished run')).makeOptionMandatory())
+    .description(
+      'delete runs that finished longer ago than --older-than and owe nothing, with their steps, attempts, logs and QStash messages',
+    )
+    .addOption(
+      new Option(
+        '--older-than <duration>',
+        'runs that finished at least this long ago: 30d, 12h, 90m (0: every finished run)',
+      )
+        .argParser((value) => parseRetention(value, '--older-than', 'prune every finished run'))
+        .makeOptionMandatory(),
+    )
     .option('--dry-run', 'only count what would be deleted')
     .action(async (options: PruneOptions) => {
       const client = clientFrom(io, options);
@@ -36,11 +45,21 @@ export function makePruneCommand(io: CliIO): Command {
       let cursor: string | undefined;
       let busySince: number | undefined;
       for (;;) {
-        const answer = await client.prune({ olderThanMs: options.olderThan, ...(dryRun && { dryRun }), ...(cursor !== undefined && { cursor }), maxRuns: RUNS_PER_CALL });
+        const answer = await client.prune({
+          olderThanMs: options.olderThan,
+          ...(dryRun && { dryRun }),
+          ...(cursor !== undefined && { cursor }),
+          maxRuns: RUNS_PER_CALL,
+        });
         if (answer.busy) {
           if (busySince === undefined) io.err('Another runner of this database is pruning; waiting for it to finish…');
           busySince ??= Date.now();
-          if (Date.now() - busySince > BUSY_WAIT_MS) throw new CliError(1, 'BUSY', `Another runner kept pruning this database for ${BUSY_WAIT_MS / 1000} s; try again later.`);
+          if (Date.now() - busySince > BUSY_WAIT_MS)
+            throw new CliError(
+              1,
+              'BUSY',
+              `Another runner kept pruning this database for ${BUSY_WAIT_MS / 1000} s; try again later.`,
+            );
           await sleep(BUSY_POLL_MS);
           continue;
         }
@@ -50,7 +69,14 @@ export function makePruneCommand(io: CliIO): Command {
         cursor = answer.cursor;
         io.err(`… ${dryRun ? 'counted' : 'pruned'} ${totals.runs} runs so far`);
       }
-      io.out(dryRun ? `Would prune ${describeCounts(totals)}; nothing was deleted (--dry-run).` : `Pruned ${describeCounts(totals)}.`);
-      if (totals.kept > 0) io.out(`Kept ${totals.kept} finished run${totals.kept === 1 ? '' : 's'} that still owe a QStash failure callback.`);
+      io.out(
+        dryRun
+          ? `Would prune ${describeCounts(totals)}; nothing was deleted (--dry-run).`
+          : `Pruned ${describeCounts(totals)}.`,
+      );
+      if (totals.kept > 0)
+        io.out(
+          `Kept ${totals.kept} finished run${totals.kept === 1 ? '' : 's'} that still owe a QStash failure callback.`,
+        );
     });
 }

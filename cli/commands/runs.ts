@@ -42,7 +42,12 @@ function toQuery(options: RunsOptions, now: number): RunListQuery {
 export function makeRunsCommand(io: CliIO): Command {
   return withRunnerOptions(new Command('runs'))
     .description('list runs, newest first (filters combine: every one given must match)')
-    .addOption(new Option('-s, --status <status>', `only runs in this status; several comma-separated or repeated (${RUN_STATUSES.join(', ')})`).argParser(collectStatuses))
+    .addOption(
+      new Option(
+        '-s, --status <status>',
+        `only runs in this status; several comma-separated or repeated (${RUN_STATUSES.join(', ')})`,
+      ).argParser(collectStatuses),
+    )
     .option('--url <url>', 'only runs of this workflow URL, exactly')
     .option('--url-prefix <prefix>', 'only runs whose workflow URL starts with this')
     .option('--since <time>', 'only runs created since (a duration ago like 2h, or a date)')
@@ -59,7 +64,9 @@ export function makeRunsCommand(io: CliIO): Command {
       if (page.runs.length === 0) return io.out(Object.keys(query).length > 1 ? 'No runs match.' : 'No runs yet.');
       for (const run of page.runs) {
         const took = run.finishedAt ? formatDuration(run.finishedAt - run.createdAt) : '';
-        io.out(`${glyph(run.status)} ${run.id}  ${run.status.padEnd(9)} ${String(run.stepsDone).padStart(3)} steps  ${time(run.createdAt)}  ${took.padStart(8)}  ${terminalSafe(run.url)}`);
+        io.out(
+          `${glyph(run.status)} ${run.id}  ${run.status.padEnd(9)} ${String(run.stepsDone).padStart(3)} steps  ${time(run.createdAt)}  ${took.padStart(8)}  ${terminalSafe(run.url)}`,
+        );
       }
       // The next page keeps the filters: the same command with --cursor.
       if (page.nextCursor) io.out(`… more: ${nextPageCommand(options, page.nextCursor)}`);
@@ -68,10 +75,18 @@ export function makeRunsCommand(io: CliIO): Command {
 
 /** The command for the next page: the filters as typed (times too, so "2h" stays relative), a new cursor. */
 function nextPageCommand(options: RunsOptions, cursor: string): string {
-  const quote = (value: string): string => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+  const quote = (value: string): string =>
+    /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
   const parts = ['wf runs'];
   if (options.status !== undefined && options.status.length > 0) parts.push(`--status ${options.status.join(',')}`);
-  const flags: [keyof RunsOptions, string][] = [['url', '--url'], ['urlPrefix', '--url-prefix'], ['since', '--since'], ['until', '--until'], ['failedStep', '--failed-step'], ['id', '--id']];
+  const flags: [keyof RunsOptions, string][] = [
+    ['url', '--url'],
+    ['urlPrefix', '--url-prefix'],
+    ['since', '--since'],
+    ['until', '--until'],
+    ['failedStep', '--failed-step'],
+    ['id', '--id'],
+  ];
   for (const [key, flag] of flags) if (options[key] !== undefined) parts.push(`${flag} ${quote(String(options[key]))}`);
   if (options.limit !== 20) parts.push(`-n ${options.limit}`);
   parts.push(`--cursor ${cursor}`);

@@ -10,8 +10,12 @@ type RunnerFlags = { runner: string; token?: string };
 /** One line per schedule: id, next fire, last fire, zone, cron, url; and its last refused tick, if any. */
 export function scheduleLine(s: Schedule): string {
   const last = s.lastFiredAt === null ? 'never' : new Date(s.lastFiredAt).toISOString();
-  const refused = s.lastRefusal ? `  (tick ${new Date(s.lastRefusal.tick).toISOString()} refused: ${s.lastRefusal.code})` : '';
-  return terminalSafe(`${s.id}  next ${new Date(s.nextAt).toISOString()}  last ${last}  ${s.timezone}  "${s.cron}"  ${s.url}${refused}`);
+  const refused = s.lastRefusal
+    ? `  (tick ${new Date(s.lastRefusal.tick).toISOString()} refused: ${s.lastRefusal.code})`
+    : '';
+  return terminalSafe(
+    `${s.id}  next ${new Date(s.nextAt).toISOString()}  last ${last}  ${s.timezone}  "${s.cron}"  ${s.url}${refused}`,
+  );
 }
 
 /** `wf schedule add|list|rm`: cron schedules that start a workflow route with a body. */
@@ -25,7 +29,13 @@ export function makeScheduleCommand(io: CliIO): Command {
       .option('-d, --data <json>', 'JSON payload every run gets', parseJsonText)
       .option('--timezone <zone>', 'IANA time zone the cron is read in (default UTC)')
       .action(async (url: string, options: RunnerFlags & { cron: string; data?: string; timezone?: string }) => {
-        const created = await clientFrom(io, options).createSchedule({ url, cron: options.cron, body: options.data, timezone: options.timezone, headers: { 'content-type': 'application/json' } });
+        const created = await clientFrom(io, options).createSchedule({
+          url,
+          cron: options.cron,
+          body: options.data,
+          timezone: options.timezone,
+          headers: { 'content-type': 'application/json' },
+        });
         io.out(scheduleLine(created));
       }),
   );

@@ -13,7 +13,8 @@ export function parseFlagUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidArgumentError(`Expected an http(s) URL, got "${value}".`);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new InvalidArgumentError(`Expected an http(s) URL, got "${value}".`);
   return value;
 }
 

@@ -34,15 +34,21 @@ export function readAppDevConfig(dir: string): AppDevConfig | undefined {
   try {
     pkg = JSON.parse(readFileSync(path, 'utf8')) as { wfkit?: unknown };
   } catch (error) {
-    throw new CliError(1, 'BAD_PACKAGE_JSON', `Expected ${path} to be JSON: ${(error as Error).message}`, { cause: error });
+    throw new CliError(1, 'BAD_PACKAGE_JSON', `Expected ${path} to be JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const raw = pkg.wfkit;
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail(path, `an object like {"dev":"npm run dev","port":3000,"route":"/workflow"}, got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    fail(path, `an object like {"dev":"npm run dev","port":3000,"route":"/workflow"}, got ${JSON.stringify(raw)}`);
   const { dev, port, route } = raw as Record<string, unknown>;
-  if (dev !== undefined && (typeof dev !== 'string' || dev.trim() === '')) fail(path, `"dev" to be a command, got ${JSON.stringify(dev)}`);
-  if (port !== undefined && (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535)) fail(path, `"port" to be a port from 1 to 65535, got ${JSON.stringify(port)}`);
-  if (route !== undefined && (typeof route !== 'string' || !route.startsWith('/'))) fail(path, `"route" to be a path starting with /, got ${JSON.stringify(route)}`);
+  if (dev !== undefined && (typeof dev !== 'string' || dev.trim() === ''))
+    fail(path, `"dev" to be a command, got ${JSON.stringify(dev)}`);
+  if (port !== undefined && (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535))
+    fail(path, `"port" to be a port from 1 to 65535, got ${JSON.stringify(port)}`);
+  if (route !== undefined && (typeof route !== 'string' || !route.startsWith('/')))
+    fail(path, `"route" to be a path starting with /, got ${JSON.stringify(route)}`);
   return { dev: dev as string | undefined, port: port as number | undefined, route: route as string | undefined };
 }
 

@@ -82,9 +82,10 @@ async function groupGone(pid: number, ms: number): Promise<boolean> {
  * `wf dev` does not stop it first; it holds nothing of `wf dev` open (unref'd both ways).
  */
 function startWatchdog(group: number): ChildProcess {
-  const script = `const g=${group};const kill=(s)=>{try{process.kill(-g,s);return true}catch{return false}};`
-    + `process.stdin.on('data',()=>{});process.stdin.on('end',()=>{if(!kill('SIGTERM'))process.exit(0);const until=Date.now()+5000;`
-    + `setInterval(()=>{if(!kill(0))process.exit(0);if(Date.now()>until){kill('SIGKILL');process.exit(0)}},100)});`;
+  const script =
+    `const g=${group};const kill=(s)=>{try{process.kill(-g,s);return true}catch{return false}};` +
+    `process.stdin.on('data',()=>{});process.stdin.on('end',()=>{if(!kill('SIGTERM'))process.exit(0);const until=Date.now()+5000;` +
+    `setInterval(()=>{if(!kill(0))process.exit(0);if(Date.now()>until){kill('SIGKILL');process.exit(0)}},100)});`;
   const watchdog = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
   watchdog.on('error', () => {});
   watchdog.stdin!.on('error', () => {});

@@ -19,7 +19,12 @@ import { findClientToken, resolveDevToken, type ResolvedToken } from './token.js
 import { DEFAULT_TUNNEL_HOST, openTunnel, type Tunnel } from './tunnel.js';
 import { isUpstashApp } from './upstash-app.js';
 import { reportUpstashApp } from './upstash-dev.js';
-import { configuredUpstashKeys, resolveDevUpstashKeys, type ResolvedUpstashKeys, type UpstashKeyFlags } from './upstash-keys.js';
+import {
+  configuredUpstashKeys,
+  resolveDevUpstashKeys,
+  type ResolvedUpstashKeys,
+  type UpstashKeyFlags,
+} from './upstash-keys.js';
 
 export interface DevOptions extends RunnerFlags, UpstashKeyFlags {
   port: number;
@@ -63,18 +68,34 @@ function feedReporter(feed: LogFeed): DevReporter {
 }
 
 /** The runner `wf dev` uses: a new local one (SQLite), or a remote one checked for reach and token. */
-async function openRunner(io: CliIO, options: DevOptions): Promise<{ url: string; token: ResolvedToken; upstashKeys?: ResolvedUpstashKeys; local?: LocalRunner }> {
+async function openRunner(
+  io: CliIO,
+  options: DevOptions,
+): Promise<{ url: string; token: ResolvedToken; upstashKeys?: ResolvedUpstashKeys; local?: LocalRunner }> {
   if (options.remote) {
     // Alerts are the runner's: a remote runner has its own (wf start --alert-webhook), this one starts none.
     if (options.alertWebhook !== undefined || options.publicUrl !== undefined) {
-      throw new CliError(2, 'BAD_FLAG', `--alert-webhook and --public-url configure the local runner; with --remote, set them on the remote runner (wf start --alert-webhook).`);
+      throw new CliError(
+        2,
+        'BAD_FLAG',
+        `--alert-webhook and --public-url configure the local runner; with --remote, set them on the remote runner (wf start --alert-webhook).`,
+      );
     }
     const token = findClientToken(io.cwd, io.env, options.token);
-    if (!token) throw new CliError(2, 'NO_TOKEN', `--remote needs the runner's token: pass --token, or set WF_TOKEN (or WF_TOKEN in .env).`);
+    if (!token)
+      throw new CliError(
+        2,
+        'NO_TOKEN',
+        `--remote needs the runner's token: pass --token, or set WF_TOKEN (or WF_TOKEN in .env).`,
+      );
     const url = options.remote.replace(/\/+$/, '');
     await checkRemoteRunner(url, token);
     // A remote runner's keys are its own: known here only when they were given to `wf dev` too.
-    return { url, token: { token, source: options.token ? '--token' : 'WF_TOKEN or the env files' }, upstashKeys: configuredUpstashKeys(io.env, options) };
+    return {
+      url,
+      token: { token, source: options.token ? '--token' : 'WF_TOKEN or the env files' },
+      upstashKeys: configuredUpstashKeys(io.env, options),
+    };
   }
   // .wf/ holds the token and the database: keep it out of git from the first run.
   mkdirSync(join(io.cwd, '.wf'), { recursive: true });
@@ -113,10 +134,17 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   // Also when whoever started wf dev is gone without a word (SIGKILLed, or its own parent killed):
   // a process manager's stop must not leave the runner's and the app's ports taken.
   const parent = io.watchParent?.();
-  const app: AppSpec = resolveAppSpec({ argv, appPort: options.appPort, route: options.route, app: options.app }, readAppDevConfig(io.cwd));
+  const app: AppSpec = resolveAppSpec(
+    { argv, appPort: options.appPort, route: options.route, app: options.app },
+    readAppDevConfig(io.cwd),
+  );
   const wantsTunnel = Boolean(options.tunnel || options.tunnelHost || options.subdomain);
   if (wantsTunnel && app.port === undefined) {
-    throw new CliError(2, 'NO_APP_PORT', `--tunnel needs the app's port: pass --app-port (\`wf init\` records it in package.json as "wfkit": { "port" }).`);
+    throw new CliError(
+      2,
+      'NO_APP_PORT',
+      `--tunnel needs the app's port: pass --app-port (\`wf init\` records it in package.json as "wfkit": { "port" }).`,
+    );
   }
   const tui = options.tui && io.isTTY === true;
   const feed = createLogFeed(app.label ?? (app.port !== undefined ? `the app on port ${app.port}` : 'wf dev'));
@@ -127,14 +155,21 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   let tunnel: Tunnel | undefined;
   if (wantsTunnel) {
     try {
-      tunnel = await openTunnel({ port: app.port!, host: options.tunnelHost ?? DEFAULT_TUNNEL_HOST, subdomain: options.subdomain, onStatus: (status) => reportTunnel(report, status) });
+      tunnel = await openTunnel({
+        port: app.port!,
+        host: options.tunnelHost ?? DEFAULT_TUNNEL_HOST,
+        subdomain: options.subdomain,
+        onStatus: (status) => reportTunnel(report, status),
+      });
     } catch (error) {
       await runner.local?.close();
       throw error;
     }
   }
 
-  const where = runner.local ? `runner listening on ${runner.url} (SQLite ${options.db})` : `using the runner at ${runner.url} (remote)`;
+  const where = runner.local
+    ? `runner listening on ${runner.url} (SQLite ${options.db})`
+    : `using the runner at ${runner.url} (remote)`;
   if (!tui) report.info(where);
   report.info(`token from ${source}; apps need WF_TOKEN=${token} and WF_RUNNER_URL=${runner.url}`);
   if (tunnel) {
@@ -158,7 +193,14 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
         ? `Upstash apps need QSTASH_URL=${runner.url} and QSTASH_TOKEN=${qstashToken(token)} ` +
           `(the keys are in the log pane) · SQLite ${options.db}`
         : `apps need WF_TOKEN=${token} (from ${source}) and WF_RUNNER_URL=${runner.url} · SQLite ${options.db}`;
-    dashboard = startDashboard({ runnerUrl: runner.url, token, title: 'wf dev', subtitle, env: io.env, log: managesApp || upstashApp ? feed : undefined });
+    dashboard = startDashboard({
+      runnerUrl: runner.url,
+      token,
+      title: 'wf dev',
+      subtitle,
+      env: io.env,
+      log: managesApp || upstashApp ? feed : undefined,
+    });
   } else if (runner.local) {
     stopFollowing = runner.local.runner.events.subscribe((event) => io.out(eventLine(eventDto(event))));
   } else {
@@ -177,9 +219,33 @@ export async function runDev(io: CliIO, argv: string[], options: DevOptions): Pr
   }
   // After the runner's events are followed, so nothing the app starts goes unseen.
   const pkg = readAppPackage(io.cwd);
-  const wrangler = 'wrangler' in { ...pkg?.dependencies, ...pkg?.devDependencies } || /\bwrangler\b/.test(app.label ?? '');
-  const upstash = reportUpstashApp({ io, pkg, report, runnerUrl: runner.url, token, keys: runner.upstashKeys, tunnel, appPort: app.port, write: options.writeUpstashEnv === true, startsApp: app.command !== undefined });
-  const session = startAppSession({ app, cwd: io.cwd, env: io.env, token, runnerUrl: runner.url, remote: !runner.local, tunnel, wrangler, report, portTimeoutMs: options.appWait * 1000, ...(upstash && { extraEnv: upstash.processEnv, upstash: true }) });
+  const wrangler =
+    'wrangler' in { ...pkg?.dependencies, ...pkg?.devDependencies } || /\bwrangler\b/.test(app.label ?? '');
+  const upstash = reportUpstashApp({
+    io,
+    pkg,
+    report,
+    runnerUrl: runner.url,
+    token,
+    keys: runner.upstashKeys,
+    tunnel,
+    appPort: app.port,
+    write: options.writeUpstashEnv === true,
+    startsApp: app.command !== undefined,
+  });
+  const session = startAppSession({
+    app,
+    cwd: io.cwd,
+    env: io.env,
+    token,
+    runnerUrl: runner.url,
+    remote: !runner.local,
+    tunnel,
+    wrangler,
+    report,
+    portTimeoutMs: options.appWait * 1000,
+    ...(upstash && { extraEnv: upstash.processEnv, upstash: true }),
+  });
   if (!tui) report.info('waiting for runs (Ctrl-C stops)');
 
   const orphaned = parent?.gone.then((reason) => report.info(`stopping: ${reason}`));

@@ -40,8 +40,15 @@ export interface AppSession {
 }
 
 /** The variables the app gets: the runner's token and URL, the tunnel's URL, its port, and ENVIRONMENT=development unless it has one. */
-export function appEnv(options: Pick<AppSessionOptions, 'env' | 'token' | 'runnerUrl' | 'tunnel' | 'app' | 'wrangler' | 'extraEnv'>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...options.env, ...options.extraEnv, WF_TOKEN: options.token, WF_RUNNER_URL: options.runnerUrl };
+export function appEnv(
+  options: Pick<AppSessionOptions, 'env' | 'token' | 'runnerUrl' | 'tunnel' | 'app' | 'wrangler' | 'extraEnv'>,
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...options.env,
+    ...options.extraEnv,
+    WF_TOKEN: options.token,
+    WF_RUNNER_URL: options.runnerUrl,
+  };
   if (options.tunnel) env.WF_WORKFLOW_URL = options.tunnel.url;
   // Development: the route may take its URL from a localhost Host (never in production; see serve/core/url.ts).
   if (env.ENVIRONMENT === undefined) env.ENVIRONMENT = 'development';
@@ -87,15 +94,24 @@ export function startAppSession(options: AppSessionOptions): AppSession {
   const stopping = new AbortController();
   let child: AppProcess | undefined;
   if (app.command) {
-    const extra = (tunnel ? ', WF_WORKFLOW_URL' : '') + (options.extraEnv ? `, ${Object.keys(options.extraEnv).join(', ')}` : '');
+    const extra =
+      (tunnel ? ', WF_WORKFLOW_URL' : '') + (options.extraEnv ? `, ${Object.keys(options.extraEnv).join(', ')}` : '');
     report.info(`starting the app: ${app.label} (with WF_TOKEN, WF_RUNNER_URL${extra})`);
-    child = startAppProcess({ command: app.command, cwd: options.cwd, env: appEnv(options), onLine: report.app, graceMs: options.graceMs });
+    child = startAppProcess({
+      command: app.command,
+      cwd: options.cwd,
+      env: appEnv(options),
+      onLine: report.app,
+      graceMs: options.graceMs,
+    });
     void child.exited.then((exit) => {
       if (stopping.signal.aborted) return;
       report.warn(`the app (${app.label}) ${describeExit(exit)}; the runner keeps running (Ctrl-C stops wf dev)`);
     });
   }
-  const checked = check(options, child, stopping.signal).catch((error: unknown) => report.error(`checking the app failed: ${(error as Error).message}`));
+  const checked = check(options, child, stopping.signal).catch((error: unknown) =>
+    report.error(`checking the app failed: ${(error as Error).message}`),
+  );
   return {
     checked,
     async stop() {
@@ -109,7 +125,8 @@ export function startAppSession(options: AppSessionOptions): AppSession {
 async function check(options: AppSessionOptions, child: AppProcess | undefined, stopping: AbortSignal): Promise<void> {
   const { app, report, tunnel, token } = options;
   if (app.port === undefined) {
-    if (app.command) report.info('not checking the app: its port is unknown (--app-port, or "wfkit": { "port" } in package.json)');
+    if (app.command)
+      report.info('not checking the app: its port is unknown (--app-port, or "wfkit": { "port" } in package.json)');
     return;
   }
   const port = app.port;
@@ -130,7 +147,9 @@ async function check(options: AppSessionOptions, child: AppProcess | undefined, 
     return;
   }
   if (options.upstash) {
-    report.info(`the app listens on port ${port}; an Upstash Workflow app: start a run with a POST to its route or Client.trigger`);
+    report.info(
+      `the app listens on port ${port}; an Upstash Workflow app: start a run with a POST to its route or Client.trigger`,
+    );
     return;
   }
   if (app.route === undefined) {
@@ -139,7 +158,11 @@ async function check(options: AppSessionOptions, child: AppProcess | undefined, 
   }
   const route = app.route;
   const local = `http://${host === '::1' ? '[::1]' : host}:${port}${route}`;
-  const aliases = [`http://localhost:${port}${route}`, `http://127.0.0.1:${port}${route}`, `http://[::1]:${port}${route}`];
+  const aliases = [
+    `http://localhost:${port}${route}`,
+    `http://127.0.0.1:${port}${route}`,
+    `http://[::1]:${port}${route}`,
+  ];
   const publicUrl = tunnel ? tunnel.url.replace(/\/+$/, '') + route : undefined;
   const signUrls = publicUrl ? [...aliases, publicUrl] : aliases;
   const result = await probeApp(local, signUrls, token);

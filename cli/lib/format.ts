@@ -23,9 +23,11 @@ function runLine(run: Run): string {
           ? `retry ${run.failures}/${run.retries} at ${time(run.nextAt ?? run.updatedAt)}`
           : (run.status === 'sleeping' || run.status === 'waiting') && run.nextAt !== null
             ? `${steps} · wakes ${time(run.nextAt)}`
-          : `${steps}${took}`;
+            : `${steps}${took}`;
   // An outage or a failureFunction call goes first: a long error message must not hide it.
-  const notes = runNotes(run, time).map((note) => `${note.text} · `).join('');
+  const notes = runNotes(run, time)
+    .map((note) => `${note.text} · `)
+    .join('');
   const parent = runParent(run);
   const link = parent ? `child of ${parent.parentRunId} step ${parent.parentStepIndex} · ` : '';
   return `run ${run.status} · ${link}${notes}${detail}`;
@@ -79,7 +81,10 @@ export function runStory(run: Run, steps: Step[], attempts: Attempt[]): string[]
     `${time(step.finishedAt ?? step.startedAt)} ${step.runId} ${glyph(step.status)}   ${stepLine(step, (groupSizes.get(step.group ?? -1) ?? 0) > 1)}`;
   const events: { at: number; line: string }[] = [
     ...steps.map((step) => ({ at: step.startedAt, line: stepEntry(step) })),
-    ...attempts.map((attempt) => ({ at: attempt.startedAt + attempt.durationMs, line: eventLine({ type: 'attempt', attempt }) })),
+    ...attempts.map((attempt) => ({
+      at: attempt.startedAt + attempt.durationMs,
+      line: eventLine({ type: 'attempt', attempt }),
+    })),
   ];
   events.sort((a, b) => a.at - b.at);
   return [

@@ -48,10 +48,18 @@ export function assertWritesInside(root: string, file: string): void {
     if (stats.isSymbolicLink()) {
       const destination = linkDestination(path);
       if (!isInside(realRoot, destination)) {
-        throw new CliError(1, 'UNSAFE_PATH', `Refusing to write ${file}: ${path} is a symbolic link to ${destination}, outside ${root}. Remove the link or choose another folder.`);
+        throw new CliError(
+          1,
+          'UNSAFE_PATH',
+          `Refusing to write ${file}: ${path} is a symbolic link to ${destination}, outside ${root}. Remove the link or choose another folder.`,
+        );
       }
     } else if (index === parts.length - 1 && stats.isFile() && stats.nlink > 1) {
-      throw new CliError(1, 'UNSAFE_PATH', `Refusing to write ${file}: ${path} has ${stats.nlink} hard links, so writing it would change a file elsewhere too. Replace it with a copy or choose another folder.`);
+      throw new CliError(
+        1,
+        'UNSAFE_PATH',
+        `Refusing to write ${file}: ${path} has ${stats.nlink} hard links, so writing it would change a file elsewhere too. Replace it with a copy or choose another folder.`,
+      );
     }
   }
 }

@@ -33,14 +33,23 @@ function newest(dir: string, pattern: RegExp): string | undefined {
  */
 export function findLocalPackages(from: string, cwd: string): LocalPackages {
   const path = resolve(cwd, from);
-  if (!existsSync(path)) throw new CliError(2, 'WFKIT_FROM', `--wfkit-from ${from}: nothing at ${path}. Expected a folder with wfkit-<version>.tgz and wfkit-cli-<version>.tgz (\`npm run pack\` in a wfkit checkout makes them), or one of those files.`);
+  if (!existsSync(path))
+    throw new CliError(
+      2,
+      'WFKIT_FROM',
+      `--wfkit-from ${from}: nothing at ${path}. Expected a folder with wfkit-<version>.tgz and wfkit-cli-<version>.tgz (\`npm run pack\` in a wfkit checkout makes them), or one of those files.`,
+    );
   const dir = statSync(path).isDirectory() ? path : dirname(path);
   const name = basename(path);
   const wfkit = SDK_TARBALL.test(name) ? path : newest(dir, SDK_TARBALL);
   const cli = CLI_TARBALL.test(name) ? path : newest(dir, CLI_TARBALL);
   if (!wfkit || !cli) {
     const missing = [!wfkit && 'wfkit-<version>.tgz', !cli && 'wfkit-cli-<version>.tgz'].filter(Boolean).join(' and ');
-    throw new CliError(2, 'WFKIT_FROM', `No ${missing} in ${dir}: run \`npm run pack\` in the wfkit checkout (it writes both there), then pass that folder to --wfkit-from.`);
+    throw new CliError(
+      2,
+      'WFKIT_FROM',
+      `No ${missing} in ${dir}: run \`npm run pack\` in the wfkit checkout (it writes both there), then pass that folder to --wfkit-from.`,
+    );
   }
   return { wfkit, cli };
 }
@@ -52,7 +61,9 @@ export function findLocalPackages(from: string, cwd: string): LocalPackages {
 export function checkoutRoot(templatesDir: string): string | undefined {
   const root = dirname(templatesDir);
   try {
-    return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: string }).name === 'wfkit-repo' ? root : undefined;
+    return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: string }).name === 'wfkit-repo'
+      ? root
+      : undefined;
   } catch {
     return undefined;
   }

@@ -63,5 +63,10 @@ export async function startLocalRunner(options: LocalRunnerOptions): Promise<Loc
     upstashMaxRetries: options.upstashMaxRetries,
     upstashMaxMessageSize: options.upstashMaxMessageSize,
   });
-  return { runner: started.runner, server: started.server, url: started.url, close: () => started.close(STOP_GRACE_MS) };
+  return {
+    runner: started.runner,
+    server: started.server,
+    url: started.url,
+    close: () => started.close(STOP_GRACE_MS),
+  };
 }

@@ -13,7 +13,11 @@ export type { LogFields, Logger };
  * @example
  * createLogger('json', io).info('listening', { url: 'http://127.0.0.1:7766' });
  */
-export function createLogger(logFormat: LogFormat, io: Pick<CliIO, 'out' | 'err'>, now: () => Date = () => new Date()): Logger {
+export function createLogger(
+  logFormat: LogFormat,
+  io: Pick<CliIO, 'out' | 'err'>,
+  now: () => Date = () => new Date(),
+): Logger {
   const write = (level: 'info' | 'warn' | 'error', message: string, fields: LogFields = {}): void => {
     const line =
       logFormat === 'json'

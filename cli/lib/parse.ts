@@ -6,7 +6,8 @@ import { CliError } from '../errors.js';
 
 export function parsePort(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`Expected a port from 0 to 65535, got "${value}".`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidArgumentError(`Expected a port from 0 to 65535, got "${value}".`);
   return port;
 }
 
@@ -47,7 +48,11 @@ export function parseTimeFlag(text: string, flag: string, now: number): number {
   if (/^\d+(\.\d+)?\s*(ms|s|m|h|d|w)$/.test(text.trim())) return now - toMilliseconds(text.trim(), flag);
   const at = parseTimeText(text);
   if (at === undefined) {
-    throw new CliError(2, 'BAD_ARGUMENT', `Expected ${flag} to be a duration ago like "2h" or "7d", or a date like 2026-01-31T12:00:00Z, got "${text}".`);
+    throw new CliError(
+      2,
+      'BAD_ARGUMENT',
+      `Expected ${flag} to be a duration ago like "2h" or "7d", or a date like 2026-01-31T12:00:00Z, got "${text}".`,
+    );
   }
   return at;
 }
@@ -55,9 +60,14 @@ export function parseTimeFlag(text: string, flag: string, now: number): number {
 /** `--status failed,cancelled` (repeatable), each checked against the run statuses. */
 export function collectStatuses(value: string, previous: RunStatus[] = []): RunStatus[] {
   const next = [...previous];
-  for (const part of value.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     if (!(RUN_STATUSES as readonly string[]).includes(part)) {
-      throw new InvalidArgumentError(`Expected a status among ${RUN_STATUSES.join(', ')} (comma-separated), got "${part}".`);
+      throw new InvalidArgumentError(
+        `Expected a status among ${RUN_STATUSES.join(', ')} (comma-separated), got "${part}".`,
+      );
     }
     if (!next.includes(part as RunStatus)) next.push(part as RunStatus);
   }

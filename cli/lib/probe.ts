@@ -42,7 +42,10 @@ export interface WaitForPortOptions {
 }
 
 /** Polls until the app's port answers; the loopback host that answered, or undefined (timed out or aborted). */
-export async function waitForPort(port: number, options: WaitForPortOptions = {}): Promise<'127.0.0.1' | '::1' | undefined> {
+export async function waitForPort(
+  port: number,
+  options: WaitForPortOptions = {},
+): Promise<'127.0.0.1' | '::1' | undefined> {
   const { timeoutMs = 60_000, progressMs = 5000, onProgress, signal } = options;
   const started = Date.now();
   let reported = started;
@@ -66,10 +69,19 @@ export async function waitForPort(port: number, options: WaitForPortOptions = {}
  * of `signUrls` (one signature per URL in the one header; the route accepts any that matches its
  * own URL or the URL it was reached at), so a 401 means the token, not how the URL was spelled.
  */
-export async function probeApp(target: string, signUrls: readonly string[], token: string, timeoutMs = 10_000): Promise<ProbeResult> {
+export async function probeApp(
+  target: string,
+  signUrls: readonly string[],
+  token: string,
+  timeoutMs = 10_000,
+): Promise<ProbeResult> {
   const id = crypto.randomUUID();
   const timestamp = Math.floor(Date.now() / 1000);
-  const signed = await Promise.all([...new Set([target, ...signUrls])].map((url) => signRequest({ url, body: PROBE_BODY, tokens: [token], id, timestamp })));
+  const signed = await Promise.all(
+    [...new Set([target, ...signUrls])].map((url) =>
+      signRequest({ url, body: PROBE_BODY, tokens: [token], id, timestamp }),
+    ),
+  );
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     [Header.Probe]: '1',
@@ -80,18 +92,36 @@ export async function probeApp(target: string, signUrls: readonly string[], toke
   };
   let response: Response;
   try {
-    response = await fetch(target, { method: 'POST', headers, body: PROBE_BODY, signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(target, {
+      method: 'POST',
+      headers,
+      body: PROBE_BODY,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
     const cause = (error as Error).cause as { code?: string; message?: string } | undefined;
     if (cause?.code === 'ECONNREFUSED') return { kind: 'refused' };
-    return { kind: 'unreachable', reason: (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (cause?.message ?? (error as Error).message) };
+    return {
+      kind: 'unreachable',
+      reason:
+        (error as Error).name === 'TimeoutError'
+          ? `no answer within ${timeoutMs / 1000} s`
+          : (cause?.message ?? (error as Error).message),
+    };
   }
   const text = await response.text();
-  let body: { ok?: boolean; url?: string; framework?: string | null; error?: { code?: string; message?: string }; message?: string } = {};
+  let body: {
+    ok?: boolean;
+    url?: string;
+    framework?: string | null;
+    error?: { code?: string; message?: string };
+    message?: string;
+  } = {};
   try {
     body = JSON.parse(text) as typeof body;
   } catch {}
-  if (response.status === 200 && body.ok === true && typeof body.url === 'string') return { kind: 'ok', url: body.url, framework: body.framework ?? null };
+  if (response.status === 200 && body.ok === true && typeof body.url === 'string')
+    return { kind: 'ok', url: body.url, framework: body.framework ?? null };
   const said = body.error?.message ?? body.message ?? (text.replace(/\s+/g, ' ').trim().slice(0, 160) || '(no body)');
   return { kind: 'status', status: response.status, said, code: body.error?.code };
 }
@@ -103,13 +133,25 @@ export function explainProbe(result: ProbeResult, where: { port: number; route: 
     case 'ok':
       return { level: 'info', text: `app ok: ${result.url}${result.framework ? ` (${result.framework})` : ''}` };
     case 'refused':
-      return { level: 'error', text: `nothing listens on port ${port} (is the app's dev server on another port? --app-port)` };
+      return {
+        level: 'error',
+        text: `nothing listens on port ${port} (is the app's dev server on another port? --app-port)`,
+      };
     case 'unreachable':
       return { level: 'error', text: `the app on port ${port} did not answer the probe: ${result.reason}` };
     case 'status':
-      if (result.status === 404 || result.status === 405) return { level: 'error', text: `no workflow route at ${route} on port ${port} (the app answered ${result.status}; --route sets the path)` };
-      if (result.status === 401) return { level: 'error', text: `the app's WF_TOKEN differs from the runner's (the app said: ${result.said})` };
-      if (result.status === 400 && result.code === 'PROTOCOL') return { level: 'warn', text: `the route at ${route} does not know probes (is the app's wfkit older than this CLI?): ${result.said}` };
+      if (result.status === 404 || result.status === 405)
+        return {
+          level: 'error',
+          text: `no workflow route at ${route} on port ${port} (the app answered ${result.status}; --route sets the path)`,
+        };
+      if (result.status === 401)
+        return { level: 'error', text: `the app's WF_TOKEN differs from the runner's (the app said: ${result.said})` };
+      if (result.status === 400 && result.code === 'PROTOCOL')
+        return {
+          level: 'warn',
+          text: `the route at ${route} does not know probes (is the app's wfkit older than this CLI?): ${result.said}`,
+        };
       return { level: 'error', text: `the app answered ${result.status} to the probe at ${route}: ${result.said}` };
   }
 }
@@ -117,7 +159,12 @@ export function explainProbe(result: ProbeResult, where: { port: number; route: 
 /** What a probe through the tunnel means: the app itself was fine, so anything else is the tunnel's. */
 export function explainTunnelProbe(result: ProbeResult, publicUrl: string): Finding {
   if (result.kind === 'ok') return { level: 'info', text: `the app answers through the tunnel at ${publicUrl}` };
-  const why = result.kind === 'status' ? `${result.status}: ${result.said}` : result.kind === 'refused' ? 'connection refused' : result.reason;
+  const why =
+    result.kind === 'status'
+      ? `${result.status}: ${result.said}`
+      : result.kind === 'refused'
+        ? 'connection refused'
+        : result.reason;
   return { level: 'error', text: `the app does not answer through the tunnel at ${publicUrl} (${why})` };
 }
 
@@ -139,7 +186,10 @@ export function urlWarning(appUrl: string, expected: Expected): string | undefin
     return `the app will give the runner ${appUrl}, not the tunnel's ${want}: it does not use WF_WORKFLOW_URL (a fixed \`url\` or \`baseUrl\` option?)`;
   }
   const url = new URL(appUrl);
-  if (remote) return isLoopbackUrl(url) ? `the remote runner cannot call ${appUrl} (a loopback address of this machine): add --tunnel` : undefined;
+  if (remote)
+    return isLoopbackUrl(url)
+      ? `the remote runner cannot call ${appUrl} (a loopback address of this machine): add --tunnel`
+      : undefined;
   const urlPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   if (isLoopbackUrl(url) && (urlPort !== port || url.pathname !== route)) {
     return `the app will give the runner ${appUrl}, but it answers at http://localhost:${port}${route} (check the \`baseUrl\` port in the route, or --app-port / --route)`;

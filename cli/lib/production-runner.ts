@@ -81,13 +81,24 @@ export interface ProductionRunner {
  */
 export async function startProductionRunner(options: ProductionRunnerOptions): Promise<ProductionRunner> {
   if (!isLoopbackHost(options.host) && options.tokens.length === 0) {
-    throw new CliError(2, 'INSECURE', `Refusing to listen on ${options.host} without a token: set WF_TOKENS (or WF_TOKEN), or bind to 127.0.0.1.`);
+    throw new CliError(
+      2,
+      'INSECURE',
+      `Refusing to listen on ${options.host} without a token: set WF_TOKENS (or WF_TOKEN), or bind to 127.0.0.1.`,
+    );
   }
   if (!isLoopbackHost(options.host)) {
-    assertStrongTokens(options.tokens.map((token, i) => ({ token, name: options.tokenNames?.[i] ?? `token ${i + 1}` })), options.host);
+    assertStrongTokens(
+      options.tokens.map((token, i) => ({ token, name: options.tokenNames?.[i] ?? `token ${i + 1}` })),
+      options.host,
+    );
   }
   if (options.tokens.length === 0) {
-    throw new CliError(2, 'NO_TOKEN', 'wf start needs a token to check apps and sign drive requests with: set WF_TOKENS (several, comma or space separated, for rotation) or WF_TOKEN.');
+    throw new CliError(
+      2,
+      'NO_TOKEN',
+      'wf start needs a token to check apps and sign drive requests with: set WF_TOKENS (several, comma or space separated, for rotation) or WF_TOKEN.',
+    );
   }
   if (options.allowedOrigins.length === 0) {
     throw new CliError(
@@ -103,7 +114,8 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
   } catch (error) {
     throw new CliError(2, 'DATABASE', (error as Error).message, { cause: error });
   }
-  const target = location.kind === 'sqlite' && location.path !== ':memory:' ? resolve(options.cwd, location.path) : options.database;
+  const target =
+    location.kind === 'sqlite' && location.path !== ':memory:' ? resolve(options.cwd, location.path) : options.database;
   const started = await createRunner({
     database: target,
     tokens: options.tokens,
@@ -145,6 +157,7 @@ function toCliError(error: unknown, options: ProductionRunnerOptions): unknown {
   if (error instanceof DatabaseOpenError) return new CliError(1, 'DATABASE', error.message, { cause: error });
   if (error instanceof RunnerConfigError) return new CliError(2, 'CONFIG', error.message, { cause: error });
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === 'string' && (error as NodeJS.ErrnoException).syscall === 'listen') return listenError(error as NodeJS.ErrnoException, options.host, options.port);
+  if (typeof code === 'string' && (error as NodeJS.ErrnoException).syscall === 'listen')
+    return listenError(error as NodeJS.ErrnoException, options.host, options.port);
   return error;
 }

@@ -17,15 +17,28 @@ function collectName(value: string, previous: string[]): string[] {
 
 /** The repeatable `--redact-header <name>` option, the same on `wf start` and `wf dev`. */
 export const redactHeaderOption = (): Option =>
-  new Option('--redact-header <name>', 'redact this header too, wherever it is stored or shown (repeatable; also WF_REDACT_HEADERS=a,b)').argParser(collectName).default([]);
+  new Option(
+    '--redact-header <name>',
+    'redact this header too, wherever it is stored or shown (repeatable; also WF_REDACT_HEADERS=a,b)',
+  )
+    .argParser(collectName)
+    .default([]);
 
 /**
  * The flags' names plus `WF_REDACT_HEADERS`'.
  * @example redactHeaderNames(['x-tenant'], { WF_REDACT_HEADERS: 'X-Session, x-sig' }) // ['x-tenant', 'x-session', 'x-sig']
  */
 export function redactHeaderNames(flags: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
-  const fromEnv = (env.WF_REDACT_HEADERS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const fromEnv = (env.WF_REDACT_HEADERS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const bad = fromEnv.find((name) => !HEADER_NAME.test(name));
-  if (bad !== undefined) throw new CliError(2, 'BAD_ENV', `Expected WF_REDACT_HEADERS to be header names separated by commas, got "${bad}" in "${env.WF_REDACT_HEADERS}".`);
+  if (bad !== undefined)
+    throw new CliError(
+      2,
+      'BAD_ENV',
+      `Expected WF_REDACT_HEADERS to be header names separated by commas, got "${bad}" in "${env.WF_REDACT_HEADERS}".`,
+    );
   return [...new Set([...(flags ?? []), ...fromEnv.map((name) => name.toLowerCase())])];
 }

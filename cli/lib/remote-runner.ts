@@ -13,11 +13,23 @@ export async function checkRemoteRunner(url: string, token: string, timeoutMs = 
     await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     const reason = ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
-    throw new CliError(1, 'UNREACHABLE', `Cannot reach the runner at ${base}: ${reason} (is \`wf start\` running there? check --remote).`, { cause: error });
+    throw new CliError(
+      1,
+      'UNREACHABLE',
+      `Cannot reach the runner at ${base}: ${reason} (is \`wf start\` running there? check --remote).`,
+      { cause: error },
+    );
   }
-  const response = await fetch(`${base}/v1/runs/${NO_SUCH_RUN}/steps`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) });
+  const response = await fetch(`${base}/v1/runs/${NO_SUCH_RUN}/steps`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   await response.body?.cancel();
   if (response.status === 401) {
-    throw new CliError(1, 'UNAUTHORIZED', `The runner at ${base} refused the token: pass its token with --token or WF_TOKEN (the app gets the same one).`);
+    throw new CliError(
+      1,
+      'UNAUTHORIZED',
+      `The runner at ${base} refused the token: pass its token with --token or WF_TOKEN (the app gets the same one).`,
+    );
   }
 }

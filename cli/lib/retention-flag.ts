@@ -17,14 +17,19 @@ export function parseRetention(value: string, flag = '--retention', zero = 'keep
   if (/^0+$/.test(text)) return 0;
   const result = /^\d+(\.\d+)?\s*[a-z]+$/i.test(text) ? ms(text as ms.StringValue) : undefined;
   if (typeof result !== 'number' || !Number.isFinite(result) || result < 1) {
-    throw new InvalidArgumentError(`Expected ${flag} to be a duration with its unit, like 30d, 12h or 90m (or 0 to ${zero}), got "${value}".`);
+    throw new InvalidArgumentError(
+      `Expected ${flag} to be a duration with its unit, like 30d, 12h or 90m (or 0 to ${zero}), got "${value}".`,
+    );
   }
   return Math.round(result);
 }
 
 /** `--retention <duration>`, for `wf start` and `wf dev` with their own defaults. */
 export function retentionOption(defaultMs: number): Option {
-  return new Option('--retention <duration>', 'delete finished runs (with their steps, attempts, logs and QStash messages) this long after they finished; 0 keeps them forever')
+  return new Option(
+    '--retention <duration>',
+    'delete finished runs (with their steps, attempts, logs and QStash messages) this long after they finished; 0 keeps them forever',
+  )
     .argParser((value) => parseRetention(value))
     .default(defaultMs, ms(defaultMs, { long: false }));
 }

@@ -30,7 +30,12 @@ export class RunnerClient {
     } catch (error) {
       if (!(error instanceof ClientError)) throw error;
       if (error.status === 0 && error.apiCode === 'UNREACHABLE') {
-        throw new CliError(1, 'UNREACHABLE', `Cannot reach the runner at ${this.baseUrl} (start it with \`wf dev\`, or set --runner / WF_RUNNER_URL).`, { cause: error });
+        throw new CliError(
+          1,
+          'UNREACHABLE',
+          `Cannot reach the runner at ${this.baseUrl} (start it with \`wf dev\`, or set --runner / WF_RUNNER_URL).`,
+          { cause: error },
+        );
       }
       throw new CliError(error.status === 404 ? 4 : 1, `HTTP_${error.status}`, error.message, { cause: error });
     }
@@ -86,7 +91,12 @@ export class RunnerClient {
    */
   follow(
     onEvent: (event: RunnerEvent) => void,
-    options: { runId?: string; signal: AbortSignal; onOpen?: (reconnected: boolean) => Promise<void> | void; retryMs?: number },
+    options: {
+      runId?: string;
+      signal: AbortSignal;
+      onOpen?: (reconnected: boolean) => Promise<void> | void;
+      retryMs?: number;
+    },
   ): Promise<void> {
     const retryMs = options.retryMs ?? 1_000;
     return this.call((c) =>

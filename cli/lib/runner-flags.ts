@@ -49,7 +49,10 @@ const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 
 export function parseByteSize(value: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(value.trim());
   const bytes = match ? Math.round(Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!) : NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new InvalidArgumentError(`Expected a size like 10mb, 512kb or 1048576 (bytes; at least 1kb), got "${value}".`);
+  if (!Number.isSafeInteger(bytes) || bytes < 1024)
+    throw new InvalidArgumentError(
+      `Expected a size like 10mb, 512kb or 1048576 (bytes; at least 1kb), got "${value}".`,
+    );
   return bytes;
 }
 
@@ -84,24 +87,45 @@ export function addRunnerFlags(command: Command, allowOriginHelp: string): Comma
   return command
     .addOption(new Option('--allow-origin <pattern>', allowOriginHelp).argParser(collectOrigin).default([], 'none'))
     .addOption(
-      new Option('--unreachable-horizon <duration>', "how long an app that does not answer is tried again (its steps' retries untouched) before its runs fail (default 24h)").argParser(parseDurationMs),
+      new Option(
+        '--unreachable-horizon <duration>',
+        "how long an app that does not answer is tried again (its steps' retries untouched) before its runs fail (default 24h)",
+      ).argParser(parseDurationMs),
     )
     .addOption(
-      new Option('--drive-timeout <duration>', 'how long the runner waits for a drive response to start (default 30s); the route starts no step after it or the lease, whichever ends first').argParser(parseDurationMs),
+      new Option(
+        '--drive-timeout <duration>',
+        'how long the runner waits for a drive response to start (default 30s); the route starts no step after it or the lease, whichever ends first',
+      ).argParser(parseDurationMs),
     )
     .addOption(
-      new Option('--otel-endpoint <url>', 'export OpenTelemetry traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; protocol, headers and service name from the OTEL_* variables)'),
+      new Option(
+        '--otel-endpoint <url>',
+        'export OpenTelemetry traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; protocol, headers and service name from the OTEL_* variables)',
+      ),
     )
     .addOption(
-      new Option('--alert-webhook <url>', 'POST a signed JSON alert here once per failed run, retried until delivered (also WF_ALERT_WEBHOOK; signed with WF_ALERT_SECRET, else the token)').argParser(parseFlagUrl),
-    )
-    .addOption(new Option('--public-url <url>', "the dashboard's address as people reach it, for the links in alerts (also WF_PUBLIC_URL; default: the listen URL)").argParser(parseFlagUrl))
-    .addOption(
-      new Option('--upstash-max-retries <n>', 'the most Upstash-Retries an @upstash/workflow app may ask for (default 100); more is refused with 412, as QStash refuses what is over its plan')
-        .argParser(parseNonNegativeInt),
+      new Option(
+        '--alert-webhook <url>',
+        'POST a signed JSON alert here once per failed run, retried until delivered (also WF_ALERT_WEBHOOK; signed with WF_ALERT_SECRET, else the token)',
+      ).argParser(parseFlagUrl),
     )
     .addOption(
-      new Option('--upstash-max-message-size <size>', 'the largest body an @upstash/workflow app may publish (a step result, a payload) or get back from context.call (default 10mb, as QStash\'s paid plans); more is 413')
-        .argParser(parseByteSize),
+      new Option(
+        '--public-url <url>',
+        "the dashboard's address as people reach it, for the links in alerts (also WF_PUBLIC_URL; default: the listen URL)",
+      ).argParser(parseFlagUrl),
+    )
+    .addOption(
+      new Option(
+        '--upstash-max-retries <n>',
+        'the most Upstash-Retries an @upstash/workflow app may ask for (default 100); more is refused with 412, as QStash refuses what is over its plan',
+      ).argParser(parseNonNegativeInt),
+    )
+    .addOption(
+      new Option(
+        '--upstash-max-message-size <size>',
+        "the largest body an @upstash/workflow app may publish (a step result, a payload) or get back from context.call (default 10mb, as QStash's paid plans); more is 413",
+      ).argParser(parseByteSize),
     );
 }

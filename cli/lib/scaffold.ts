@@ -43,24 +43,46 @@ export interface ScaffoldResult {
 }
 
 /** Build output, installs and local state: never part of a starter, even when someone ran it in place. */
-const NOT_TEMPLATE = new Set(['node_modules', '.next', '.svelte-kit', '.nuxt', '.output', '.wrangler', '.wf', 'dist', 'build', '.env', '.env.local', '.dev.vars', 'package-lock.json']);
+const NOT_TEMPLATE = new Set([
+  'node_modules',
+  '.next',
+  '.svelte-kit',
+  '.nuxt',
+  '.output',
+  '.wrangler',
+  '.wf',
+  'dist',
+  'build',
+  '.env',
+  '.env.local',
+  '.dev.vars',
+  'package-lock.json',
+]);
 
 /** The `templates/` folder of this package, from source (`cli/lib`) or from the build (`dist/cli/lib`). */
 export function findTemplatesDir(from = dirname(fileURLToPath(import.meta.url))): string {
   for (let dir = from, i = 0; i < 5; i++, dir = dirname(dir)) {
     if (existsSync(join(dir, 'templates')) && existsSync(join(dir, 'package.json'))) return join(dir, 'templates');
   }
-  throw new CliError(1, 'NO_TEMPLATES', `Cannot find the templates folder above ${from}; is the wfkit package complete?`);
+  throw new CliError(
+    1,
+    'NO_TEMPLATES',
+    `Cannot find the templates folder above ${from}; is the wfkit package complete?`,
+  );
 }
 
 /** The app's package.json, or undefined when `dir` is not an app yet. */
-export function readAppPackage(dir: string): { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } | undefined {
+export function readAppPackage(
+  dir: string,
+): { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } | undefined {
   const path = join(dir, 'package.json');
   if (!existsSync(path)) return undefined;
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new CliError(1, 'BAD_PACKAGE_JSON', `Expected ${path} to be JSON: ${(error as Error).message}`, { cause: error });
+    throw new CliError(1, 'BAD_PACKAGE_JSON', `Expected ${path} to be JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -75,16 +97,25 @@ function templateFiles(root: string, dir = root): string[] {
 /** npm drops `.gitignore` from published packages, so templates ship `_gitignore`. */
 const targetName = (file: string): string => file.replace(/(^|\/)_gitignore$/, '$1.gitignore');
 
-const appName = (dir: string): string => basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '') || 'wfkit-app';
+const appName = (dir: string): string =>
+  basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+/, '') || 'wfkit-app';
 
 /** Adds the entries the env file lacks (all of them with `force`), keeping every other line. */
-function writeEnv(path: string, wanted: Record<string, string>, force: boolean): { kept: string[]; values: Record<string, string> } {
+function writeEnv(
+  path: string,
+  wanted: Record<string, string>,
+  force: boolean,
+): { kept: string[]; values: Record<string, string> } {
   let text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const present = parseEnv(text);
   const kept: string[] = [];
   for (const [key, value] of Object.entries(wanted)) {
     const line = new RegExp(`^[ \\t]*(?:export[ \\t]+)?${key}[ \\t]*=.*$`, 'm');
-    if (!(key in present) || !line.test(text)) text += `${text === '' || text.endsWith('\n') ? '' : '\n'}${key}=${value}\n`;
+    if (!(key in present) || !line.test(text))
+      text += `${text === '' || text.endsWith('\n') ? '' : '\n'}${key}=${value}\n`;
     else if (force) text = text.replace(line, `${key}=${value}`);
     else kept.push(key);
   }
@@ -103,7 +134,13 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   const framework = options.framework ?? (pkg && detectFramework(pkg));
   if (!framework) {
     const names = FRAMEWORKS.map((f) => f.name).join(', ');
-    throw new CliError(2, 'UNKNOWN_FRAMEWORK', pkg ? `Cannot tell the framework of the app in ${dir} from its package.json: pass --framework (${names}).` : `Pass --framework (${names}).`);
+    throw new CliError(
+      2,
+      'UNKNOWN_FRAMEWORK',
+      pkg
+        ? `Cannot tell the framework of the app in ${dir} from its package.json: pass --framework (${names}).`
+        : `Pass --framework (${names}).`,
+    );
   }
   const source = join(options.templatesDir ?? findTemplatesDir(), framework.template);
   const files = pkg ? [framework.routeFile, ...framework.supportFiles] : templateFiles(source);
@@ -123,12 +160,26 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     writeFileSync(path, readFileSync(join(source, file), 'utf8').replaceAll('{{name}}', appName(dir)));
     written.push(target);
   }
-  const wanted = { WF_TOKEN: options.token ?? generateToken(), WF_RUNNER_URL: 'http://127.0.0.1:7766', ...framework.env };
+  const wanted = {
+    WF_TOKEN: options.token ?? generateToken(),
+    WF_RUNNER_URL: 'http://127.0.0.1:7766',
+    ...framework.env,
+  };
   const env = writeEnv(join(dir, framework.envFile), wanted, force);
   const specs = options.packages && fileSpecs(options.packages, dir);
   // A new app's dependencies are the starter's; an existing app's are its own (the report says what to install).
   const devConfig = updatePackageJson(join(dir, 'package.json'), framework, force, pkg ? undefined : specs);
-  return { framework, mode: pkg ? 'existing' : 'new', written, skipped, envFile: framework.envFile, envKept: env.kept, token: env.values.WF_TOKEN!, devConfig, specs };
+  return {
+    framework,
+    mode: pkg ? 'existing' : 'new',
+    written,
+    skipped,
+    envFile: framework.envFile,
+    envKept: env.kept,
+    token: env.values.WF_TOKEN!,
+    devConfig,
+    specs,
+  };
 }
 
 /**
@@ -137,11 +188,21 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
  * `wfkit-cli` dependencies at local tarballs. Keeps an existing `wfkit` field unless `force`, and
  * the file's own indentation.
  */
-function updatePackageJson(path: string, framework: Framework, force: boolean, specs?: { wfkit: string; 'wfkit-cli': string }): 'wrote' | 'kept' {
+function updatePackageJson(
+  path: string,
+  framework: Framework,
+  force: boolean,
+  specs?: { wfkit: string; 'wfkit-cli': string },
+): 'wrote' | 'kept' {
   const text = readFileSync(path, 'utf8');
-  const pkg = JSON.parse(text) as { wfkit?: unknown; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const pkg = JSON.parse(text) as {
+    wfkit?: unknown;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
   const devConfig = pkg.wfkit !== undefined && !force ? 'kept' : 'wrote';
-  if (devConfig === 'wrote') pkg.wfkit = { dev: framework.devCommand, port: framework.devPort, route: framework.routePath };
+  if (devConfig === 'wrote')
+    pkg.wfkit = { dev: framework.devCommand, port: framework.devPort, route: framework.routePath };
   if (specs) {
     pkg.dependencies = { ...pkg.dependencies, wfkit: specs.wfkit };
     pkg.devDependencies = { ...pkg.devDependencies, 'wfkit-cli': specs['wfkit-cli'] };
@@ -155,8 +216,13 @@ function updatePackageJson(path: string, framework: Framework, force: boolean, s
 /** How the app gets the packages: its own `npm install`, or the two packages (from the registry, or the local tarballs). */
 function installLines(result: ScaffoldResult): string[] {
   if (result.mode === 'new') return ['  npm install'];
-  const [sdk, cli] = result.specs ? [shellQuote(result.specs.wfkit), shellQuote(result.specs['wfkit-cli'])] : ['wfkit', 'wfkit-cli'];
-  return [`  npm install ${sdk}                # what the route imports`, `  npm install --save-dev ${cli} # the runner and \`wf\`, for development`];
+  const [sdk, cli] = result.specs
+    ? [shellQuote(result.specs.wfkit), shellQuote(result.specs['wfkit-cli'])]
+    : ['wfkit', 'wfkit-cli'];
+  return [
+    `  npm install ${sdk}                # what the route imports`,
+    `  npm install --save-dev ${cli} # the runner and \`wf\`, for development`,
+  ];
 }
 
 /** What `wf init` prints after scaffolding: what happened, then the exact commands to run. */
@@ -167,18 +233,32 @@ export function report(result: ScaffoldResult, shownDir: string): string[] {
   for (const file of result.written) lines.push(`  wrote ${file}`);
   for (const file of result.skipped) lines.push(`  left alone ${file} (exists; --force overwrites it)`);
   const added = Object.keys({ WF_TOKEN: 1, WF_RUNNER_URL: 1, ...f.env }).filter((key) => !result.envKept.includes(key));
-  if (added.length > 0) lines.push(`  wrote ${added.join(', ')} to ${result.envFile}${added.includes('WF_TOKEN') ? ' (WF_TOKEN is new and random)' : ''}`);
-  if (result.envKept.length > 0) lines.push(`  kept ${result.envKept.join(', ')} in ${result.envFile} (--force replaces)`);
-  if (result.devConfig === 'wrote') lines.push(`  wrote "wfkit": { dev, port: ${f.devPort}, route: "${f.routePath}" } to package.json (how \`wf dev\` starts and checks the app)`);
+  if (added.length > 0)
+    lines.push(
+      `  wrote ${added.join(', ')} to ${result.envFile}${added.includes('WF_TOKEN') ? ' (WF_TOKEN is new and random)' : ''}`,
+    );
+  if (result.envKept.length > 0)
+    lines.push(`  kept ${result.envKept.join(', ')} in ${result.envFile} (--force replaces)`);
+  if (result.devConfig === 'wrote')
+    lines.push(
+      `  wrote "wfkit": { dev, port: ${f.devPort}, route: "${f.routePath}" } to package.json (how \`wf dev\` starts and checks the app)`,
+    );
   else lines.push('  kept the "wfkit" field of package.json (--force replaces)');
   if (result.mode === 'existing' && result.skipped.includes(f.routeFile)) {
-    lines.push(`  add the route yourself: see "${f.label}" under Frameworks in the wfkit README (import { serve } from "${f.importPath}")`);
+    lines.push(
+      `  add the route yourself: see "${f.label}" under Frameworks in the wfkit README (import { serve } from "${f.importPath}")`,
+    );
   }
-  if (result.specs && result.mode === 'new') lines.push(`  wrote dependencies wfkit (${result.specs.wfkit}) and wfkit-cli (${result.specs['wfkit-cli']}): the local tarballs, as the packages are not on the npm registry yet`);
+  if (result.specs && result.mode === 'new')
+    lines.push(
+      `  wrote dependencies wfkit (${result.specs.wfkit}) and wfkit-cli (${result.specs['wfkit-cli']}): the local tarballs, as the packages are not on the npm registry yet`,
+    );
   lines.push('', 'Next:');
   if (shownDir !== '.') lines.push(`  cd ${shellQuote(shownDir)}`);
   lines.push(...installLines(result));
-  lines.push(`  npx wfkit dev              # the runner and the app (${f.devCommand}), one command; --tunnel makes it public`);
+  lines.push(
+    `  npx wfkit dev              # the runner and the app (${f.devCommand}), one command; --tunnel makes it public`,
+  );
   lines.push(`  curl -X POST ${url} -H 'content-type: application/json' -d '{"text":"hello"}'`);
   return lines;
 }

@@ -19,7 +19,11 @@ export function namedTokensFromEnv(env: NodeJS.ProcessEnv): NamedToken[] {
     .split(/[\s,]+/)
     .filter((token) => token !== '')
     .map((token, i) => ({ token, name: `WF_TOKENS entry ${i + 1}` }));
-  const single = env.WF_TOKEN ? { token: env.WF_TOKEN, name: 'WF_TOKEN' } : env.SERVICE_TOKEN ? { token: env.SERVICE_TOKEN, name: 'SERVICE_TOKEN' } : undefined;
+  const single = env.WF_TOKEN
+    ? { token: env.WF_TOKEN, name: 'WF_TOKEN' }
+    : env.SERVICE_TOKEN
+      ? { token: env.SERVICE_TOKEN, name: 'SERVICE_TOKEN' }
+      : undefined;
   if (single) named.push(single);
   return named.filter((entry, i) => named.findIndex((other) => other.token === entry.token) === i);
 }
@@ -29,6 +33,7 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const text = env.WF_LEASE_MS;
   if (text === undefined || text === '') return undefined;
   const ms = Number(text);
-  if (!Number.isInteger(ms) || ms < 1) throw new CliError(2, 'BAD_ENV', `Expected WF_LEASE_MS to be a positive integer of milliseconds, got "${text}".`);
+  if (!Number.isInteger(ms) || ms < 1)
+    throw new CliError(2, 'BAD_ENV', `Expected WF_LEASE_MS to be a positive integer of milliseconds, got "${text}".`);
   return ms;
 }

@@ -15,8 +15,15 @@ export function findStep(steps: readonly Step[], which: string): Step {
   const byIndex = /^\d+$/.test(which) ? steps.find((step) => step.index === Number(which)) : undefined;
   const step = byIndex ?? steps.find((step) => step.name === which);
   if (step) return step;
-  const known = steps.length === 0 ? 'the run has no steps yet' : `its steps are ${steps.map((s) => `${s.index} "${s.name}"`).join(', ')}`;
-  throw new CliError(1, 'NO_SUCH_STEP', `Expected --step to name a step of the run (an index or a name), got "${which}": ${known}.`);
+  const known =
+    steps.length === 0
+      ? 'the run has no steps yet'
+      : `its steps are ${steps.map((s) => `${s.index} "${s.name}"`).join(', ')}`;
+  throw new CliError(
+    1,
+    'NO_SUCH_STEP',
+    `Expected --step to name a step of the run (an index or a name), got "${which}": ${known}.`,
+  );
 }
 
 export function stepLogLines(detail: RunDetail, which: string, json: boolean): string[] {
@@ -26,10 +33,16 @@ export function stepLogLines(detail: RunDetail, which: string, json: boolean): s
   // What the step printed is the step's: control characters shown as escapes, newlines kept as lines.
   const out = [`step ${step.index} ${step.name} · ${step.status} · ${step.kind}`];
   const sections = stepLogSections(detail.logs, step.index);
-  if (sections.length === 0) out.push(stepKindView(step.kind).printsLogs ? '  (printed nothing)' : `  (a ${step.kind} step runs in the runner: no logs)`);
+  if (sections.length === 0)
+    out.push(
+      stepKindView(step.kind).printsLogs
+        ? '  (printed nothing)'
+        : `  (a ${step.kind} step runs in the runner: no logs)`,
+    );
   for (const section of sections) {
     out.push(`◆ ${section.heading}`);
-    for (const row of section.rows) for (const [i, text] of logRowText(row).split('\n').entries()) out.push(i === 0 ? `  ${text}` : `      ${text}`);
+    for (const row of section.rows)
+      for (const [i, text] of logRowText(row).split('\n').entries()) out.push(i === 0 ? `  ${text}` : `      ${text}`);
     if (section.truncated) out.push(`  ${section.truncated}`);
   }
   return out.flatMap((line) => terminalSafe(line).split('\n'));
@@ -44,6 +57,8 @@ export function stepLogsHint(detail: RunDetail): string | undefined {
     entry.lines += log.lines.length + log.dropped;
     counts.set(log.index, entry);
   }
-  const steps = [...counts].sort(([a], [b]) => a - b).map(([index, { name, lines }]) => `${index} ${name} (${lines} line${lines === 1 ? '' : 's'})`);
+  const steps = [...counts]
+    .sort(([a], [b]) => a - b)
+    .map(([index, { name, lines }]) => `${index} ${name} (${lines} line${lines === 1 ? '' : 's'})`);
   return terminalSafe(`steps that printed: ${steps.join(', ')} · wf logs ${detail.run.id} --step <index|name>`);
 }

@@ -4,7 +4,8 @@ import { CliError } from '../errors.js';
 export const MIN_TOKEN_BITS = 128;
 
 /** How to make a token that passes: what the refusal suggests. */
-export const STRONG_TOKEN_HINT = 'make one with `openssl rand -hex 32` (256 bits), or use the token `wf dev` saved in .wf/token';
+export const STRONG_TOKEN_HINT =
+  'make one with `openssl rand -hex 32` (256 bits), or use the token `wf dev` saved in .wf/token';
 
 const HEX = /^[0-9a-f]+$|^[0-9A-F]+$/;
 

@@ -67,7 +67,12 @@ async function register(host: string, name: string | undefined, timeoutMs: numbe
   try {
     response = await fetch(uri, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    throw new CliError(1, 'TUNNEL_UNREACHABLE', `Cannot reach the tunnel service at ${host}: ${reasonOf(error)} (offline? use --tunnel-host for a self-hosted server)`, { cause: error });
+    throw new CliError(
+      1,
+      'TUNNEL_UNREACHABLE',
+      `Cannot reach the tunnel service at ${host}: ${reasonOf(error)} (offline? use --tunnel-host for a self-hosted server)`,
+      { cause: error },
+    );
   }
   const text = await response.text();
   let body: Partial<Registration> & { message?: string } = {};
@@ -76,7 +81,11 @@ async function register(host: string, name: string | undefined, timeoutMs: numbe
   } catch {}
   if (!response.ok || typeof body.url !== 'string' || typeof body.port !== 'number' || typeof body.id !== 'string') {
     const said = body.message ?? (text.trim().slice(0, 200) || '(empty body)');
-    throw new CliError(1, 'TUNNEL_REFUSED', `The tunnel service at ${host} did not open a tunnel (${response.status} to GET ${uri}): ${said}`);
+    throw new CliError(
+      1,
+      'TUNNEL_REFUSED',
+      `The tunnel service at ${host} did not open a tunnel (${response.status} to GET ${uri}): ${said}`,
+    );
   }
   return body as Registration;
 }
@@ -87,7 +96,10 @@ async function register(host: string, name: string | undefined, timeoutMs: numbe
  * report an unreachable service nor quit while it waits), then the library's socket pool
  * (TunnelCluster) carries the traffic. Resolves once the first socket to the service is open.
  */
-async function connectOnce(Client: LtClientClass, options: Required<Pick<TunnelOptions, 'port' | 'timeoutMs'>> & { host: string; name?: string }): Promise<LtClient> {
+async function connectOnce(
+  Client: LtClientClass,
+  options: Required<Pick<TunnelOptions, 'port' | 'timeoutMs'>> & { host: string; name?: string },
+): Promise<LtClient> {
   const { host, port, name, timeoutMs } = options;
   const client = new Client({ port, host, subdomain: name });
   // The library emits socket errors as 'error'; unheard, an EventEmitter 'error' would crash `wf dev`.
@@ -111,13 +123,21 @@ async function connectOnce(Client: LtClientClass, options: Required<Pick<TunnelO
   await new Promise<void>((resolve, reject) => client.open((error) => (error ? reject(error) : resolve())));
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no connection to the tunnel port within ${timeoutMs / 1000} s`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no connection to the tunnel port within ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
       client.once('url', () => (clearTimeout(timer), resolve()));
       client.once('error', (error: Error) => (clearTimeout(timer), reject(error)));
     });
   } catch (error) {
     client.close();
-    throw new CliError(1, 'TUNNEL_UNREACHABLE', `Cannot reach the tunnel service at ${host}: ${reasonOf(error)} (offline? use --tunnel-host for a self-hosted server)`, { cause: error });
+    throw new CliError(
+      1,
+      'TUNNEL_UNREACHABLE',
+      `Cannot reach the tunnel service at ${host}: ${reasonOf(error)} (offline? use --tunnel-host for a self-hosted server)`,
+      { cause: error },
+    );
   }
   return client;
 }
@@ -180,7 +200,9 @@ export async function openTunnel(options: TunnelOptions): Promise<Tunnel> {
       if (stopped.signal.aborted || reconnecting || client !== current) return;
       // The library's "connection refused: host:port (check your firewall settings)": here it means
       // the service closed this tunnel's port (a restart, or it timed the tunnel out).
-      void reconnect(error.message.replace(/ \(check your firewall settings\)$/, '') + ': the service no longer has this tunnel');
+      void reconnect(
+        error.message.replace(/ \(check your firewall settings\)$/, '') + ': the service no longer has this tunnel',
+      );
     });
   };
   watch(current);

@@ -37,7 +37,10 @@ export function upstashAppEnv(options: UpstashAppEnvOptions): Record<string, str
     QSTASH_URL: options.runnerUrl,
     // Wrapped as QStash issues tokens: the SDK decodes it for createWebhook; the runner takes both.
     QSTASH_TOKEN: qstashToken(options.token),
-    ...(options.keys && { QSTASH_CURRENT_SIGNING_KEY: options.keys.current, QSTASH_NEXT_SIGNING_KEY: options.keys.next }),
+    ...(options.keys && {
+      QSTASH_CURRENT_SIGNING_KEY: options.keys.current,
+      QSTASH_NEXT_SIGNING_KEY: options.keys.next,
+    }),
     ...(options.workflowUrl !== undefined && { UPSTASH_WORKFLOW_URL: options.workflowUrl.replace(/\/+$/, '') }),
   };
 }

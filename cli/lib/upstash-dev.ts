@@ -1,7 +1,13 @@
 import type { DevReporter } from './dev-session.js';
 import type { CliIO } from './io.js';
 import type { Tunnel } from './tunnel.js';
-import { isUpstashApp, UPSTASH_PROCESS_ONLY_ENV, upstashAppEnv, upstashEnvFile, writeUpstashEnv } from './upstash-app.js';
+import {
+  isUpstashApp,
+  UPSTASH_PROCESS_ONLY_ENV,
+  upstashAppEnv,
+  upstashEnvFile,
+  writeUpstashEnv,
+} from './upstash-app.js';
 import type { ResolvedUpstashKeys } from './upstash-keys.js';
 
 export interface UpstashDevOptions {
@@ -27,11 +33,22 @@ export interface UpstashDevOptions {
 export function reportUpstashApp(options: UpstashDevOptions): { processEnv: Record<string, string> } | undefined {
   const { io, pkg, report } = options;
   if (!isUpstashApp(pkg)) return undefined;
-  const workflowUrl = options.tunnel?.url ?? (options.appPort !== undefined ? `http://localhost:${options.appPort}` : undefined);
-  const vars = upstashAppEnv({ runnerUrl: options.runnerUrl, token: options.token, keys: options.keys?.keys, workflowUrl });
-  report.info(`an Upstash Workflow app: this runner serves the QStash API it calls. Its variables${options.keys ? ` (signing keys from ${options.keys.source})` : ''}:`);
+  const workflowUrl =
+    options.tunnel?.url ?? (options.appPort !== undefined ? `http://localhost:${options.appPort}` : undefined);
+  const vars = upstashAppEnv({
+    runnerUrl: options.runnerUrl,
+    token: options.token,
+    keys: options.keys?.keys,
+    workflowUrl,
+  });
+  report.info(
+    `an Upstash Workflow app: this runner serves the QStash API it calls. Its variables${options.keys ? ` (signing keys from ${options.keys.source})` : ''}:`,
+  );
   for (const [name, value] of Object.entries(vars)) report.info(`  ${name}=${value}`);
-  if (!options.keys) report.warn('the remote runner\'s signing keys are unknown here: give the app its QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY');
+  if (!options.keys)
+    report.warn(
+      "the remote runner's signing keys are unknown here: give the app its QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY",
+    );
   if (options.write) {
     const file = upstashEnvFile(pkg);
     const merge = writeUpstashEnv(io.cwd, file, vars);

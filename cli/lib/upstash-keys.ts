@@ -25,8 +25,18 @@ export interface ResolvedUpstashKeys {
  */
 export function addUpstashKeyFlags(command: Command): Command {
   return command
-    .addOption(new Option('--qstash-current-signing-key <key>', 'key Upstash-protocol deliveries are signed with (default: QSTASH_CURRENT_SIGNING_KEY)'))
-    .addOption(new Option('--qstash-next-signing-key <key>', 'the key apps also accept, for rotation (default: QSTASH_NEXT_SIGNING_KEY)'));
+    .addOption(
+      new Option(
+        '--qstash-current-signing-key <key>',
+        'key Upstash-protocol deliveries are signed with (default: QSTASH_CURRENT_SIGNING_KEY)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--qstash-next-signing-key <key>',
+        'the key apps also accept, for rotation (default: QSTASH_NEXT_SIGNING_KEY)',
+      ),
+    );
 }
 
 /**
@@ -46,7 +56,10 @@ export function configuredUpstashKeys(env: NodeJS.ProcessEnv, flags: UpstashKeyF
       `Expected both Upstash signing keys, got only the ${set} one: set QSTASH_${missing.toUpperCase()}_SIGNING_KEY (or --qstash-${missing}-signing-key) too; the app's Receiver needs both.`,
     );
   }
-  const source = flags.qstashCurrentSigningKey || flags.qstashNextSigningKey ? 'the --qstash-*-signing-key flags' : 'QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY';
+  const source =
+    flags.qstashCurrentSigningKey || flags.qstashNextSigningKey
+      ? 'the --qstash-*-signing-key flags'
+      : 'QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY';
   return { keys: { current, next }, source };
 }
 
@@ -56,7 +69,12 @@ function savedKeys(cwd: string): UpstashSigningKeys | undefined {
   if (!existsSync(path)) return undefined;
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<UpstashSigningKeys> | null;
-    if (typeof value?.current === 'string' && value.current !== '' && typeof value.next === 'string' && value.next !== '') {
+    if (
+      typeof value?.current === 'string' &&
+      value.current !== '' &&
+      typeof value.next === 'string' &&
+      value.next !== ''
+    ) {
       return { current: value.current, next: value.next };
     }
   } catch {}
@@ -67,7 +85,11 @@ function savedKeys(cwd: string): UpstashSigningKeys | undefined {
  * `wf dev`'s signing keys: the flags or variables, else the pair saved in `.wf/`, else a new pair
  * saved there (mode 0600), so an app whose env file holds them keeps verifying after a restart.
  */
-export function resolveDevUpstashKeys(cwd: string, env: NodeJS.ProcessEnv, flags: UpstashKeyFlags): ResolvedUpstashKeys {
+export function resolveDevUpstashKeys(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  flags: UpstashKeyFlags,
+): ResolvedUpstashKeys {
   const configured = configuredUpstashKeys(env, flags);
   if (configured) return configured;
   const saved = savedKeys(cwd);

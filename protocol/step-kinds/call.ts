@@ -1,4 +1,11 @@
-import { expectBoolean, expectObject, expectString, expectStringRecord, optionalInteger, optionalString } from '../validate.js';
+import {
+  expectBoolean,
+  expectObject,
+  expectString,
+  expectStringRecord,
+  optionalInteger,
+  optionalString,
+} from '../validate.js';
 import type { ParseSuspension } from './types.js';
 
 /** What `context.call` asks the runner to send. */
@@ -22,7 +29,11 @@ export interface CallSuspension {
 
 export function parseCallRequest(value: unknown, where: string): CallRequest {
   const o = expectObject(value, where);
-  const request: CallRequest = { url: expectString(o, 'url', where), method: expectString(o, 'method', where), headers: expectStringRecord(o, 'headers', where) };
+  const request: CallRequest = {
+    url: expectString(o, 'url', where),
+    method: expectString(o, 'method', where),
+    headers: expectStringRecord(o, 'headers', where),
+  };
   const body = optionalString(o, 'body', where);
   if (body !== undefined) request.body = body;
   for (const key of ['timeoutMs', 'retries'] as const) {
@@ -33,4 +44,6 @@ export function parseCallRequest(value: unknown, where: string): CallRequest {
   return request;
 }
 
-export const parseCall: ParseSuspension<CallSuspension> = (o, where) => ({ request: parseCallRequest(o.request, `\`request\` in ${where}`) });
+export const parseCall: ParseSuspension<CallSuspension> = (o, where) => ({
+  request: parseCallRequest(o.request, `\`request\` in ${where}`),
+});

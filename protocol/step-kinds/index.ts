@@ -26,7 +26,9 @@ export type SuspendingStepKind = keyof SuspensionFields;
 export type StepKind = 'run' | SuspendingStepKind;
 
 /** A step the runner resolves while the route's request is over: its base fields and its kind's own. */
-export type Suspension = { [K in SuspendingStepKind]: SuspensionBase & { kind: K } & SuspensionFields[K] }[SuspendingStepKind];
+export type Suspension = {
+  [K in SuspendingStepKind]: SuspensionBase & { kind: K } & SuspensionFields[K];
+}[SuspendingStepKind];
 /** The suspension of one kind. */
 export type SuspensionOf<K extends SuspendingStepKind> = Extract<Suspension, { kind: K }>;
 
@@ -40,7 +42,7 @@ export const STEP_KINDS: readonly StepKind[] = Object.keys(WIRE) as StepKind[];
 
 /** Whether `kind` names a known kind. */
 export function isStepKind(kind: string): kind is StepKind {
-  return  Object.hasOwn(WIRE, kind);
+  return Object.hasOwn(WIRE, kind);
 }
 
 /** The parser of a suspending kind's fields; undefined for `run` or an unknown kind. */

@@ -19,7 +19,11 @@ export interface InvokeRequest {
 
 export function parseInvokeRequest(value: unknown, where: string): InvokeRequest {
   const o = expectObject(value, where);
-  const request: InvokeRequest = { url: expectString(o, 'url', where), body: expectString(o, 'body', where), headers: expectStringRecord(o, 'headers', where) };
+  const request: InvokeRequest = {
+    url: expectString(o, 'url', where),
+    body: expectString(o, 'body', where),
+    headers: expectStringRecord(o, 'headers', where),
+  };
   const retries = optionalInteger(o, 'retries', where);
   if (retries !== undefined) request.retries = retries;
   if (o.flowControl !== undefined) request.flowControl = parseFlowControl(o.flowControl, `\`flowControl\` of ${where}`);
@@ -31,4 +35,6 @@ export interface InvokeSuspension {
   request: InvokeRequest;
 }
 
-export const parseInvoke: ParseSuspension<InvokeSuspension> = (o, where) => ({ request: parseInvokeRequest(o.request, `\`request\` in ${where}`) });
+export const parseInvoke: ParseSuspension<InvokeSuspension> = (o, where) => ({
+  request: parseInvokeRequest(o.request, `\`request\` in ${where}`),
+});

@@ -7,4 +7,7 @@ export interface WaitSuspension {
   until: number;
 }
 
-export const parseWait: ParseSuspension<WaitSuspension> = (o, where) => ({ eventId: expectString(o, 'eventId', where), until: expectNumber(o, 'until', where) });
+export const parseWait: ParseSuspension<WaitSuspension> = (o, where) => ({
+  eventId: expectString(o, 'eventId', where),
+  until: expectNumber(o, 'until', where),
+});

@@ -49,7 +49,12 @@ function alertError(name: string, message: string): SerializedError {
  * URL is the only place the document goes), and at most `RESPONSE_KEEP_BYTES` of the answer are
  * read and kept before the connection is let go.
  */
-export async function sendAlert(ctx: AlertContext, run: Run, steps: readonly Step[], signal: AbortSignal): Promise<AlertDelivery> {
+export async function sendAlert(
+  ctx: AlertContext,
+  run: Run,
+  steps: readonly Step[],
+  signal: AbortSignal,
+): Promise<AlertDelivery> {
   const { config, now } = ctx;
   const startedAt = now();
   const document = alertDocument(run, steps, config.publicUrl);
@@ -105,18 +110,25 @@ export async function sendAlert(ctx: AlertContext, run: Run, steps: readonly Ste
       // The status decides; a body that broke off (or outlived the timeout) is only the log's loss.
       text += '\n… [the answer broke off]';
     }
-    attempt.responseBody = text.length > RESPONSE_KEEP_BYTES ? `${text.slice(0, RESPONSE_KEEP_BYTES)}\n… [not kept]` : text;
+    attempt.responseBody =
+      text.length > RESPONSE_KEEP_BYTES ? `${text.slice(0, RESPONSE_KEEP_BYTES)}\n… [not kept]` : text;
     if (response.status >= 200 && response.status < 300) return finish({ delivered: true });
     const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now());
     const why =
       response.status >= 300 && response.status < 400
         ? `redirected to ${response.headers.location ?? 'nowhere'}; redirects are not followed, set the final URL`
         : `${text.slice(0, 300) || 'no body'}`;
-    const error = alertError('AlertWebhookError', `The alert webhook answered ${response.status}, expected 2xx: ${why}`);
+    const error = alertError(
+      'AlertWebhookError',
+      `The alert webhook answered ${response.status}, expected 2xx: ${why}`,
+    );
     return finish({ delivered: false, ...(retryAfterMs !== undefined && { retryAfterMs }) }, error);
   } catch (error) {
     const cause = serializeError(error);
-    return finish({ delivered: false }, alertError(cause.name, `The alert webhook at ${shownWebhook(config.webhook)} did not answer: ${cause.message}`));
+    return finish(
+      { delivered: false },
+      alertError(cause.name, `The alert webhook at ${shownWebhook(config.webhook)} did not answer: ${cause.message}`),
+    );
   } finally {
     if (!isFull(slot)) slot.release();
   }
@@ -139,6 +151,9 @@ export function unsentAlert(run: Run, now: number): Attempt {
     responseHeaders: null,
     responseBody: null,
     outcome: 'alert failed',
-    error: alertError('AlertNotConfiguredError', 'The runner that claimed this run has no alert webhook (--alert-webhook, WF_ALERT_WEBHOOK): every runner sharing a database should be configured alike.'),
+    error: alertError(
+      'AlertNotConfiguredError',
+      'The runner that claimed this run has no alert webhook (--alert-webhook, WF_ALERT_WEBHOOK): every runner sharing a database should be configured alike.',
+    ),
   };
 }

@@ -47,7 +47,9 @@ export function alertDocument(run: Run, steps: readonly Step[], publicUrl: strin
   const failedAt = run.finishedAt ?? run.updatedAt;
   const dashboardUrl = publicUrl === undefined ? null : `${publicUrl}/runs/${encodeURIComponent(run.id)}`;
   const where = failedStep ? ` at step "${failedStep.name}" (#${failedStep.index})` : '';
-  const text = `wfkit run ${run.id} failed${where}: ${error.name}: ${clip(raw.message, TEXT_MESSAGE_LIMIT)}` + (dashboardUrl ? `\n${dashboardUrl}` : `\n${run.url}`);
+  const text =
+    `wfkit run ${run.id} failed${where}: ${error.name}: ${clip(raw.message, TEXT_MESSAGE_LIMIT)}` +
+    (dashboardUrl ? `\n${dashboardUrl}` : `\n${run.url}`);
   return {
     type: 'run.failed',
     id: `${run.id}.${failedAt}`,

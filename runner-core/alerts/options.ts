@@ -34,7 +34,8 @@ export function httpUrl(text: string, option: string): URL {
   } catch {
     throw new Error(`Expected ${option} to be an http(s) URL, got "${text}".`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`Expected ${option} to be an http(s) URL, got the scheme "${url.protocol}" in "${text}".`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`Expected ${option} to be an http(s) URL, got the scheme "${url.protocol}" in "${text}".`);
   return url;
 }
 
@@ -46,7 +47,9 @@ export function httpUrl(text: string, option: string): URL {
 export function alertConfig(options: AlertOptions, signingToken: string): AlertConfig {
   const webhook = httpUrl(options.webhookUrl, 'the alert webhook (--alert-webhook, WF_ALERT_WEBHOOK)');
   if (options.secret !== undefined && options.secret.length < 16) {
-    throw new Error(`Expected the alert secret (WF_ALERT_SECRET) to be at least 16 characters, got ${options.secret.length}.`);
+    throw new Error(
+      `Expected the alert secret (WF_ALERT_SECRET) to be at least 16 characters, got ${options.secret.length}.`,
+    );
   }
   const config: AlertConfig = { webhook, secret: options.secret ?? signingToken, publicUrl: undefined };
   if (options.publicUrl !== undefined) setPublicUrl(config, options.publicUrl);

@@ -13,7 +13,13 @@ import type { AlertDelivery } from './deliver.js';
  *   counted from when the run failed (1 s, then about as long as it has been failing, at most
  *   `capMs` apart; a `Retry-After` honoured within the cap) until `horizonMs`, then given up.
  */
-export function settleAlert(run: Run, delivery: Pick<AlertDelivery, 'delivered' | 'retryAfterMs'>, now: number, random: () => number = Math.random, policy: UnreachablePolicy = DEFAULT_UNREACHABLE_POLICY): RunPatch {
+export function settleAlert(
+  run: Run,
+  delivery: Pick<AlertDelivery, 'delivered' | 'retryAfterMs'>,
+  now: number,
+  random: () => number = Math.random,
+  policy: UnreachablePolicy = DEFAULT_UNREACHABLE_POLICY,
+): RunPatch {
   const base: RunPatch = { attempts: run.attempts + 1, alertAttempts: (run.alertAttempts ?? 0) + 1 };
   if (delivery.delivered) return { ...base, alert: 'delivered', alertNextAt: null };
   const since = run.finishedAt ?? now;

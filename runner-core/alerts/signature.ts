@@ -19,8 +19,16 @@ export function alertSignature(body: string, secret: string, timestamp: number):
  * most `toleranceS` old. Exported for receivers written with wfkit-cli at hand, and for the tests.
  * @example verifyAlertSignature(rawBody, req.headers['wf-alert-signature'], process.env.WF_ALERT_SECRET!)
  */
-export function verifyAlertSignature(body: string, header: string | undefined, secret: string, nowS = Math.floor(Date.now() / 1000), toleranceS = 300): boolean {
-  const fields = new Map((header ?? '').split(',').map((part) => part.trim().split('=', 2) as [string, string | undefined]));
+export function verifyAlertSignature(
+  body: string,
+  header: string | undefined,
+  secret: string,
+  nowS = Math.floor(Date.now() / 1000),
+  toleranceS = 300,
+): boolean {
+  const fields = new Map(
+    (header ?? '').split(',').map((part) => part.trim().split('=', 2) as [string, string | undefined]),
+  );
   const t = Number(fields.get('t'));
   const v1 = fields.get('v1') ?? '';
   if (!Number.isInteger(t) || !/^[0-9a-f]{64}$/.test(v1) || Math.abs(nowS - t) > toleranceS) return false;

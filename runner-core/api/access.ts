@@ -59,7 +59,8 @@ function fromDashboard(headers: RequestHeaders): boolean {
  */
 export function createAccess(options: AccessOptions): Access {
   const loopbackBind = options.openOnLoopback && isLoopbackHost(options.host);
-  const openReads = (headers: RequestHeaders): boolean => loopbackBind && isLoopbackHost(hostnameOf(headers.get('host')));
+  const openReads = (headers: RequestHeaders): boolean =>
+    loopbackBind && isLoopbackHost(hostnameOf(headers.get('host')));
   return {
     openReads,
     open: (access, headers) => {

@@ -40,13 +40,21 @@ function allowedMethods(routes: readonly ApiRoute[]): (path: string) => string[]
   // Any method: which ones is the answer.
   for (const [index, route] of routes.entries()) router.add('ALL', route.path, index);
   return (path) => {
-    const indexes = router.match('GET', path)[0].map(([index]) => index).sort((a, b) => a - b);
+    const indexes = router
+      .match('GET', path)[0]
+      .map(([index]) => index)
+      .sort((a, b) => a - b);
     return [...new Set(indexes.map((index) => routes[index]!.method))];
   };
 }
 
 function methodNotAllowed(method: string, path: string, allowed: string[]): ApiError {
-  return new ApiErrorWithHeaders(405, 'METHOD_NOT_ALLOWED', `Expected ${allowed.join(' or ')} for ${path}, got ${method}.`, { allow: allowed.join(', ') });
+  return new ApiErrorWithHeaders(
+    405,
+    'METHOD_NOT_ALLOWED',
+    `Expected ${allowed.join(' or ')} for ${path}, got ${method}.`,
+    { allow: allowed.join(', ') },
+  );
 }
 
 /**
@@ -77,14 +85,25 @@ export function createApiApp(runner: Runner, options: ApiAppOptions): Hono<ApiEn
     if (methods.length > 0) throw methodNotAllowed(c.req.method, c.req.path, methods);
     await next();
   });
-  for (const route of routes) app.on(route.method, route.path, requireAccess(access, runner.tokens, route.access), route.handle);
+  for (const route of routes)
+    app.on(route.method, route.path, requireAccess(access, runner.tokens, route.access), route.handle);
   // The QStash API for @upstash/workflow apps (runner-core/qstash/): its own token check and errors.
-  app.route('/v2', createQStashApp(runner.qstash, { tokens: runner.tokens, logger: runner.logger, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }));
+  app.route(
+    '/v2',
+    createQStashApp(runner.qstash, {
+      tokens: runner.tokens,
+      logger: runner.logger,
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    }),
+  );
   app.get('*', (c) => dashboard(c.req.raw, c.req.path) ?? c.notFound());
   app.notFound((c) => {
     const methods = allowed(c.req.path);
     if (methods.length > 0) return failureResponse(methodNotAllowed(c.req.method, c.req.path, methods), runner.logger);
-    return failureResponse(new ApiError(404, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}.`), runner.logger);
+    return failureResponse(
+      new ApiError(404, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}.`),
+      runner.logger,
+    );
   });
   app.onError((error) => failureResponse(error, runner.logger));
   return app;

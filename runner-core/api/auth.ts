@@ -10,7 +10,11 @@ import type { Access, RouteAccess } from './access.js';
 export function requireAccess(access: Access, tokens: TokenSet, level: RouteAccess): MiddlewareHandler {
   return async (c, next) => {
     if (!access.open(level, c.req.raw.headers) && !tokens.check(c.req.header('authorization'))) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <WF_TOKEN>`.');
+      throw new ApiError(
+        401,
+        'UNAUTHORIZED',
+        'Missing or wrong bearer token: send `Authorization: Bearer <WF_TOKEN>`.',
+      );
     }
     await next();
   };

@@ -34,7 +34,11 @@ export async function bulkAction(runner: Runner, request: BulkRequest): Promise<
   const ids = found.slice(0, BULK_MAX_RUNS);
   const result: BulkResult = { matched: ids.length, done: 0, failed: [], truncated };
   if (request.dryRun) return result;
-  const act = { resume: (id: string) => runner.resumeRun(id), cancel: (id: string) => runner.cancelRun(id), rerun: (id: string) => runner.rerun(id) }[request.action];
+  const act = {
+    resume: (id: string) => runner.resumeRun(id),
+    cancel: (id: string) => runner.cancelRun(id),
+    rerun: (id: string) => runner.rerun(id),
+  }[request.action];
   for (const runId of ids) {
     try {
       await act(runId);

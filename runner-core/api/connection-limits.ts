@@ -21,9 +21,21 @@ export interface ConnectionLimits {
 
 /** Node's parser errors, as the status a client should see. */
 function statusOf(error: NodeJS.ErrnoException): { status: number; reason: string; code: string; message: string } {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return { status: 431, reason: 'Request Header Fields Too Large', code: 'HEADERS_TOO_LARGE', message: 'The request headers are over the size limit.' };
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, reason: 'Request Timeout', code: 'TIMEOUT', message: 'The request did not arrive in time.' };
-  return { status: 400, reason: 'Bad Request', code: 'BAD_REQUEST', message: `Malformed HTTP request (${error.code ?? 'parse error'}).` };
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return {
+      status: 431,
+      reason: 'Request Header Fields Too Large',
+      code: 'HEADERS_TOO_LARGE',
+      message: 'The request headers are over the size limit.',
+    };
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { status: 408, reason: 'Request Timeout', code: 'TIMEOUT', message: 'The request did not arrive in time.' };
+  return {
+    status: 400,
+    reason: 'Bad Request',
+    code: 'BAD_REQUEST',
+    message: `Malformed HTTP request (${error.code ?? 'parse error'}).`,
+  };
 }
 
 /** The timeouts, as `createServer` options (the check interval can only be set there). */
@@ -48,6 +60,8 @@ export function limitConnections(server: Server, limits: ConnectionLimits = {}):
     if (error.code === 'ECONNRESET' || !socket.writable || written > 0) return void socket.destroy();
     const { status, reason, code, message } = statusOf(error);
     const body = JSON.stringify({ error: { code, message } });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
 }

@@ -40,7 +40,14 @@ export function findDashboardDir(): string | undefined {
 
 /** The file a GET path stands for: `index.html` for `/` and every `/runs…` route, else an asset; undefined when not ours. */
 function fileFor(pathname: string): string | undefined {
-  if (pathname === '/' || pathname === '/index.html' || pathname === '/runs' || pathname.startsWith('/runs/') || pathname === '/schedules') return 'index.html';
+  if (
+    pathname === '/' ||
+    pathname === '/index.html' ||
+    pathname === '/runs' ||
+    pathname.startsWith('/runs/') ||
+    pathname === '/schedules'
+  )
+    return 'index.html';
   return ASSETS.has(pathname) ? pathname.slice(1) : undefined;
 }
 
@@ -61,7 +68,11 @@ export function createDashboard(dir?: string): DashboardHandler {
     dir ??= findDashboardDir(); // looked up again until found: a build after the start is picked up
     if (!dir || !existsSync(join(dir, file))) return undefined;
     const body = readFileSync(join(dir, file));
-    const asset = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`, type: CONTENT_TYPES[extname(file)] ?? 'application/octet-stream' };
+    const asset = {
+      body,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+      type: CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+    };
     cache.set(file, asset);
     return asset;
   };
@@ -81,11 +92,22 @@ export function createDashboard(dir?: string): DashboardHandler {
     if (!asset) {
       const text = 'The web dashboard is not built: run `npm run build` (it writes dist/web).\n';
       const length = String(Buffer.byteLength(text));
-      return new Response(head ? null : text, { status: 503, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'content-length': length } });
+      return new Response(head ? null : text, {
+        status: 503,
+        headers: {
+          ...headers,
+          'content-type': 'text/plain; charset=utf-8',
+          'cache-control': 'no-store',
+          'content-length': length,
+        },
+      });
     }
     // The names carry no content hash, so browsers revalidate each time; the ETag makes that a 304.
     Object.assign(headers, { 'content-type': asset.type, 'cache-control': 'no-cache', etag: asset.etag });
     if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
-    return new Response(head ? null : new Uint8Array(asset.body), { status: 200, headers: { ...headers, 'content-length': String(asset.body.length) } });
+    return new Response(head ? null : new Uint8Array(asset.body), {
+      status: 200,
+      headers: { ...headers, 'content-length': String(asset.body.length) },
+    });
   };
 }

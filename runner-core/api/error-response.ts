@@ -1,5 +1,12 @@
 import { WorkflowError } from '../../protocol/errors.js';
-import { ApiError, OriginNotAllowedError, RunFinishedError, RunNotFoundError, RunNotResumableError, UpstashRunActionError } from '../errors.js';
+import {
+  ApiError,
+  OriginNotAllowedError,
+  RunFinishedError,
+  RunNotFoundError,
+  RunNotResumableError,
+  UpstashRunActionError,
+} from '../errors.js';
 import { EgressRefusedError } from '../egress/destinations.js';
 import { InvalidScheduleError } from '../schedules/cron.js';
 import { describeError, type Logger } from '../telemetry/logger.js';
@@ -31,7 +38,8 @@ export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof OriginNotAllowedError) return new ApiError(403, 'ORIGIN_NOT_ALLOWED', error.message);
   if (error instanceof EgressRefusedError) return new ApiError(403, 'EGRESS_REFUSED', error.message);
   if (error instanceof InvalidScheduleError) return new ApiError(400, 'BAD_REQUEST', error.message);
-  if (WorkflowError.is(error) && BAD_INPUT_CODES.has(error.code)) return new ApiError(400, 'BAD_REQUEST', error.message);
+  if (WorkflowError.is(error) && BAD_INPUT_CODES.has(error.code))
+    return new ApiError(400, 'BAD_REQUEST', error.message);
   logger.error(`API error: ${describeError(error)}`);
   return new ApiError(500, 'INTERNAL', 'The runner failed to handle this request; its log has the details.');
 }

@@ -28,7 +28,12 @@ export async function readBody(request: Request, limit: number): Promise<string>
   } catch (error) {
     if (error instanceof ApiError) throw error;
     // The client went away or broke the body off: its input, not the runner's failure.
-    throw new ApiError(400, 'BAD_REQUEST', `The request body did not arrive whole: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
+    throw new ApiError(
+      400,
+      'BAD_REQUEST',
+      `The request body did not arrive whole: ${error instanceof Error ? error.message : String(error)}.`,
+      { cause: error },
+    );
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -45,7 +50,10 @@ function discard(reader: ReadableStreamDefaultReader<Uint8Array> | undefined): v
 }
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  return new Response(JSON.stringify(value), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
 }
 
 /** `{ error: { code, message } }` with the error's status (and `WWW-Authenticate` on a 401). */

@@ -18,7 +18,9 @@ export function parseTarget(target: string | undefined): URL {
   try {
     return new URL(text, 'http://runner');
   } catch (error) {
-    throw new ApiError(400, 'BAD_REQUEST', `Expected a request target such as /v1/runs, got ${quote(text)}.`, { cause: error });
+    throw new ApiError(400, 'BAD_REQUEST', `Expected a request target such as /v1/runs, got ${quote(text)}.`, {
+      cause: error,
+    });
   }
 }
 
@@ -27,6 +29,11 @@ export function decodeSegment(segment: string, what: string): string {
   try {
     return decodeURIComponent(segment);
   } catch (error) {
-    throw new ApiError(400, 'BAD_REQUEST', `Expected ${what} in the path to be %-encoded UTF-8, got ${quote(segment)}.`, { cause: error });
+    throw new ApiError(
+      400,
+      'BAD_REQUEST',
+      `Expected ${what} in the path to be %-encoded UTF-8, got ${quote(segment)}.`,
+      { cause: error },
+    );
   }
 }

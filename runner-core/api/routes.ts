@@ -43,14 +43,21 @@ function runIdParam(c: Context<ApiEnv>): string {
     id = decodeURIComponent(id);
   } catch {} // malformed %-escapes (`%ZZ`) are not a run id either: 404 below, not a 500
   // Runs an @upstash/workflow app started (runner-core/qstash/) keep the SDK's ids: wfr_ + its own characters.
-  if (!RUN_ID_PATTERN.test(id) && !UPSTASH_RUN_ID_PATTERN.test(id)) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}: run ids look like wfr_ followed by 26 characters (or an @upstash/workflow run id).`);
+  if (!RUN_ID_PATTERN.test(id) && !UPSTASH_RUN_ID_PATTERN.test(id))
+    throw new ApiError(
+      404,
+      'NOT_FOUND',
+      `No run with id ${id}: run ids look like wfr_ followed by 26 characters (or an @upstash/workflow run id).`,
+    );
   return id;
 }
 
 /** Undefined when the store answers a cheap query within `timeoutMs`, else what went wrong. */
 async function storeProblem(runner: Runner, timeoutMs: number): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs)));
+  const timeout = new Promise<string>(
+    (resolve) => (timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs)),
+  );
   const check = runner.store.nextDueAt().then(
     () => undefined,
     (error: unknown) => (error instanceof Error ? error.message : String(error)),
@@ -89,11 +96,19 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const limitText = c.req.query('limit');
         const limit = limitText === undefined ? undefined : Number(limitText);
         if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) {
-          throw new ApiError(400, 'BAD_REQUEST', `Expected \`limit\` to be an integer from 1 to 500, got "${limitText}".`);
+          throw new ApiError(
+            400,
+            'BAD_REQUEST',
+            `Expected \`limit\` to be an integer from 1 to 500, got "${limitText}".`,
+          );
         }
         const cursor = c.req.query('cursor');
         const scheduleId = c.req.query('scheduleId');
-        if (scheduleId !== undefined) return jsonResponse(200, runPageDto(await runner.store.schedules.listScheduleRuns(scheduleId, { cursor, limit })));
+        if (scheduleId !== undefined)
+          return jsonResponse(
+            200,
+            runPageDto(await runner.store.schedules.listScheduleRuns(scheduleId, { cursor, limit })),
+          );
         const page = await runner.store.listRuns({ ...filter, cursor, limit });
         return jsonResponse(200, runPageDto({ ...page, runs: page.runs.map((run) => runner.withWaitingReason(run)) }));
       },
@@ -106,9 +121,18 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
         const id = runIdParam(c);
         const run = await runner.store.getRun(id);
         if (!run) throw new ApiError(404, 'NOT_FOUND', `No run with id ${id}.`);
-        const [steps, attempts, logs] = await Promise.all([runner.store.listSteps(id), runner.store.listAttempts(id), runner.store.listStepLogs(id)]);
+        const [steps, attempts, logs] = await Promise.all([
+          runner.store.listSteps(id),
+          runner.store.listAttempts(id),
+          runner.store.listStepLogs(id),
+        ]);
         // A run deferred for want of a slot at its destination says so (the runner's memory, egress/).
-        return jsonResponse(200, { run: runDto(runner.withWaitingReason(run)), steps: steps.map(stepDto), attempts, logs });
+        return jsonResponse(200, {
+          run: runDto(runner.withWaitingReason(run)),
+          steps: steps.map(stepDto),
+          attempts,
+          logs,
+        });
       },
     },
     {
@@ -144,30 +168,55 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       method: 'POST',
       path: '/v1/runs/bulk',
       access: 'dashboard-write',
-      handle: async (c) => jsonResponse(200, await bulkAction(runner, parseBulkRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')))),
+      handle: async (c) =>
+        jsonResponse(
+          200,
+          await bulkAction(
+            runner,
+            parseBulkRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')),
+          ),
+        ),
     },
     {
       // Retention on demand (`wf prune`): at most `maxRuns` runs a call, then a cursor to go on from.
       method: 'POST',
       path: '/v1/prune',
       access: 'token',
-      handle: async (c) => jsonResponse(200, await runner.retention.prune(parsePruneRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')))),
+      handle: async (c) =>
+        jsonResponse(
+          200,
+          await runner.retention.prune(
+            parsePruneRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body')),
+          ),
+        ),
     },
     {
       method: 'GET',
       path: '/v1/store',
       access: 'read',
-      handle: async () => jsonResponse(200, { sizeBytes: await runner.store.retention.sizeBytes(), retentionMs: runner.retention.retentionMs }, NO_STORE),
+      handle: async () =>
+        jsonResponse(
+          200,
+          { sizeBytes: await runner.store.retention.sizeBytes(), retentionMs: runner.retention.retentionMs },
+          NO_STORE,
+        ),
     },
     {
       method: 'GET',
       path: '/v1/events',
       access: 'read',
       handle: (c) => {
-        const request = { runId: c.req.query('runId') ?? null, bodies: parseBodiesParam(c.req.query('bodies') ?? null), lastEventId: c.req.header('last-event-id') };
+        const request = {
+          runId: c.req.query('runId') ?? null,
+          bodies: parseBodiesParam(c.req.query('bodies') ?? null),
+          lastEventId: c.req.header('last-event-id'),
+        };
         const outgoing = c.env?.outgoing;
         // Written to the node response itself, where its unread bytes can be counted (sse.ts).
-        if (!outgoing) throw new Error('GET /v1/events needs the node server (createApiServer): the app was called without a node response in c.env.');
+        if (!outgoing)
+          throw new Error(
+            'GET /v1/events needs the node server (createApiServer): the app was called without a node response in c.env.',
+          );
         streams.open(outgoing, request);
         return RESPONSE_ALREADY_SENT;
       },
@@ -199,7 +248,11 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       handle: async () => {
         const error = await storeProblem(runner, healthTimeoutMs);
         if (error === undefined) return jsonResponse(200, { ok: true }, NO_STORE);
-        return jsonResponse(503, { ok: false, error: { code: 'STORE_UNAVAILABLE', message: `The store did not answer: ${error}` } }, NO_STORE);
+        return jsonResponse(
+          503,
+          { ok: false, error: { code: 'STORE_UNAVAILABLE', message: `The store did not answer: ${error}` } },
+          NO_STORE,
+        );
       },
     },
     ...scheduleRoutes(runner, maxBodyBytes),
@@ -210,7 +263,10 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       method: 'GET',
       path: '/metrics',
       access: 'read',
-      handle: async () => new Response(await metrics(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', ...NO_STORE } }),
+      handle: async () =>
+        new Response(await metrics(), {
+          headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', ...NO_STORE },
+        }),
     });
   }
   return routes;

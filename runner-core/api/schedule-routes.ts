@@ -35,7 +35,8 @@ export function scheduleRoutes(runner: Runner, maxBodyBytes: number): ApiRoute[]
       access: 'dashboard-write',
       handle: async (c) => {
         const id = c.req.param('id') ?? '';
-        if (!(await runner.store.schedules.deleteSchedule(id))) throw new ApiError(404, 'NOT_FOUND', `No schedule with id ${id}.`);
+        if (!(await runner.store.schedules.deleteSchedule(id)))
+          throw new ApiError(404, 'NOT_FOUND', `No schedule with id ${id}.`);
         return jsonResponse(200, { deleted: id });
       },
     },

@@ -16,7 +16,10 @@ const DEFAULT_HOSTNAME = 'runner';
 /** Writes an API error on the node response: for requests refused before they reach the app. */
 function sendError(res: ServerResponse, error: ApiError): void {
   const body = JSON.stringify({ error: { code: error.code, message: error.message } });
-  res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(error.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -35,7 +38,17 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
     // A request the adapter cannot turn into a fetch Request (a bad Host, a backslash in the path)
     // is the client's input: 400, not the adapter's plain-text 500.
     errorHandler: (error) =>
-      failureResponse(error instanceof RequestError ? new ApiError(400, 'BAD_REQUEST', `Expected a request target and Host header that form a URL, got: ${error.message}.`, { cause: error }) : error, runner.logger),
+      failureResponse(
+        error instanceof RequestError
+          ? new ApiError(
+              400,
+              'BAD_REQUEST',
+              `Expected a request target and Host header that form a URL, got: ${error.message}.`,
+              { cause: error },
+            )
+          : error,
+        runner.logger,
+      ),
   });
 
   const server = createServer(timeoutOptions(options), (req, res) => {

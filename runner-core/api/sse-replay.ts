@@ -77,7 +77,8 @@ export function createReplayRing(bus: EventBus, options: ReplayRingOptions = {})
 
   const trim = (): void => {
     let drop = 0;
-    while (drop < entries.length && (entries.length - drop > maxEvents || bytes > maxBytes)) bytes -= entries[drop++]!.bytes;
+    while (drop < entries.length && (entries.length - drop > maxEvents || bytes > maxBytes))
+      bytes -= entries[drop++]!.bytes;
     if (drop > 0) entries = entries.slice(drop);
   };
   const follow = (): void => {

@@ -78,7 +78,8 @@ export function createEventStreams(bus: EventBus, options: EventStreamsOptions =
   };
   const ring = createReplayRing(bus, options);
   const wanted = (event: RunnerEvent, runId: string | null): boolean =>
-    runId === null || (event.type === 'run' ? event.run.id : event.type === 'step' ? event.step.runId : event.attempt.runId) === runId;
+    runId === null ||
+    (event.type === 'run' ? event.run.id : event.type === 'step' ? event.step.runId : event.attempt.runId) === runId;
 
   return {
     get size() {
@@ -90,7 +91,11 @@ export function createEventStreams(bus: EventBus, options: EventStreamsOptions =
         throw new ApiErrorWithHeaders(429, 'TOO_MANY_SUBSCRIBERS', message, { 'retry-after': '5' });
       }
       size++;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
       res.write(': connected\n\n');
       let closed = false;
       const close = (): void => {
@@ -118,7 +123,8 @@ export function createEventStreams(bus: EventBus, options: EventStreamsOptions =
       });
       const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
       heartbeat.unref();
-      if (missed === undefined) send(`${latest === undefined ? '' : `id: ${latest}\n`}event: reset\ndata: {"type":"reset"}\n\n`);
+      if (missed === undefined)
+        send(`${latest === undefined ? '' : `id: ${latest}\n`}event: reset\ndata: {"type":"reset"}\n\n`);
       else for (const entry of missed) if (wanted(entry.event, runId)) send(frame(entry, bodies));
       res.on('close', close);
       res.on('error', close);

@@ -58,15 +58,21 @@ export class CommitQueue {
     const owner = group[0]?.owner;
     const returning = this.returning();
     const options = { ...(owner !== undefined && { owner }), ...(returning && { returning }) };
-    const share = (applied: Applied, changes: readonly Change[]): Applied => (returning ? appliedBy(applied, changes) : appliedAttempts(changes));
+    const share = (applied: Applied, changes: readonly Change[]): Applied =>
+      returning ? appliedBy(applied, changes) : appliedAttempts(changes);
     try {
-      const applied = await this.store.apply(group.flatMap((p) => p.changes), options);
+      const applied = await this.store.apply(
+        group.flatMap((p) => p.changes),
+        options,
+      );
       for (const p of group) p.resolve(share(applied, p.changes));
     } catch (error) {
       if (group.length === 1) group[0]!.reject(error);
       // One bad change (or one run whose lease was lost) must not fail the other runs' changes
       // that shared its transaction.
-      else for (const p of group) await this.store.apply(p.changes, options).then((applied) => p.resolve(share(applied, p.changes)), p.reject);
+      else
+        for (const p of group)
+          await this.store.apply(p.changes, options).then((applied) => p.resolve(share(applied, p.changes)), p.reject);
     }
   }
 }

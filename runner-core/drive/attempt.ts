@@ -1,7 +1,13 @@
 import { serializeError, type SerializedError } from '../../protocol/errors.js';
 import { Header, NDJSON, PROTOCOL_VERSION } from '../../protocol/headers.js';
 import type { DriveRequest, StepRecord } from '../../protocol/messages.js';
-import { OutcomeLineSplitter, decodeOutcome, isTerminal, type Outcome, type TerminalOutcome } from '../../protocol/outcome.js';
+import {
+  OutcomeLineSplitter,
+  decodeOutcome,
+  isTerminal,
+  type Outcome,
+  type TerminalOutcome,
+} from '../../protocol/outcome.js';
 import type { CallCredentials } from './call-credentials.js';
 import { postToEndpoint } from './dispatch.js';
 import { EgressRefusedError } from '../egress/destinations.js';
@@ -63,7 +69,12 @@ function clip(text: string, limit: number): string {
   return text.length <= limit ? text : text.slice(0, limit) + `\n… [${text.length - limit} more characters not kept]`;
 }
 
-function driveBody(run: Run, committed: readonly StepRecord[], limit: number, failure: DriveRequest['failure']): string {
+function driveBody(
+  run: Run,
+  committed: readonly StepRecord[],
+  limit: number,
+  failure: DriveRequest['failure'],
+): string {
   let size = 0;
   for (const step of committed) size += (step.output?.length ?? 0) + step.name.length;
   const message: DriveRequest = {
@@ -82,7 +93,16 @@ function driveBody(run: Run, committed: readonly StepRecord[], limit: number, fa
 function stepChange(runId: string, outcome: Exclude<Outcome, TerminalOutcome>, at: number): Change {
   const { index, name, kind } = outcome;
   if (outcome.t === 'started') return { type: 'step-started', runId, index, name, kind, group: outcome.group, at };
-  return { type: 'step-succeeded', runId, index, name, kind, output: outcome.output ?? null, at, durationMs: outcome.durationMs };
+  return {
+    type: 'step-succeeded',
+    runId,
+    index,
+    name,
+    kind,
+    output: outcome.output ?? null,
+    at,
+    durationMs: outcome.durationMs,
+  };
 }
 
 /** 5xx, 408, 425 and 429 may heal by themselves; other statuses need a change to the app. */
@@ -114,7 +134,10 @@ export interface AttemptRequest {
  * arrives. Never throws: every problem becomes an `error` end, recorded in the attempt. `slot` is
  * the caller's at the run's origin (`EgressGate.acquire`), held until this returns.
  */
-export async function runAttempt(ctx: AttemptContext, { slot, run, committed, signal, failure }: AttemptRequest): Promise<AttemptResult> {
+export async function runAttempt(
+  ctx: AttemptContext,
+  { slot, run, committed, signal, failure }: AttemptRequest,
+): Promise<AttemptResult> {
   const startedAt = ctx.now();
   const body = driveBody(run, committed, ctx.inlineStepsLimitBytes, failure);
   const headers: Record<string, string> = {
@@ -124,7 +147,12 @@ export async function runAttempt(ctx: AttemptContext, { slot, run, committed, si
     [Header.Attempt]: String(run.failures + 1),
     ...signDrive(run.url, body, ctx.tokens, startedAt + ctx.driveDeadlineMs),
   };
-  const trace = ctx.tracing?.attempt(run, { seq: run.attempts + 1, attempt: run.failures + 1, startedAt, failureFunction: failure !== undefined });
+  const trace = ctx.tracing?.attempt(run, {
+    seq: run.attempts + 1,
+    attempt: run.failures + 1,
+    startedAt,
+    failureFunction: failure !== undefined,
+  });
   // The app's own spans nest under this drive's (the header is logged with the others).
   if (trace?.traceparent) headers[Header.Traceparent] = trace.traceparent;
   const attempt: Attempt = {
@@ -164,15 +192,31 @@ export async function runAttempt(ctx: AttemptContext, { slot, run, committed, si
   };
 
   try {
-    const response = await postToEndpoint(ctx.egress, { purpose: failure ? 'failure-call' : 'drive', slot, url: run.url, headers, body, signal });
+    const response = await postToEndpoint(ctx.egress, {
+      purpose: failure ? 'failure-call' : 'drive',
+      slot,
+      url: run.url,
+      headers,
+      body,
+      signal,
+    });
     attempt.responseStatus = response.status;
     attempt.responseHeaders = ctx.credentials.redact(response.headers);
     const isStream = response.status === 200 && (response.headers['content-type'] ?? '').startsWith(NDJSON);
     if (!isStream) {
-      for await (const chunk of response.chunks) if (text.length < ctx.logBodyLimitBytes) text += Buffer.from(chunk).toString('utf8');
-      const error = new EndpointError(response.status, run.url, errorDetail(text) || 'expected an NDJSON outcome stream');
+      for await (const chunk of response.chunks)
+        if (text.length < ctx.logBodyLimitBytes) text += Buffer.from(chunk).toString('utf8');
+      const error = new EndpointError(
+        response.status,
+        run.url,
+        errorDetail(text) || 'expected an NDJSON outcome stream',
+      );
       const retryAfterMs = parseRetryAfter(response.headers[Header.RetryAfter], ctx.now());
-      const end: AttemptError = { t: 'error', error: serializeError(error), retryable: retryableStatus(response.status) };
+      const end: AttemptError = {
+        t: 'error',
+        error: serializeError(error),
+        retryable: retryableStatus(response.status),
+      };
       if (UNREACHABLE_STATUSES.has(response.status)) end.unreachable = true;
       if (retryAfterMs !== undefined) end.retryAfterMs = retryAfterMs;
       return finish(end);
@@ -204,7 +248,11 @@ export async function runAttempt(ctx: AttemptContext, { slot, run, committed, si
     }
     await Promise.all(commits);
     if (!terminal) {
-      const error = new EndpointError(200, run.url, 'the outcome stream ended without a terminal line (the route crashed or the connection dropped)');
+      const error = new EndpointError(
+        200,
+        run.url,
+        'the outcome stream ended without a terminal line (the route crashed or the connection dropped)',
+      );
       return finish({ t: 'error', error: serializeError(error), retryable: true, unreachable: true });
     }
     return finish(terminal);

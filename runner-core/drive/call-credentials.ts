@@ -63,17 +63,31 @@ export class CallCredentials {
     return changes.map((change) => {
       if (change.type !== 'attempt') return change;
       const { requestHeaders, responseHeaders } = change.attempt;
-      return { ...change, attempt: { ...change.attempt, requestHeaders: this.redact(requestHeaders), responseHeaders: responseHeaders && this.redact(responseHeaders) } };
+      return {
+        ...change,
+        attempt: {
+          ...change.attempt,
+          requestHeaders: this.redact(requestHeaders),
+          responseHeaders: responseHeaders && this.redact(responseHeaders),
+        },
+      };
     });
   }
 
   /** The request as it is stored: credential values redacted, the real ones sealed beside them. */
   seal(request: CallRequest): StoredCallRequest {
-    const secret = Object.fromEntries(Object.entries(request.headers).filter(([name]) => this.names.has(name.toLowerCase())));
+    const secret = Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => this.names.has(name.toLowerCase())),
+    );
     if (Object.keys(secret).length === 0) return request;
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.keys[0]!, iv).setAAD(boundTo(request));
-    const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(secret), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    const sealed = Buffer.concat([
+      iv,
+      cipher.update(JSON.stringify(secret), 'utf8'),
+      cipher.final(),
+      cipher.getAuthTag(),
+    ]);
     return { ...request, headers: this.redact(request.headers), sealed: VERSION + sealed.toString('base64url') };
   }
 
@@ -82,19 +96,25 @@ export class CallCredentials {
     const { sealed, ...request } = stored;
     if (sealed === undefined) return request;
     const where = `the sealed credentials of call ${request.method} ${request.url}`;
-    if (!sealed.startsWith(VERSION)) throw new CredentialsError(`Expected ${where} to start with "${VERSION}", got "${sealed.slice(0, 8)}…".`);
+    if (!sealed.startsWith(VERSION))
+      throw new CredentialsError(`Expected ${where} to start with "${VERSION}", got "${sealed.slice(0, 8)}…".`);
     const bytes = Buffer.from(sealed.slice(VERSION.length), 'base64url');
     for (const key of this.keys) {
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES)).setAAD(boundTo(request));
         decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-        const plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+        const plain = Buffer.concat([
+          decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+          decipher.final(),
+        ]).toString('utf8');
         return { ...request, headers: { ...request.headers, ...(JSON.parse(plain) as Record<string, string>) } };
       } catch {
         // Sealed with another token (or altered): try the next one.
       }
     }
-    throw new CredentialsError(`None of the runner's ${this.keys.length} token(s) opens ${where}: it was sealed with a token no longer configured (add it back beside the new one while such calls are pending).`);
+    throw new CredentialsError(
+      `None of the runner's ${this.keys.length} token(s) opens ${where}: it was sealed with a token no longer configured (add it back beside the new one while such calls are pending).`,
+    );
   }
 
   /** A terminal `suspend` with its calls sealed, as it is committed; any other outcome unchanged. */
@@ -104,17 +124,24 @@ export class CallCredentials {
       ...outcome,
       // Whatever kind carries a request (a call's, an invoke's child start) has its headers sealed,
       // in the call shape it is stored in (an invoke's is converted; a call's is kept as it is).
-      steps: outcome.steps.map((s) => (carriesRequest(s) ? ({ ...s, request: this.seal(invokeAsCallRequest(s.request)) } as Suspension) : s)),
+      steps: outcome.steps.map((s) =>
+        carriesRequest(s) ? ({ ...s, request: this.seal(invokeAsCallRequest(s.request)) } as Suspension) : s,
+      ),
     };
   }
 
   /** The drive response line as the attempt log keeps it: a suspend's call credentials redacted. */
   logLine(line: string, outcome: Outcome): string {
-    const carries = (s: Suspension): boolean => carriesRequest(s) && Object.keys(s.request.headers).some((n) => this.names.has(n.toLowerCase()));
+    const carries = (s: Suspension): boolean =>
+      carriesRequest(s) && Object.keys(s.request.headers).some((n) => this.names.has(n.toLowerCase()));
     if (outcome.t !== 'suspend' || !outcome.steps.some(carries)) return line;
     const redacted: Outcome = {
       ...outcome,
-      steps: outcome.steps.map((s) => (carriesRequest(s) ? ({ ...s, request: { ...s.request, headers: this.redact(s.request.headers) } } as Suspension) : s)),
+      steps: outcome.steps.map((s) =>
+        carriesRequest(s)
+          ? ({ ...s, request: { ...s.request, headers: this.redact(s.request.headers) } } as Suspension)
+          : s,
+      ),
     };
     return encodeOutcome(redacted).trimEnd();
   }

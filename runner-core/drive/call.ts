@@ -44,7 +44,11 @@ async function once(egress: EgressGate, slot: Slot, request: CallRequest, signal
     },
     CALL_MAX_ANSWER_BYTES,
   );
-  return { status: answer.status, headers: answer.headers, body: parseBody(answer.body.toString('utf8'), answer.headers['content-type']) };
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    body: parseBody(answer.body.toString('utf8'), answer.headers['content-type']),
+  };
 }
 
 /**
@@ -62,16 +66,27 @@ export async function performCall(
   const retries = request.retries ?? 0;
   let error: SerializedError = { name: 'Error', message: 'not attempted' };
   for (let attempt = 0; attempt <= retries && !signal.aborted; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, nextDelay(attempt, { retries, baseMs: CALL_RETRY_BASE_MS }, random)));
+    if (attempt > 0)
+      await new Promise((r) => setTimeout(r, nextDelay(attempt, { retries, baseMs: CALL_RETRY_BASE_MS }, random)));
     try {
       const result = await once(egress, slot, request, signal);
       if (!request.throwHttpErrors || result.status < 400) return { ok: true, result };
-      error = { name: 'HttpError', message: `Call ${request.method} ${request.url} responded ${result.status} (attempt ${attempt + 1}/${retries + 1}).` };
+      error = {
+        name: 'HttpError',
+        message: `Call ${request.method} ${request.url} responded ${result.status} (attempt ${attempt + 1}/${retries + 1}).`,
+      };
     } catch (cause) {
-      const timedOut = cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError') && !signal.aborted;
+      const timedOut =
+        cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError') && !signal.aborted;
       error = timedOut
-        ? { name: 'TimeoutError', message: `Call ${request.method} ${request.url} took longer than ${request.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS} ms (attempt ${attempt + 1}/${retries + 1}).` }
-        : { ...serializeError(cause), message: `Call ${request.method} ${request.url} failed (attempt ${attempt + 1}/${retries + 1}): ${(cause as Error).message}` };
+        ? {
+            name: 'TimeoutError',
+            message: `Call ${request.method} ${request.url} took longer than ${request.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS} ms (attempt ${attempt + 1}/${retries + 1}).`,
+          }
+        : {
+            ...serializeError(cause),
+            message: `Call ${request.method} ${request.url} failed (attempt ${attempt + 1}/${retries + 1}): ${(cause as Error).message}`,
+          };
       // A destination the rule refuses is refused again: no retry.
       if (cause instanceof Error && findRefusal(cause)) break;
     }
@@ -81,7 +96,11 @@ export async function performCall(
 
 /** An `EgressRefusedError` in `error`'s cause chain (undici wraps what the connector reports). */
 function findRefusal(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; depth < 4 && current instanceof Error; depth++, current = current.cause) {
+  for (
+    let current: unknown = error, depth = 0;
+    depth < 4 && current instanceof Error;
+    depth++, current = current.cause
+  ) {
     if ((current as { code?: unknown }).code === 'EGRESS_REFUSED') return true;
   }
   return false;

@@ -21,6 +21,9 @@ export interface EndpointPost {
  * POSTs a drive request (or an alert) through the egress gate; the caller consumes the body.
  * Timeouts become EndpointTimeoutError; a destination the gate refuses throws EgressRefusedError.
  */
-export function postToEndpoint(egress: EgressGate, { purpose, slot, url, headers, body, signal }: EndpointPost): Promise<EndpointResponse> {
+export function postToEndpoint(
+  egress: EgressGate,
+  { purpose, slot, url, headers, body, signal }: EndpointPost,
+): Promise<EndpointResponse> {
   return egress.stream({ purpose, slot, url: new URL(url), method: 'POST', headers, body, signal });
 }

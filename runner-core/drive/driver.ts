@@ -17,8 +17,6 @@ import { runnerKind } from '../step-kinds/index.js';
 import { pendingSteps, resolvePending } from './suspensions.js';
 import type { UnreachablePolicy } from './unreachable.js';
 
-
-
 export interface DriverOptions {
   store: Store;
   owner: string;
@@ -93,7 +91,10 @@ export class Driver {
     if (counts.length === 0) return;
     const runId = counts[0]!.type === 'attempt' ? undefined : counts[0]!.runId;
     void this.options.commit(counts).catch((error: unknown) => {
-      this.options.logger.error(`could not count the executions of a drive whose lease was lost: ${describeError(error)}`, { runId });
+      this.options.logger.error(
+        `could not count the executions of a drive whose lease was lost: ${describeError(error)}`,
+        { runId },
+      );
     });
   }
 
@@ -141,12 +142,21 @@ export class Driver {
       if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
       // A failing run owes its alert and failureFunction call in this same commit (run-end/end.ts).
-      const { changes, patch } = settle(run, result, { now: at, unreachable, alerts: this.options.alerts !== undefined });
+      const { changes, patch } = settle(run, result, {
+        now: at,
+        unreachable,
+        alerts: this.options.alerts !== undefined,
+      });
       // Due now: a `continue`, a resolved suspension, or a failed run's deliveries.
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
       const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
-      await this.commit([...changes, { type: 'attempt', attempt: result.attempt }, { type: 'run', runId: run.id, patch, at }, ...release]);
+      await this.commit([
+        ...changes,
+        { type: 'attempt', attempt: result.attempt },
+        { type: 'run', runId: run.id, patch, at },
+        ...release,
+      ]);
       const ended = patch.status !== undefined && FINISHED_RUN_STATUSES.has(patch.status);
       run = { ...run, ...patch, updatedAt: at };
       if (ended) await this.options.ends.ended({ run, at });
@@ -158,7 +168,11 @@ export class Driver {
    * A drive request in a slot at the run's origin; `'deferred'` when this runner already has its
    * share in flight there (`egress.perAppOrigin`): the run is then deferred, not waited for here.
    */
-  private async attempt(run: Run, committed: readonly StepRecord[], signal: AbortSignal): Promise<AttemptResult | 'deferred'> {
+  private async attempt(
+    run: Run,
+    committed: readonly StepRecord[],
+    signal: AbortSignal,
+  ): Promise<AttemptResult | 'deferred'> {
     const slot = this.ctx.egress.acquire(new URL(run.url), 'drive', run.id);
     if (isFull(slot)) {
       if (slot.newlyWaiting) this.options.onWaitingForSlot?.([run.id]);
@@ -178,7 +192,10 @@ export class Driver {
   private async deferForSlot(run: Run): Promise<boolean> {
     const { owner, now } = this.options;
     const at = now();
-    await this.commit([{ type: 'run', runId: run.id, patch: { nextAt: at + SLOT_RECHECK_MS }, at }, { type: 'release', runId: run.id, owner }]);
+    await this.commit([
+      { type: 'run', runId: run.id, patch: { nextAt: at + SLOT_RECHECK_MS }, at },
+      { type: 'release', runId: run.id, owner },
+    ]);
     return true;
   }
 
@@ -194,7 +211,16 @@ export class Driver {
    */
   private async park(run: Run, signal: AbortSignal): Promise<boolean> {
     const { store, now } = this.options;
-    const resolveContext = { store, egress: this.ctx.egress, onWaitingForSlot: this.options.onWaitingForSlot, now, commit: (c: Change[]) => this.commit(c), credentials: this.ctx.credentials, startRun: this.options.children.start, tracing: this.ctx.tracing };
+    const resolveContext = {
+      store,
+      egress: this.ctx.egress,
+      onWaitingForSlot: this.options.onWaitingForSlot,
+      now,
+      commit: (c: Change[]) => this.commit(c),
+      credentials: this.ctx.credentials,
+      startRun: this.options.children.start,
+      tracing: this.ctx.tracing,
+    };
     const parking = await resolvePending(resolveContext, run, signal);
     if (!parking) return false;
     await this.commit([{ type: 'run', runId: run.id, patch: parking.patch, at: now() }]);

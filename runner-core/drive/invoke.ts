@@ -35,7 +35,12 @@ export function invokeAsCallRequest(request: InvokeRequest | StoredInvokeRequest
 
 /** The child's start request, from the parent's stored step (flow control included: the child waits its turn). */
 export function childStartRequest(parentRunId: string, index: number, request: StoredInvokeRequest): StartRequest {
-  const start: StartRequest = { url: request.url, body: request.body ?? '', headers: request.headers, idempotencyKey: childIdempotencyKey(parentRunId, index) };
+  const start: StartRequest = {
+    url: request.url,
+    body: request.body ?? '',
+    headers: request.headers,
+    idempotencyKey: childIdempotencyKey(parentRunId, index),
+  };
   if (request.retries !== undefined) start.retries = request.retries;
   if (request.flowControl !== undefined) start.flowControl = request.flowControl;
   return start;
@@ -49,7 +54,8 @@ export interface InvokeResult {
 }
 
 export function invokeResult(child: Run): InvokeResult {
-  if (child.status === 'completed') return { body: child.output === null ? undefined : decodeValue(child.output), isFailed: false, isCanceled: false };
+  if (child.status === 'completed')
+    return { body: child.output === null ? undefined : decodeValue(child.output), isFailed: false, isCanceled: false };
   if (child.status === 'failed') return { body: child.error ?? undefined, isFailed: true, isCanceled: false };
   return { body: undefined, isFailed: false, isCanceled: true };
 }

@@ -10,7 +10,12 @@ export function refusedStarts(changes: readonly Change[]): Change[] {
   for (const change of changes) {
     if (change.type !== 'step-started') continue;
     const key = `${change.runId}:${change.index}`;
-    const entry = counts.get(key) ?? { type: 'executions-reported', runId: change.runId, index: change.index, count: 0 };
+    const entry = counts.get(key) ?? {
+      type: 'executions-reported',
+      runId: change.runId,
+      index: change.index,
+      count: 0,
+    };
     entry.count++;
     counts.set(key, entry);
   }

@@ -16,7 +16,8 @@ export function toReplayRecords(steps: readonly Step[]): StepRecord[] {
     const record: StepRecord = { index: step.index, name: step.name, kind: step.kind };
     if (step.status === 'succeeded' || step.status === 'failed') {
       if (step.output !== null) record.output = step.output;
-      if (step.status === 'failed') record.error = step.error ?? { name: 'Error', message: `Step "${step.name}" failed.` };
+      if (step.status === 'failed')
+        record.error = step.error ?? { name: 'Error', message: `Step "${step.name}" failed.` };
     } else record.pending = true;
     records.push(record);
   }

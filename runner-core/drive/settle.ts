@@ -6,7 +6,12 @@ import type { Change, Run, RunPatch } from '../store/types.js';
 import { runnerKind } from '../step-kinds/index.js';
 import { cancellation, completion, failure } from '../run-end/end.js';
 import { stepLogsChange } from './step-logs.js';
-import { DEFAULT_UNREACHABLE_POLICY, type SettleClock, unreachableDelay, type UnreachablePolicy } from './unreachable.js';
+import {
+  DEFAULT_UNREACHABLE_POLICY,
+  type SettleClock,
+  unreachableDelay,
+  type UnreachablePolicy,
+} from './unreachable.js';
 
 /**
  * What an attempt's end means for the run: the changes to commit and the run's next state.
@@ -25,11 +30,19 @@ import { DEFAULT_UNREACHABLE_POLICY, type SettleClock, unreachableDelay, type Un
  *   answered), and an alert when `alerts` (the runner has a webhook): run-end/end.ts builds that end,
  *   as it builds every run's end.
  */
-export function settle(run: Run, result: AttemptResult, at: SettleClock & { alerts?: boolean }): { changes: Change[]; patch: RunPatch } {
+export function settle(
+  run: Run,
+  result: AttemptResult,
+  at: SettleClock & { alerts?: boolean },
+): { changes: Change[]; patch: RunPatch } {
   const { now, random = Math.random, unreachable = DEFAULT_UNREACHABLE_POLICY, alerts = false } = at;
   const end = result.end;
-  if (end.t === 'error' && end.unreachable) return settleUnreachable(run, result, end, now, random, unreachable, alerts);
-  const base: RunPatch = { attempts: run.attempts + 1, ...(run.unreachableSince !== null && { unreachableSince: null }) };
+  if (end.t === 'error' && end.unreachable)
+    return settleUnreachable(run, result, end, now, random, unreachable, alerts);
+  const base: RunPatch = {
+    attempts: run.attempts + 1,
+    ...(run.unreachableSince !== null && { unreachableSince: null }),
+  };
   switch (end.t) {
     case 'done':
       return withBase(base, completion(end.output ?? null, now));
@@ -62,11 +75,24 @@ export function settle(run: Run, result: AttemptResult, at: SettleClock & { aler
   const retries = step?.retries ?? run.retries;
   const willRetry = end.retryable && failures <= retries;
   const delay = (): number =>
-    Math.min(end.retryAfterMs ?? nextDelay(failures, { retries, baseMs: step?.retryDelayMs ?? run.retryDelayMs }, random), MAX_DELAY_MS);
+    Math.min(
+      end.retryAfterMs ?? nextDelay(failures, { retries, baseMs: step?.retryDelayMs ?? run.retryDelayMs }, random),
+      MAX_DELAY_MS,
+    );
 
   if (step) {
     const { index, name, kind, durationMs } = step;
-    const failed: Change = { type: 'step-failed', runId: run.id, index, name, kind, error: end.error, status: willRetry ? 'retrying' : 'failed', at: now, durationMs };
+    const failed: Change = {
+      type: 'step-failed',
+      runId: run.id,
+      index,
+      name,
+      kind,
+      error: end.error,
+      status: willRetry ? 'retrying' : 'failed',
+      at: now,
+      durationMs,
+    };
     // A failed execution keeps what it printed, so each retry's lines stay visible in its attempt.
     const logs = stepLogsChange(run.id, result.attempt.seq, step, 'failed', now);
     const changes = logs ? [failed, logs] : [failed];
@@ -78,12 +104,22 @@ export function settle(run: Run, result: AttemptResult, at: SettleClock & { aler
 }
 
 /** The run's fields this attempt changed, under the end's own (an end decides what it says). */
-function withBase(base: RunPatch, ending: { changes: Change[]; patch: RunPatch }): { changes: Change[]; patch: RunPatch } {
+function withBase(
+  base: RunPatch,
+  ending: { changes: Change[]; patch: RunPatch },
+): { changes: Change[]; patch: RunPatch } {
   return { changes: ending.changes, patch: { ...base, ...ending.patch } };
 }
 
 /** The run ends `failed`, owing its failureFunction call when the route has one (run-end/end.ts). */
-function failRun(run: Run, result: AttemptResult, error: SerializedError, now: number, base: RunPatch, alerts: boolean): { changes: Change[]; patch: RunPatch } {
+function failRun(
+  run: Run,
+  result: AttemptResult,
+  error: SerializedError,
+  now: number,
+  base: RunPatch,
+  alerts: boolean,
+): { changes: Change[]; patch: RunPatch } {
   // The route says in every answer whether it has a failureFunction; without an answer, ask anyway.
   const headers = result.attempt.responseHeaders;
   const owesCall = !headers || headers[Header.FailureFunction] === '1';
@@ -103,17 +139,41 @@ function settleUnreachable(
   // Without progress the start is kept, so a route that always dies mid-step still meets the horizon.
   const since = result.progressed ? now : (run.unreachableSince ?? now);
   const base: RunPatch = { attempts: run.attempts + 1 };
-  if (now - since >= policy.horizonMs) return failRun(run, result, unreachableError(run.url, since, now, policy, end.error), now, base, alerts);
-  return { changes: [], patch: { ...base, status: 'running', unreachableSince: since, nextAt: now + unreachableDelay(since, now, policy, end.retryAfterMs, random) } };
+  if (now - since >= policy.horizonMs)
+    return failRun(run, result, unreachableError(run.url, since, now, policy, end.error), now, base, alerts);
+  return {
+    changes: [],
+    patch: {
+      ...base,
+      status: 'running',
+      unreachableSince: since,
+      nextAt: now + unreachableDelay(since, now, policy, end.retryAfterMs, random),
+    },
+  };
 }
 
 function unresolvableKind(kind: string): SerializedError {
-  return { name: 'ProtocolError', code: 'UNKNOWN_STEP_KIND', message: `The route suspended a step of kind "${kind}", which this runner does not resolve (no runner module is registered for it).` };
+  return {
+    name: 'ProtocolError',
+    code: 'UNKNOWN_STEP_KIND',
+    message: `The route suspended a step of kind "${kind}", which this runner does not resolve (no runner module is registered for it).`,
+  };
 }
 
 /** Why a run gave up on an app that stayed unreachable: since when, for how long, and the last error. */
-function unreachableError(url: string, since: number, now: number, policy: UnreachablePolicy, last: SerializedError): SerializedError {
-  const span = (ms: number): string => (ms >= 3_600_000 ? `${+(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${+(ms / 60_000).toFixed(1)} min` : `${+(ms / 1000).toFixed(1)} s`);
+function unreachableError(
+  url: string,
+  since: number,
+  now: number,
+  policy: UnreachablePolicy,
+  last: SerializedError,
+): SerializedError {
+  const span = (ms: number): string =>
+    ms >= 3_600_000
+      ? `${+(ms / 3_600_000).toFixed(1)} h`
+      : ms >= 60_000
+        ? `${+(ms / 60_000).toFixed(1)} min`
+        : `${+(ms / 1000).toFixed(1)} s`;
   return {
     name: 'AppUnreachableError',
     code: 'APP_UNREACHABLE',

@@ -17,10 +17,18 @@ function keyFor(token: string): Buffer {
 }
 
 /** Signs a drive request that the route must receive, and start its last new step, by `deadline` (epoch ms). */
-export function signDrive(url: string, body: string, tokens: readonly string[], deadline: number, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+export function signDrive(
+  url: string,
+  body: string,
+  tokens: readonly string[],
+  deadline: number,
+  timestamp = Math.floor(Date.now() / 1000),
+): Record<string, string> {
   const id = randomUUID();
   const content = signedContent(id, timestamp, deadline, url, createHash('sha256').update(body).digest('hex'));
-  const signatures = tokens.map((token) => 'v1,' + createHmac('sha256', keyFor(token)).update(content).digest('base64'));
+  const signatures = tokens.map(
+    (token) => 'v1,' + createHmac('sha256', keyFor(token)).update(content).digest('base64'),
+  );
   return {
     [Header.SignatureId]: id,
     [Header.SignatureTimestamp]: String(timestamp),

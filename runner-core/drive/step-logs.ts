@@ -15,5 +15,15 @@ export function stepLogsChange(
 ): Change | undefined {
   if (!step.logs) return undefined;
   const logs = boundStepLogs(step.logs);
-  return { type: 'step-logs', runId, index: step.index, name: step.name, attempt, status, at, lines: logs.lines, dropped: logs.dropped ?? 0 };
+  return {
+    type: 'step-logs',
+    runId,
+    index: step.index,
+    name: step.name,
+    attempt,
+    status,
+    at,
+    lines: logs.lines,
+    dropped: logs.dropped ?? 0,
+  };
 }

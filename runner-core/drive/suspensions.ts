@@ -15,7 +15,11 @@ export function pendingSteps(steps: readonly Step[]): Step[] {
  * steps still pend: a `Promise.race` may go on), else the patch that parks the run until the
  * earliest wake-up (a `notify` wakes it sooner).
  */
-export async function resolvePending(ctx: ResolveContext, run: Run, signal: AbortSignal): Promise<{ patch: RunPatch; pending: number } | undefined> {
+export async function resolvePending(
+  ctx: ResolveContext,
+  run: Run,
+  signal: AbortSignal,
+): Promise<{ patch: RunPatch; pending: number } | undefined> {
   const pending = pendingSteps(await ctx.store.listSteps(run.id));
   // A step the route registered but never described (its response ended with a failure before the
   // `suspend` line): only a drive can describe it.
@@ -32,7 +36,8 @@ export async function resolvePending(ctx: ResolveContext, run: Run, signal: Abor
   }
   const changes: Change[] = resolutions.flatMap((r) => (r.t === 'resolved' ? [r.change] : []));
   if (changes.length > 0) {
-    if (run.status === 'sleeping' || run.status === 'waiting') changes.push({ type: 'run', runId: run.id, patch: { status: 'running' }, at: ctx.now() });
+    if (run.status === 'sleeping' || run.status === 'waiting')
+      changes.push({ type: 'run', runId: run.id, patch: { status: 'running' }, at: ctx.now() });
     await ctx.commit(changes);
     return undefined;
   }

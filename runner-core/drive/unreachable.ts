@@ -29,7 +29,13 @@ export const DEFAULT_UNREACHABLE_POLICY: UnreachablePolicy = {
  * comes back. A `Retry-After` (a 503 saying when to come back) is honoured, within the cap.
  * @example unreachableDelay(NOW - 8000, NOW, policy, undefined, () => 0.5) // 6000
  */
-export function unreachableDelay(since: number, now: number, policy: UnreachablePolicy, retryAfterMs?: number, random: () => number = Math.random): number {
+export function unreachableDelay(
+  since: number,
+  now: number,
+  policy: UnreachablePolicy,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return Math.min(policy.capMs, Math.max(0, retryAfterMs));
   const span = Math.min(policy.capMs, Math.max(policy.baseMs, now - since));
   return Math.round(span / 2 + random() * (span / 2));
@@ -39,9 +45,15 @@ export function unreachableDelay(since: number, now: number, policy: Unreachable
 export function unreachablePolicy(options: Partial<UnreachablePolicy> = {}): UnreachablePolicy {
   const policy = { ...DEFAULT_UNREACHABLE_POLICY, ...options };
   for (const [name, value] of Object.entries(policy)) {
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`Expected the unreachable policy's \`${name}\` to be a positive number of ms, got ${String(value)}.`);
+    if (!Number.isFinite(value) || value <= 0)
+      throw new Error(
+        `Expected the unreachable policy's \`${name}\` to be a positive number of ms, got ${String(value)}.`,
+      );
   }
-  if (policy.capMs < policy.baseMs) throw new Error(`Expected the unreachable policy's \`capMs\` (${policy.capMs}) to be at least its \`baseMs\` (${policy.baseMs}).`);
+  if (policy.capMs < policy.baseMs)
+    throw new Error(
+      `Expected the unreachable policy's \`capMs\` (${policy.capMs}) to be at least its \`baseMs\` (${policy.baseMs}).`,
+    );
   return policy;
 }
 

@@ -33,7 +33,11 @@ export interface EgressAgents {
  * Calls get their own agent so a call target never shares a connection made without the
  * address check, and the apps' agent keeps the drive path exactly as cheap as before.
  */
-export function createAgents(options: DispatchOptions, allowed: readonly OriginPattern[], connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): EgressAgents {
+export function createAgents(
+  options: DispatchOptions,
+  allowed: readonly OriginPattern[],
+  connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
+): EgressAgents {
   const common = {
     headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     bodyTimeout: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,

@@ -22,7 +22,12 @@ export async function checkCallTarget(url: string, allowed: readonly OriginPatte
   }
   const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
   if (isIP(host) !== 0) {
-    if (!isPublicAddress(host)) throw new EgressRefusedError('call', target.origin, `${host} is not a public address, and the origin is not an allowed one`);
+    if (!isPublicAddress(host))
+      throw new EgressRefusedError(
+        'call',
+        target.origin,
+        `${host} is not a public address, and the origin is not an allowed one`,
+      );
     return;
   }
   let addresses: { address: string }[];
@@ -32,6 +37,10 @@ export async function checkCallTarget(url: string, allowed: readonly OriginPatte
     return;
   }
   if (addresses.length > 0 && !addresses.some((a) => isPublicAddress(a.address))) {
-    throw new EgressRefusedError('call', target.origin, `${host} resolves to ${addresses[0]!.address}, which is not a public address, and the origin is not an allowed one`);
+    throw new EgressRefusedError(
+      'call',
+      target.origin,
+      `${host} resolves to ${addresses[0]!.address}, which is not a public address, and the origin is not an allowed one`,
+    );
   }
 }

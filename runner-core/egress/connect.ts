@@ -9,7 +9,11 @@ import { isPublicAddress } from './public-address.js';
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 function refused(hostname: string, address: string): EgressRefusedError {
-  return new EgressRefusedError('call', hostname, `${hostname} resolves to ${address}, which is not a public address, and its origin is not an allowed one`);
+  return new EgressRefusedError(
+    'call',
+    hostname,
+    `${hostname} resolves to ${address}, which is not a public address, and its origin is not an allowed one`,
+  );
 }
 
 /**
@@ -36,14 +40,21 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
  */
 export function callConnector(allowed: readonly OriginPattern[], connectTimeoutMs: number): buildConnector.connector {
   const plain = buildConnector({ timeout: connectTimeoutMs });
-  const checked = buildConnector({ timeout: connectTimeoutMs, lookup: publicOnlyLookup } as buildConnector.BuildOptions);
+  const checked = buildConnector({
+    timeout: connectTimeoutMs,
+    lookup: publicOnlyLookup,
+  } as buildConnector.BuildOptions);
   return (options, callback) => {
     const host = options.hostname.startsWith('[') ? options.hostname.slice(1, -1) : options.hostname;
     const port = options.port === '' || options.port === undefined ? '' : `:${options.port}`;
     const origin = `${options.protocol}//${host.includes(':') ? `[${host}]` : host}${port}`;
     if (originAllowed(origin, allowed)) return plain(options, callback);
     if (isIP(host) !== 0 && !isPublicAddress(host)) {
-      const error = new EgressRefusedError('call', origin, `${host} is not a public address, and the origin is not an allowed one`);
+      const error = new EgressRefusedError(
+        'call',
+        origin,
+        `${host} is not a public address, and the origin is not an allowed one`,
+      );
       // undici's connector contract: the callback, not a throw (it may be called synchronously).
       return callback(error, null);
     }

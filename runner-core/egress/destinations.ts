@@ -46,7 +46,9 @@ export class EgressRefusedError extends Error {
   readonly purpose: EgressPurpose;
   readonly origin: string;
   constructor(purpose: EgressPurpose, origin: string, detail: string) {
-    super(`The runner refused to send a ${purpose} request to ${origin}: ${detail}. Rule: ${RULE_TEXT[DESTINATION_RULES[purpose]]}.`);
+    super(
+      `The runner refused to send a ${purpose} request to ${origin}: ${detail}. Rule: ${RULE_TEXT[DESTINATION_RULES[purpose]]}.`,
+    );
     this.purpose = purpose;
     this.origin = origin;
   }
@@ -61,7 +63,11 @@ export class EgressRefusedError extends Error {
  * or `'check-address'` (a call to an origin nobody allowed: the connection's address decides, at
  * connect time, see connect.ts).
  */
-export function judgeDestination(url: URL, purpose: EgressPurpose, allowed: readonly OriginPattern[]): boolean | 'check-address' {
+export function judgeDestination(
+  url: URL,
+  purpose: EgressPurpose,
+  allowed: readonly OriginPattern[],
+): boolean | 'check-address' {
   const rule = DESTINATION_RULES[purpose];
   if (rule === 'operator-set') return true;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;

@@ -61,13 +61,16 @@ export interface EgressAnswer {
 export class AnswerTooLargeError extends Error {
   override name = 'AnswerTooLargeError';
   constructor(url: string, limit: number) {
-    super(`The answer of ${url} passed ${limit} bytes, the most the runner reads of one answer; the rest was not read.`);
+    super(
+      `The answer of ${url} passed ${limit} bytes, the most the runner reads of one answer; the rest was not read.`,
+    );
   }
 }
 
 function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
@@ -92,11 +95,17 @@ export class EgressGate {
   private readonly maxStreamBytes: number;
 
   /** `allowed` is the runner's own list (the array `allowOrigin` adds to), read at each request. */
-  constructor(allowed: readonly OriginPattern[], dispatch: DispatchOptions = {}, options: EgressOptions = {}, now: () => number = Date.now) {
+  constructor(
+    allowed: readonly OriginPattern[],
+    dispatch: DispatchOptions = {},
+    options: EgressOptions = {},
+    now: () => number = Date.now,
+  ) {
     this.allowed = allowed;
     for (const name of ['perOrigin', 'perAppOrigin', 'connectTimeoutMs', 'maxStreamBytes'] as const) {
       const value = options[name];
-      if (value !== undefined && !(value > 0)) throw new Error(`Expected \`egress.${name}\` to be a positive number, got ${String(value)}.`);
+      if (value !== undefined && !(value > 0))
+        throw new Error(`Expected \`egress.${name}\` to be a positive number, got ${String(value)}.`);
     }
     this.agents = createAgents(dispatch, allowed, options.connectTimeoutMs);
     this.appSlots = new SlotTable(now);
@@ -129,7 +138,8 @@ export class EgressGate {
 
   private dispatcherFor(request: EgressRequest): Dispatcher {
     const verdict = judgeDestination(request.url, request.purpose, this.allowed);
-    if (verdict === false) throw new EgressRefusedError(request.purpose, request.url.origin, 'that origin is not an allowed one');
+    if (verdict === false)
+      throw new EgressRefusedError(request.purpose, request.url.origin, 'that origin is not an allowed one');
     return request.purpose === 'call' ? this.agents.calls : this.agents.apps;
   }
 

@@ -8,10 +8,16 @@ const label = (value: string): string => value.replace(/\\/g, '\\\\').replace(/"
  * and work deferred for want of a slot there. Only origins with something in flight or waiting
  * are listed, so the label set stays as small as the traffic of the moment.
  */
-export function egressMetricLines(counts: { calls: OriginCount[]; apps: OriginCount[] }): { inFlight: string[]; waiting: string[] } {
+export function egressMetricLines(counts: { calls: OriginCount[]; apps: OriginCount[] }): {
+  inFlight: string[];
+  waiting: string[];
+} {
   const inFlight: string[] = [];
   const waiting: string[] = [];
-  for (const [kind, list] of [['call', counts.calls], ['app', counts.apps]] as const) {
+  for (const [kind, list] of [
+    ['call', counts.calls],
+    ['app', counts.apps],
+  ] as const) {
     for (const count of list) {
       const labels = `{kind="${kind}",origin="${label(count.origin)}"}`;
       inFlight.push(`wfkit_egress_in_flight${labels} ${count.inFlight}`);

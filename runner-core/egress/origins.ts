@@ -35,7 +35,13 @@ export function parseOriginPattern(text: string): OriginPattern {
       `Expected an allowed origin like https://app.example.com, https://*.example.com or http://127.0.0.1:* (scheme, host, optional port or :*, no path), got "${text}".`,
     );
   }
-  return { text: trimmed, scheme: match[1]!.toLowerCase() as 'http' | 'https', host: match[3]!.toLowerCase(), subdomains: match[2] !== undefined, port };
+  return {
+    text: trimmed,
+    scheme: match[1]!.toLowerCase() as 'http' | 'https',
+    host: match[3]!.toLowerCase(),
+    subdomains: match[2] !== undefined,
+    port,
+  };
 }
 
 /** Parses a list of patterns (flags, env), each checked. */
@@ -68,6 +74,8 @@ export function originAllowed(url: string | URL, patterns: readonly OriginPatter
     (p) =>
       p.scheme === scheme &&
       (p.subdomains ? host.endsWith(`.${p.host}`) : host === p.host) &&
-      (p.port === '*' || p.port === port || (p.port !== null && port === null && p.port === (scheme === 'https' ? 443 : 80))),
+      (p.port === '*' ||
+        p.port === port ||
+        (p.port !== null && port === null && p.port === (scheme === 'https' ? 443 : 80))),
   );
 }

@@ -82,12 +82,23 @@ export interface RunConfig {
 }
 
 /** Seals the credential values of `headers` (see call-credentials.ts), bound to `method url`. */
-export function sealHeaders(credentials: CallCredentials, method: string, url: string, headers: Record<string, string>): { headers: Record<string, string>; sealed?: string } {
+export function sealHeaders(
+  credentials: CallCredentials,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+): { headers: Record<string, string>; sealed?: string } {
   const stored = credentials.seal({ method, url, headers });
   return stored.sealed === undefined ? { headers: stored.headers } : { headers: stored.headers, sealed: stored.sealed };
 }
 
 /** The real header values back in place. Throws `CredentialsError` when no configured token sealed them. */
-export function openHeaders(credentials: CallCredentials, method: string, url: string, headers: Record<string, string>, sealed: string | undefined): Record<string, string> {
+export function openHeaders(
+  credentials: CallCredentials,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  sealed: string | undefined,
+): Record<string, string> {
   return sealed === undefined ? headers : credentials.open({ method, url, headers, sealed }).headers;
 }

@@ -28,24 +28,34 @@ export function parseDuration(header: string, value: string): number {
   else {
     const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];
     if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
-      throw new QStashHeaderError(header, `Expected ${header} to be a duration such as 10s, 5m, 1h30m or 2d (a bare number is seconds), got "${value}".`);
+      throw new QStashHeaderError(
+        header,
+        `Expected ${header} to be a duration such as 10s, 5m, 1h30m or 2d (a bare number is seconds), got "${value}".`,
+      );
     }
     ms = parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_MS[p[2]!]!, 0);
   }
-  if (!Number.isFinite(ms) || ms > MAX_DURATION_MS) throw new QStashHeaderError(header, `Expected ${header} to be at most 365d, got "${value}".`);
+  if (!Number.isFinite(ms) || ms > MAX_DURATION_MS)
+    throw new QStashHeaderError(header, `Expected ${header} to be at most 365d, got "${value}".`);
   return Math.round(ms);
 }
 
 /** A non-negative integer header (`Upstash-Retries`, `Upstash-Not-Before`). */
 export function parseCount(header: string, value: string, max: number): number {
   const text = value.trim();
-  if (!/^\d+$/.test(text) || Number(text) > max) throw new QStashHeaderError(header, `Expected ${header} to be a whole number from 0 to ${max}, got "${value}".`);
+  if (!/^\d+$/.test(text) || Number(text) > max)
+    throw new QStashHeaderError(header, `Expected ${header} to be a whole number from 0 to ${max}, got "${value}".`);
   return Number(text);
 }
 
 // ---- Upstash-Retry-Delay: a tiny expression language, parsed once and evaluated per retry ----
 
-type Node = { n: number } | { v: 'retried' } | { op: string; a: Node; b: Node } | { neg: Node } | { fn: string; args: Node[] };
+type Node =
+  | { n: number }
+  | { v: 'retried' }
+  | { op: string; a: Node; b: Node }
+  | { neg: Node }
+  | { fn: string; args: Node[] };
 
 const FUNCTIONS: Record<string, { arity: number; apply: (...x: number[]) => number }> = {
   pow: { arity: 2, apply: (a, b) => a ** b },
@@ -69,7 +79,10 @@ const MAX_EXPRESSION_LENGTH = 256;
 export function parseRetryDelay(value: string): (retried: number) => number {
   const header = displayName(UpstashHeader.RetryDelay);
   const fail = (what: string): never => {
-    throw new QStashHeaderError(header, `Expected ${header} to be an expression of "retried" in milliseconds (e.g. "pow(2, retried) * 1000"), got "${value}": ${what}.`);
+    throw new QStashHeaderError(
+      header,
+      `Expected ${header} to be an expression of "retried" in milliseconds (e.g. "pow(2, retried) * 1000"), got "${value}": ${what}.`,
+    );
   };
   if (value.length > MAX_EXPRESSION_LENGTH) fail(`longer than ${MAX_EXPRESSION_LENGTH} characters`);
   const tokens = value.match(/\d+(?:\.\d+)?|[A-Za-z_]+|[-+*/^(),]|\S/g) ?? [];
@@ -77,7 +90,8 @@ export function parseRetryDelay(value: string): (retried: number) => number {
   const peek = (): string | undefined => tokens[at];
   const take = (expected?: string): string => {
     const token = tokens[at++];
-    if (token === undefined || (expected !== undefined && token !== expected)) fail(`expected ${expected ?? 'more'} at token ${at}`);
+    if (token === undefined || (expected !== undefined && token !== expected))
+      fail(`expected ${expected ?? 'more'} at token ${at}`);
     return token!;
   };
   const primary = (): Node => {
@@ -129,12 +143,24 @@ export function parseRetryDelay(value: string): (retried: number) => number {
     if ('fn' in node) return FUNCTIONS[node.fn]!.apply(...node.args.map((arg) => evaluate(arg, retried)));
     const a = evaluate(node.a, retried);
     const b = evaluate(node.b, retried);
-    return node.op === '+' ? a + b : node.op === '-' ? a - b : node.op === '*' ? a * b : node.op === '/' ? a / b : a ** b;
+    return node.op === '+'
+      ? a + b
+      : node.op === '-'
+        ? a - b
+        : node.op === '*'
+          ? a * b
+          : node.op === '/'
+            ? a / b
+            : a ** b;
   };
   return (retried) => {
     const ms = evaluate(tree, retried);
     // A NaN or negative result retries at once; an infinite one waits the longest delay.
-    return Number.isFinite(ms) ? Math.round(Math.min(Math.max(0, ms), MAX_DURATION_MS)) : Number.isNaN(ms) ? 0 : MAX_DURATION_MS;
+    return Number.isFinite(ms)
+      ? Math.round(Math.min(Math.max(0, ms), MAX_DURATION_MS))
+      : Number.isNaN(ms)
+        ? 0
+        : MAX_DURATION_MS;
   };
 }
 

@@ -77,7 +77,8 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 15 * 60_000;
  * across restarts and an app configured once keeps verifying. `sig_` like QStash's own.
  */
 export function defaultSigningKeys(token: string): UpstashSigningKeys {
-  const derive = (label: string): string => `sig_${createHmac('sha256', token).update(`wfkit upstash signing key ${label}`).digest('base64url').slice(0, 32)}`;
+  const derive = (label: string): string =>
+    `sig_${createHmac('sha256', token).update(`wfkit upstash signing key ${label}`).digest('base64url').slice(0, 32)}`;
   return { current: derive('current'), next: derive('next') };
 }
 
@@ -130,8 +131,24 @@ export class QStashEngine {
       maxResponseBytes: options.maxMessageBytes ?? this.limits.maxMessageBytes,
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     });
-    this.waits = new QstashWaits({ store: options.store, waitStore: stores.waits, engine: this, commit: options.commit, logger: options.logger, now: options.now, redactNames: options.credentials.names });
-    this.waitTimeouts = new WaitTimeouts({ store: options.store, waitStore: stores.waits, waits: this.waits, logger: options.logger, now: options.now, leaseMs: options.leaseMs, pollMs: options.pollMs });
+    this.waits = new QstashWaits({
+      store: options.store,
+      waitStore: stores.waits,
+      engine: this,
+      commit: options.commit,
+      logger: options.logger,
+      now: options.now,
+      redactNames: options.credentials.names,
+    });
+    this.waitTimeouts = new WaitTimeouts({
+      store: options.store,
+      waitStore: stores.waits,
+      waits: this.waits,
+      logger: options.logger,
+      now: options.now,
+      leaseMs: options.leaseMs,
+      pollMs: options.pollMs,
+    });
   }
 
   async start(): Promise<void> {
@@ -200,14 +217,22 @@ export class QStashEngine {
     if (config === undefined) return;
     // Only a completed child has a body: QStash gives a failed or cancelled one's invoker none.
     const body = run.status === 'completed' ? result : undefined;
-    await answerInvoker(this.context, JSON.parse(config) as RunConfig, { body, isFailed: run.status === 'failed', isCanceled: run.status === 'cancelled' });
+    await answerInvoker(this.context, JSON.parse(config) as RunConfig, {
+      body,
+      isFailed: run.status === 'failed',
+      isCanceled: run.status === 'cancelled',
+    });
   }
 
   /**
    * For the wait and notify endpoints (waits*.ts): appends `step` (the SDK's step JSON) to the run's list and
    * delivers it to the workflow, after `delayMs`. Throws `ApiError` 400 when the run is not running.
    */
-  async appendRunStep(runId: string, step: string, options: { delayMs?: number; headers?: Record<string, string> } = {}): Promise<string> {
+  async appendRunStep(
+    runId: string,
+    step: string,
+    options: { delayMs?: number; headers?: Record<string, string> } = {},
+  ): Promise<string> {
     const run = await this.context.store.getRun(runId);
     if (run?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) throw runNotRunning(runId, run?.status);
     const headers: Record<string, string> = {

@@ -12,7 +12,11 @@ export function badRequest(code: string, message: string): ApiError {
 /** A publish for a run that is not running: the SDK takes 400 as "the run finished, stop here". */
 export function runNotRunning(runId: string, status: string | undefined): ApiError {
   return status === undefined
-    ? new ApiError(400, 'WORKFLOW_RUN_NOT_FOUND', `No workflow run ${runId}: publish its first message (Upstash-Workflow-Init: true) before its steps.`)
+    ? new ApiError(
+        400,
+        'WORKFLOW_RUN_NOT_FOUND',
+        `No workflow run ${runId}: publish its first message (Upstash-Workflow-Init: true) before its steps.`,
+      )
     : new ApiError(400, 'WORKFLOW_RUN_FINISHED', `Workflow run ${runId} is ${status}: it takes no more messages.`);
 }
 
@@ -22,9 +26,18 @@ export function runNotRunning(runId: string, status: string | undefined): ApiErr
  * finished (400, as for any publish to a finished run: the SDK stops there). Nothing is written.
  */
 export function invokerRefused(runId: string, run: { protocol?: string; status: string } | undefined): ApiError {
-  if (run === undefined) return new ApiError(404, 'INVOKER_NOT_FOUND', `The invoke request names invoker run ${runId}, which does not exist: the child workflow was not started.`);
+  if (run === undefined)
+    return new ApiError(
+      404,
+      'INVOKER_NOT_FOUND',
+      `The invoke request names invoker run ${runId}, which does not exist: the child workflow was not started.`,
+    );
   if (run.protocol !== 'upstash') {
-    return new ApiError(409, 'INVOKER_NOT_QSTASH', `The invoke request names invoker run ${runId}, a native wfkit run, not a QStash workflow run: the child workflow was not started.`);
+    return new ApiError(
+      409,
+      'INVOKER_NOT_QSTASH',
+      `The invoke request names invoker run ${runId}, a native wfkit run, not a QStash workflow run: the child workflow was not started.`,
+    );
   }
   return runNotRunning(runId, run.status);
 }

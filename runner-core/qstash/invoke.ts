@@ -18,8 +18,13 @@ export type { Invoker } from './context.js';
  */
 
 /** The child's payload and its invoker, from the first message's body; undefined when the body is not an invoke request. */
-export function readInvokeRequest(context: EngineContext, body: string): { payload: string; invoker: Invoker } | undefined {
-  const request = parseJsonObject(body) as { body?: unknown; headers?: unknown; workflowRunId?: unknown; workflowUrl?: unknown; step?: unknown } | undefined;
+export function readInvokeRequest(
+  context: EngineContext,
+  body: string,
+): { payload: string; invoker: Invoker } | undefined {
+  const request = parseJsonObject(body) as
+    | { body?: unknown; headers?: unknown; workflowRunId?: unknown; workflowUrl?: unknown; step?: unknown }
+    | undefined;
   if (request === undefined) return undefined;
   const step = toSdkStep(request.step);
   if (typeof request.workflowRunId !== 'string' || typeof request.workflowUrl !== 'string' || !step) return undefined;
@@ -33,7 +38,8 @@ export function readInvokeRequest(context: EngineContext, body: string): { paylo
   }
   const sealed = sealHeaders(context.credentials, 'POST', request.workflowUrl, headers);
   return {
-    payload: typeof request.body === 'string' ? request.body : request.body === undefined ? '' : JSON.stringify(request.body),
+    payload:
+      typeof request.body === 'string' ? request.body : request.body === undefined ? '' : JSON.stringify(request.body),
     invoker: { runId: request.workflowRunId, url: request.workflowUrl, ...sealed, step },
   };
 }
@@ -45,7 +51,20 @@ export function readInvokeRequest(context: EngineContext, body: string): { paylo
 export function invokeStepChanges(invoker: Invoker, childRunId: string, now: number): Change[] {
   const { step } = invoker;
   if (step.stepId <= 0) return [];
-  return [{ type: 'step-suspended', runId: invoker.runId, index: step.stepId, name: step.stepName, kind: 'invoke', group: null, until: null, eventId: childEventId(childRunId), request: null, at: now }];
+  return [
+    {
+      type: 'step-suspended',
+      runId: invoker.runId,
+      index: step.stepId,
+      name: step.stepName,
+      kind: 'invoke',
+      group: null,
+      until: null,
+      eventId: childEventId(childRunId),
+      request: null,
+      at: now,
+    },
+  ];
 }
 
 /**
@@ -62,10 +81,15 @@ export async function answerInvoker(
   try {
     const headers = openHeaders(context.credentials, 'POST', invoker.url, invoker.headers, invoker.sealed);
     const step = { ...invoker.step, out: JSON.stringify(result) };
-    await context.publish([parseMessage(invoker.url, { ...headers, [WorkflowHeader.Init]: 'false' }, JSON.stringify(step))]);
+    await context.publish([
+      parseMessage(invoker.url, { ...headers, [WorkflowHeader.Init]: 'false' }, JSON.stringify(step)),
+    ]);
   } catch (error) {
     // The invoker ended first (cancelled with its children, say): nobody waits for the result.
     if (error instanceof ApiError && error.code === 'WORKFLOW_RUN_FINISHED') return;
-    context.logger.error(`the result of an invoked workflow was not sent to run ${invoker.runId}: ${describeError(error)}`, { runId: invoker.runId });
+    context.logger.error(
+      `the result of an invoked workflow was not sent to run ${invoker.runId}: ${describeError(error)}`,
+      { runId: invoker.runId },
+    );
   }
 }

@@ -20,8 +20,16 @@ export interface SdkStep {
 }
 
 const KINDS: Record<string, StepKind> = {
-  Run: 'run', SleepFor: 'sleep', SleepUntil: 'sleep', Call: 'call', Wait: 'wait', Notify: 'run', Invoke: 'invoke', Initial: 'run',
-  WaitForWebhook: 'wait', CreateWebhook: 'run',
+  Run: 'run',
+  SleepFor: 'sleep',
+  SleepUntil: 'sleep',
+  Call: 'call',
+  Wait: 'wait',
+  Notify: 'run',
+  Invoke: 'invoke',
+  Initial: 'run',
+  WaitForWebhook: 'wait',
+  CreateWebhook: 'run',
 };
 
 /** A message body's JSON object; undefined when the body is not one. */
@@ -43,7 +51,8 @@ export function readSdkStep(body: string): SdkStep | undefined {
 export function toSdkStep(value: unknown): SdkStep | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const step = value as Partial<SdkStep>;
-  if (typeof step.stepId !== 'number' || !Number.isInteger(step.stepId) || step.stepId < 0 || step.stepId > 1_000_000) return undefined;
+  if (typeof step.stepId !== 'number' || !Number.isInteger(step.stepId) || step.stepId < 0 || step.stepId > 1_000_000)
+    return undefined;
   if (typeof step.stepName !== 'string' || typeof step.stepType !== 'string') return undefined;
   return step as SdkStep;
 }
@@ -80,24 +89,78 @@ function recorded(step: SdkStep): boolean {
  * `group`: a parallel branch's group (the first position of its `Promise.all`; its plan steps come in one batch).
  * `durationMs`: about how long the step ran (see `EngineContext.deliveryStartedAt`); 0 when unknown.
  */
-export function publishedStepChanges(runId: string, step: SdkStep, now: number, dueAt: number, group: number | null = null, durationMs = 0): Change[] {
+export function publishedStepChanges(
+  runId: string,
+  step: SdkStep,
+  now: number,
+  dueAt: number,
+  group: number | null = null,
+  durationMs = 0,
+): Change[] {
   if (!recorded(step)) return [];
   const kind = stepKind(step.stepType);
   if (step.stepId === 0) {
     const index = step.targetStep ?? 0;
     if (index <= 0) return [];
-    if (dueAt > now) return [{ type: 'step-suspended', runId, index, name: step.stepName, kind, group, until: dueAt, eventId: null, request: null, at: now }];
+    if (dueAt > now)
+      return [
+        {
+          type: 'step-suspended',
+          runId,
+          index,
+          name: step.stepName,
+          kind,
+          group,
+          until: dueAt,
+          eventId: null,
+          request: null,
+          at: now,
+        },
+      ];
     return [{ type: 'step-started', runId, index, name: step.stepName, kind, group, at: now }];
   }
-  if (dueAt > now) return [{ type: 'step-suspended', runId, index: step.stepId, name: step.stepName, kind, group, until: dueAt, eventId: null, request: null, at: now }];
-  return [{ type: 'step-succeeded', runId, index: step.stepId, name: step.stepName, kind, output: stepOutput(step), at: now, durationMs }];
+  if (dueAt > now)
+    return [
+      {
+        type: 'step-suspended',
+        runId,
+        index: step.stepId,
+        name: step.stepName,
+        kind,
+        group,
+        until: dueAt,
+        eventId: null,
+        request: null,
+        at: now,
+      },
+    ];
+  return [
+    {
+      type: 'step-succeeded',
+      runId,
+      index: step.stepId,
+      name: step.stepName,
+      kind,
+      output: stepOutput(step),
+      at: now,
+      durationMs,
+    },
+  ];
 }
 
 /** A result delivered: its row succeeds (a no-op when publishing already said so: a succeeded step never changes). */
 export function deliveredStepChanges(runId: string, step: SdkStep, now: number, startedAt: number): Change[] {
   if (step.stepId === 0 || !recorded(step)) return [];
-  return [{
-    type: 'step-succeeded', runId, index: step.stepId, name: step.stepName, kind: stepKind(step.stepType),
-    output: stepOutput(step), at: now, durationMs: Math.max(0, now - startedAt),
-  }];
+  return [
+    {
+      type: 'step-succeeded',
+      runId,
+      index: step.stepId,
+      name: step.stepName,
+      kind: stepKind(step.stepType),
+      output: stepOutput(step),
+      at: now,
+      durationMs: Math.max(0, now - startedAt),
+    },
+  ];
 }

@@ -26,6 +26,7 @@ export interface QstashStores {
  */
 export function openQstashStores(connection: StoreConnection | undefined): QstashStores | undefined {
   if (connection === undefined) return undefined;
-  if (connection.kind === 'sqlite') return { messages: new SqliteMessageStore(connection), waits: new SqliteQstashWaits(connection.db) };
+  if (connection.kind === 'sqlite')
+    return { messages: new SqliteMessageStore(connection), waits: new SqliteQstashWaits(connection.db) };
   return { messages: new PostgresMessageStore(connection), waits: new PostgresQstashWaits(connection.sql) };
 }

@@ -64,22 +64,34 @@ export async function prunePass(parts: PruneParts, options: PrunePassOptions): P
   return outcome.ran ? outcome.value : { ...emptyPruneCounts(), cursor: options.after, busy: true };
 }
 
-async function walk(parts: PruneParts, { finishedBefore, dryRun, after, maxRuns, batchSize, onBatch }: PrunePassOptions): Promise<PrunePassResult> {
+async function walk(
+  parts: PruneParts,
+  { finishedBefore, dryRun, after, maxRuns, batchSize, onBatch }: PrunePassOptions,
+): Promise<PrunePassResult> {
   let totals = emptyPruneCounts();
   let cursor = after;
   let looked = 0;
   let size = batchSize ?? BATCH_FIRST;
   while (looked < maxRuns) {
     const began = performance.now();
-    const batch = await parts.retention.candidates({ finishedBefore, after: cursor, limit: Math.min(size, maxRuns - looked) });
+    const batch = await parts.retention.candidates({
+      finishedBefore,
+      after: cursor,
+      limit: Math.min(size, maxRuns - looked),
+    });
     if (batch.length === 0) {
-      totals = addPruneCounts(totals, { messages: await pruneSettledMessages(parts, { before: finishedBefore, dryRun, batchSize: size }) });
+      totals = addPruneCounts(totals, {
+        messages: await pruneSettledMessages(parts, { before: finishedBefore, dryRun, batchSize: size }),
+      });
       onBatch?.(totals);
       return { ...totals, cursor: null, busy: false };
     }
     looked += batch.length;
     cursor = batch[batch.length - 1]!;
-    totals = addPruneCounts(totals, await pruneBatch(parts, { runIds: batch.map((run) => run.id), finishedBefore, dryRun }));
+    totals = addPruneCounts(
+      totals,
+      await pruneBatch(parts, { runIds: batch.map((run) => run.id), finishedBefore, dryRun }),
+    );
     onBatch?.(totals);
     if (batchSize === undefined) size = nextBatchSize(size, performance.now() - began);
     // Drives, commits and API requests run between two batches.
@@ -88,8 +100,13 @@ async function walk(parts: PruneParts, { finishedBefore, dryRun, after, maxRuns,
   return { ...totals, cursor, busy: false };
 }
 
-async function pruneBatch(parts: PruneParts, { runIds, finishedBefore, dryRun }: { runIds: string[]; finishedBefore: number; dryRun: boolean }): Promise<Partial<PruneCounts>> {
-  const { kept, messages } = parts.messages ? await parts.messages.pruneRuns(runIds, { dryRun }) : { kept: [], messages: 0 };
+async function pruneBatch(
+  parts: PruneParts,
+  { runIds, finishedBefore, dryRun }: { runIds: string[]; finishedBefore: number; dryRun: boolean },
+): Promise<Partial<PruneCounts>> {
+  const { kept, messages } = parts.messages
+    ? await parts.messages.pruneRuns(runIds, { dryRun })
+    : { kept: [], messages: 0 };
   const owed = new Set(kept);
   const victims = owed.size === 0 ? runIds : runIds.filter((id) => !owed.has(id));
   const waits = parts.waits ? await parts.waits.pruneRuns(victims, { dryRun }) : 0;
@@ -98,7 +115,10 @@ async function pruneBatch(parts: PruneParts, { runIds, finishedBefore, dryRun }:
 }
 
 /** Settled messages of no run (a plain publish), in batches like the runs. */
-async function pruneSettledMessages(parts: PruneParts, { before, dryRun, batchSize }: { before: number; dryRun: boolean; batchSize: number }): Promise<number> {
+async function pruneSettledMessages(
+  parts: PruneParts,
+  { before, dryRun, batchSize }: { before: number; dryRun: boolean; batchSize: number },
+): Promise<number> {
   if (!parts.messages) return 0;
   // A dry run counts them in one query (the partial index holds settled ones only): deleting nothing, it could not page.
   if (dryRun) return parts.messages.pruneSettled({ before, limit: 1_000_000, dryRun });

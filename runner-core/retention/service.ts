@@ -62,20 +62,28 @@ export class RetentionService {
       do {
         const pass = await prunePass(parts, { finishedBefore, dryRun: false, after, maxRuns: BACKGROUND_PASS_RUNS });
         if (pass.runs > 0 || pass.messages > 0) {
-          logger.info(`pruned ${pass.runs} run${pass.runs === 1 ? '' : 's'} finished before ${new Date(finishedBefore).toISOString()} (${pass.steps} steps, ${pass.attempts} attempts, ${pass.stepLogs} step logs, ${pass.messages} QStash messages)`, { runs: pass.runs });
+          logger.info(
+            `pruned ${pass.runs} run${pass.runs === 1 ? '' : 's'} finished before ${new Date(finishedBefore).toISOString()} (${pass.steps} steps, ${pass.attempts} attempts, ${pass.stepLogs} step logs, ${pass.messages} QStash messages)`,
+            { runs: pass.runs },
+          );
         }
         if (pass.busy) return;
         after = pass.cursor;
       } while (after !== null && !this.#stopped);
     } catch (error) {
-      logger.error(`pruning finished runs failed (tried again in ${pruneInterval(this.retentionMs)} ms): ${describeError(error)}`);
+      logger.error(
+        `pruning finished runs failed (tried again in ${pruneInterval(this.retentionMs)} ms): ${describeError(error)}`,
+      );
     }
   }
 
   /** `POST /v1/prune`: one bounded pass from the request's cursor. */
   async prune(request: PruneRequest): Promise<PruneResult> {
     const after = request.cursor === undefined ? null : parsePruneCursor(request.cursor);
-    if (after === undefined) throw new ProtocolError(`Expected \`cursor\` to be the cursor a previous prune answered (like 1767225600000.wfr_…), got "${request.cursor}".`);
+    if (after === undefined)
+      throw new ProtocolError(
+        `Expected \`cursor\` to be the cursor a previous prune answered (like 1767225600000.wfr_…), got "${request.cursor}".`,
+      );
     const pass = await prunePass(this.#o.parts, {
       finishedBefore: this.#o.now() - request.olderThanMs,
       dryRun: request.dryRun ?? false,

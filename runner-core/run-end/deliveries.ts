@@ -56,9 +56,21 @@ const alertLane: Lane = {
     // same in every try (alertDocument subtracts the alert's own tries).
     const alertAttempts = run.alertAttempts ?? 0;
     const shown = { ...run, attempts: failedAfter + alertAttempts };
-    if (!alerts) return { attempt: { ...unsentAlert(shown, now()), seq }, patch: { alertAttempts: alertAttempts + 1, alert: 'failed', alertNextAt: null } };
-    const delivery = await sendAlert({ egress: ctx.attempt.egress, now, config: alerts, redact: (h) => ctx.attempt.credentials.redact(h) }, shown, await ctx.store.listSteps(run.id), signal);
-    return { attempt: { ...delivery.attempt, seq }, patch: settleAlert(run, delivery, now(), Math.random, unreachable) };
+    if (!alerts)
+      return {
+        attempt: { ...unsentAlert(shown, now()), seq },
+        patch: { alertAttempts: alertAttempts + 1, alert: 'failed', alertNextAt: null },
+      };
+    const delivery = await sendAlert(
+      { egress: ctx.attempt.egress, now, config: alerts, redact: (h) => ctx.attempt.credentials.redact(h) },
+      shown,
+      await ctx.store.listSteps(run.id),
+      signal,
+    );
+    return {
+      attempt: { ...delivery.attempt, seq },
+      patch: settleAlert(run, delivery, now(), Math.random, unreachable),
+    };
   },
 };
 
@@ -71,8 +83,17 @@ const failureCallLane: Lane = {
     if (isFull(slot)) return { patch: { failureCallNextAt: ctx.now() + SLOT_RECHECK_MS } };
     const numbered = { ...run, attempts: seq - 1 };
     try {
-      const result = await runAttempt(ctx.attempt, { slot, run: numbered, committed: [], signal, failure: failureRequest(run, await ctx.store.listSteps(run.id)) });
-      return { attempt: result.attempt, patch: settleFailureCall(numbered, result, { now: ctx.now(), unreachable: ctx.unreachable }) };
+      const result = await runAttempt(ctx.attempt, {
+        slot,
+        run: numbered,
+        committed: [],
+        signal,
+        failure: failureRequest(run, await ctx.store.listSteps(run.id)),
+      });
+      return {
+        attempt: result.attempt,
+        patch: settleFailureCall(numbered, result, { now: ctx.now(), unreachable: ctx.unreachable }),
+      };
     } finally {
       slot.release();
     }
@@ -98,7 +119,9 @@ export async function deliverOwed(ctx: DeliveriesContext, initial: Run, signal: 
   const cut: Attempt[] = [];
   const lanes = [alertLane, failureCallLane].filter((lane) => lane.owed(shared.run));
   const board = new Board();
-  const results = await Promise.allSettled(lanes.map((lane) => runLane(ctx, lane, { shared, numbers, cut, board, signal })));
+  const results = await Promise.allSettled(
+    lanes.map((lane) => runLane(ctx, lane, { shared, numbers, cut, board, signal })),
+  );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   const runId = shared.run.id;
@@ -109,7 +132,10 @@ export async function deliverOwed(ctx: DeliveriesContext, initial: Run, signal: 
     await ctx.attempt.commit([...logged, { type: 'run', runId, patch: numbers.counted({}), at: now() }]);
     return false;
   }
-  await ctx.attempt.commit([{ type: 'run', runId, patch: { nextAt: deliveriesDueAt(shared.run) }, at: now() }, { type: 'release', runId, owner }]);
+  await ctx.attempt.commit([
+    { type: 'run', runId, patch: { nextAt: deliveriesDueAt(shared.run) }, at: now() },
+    { type: 'release', runId, owner },
+  ]);
   return true;
 }
 
@@ -150,7 +176,11 @@ interface Lanes {
 }
 
 /** One delivery's tries while this drive holds the run: due ones now, later ones while the other delivery still works. */
-async function runLane(ctx: DeliveriesContext, lane: Lane, { shared, numbers, cut, board, signal }: Lanes): Promise<void> {
+async function runLane(
+  ctx: DeliveriesContext,
+  lane: Lane,
+  { shared, numbers, cut, board, signal }: Lanes,
+): Promise<void> {
   for (let tried = false; !signal.aborted && !(tried && ctx.scheduler.stopped); ) {
     if (!lane.owed(shared.run)) return;
     const due = lane.dueAt(shared.run) ?? ctx.now();
@@ -163,7 +193,9 @@ async function runLane(ctx: DeliveriesContext, lane: Lane, { shared, numbers, cu
     board.busy += 1;
     try {
       const unsent = lane.unsent?.(shared.run);
-      const delivered = unsent ? { patch: unsent } : await lane.deliver(ctx, shared, await numbers.take(shared.run.id), signal);
+      const delivered = unsent
+        ? { patch: unsent }
+        : await lane.deliver(ctx, shared, await numbers.take(shared.run.id), signal);
       tried = true;
       if (signal.aborted) {
         if (delivered.attempt) cut.push(delivered.attempt);
@@ -171,7 +203,10 @@ async function runLane(ctx: DeliveriesContext, lane: Lane, { shared, numbers, cu
       }
       const at = ctx.now();
       const patch = numbers.counted(delivered.patch);
-      await ctx.attempt.commit([...(delivered.attempt ? [{ type: 'attempt' as const, attempt: delivered.attempt }] : []), { type: 'run', runId: shared.run.id, patch, at }]);
+      await ctx.attempt.commit([
+        ...(delivered.attempt ? [{ type: 'attempt' as const, attempt: delivered.attempt }] : []),
+        { type: 'run', runId: shared.run.id, patch, at },
+      ]);
       shared.run = { ...shared.run, ...patch, updatedAt: at };
     } finally {
       board.done();

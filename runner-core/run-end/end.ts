@@ -17,7 +17,10 @@ export interface RunEnding {
 
 /** The workflow returned: `output` is its value's devalue text (null for none). */
 export function completion(output: string | null, at: number): RunEnding {
-  return { changes: [], patch: { status: 'completed', output, finishedAt: at, nextAt: null, failures: 0, unreachableSince: null } };
+  return {
+    changes: [],
+    patch: { status: 'completed', output, finishedAt: at, nextAt: null, failures: 0, unreachableSince: null },
+  };
 }
 
 /** Cancelled (by the workflow, an action or the SDK): its steps still running end with it. */
@@ -52,7 +55,13 @@ export function failure(run: Pick<Run, 'id' | 'protocol'>, options: FailureOptio
   if (options.failureCall === 'native') Object.assign(patch, owedFailureCall(at));
   if (options.failureCall === 'message') patch.failureCall = 'pending';
   if (options.alerts) Object.assign(patch, owedAlert(at));
-  patch.nextAt = deliveriesDueAt({ protocol: run.protocol, nextAt: null, failureCall: patch.failureCall ?? null, alert: patch.alert ?? null, ...pickSchedules(patch) });
+  patch.nextAt = deliveriesDueAt({
+    protocol: run.protocol,
+    nextAt: null,
+    failureCall: patch.failureCall ?? null,
+    alert: patch.alert ?? null,
+    ...pickSchedules(patch),
+  });
   return { changes: [{ type: 'steps-closed', runId: run.id, status: 'failed', at }], patch };
 }
 

@@ -9,7 +9,10 @@ import type { Run, RunPatch } from '../store/types.js';
  */
 
 /** The fields `deliveriesDueAt` reads. */
-export type OwedFields = Pick<Run, 'failureCall' | 'alert' | 'protocol' | 'nextAt' | 'failureCallNextAt' | 'alertNextAt'>;
+export type OwedFields = Pick<
+  Run,
+  'failureCall' | 'alert' | 'protocol' | 'nextAt' | 'failureCallNextAt' | 'alertNextAt'
+>;
 
 /**
  * Whether the native driver delivers this failed run's failureFunction call. An Upstash-protocol

@@ -2,7 +2,12 @@
  * Waits until `at` (by `now`'s clock), or less: until `signal` aborts or `sooner` settles. Never
  * rejects. For a delivery whose next try comes while another delivery of the same run still works.
  */
-export async function pauseUntil(at: number, now: () => number, signal: AbortSignal, sooner: Promise<unknown>): Promise<void> {
+export async function pauseUntil(
+  at: number,
+  now: () => number,
+  signal: AbortSignal,
+  sooner: Promise<unknown>,
+): Promise<void> {
   if (signal.aborted) return;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;

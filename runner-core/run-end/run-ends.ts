@@ -56,7 +56,12 @@ export class RunEnds {
    * transaction), then does what follows an end, unless another end got there first. Returns the
    * run as stored after it.
    */
-  async end(runId: string, ending: RunEnding, at: number, options: { extra?: Change[]; result?: string } = {}): Promise<Run> {
+  async end(
+    runId: string,
+    ending: RunEnding,
+    at: number,
+    options: { extra?: Change[]; result?: string } = {},
+  ): Promise<Run> {
     const { store, commit } = this.options;
     await commit([...(options.extra ?? []), ...ending.changes, { type: 'run', runId, patch: ending.patch, at }]);
     const run = await store.getRun(runId);
@@ -83,7 +88,10 @@ export class RunEnds {
       try {
         await listener(ended);
       } catch (error) {
-        logger.error(`what follows the end of run ${runId} failed (its parent or invoker may hear of it only from a later poll): ${describeError(error)}`, { runId });
+        logger.error(
+          `what follows the end of run ${runId} failed (its parent or invoker may hear of it only from a later poll): ${describeError(error)}`,
+          { runId },
+        );
       }
     }
   }

@@ -28,20 +28,30 @@ export function settleFailureCall(run: Run, result: AttemptResult, at: SettleClo
       // The run's own error stays what failed the run; the attempt log shows the call's last error.
       return { ...base, failureCall: 'failed', failureCallNextAt: null };
     }
-    return { ...base, unreachableSince: since, failureCallNextAt: now + unreachableDelay(since, now, unreachable, end.retryAfterMs, random) };
+    return {
+      ...base,
+      unreachableSince: since,
+      failureCallNextAt: now + unreachableDelay(since, now, unreachable, end.retryAfterMs, random),
+    };
   }
   // Any other terminal line (continue, suspend, cancel) is not an answer a failure call can give.
   const retryable = (end.t === 'error' || end.t === 'failed') && end.retryable;
   const failures = run.failures + 1;
-  if (!retryable || failures > run.retries) return { ...answered, failureCall: 'failed', failures, failureCallNextAt: null };
+  if (!retryable || failures > run.retries)
+    return { ...answered, failureCall: 'failed', failures, failureCallNextAt: null };
   const retryAfterMs = end.t === 'error' || end.t === 'failed' ? end.retryAfterMs : undefined;
-  const delay = Math.min(retryAfterMs ?? nextDelay(failures, { retries: run.retries, baseMs: run.retryDelayMs }, random), MAX_DELAY_MS);
+  const delay = Math.min(
+    retryAfterMs ?? nextDelay(failures, { retries: run.retries, baseMs: run.retryDelayMs }, random),
+    MAX_DELAY_MS,
+  );
   return { ...answered, failures, failureCallNextAt: now + delay };
 }
 
 /** What the route's failureFunction is told: the run's error and the step that failed for good, if one did. */
 export function failureRequest(run: Run, steps: readonly Step[]): NonNullable<DriveRequest['failure']> {
-  const failure: NonNullable<DriveRequest['failure']> = { error: run.error ?? { name: 'Error', message: 'The run failed.' } };
+  const failure: NonNullable<DriveRequest['failure']> = {
+    error: run.error ?? { name: 'Error', message: 'The run failed.' },
+  };
   const failedStep = steps.findLast((s) => s.status === 'failed');
   if (failedStep) failure.failedStep = { index: failedStep.index, name: failedStep.name, kind: failedStep.kind };
   return failure;

@@ -19,7 +19,10 @@ export class InvalidScheduleError extends Error {
 export function checkCronFields(cron: string): void {
   const count = cron.trim().split(/\s+/).length;
   if (count === 5 || count === 6) return;
-  throw new InvalidScheduleError('cron', `Expected \`cron\` to have 5 fields, or 6 with a leading seconds field, got ${count} field${count === 1 ? '' : 's'}: "${cron}".`);
+  throw new InvalidScheduleError(
+    'cron',
+    `Expected \`cron\` to have 5 fields, or 6 with a leading seconds field, got ${count} field${count === 1 ? '' : 's'}: "${cron}".`,
+  );
 }
 
 /**
@@ -31,15 +34,25 @@ export function nextTick(cron: string, timezone: string, after: number): number 
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
   } catch (error) {
-    throw new InvalidScheduleError('timezone', `Expected \`timezone\` to be an IANA time zone name, got "${timezone}": ${(error as Error).message}`);
+    throw new InvalidScheduleError(
+      'timezone',
+      `Expected \`timezone\` to be an IANA time zone name, got "${timezone}": ${(error as Error).message}`,
+    );
   }
   let job: Cron;
   try {
     job = new Cron(cron, { timezone, paused: true });
   } catch (error) {
-    throw new InvalidScheduleError('cron', `Expected \`cron\` to be a 5- or 6-field cron expression, got "${cron}": ${(error as Error).message}`);
+    throw new InvalidScheduleError(
+      'cron',
+      `Expected \`cron\` to be a 5- or 6-field cron expression, got "${cron}": ${(error as Error).message}`,
+    );
   }
   const next = job.nextRun(new Date(after));
-  if (!next) throw new InvalidScheduleError('cron', `Expected \`cron\` "${cron}" to have a next tick after ${new Date(after).toISOString()}, it has none.`);
+  if (!next)
+    throw new InvalidScheduleError(
+      'cron',
+      `Expected \`cron\` "${cron}" to have a next tick after ${new Date(after).toISOString()}, it has none.`,
+    );
   return next.getTime();
 }

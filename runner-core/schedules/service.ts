@@ -71,7 +71,11 @@ export class ScheduleService {
 
   async create(request: NewScheduleRequest): Promise<Schedule> {
     const { store, now, allowedOrigins, redact } = this.options;
-    if (!originAllowed(request.url, allowedOrigins)) throw new OriginNotAllowedError(request.url, allowedOrigins.map((p) => p.text));
+    if (!originAllowed(request.url, allowedOrigins))
+      throw new OriginNotAllowedError(
+        request.url,
+        allowedOrigins.map((p) => p.text),
+      );
     checkCronFields(request.cron);
     const timezone = request.timezone ?? 'UTC';
     const createdAt = now();
@@ -133,9 +137,18 @@ export class ScheduleService {
   private async fire(schedule: Schedule): Promise<void> {
     const { store, now, startRun, logger } = this.options;
     try {
-      const { run, created } = await startRun({ url: schedule.url, body: schedule.body, headers: schedule.headers, idempotencyKey: tickKey(schedule.id, schedule.nextAt) });
+      const { run, created } = await startRun({
+        url: schedule.url,
+        body: schedule.body,
+        headers: schedule.headers,
+        idempotencyKey: tickKey(schedule.id, schedule.nextAt),
+      });
       // Only the runner whose start created the run says so: one line per tick across runners.
-      if (created) logger.info(`schedule ${schedule.id} fired its tick at ${new Date(schedule.nextAt).toISOString()}: run ${run.id}`, { scheduleId: schedule.id, runId: run.id });
+      if (created)
+        logger.info(
+          `schedule ${schedule.id} fired its tick at ${new Date(schedule.nextAt).toISOString()}: run ${run.id}`,
+          { scheduleId: schedule.id, runId: run.id },
+        );
       const firedAt = now();
       await store.advanceSchedule(schedule.id, schedule.nextAt, this.following(schedule, firedAt), firedAt);
       this.retrying.delete(schedule.id);
@@ -174,7 +187,10 @@ export class ScheduleService {
     const failures = previous?.tick === schedule.nextAt ? previous.failures + 1 : 1;
     const delay = nextDelay(failures, TICK_RETRY);
     this.retrying.set(schedule.id, { tick: schedule.nextAt, failures, at: now() + delay });
-    logger.error(`schedule ${schedule.id} could not fire its tick at ${new Date(schedule.nextAt).toISOString()} (try ${failures}; again in ${Math.round(delay / 1000)} s): ${describeError(error)}`, { scheduleId: schedule.id });
+    logger.error(
+      `schedule ${schedule.id} could not fire its tick at ${new Date(schedule.nextAt).toISOString()} (try ${failures}; again in ${Math.round(delay / 1000)} s): ${describeError(error)}`,
+      { scheduleId: schedule.id },
+    );
   }
 
   /** The schedule's tick after `at` (or after its current one, when `at` is earlier). */

@@ -16,7 +16,11 @@ export const CALL_SLOT_RECHECK_MS = 250;
  * this runner has its share in flight there). One that cannot be unsealed, or whose URL is no
  * URL, fails like a call that failed.
  */
-async function call(ctx: ResolveContext, step: Step, signal: AbortSignal): Promise<Awaited<ReturnType<typeof performCall>> | typeof DEFERRED> {
+async function call(
+  ctx: ResolveContext,
+  step: Step,
+  signal: AbortSignal,
+): Promise<Awaited<ReturnType<typeof performCall>> | typeof DEFERRED> {
   let slot: ReturnType<ResolveContext['egress']['acquire']> | undefined;
   try {
     const request = ctx.credentials.open(step.request!);
@@ -25,8 +29,19 @@ async function call(ctx: ResolveContext, step: Step, signal: AbortSignal): Promi
       if (slot.newlyWaiting) ctx.onWaitingForSlot?.([step.runId]);
       return DEFERRED;
     }
-    const traced = ctx.tracing && !Object.keys(request.headers).some((name) => name.toLowerCase() === Header.Traceparent);
-    return await performCall(ctx.egress, slot, traced ? { ...request, headers: { ...request.headers, [Header.Traceparent]: ctx.tracing!.callTraceparent(step.runId, step.index) } } : request, signal);
+    const traced =
+      ctx.tracing && !Object.keys(request.headers).some((name) => name.toLowerCase() === Header.Traceparent);
+    return await performCall(
+      ctx.egress,
+      slot,
+      traced
+        ? {
+            ...request,
+            headers: { ...request.headers, [Header.Traceparent]: ctx.tracing!.callTraceparent(step.runId, step.index) },
+          }
+        : request,
+      signal,
+    );
   } catch (error) {
     return { ok: false, error: serializeError(error) };
   } finally {
@@ -50,7 +65,11 @@ export const callKind: RunnerStepKind<'call'> = {
       const outcome = results[i]!;
       if (outcome === DEFERRED) return { t: 'pending', wakeAt: now + CALL_SLOT_RECHECK_MS, status: 'sleeping' };
       if (!outcome.ok) return failed(step, outcome.error, now);
-      return succeeded(step, { ...outcome.result, headers: ctx.credentials.redact(outcome.result.headers) } satisfies CallResult, now);
+      return succeeded(
+        step,
+        { ...outcome.result, headers: ctx.credentials.redact(outcome.result.headers) } satisfies CallResult,
+        now,
+      );
     });
   },
   endedMeanwhile: noneMeanwhile,

@@ -1,5 +1,12 @@
 import { serializeError, type SerializedError } from '../../protocol/errors.js';
-import { childEventId, childRunIdOf, childStartRequest, INVOKE_POLL_MS, invokeAsCallRequest, invokeResult } from '../drive/invoke.js';
+import {
+  childEventId,
+  childRunIdOf,
+  childStartRequest,
+  INVOKE_POLL_MS,
+  invokeAsCallRequest,
+  invokeResult,
+} from '../drive/invoke.js';
 import { FINISHED_RUN_STATUSES, type Run, type Step } from '../store/types.js';
 import { failed, succeeded } from './resolved.js';
 import type { ResolveContext, Resolution, RunnerStepKind } from './types.js';
@@ -9,7 +16,11 @@ import type { ResolveContext, Resolution, RunnerStepKind } from './types.js';
  * time, its id then recorded on the step; read back on later resolutions. A start the runner
  * refuses (an origin it does not allow) fails the step, which the workflow can catch.
  */
-async function startedChild(ctx: ResolveContext, run: Run, step: Step): Promise<{ ok: true; run: Run } | { ok: false; error: SerializedError }> {
+async function startedChild(
+  ctx: ResolveContext,
+  run: Run,
+  step: Step,
+): Promise<{ ok: true; run: Run } | { ok: false; error: SerializedError }> {
   const known = childRunIdOf(step);
   if (known !== undefined) {
     const child = await ctx.store.getRun(known);
@@ -22,7 +33,20 @@ async function startedChild(ctx: ResolveContext, run: Run, step: Step): Promise<
     return { ok: false, error: serializeError(error) };
   }
   if (known === undefined) {
-    await ctx.commit([{ type: 'step-suspended', runId: run.id, index: step.index, name: step.name, kind: step.kind, group: step.group, until: null, eventId: childEventId(child.id), request: null, at: ctx.now() }]);
+    await ctx.commit([
+      {
+        type: 'step-suspended',
+        runId: run.id,
+        index: step.index,
+        name: step.name,
+        kind: step.kind,
+        group: step.group,
+        until: null,
+        eventId: childEventId(child.id),
+        request: null,
+        at: ctx.now(),
+      },
+    ]);
   }
   return { ok: true, run: child };
 }

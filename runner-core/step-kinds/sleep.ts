@@ -7,7 +7,9 @@ export const sleepKind: RunnerStepKind<'sleep'> = {
   described: (step) => step.until !== null,
   resolve: async (ctx, _run, steps) => {
     const now = ctx.now();
-    return steps.map((step) => (step.until! <= now ? succeeded(step, undefined, now) : { t: 'pending', wakeAt: step.until, status: 'sleeping' }));
+    return steps.map((step) =>
+      step.until! <= now ? succeeded(step, undefined, now) : { t: 'pending', wakeAt: step.until, status: 'sleeping' },
+    );
   },
   endedMeanwhile: noneMeanwhile,
   dto: noDto,

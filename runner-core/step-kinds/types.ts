@@ -51,7 +51,12 @@ export interface RunnerStepKind<K extends SuspendingStepKind> {
    * Resolves what it can of this kind's pending steps (all of one run), one resolution per step in
    * order; `aborted` when the drive was aborted meanwhile and nothing is to be committed.
    */
-  resolve(ctx: ResolveContext, run: Run, steps: readonly Step[], signal: AbortSignal): Promise<Resolution[] | 'aborted'>;
+  resolve(
+    ctx: ResolveContext,
+    run: Run,
+    steps: readonly Step[],
+    signal: AbortSignal,
+  ): Promise<Resolution[] | 'aborted'>;
   /**
    * Whether something that resolves the step happened without waking the run (the driver re-checks
    * after parking it): e.g. an invoked child that ended. A notify needs none: it resolves the wait.

@@ -15,7 +15,8 @@ export const waitKind: RunnerStepKind<'wait'> = {
       if (step.until! <= now) out.push(succeeded(step, { eventData: undefined, timeout: true }, now));
       else {
         const kept = step.eventId === null ? undefined : await ctx.store.takeEvent(step.eventId, now);
-        if (kept !== undefined) out.push(succeeded(step, { eventData: (JSON.parse(kept) as { data?: unknown }).data, timeout: false }, now));
+        if (kept !== undefined)
+          out.push(succeeded(step, { eventData: (JSON.parse(kept) as { data?: unknown }).data, timeout: false }, now));
         else out.push({ t: 'pending', wakeAt: step.until, status: 'waiting' });
       }
     }

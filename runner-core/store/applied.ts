@@ -37,7 +37,11 @@ export function touchedBy(changes: readonly Change[]): Touched {
  * Reads back what `touched` names, through the store's own readers (inside its transaction on
  * SQLite): one read per touched run and per run whose steps changed.
  */
-export function readApplied(touched: Touched, getRun: (id: string) => Run | undefined, listSteps: (runId: string) => Step[]): Applied {
+export function readApplied(
+  touched: Touched,
+  getRun: (id: string) => Run | undefined,
+  listSteps: (runId: string) => Step[],
+): Applied {
   const applied: Applied = { runs: [], steps: [], attempts: touched.attempts };
   for (const [runId, indexes] of touched.steps) {
     for (const step of listSteps(runId)) if (indexes === 'all' || indexes.has(step.index)) applied.steps.push(step);

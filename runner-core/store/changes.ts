@@ -8,7 +8,15 @@ import type { RunPatch } from './run-patch.js';
  * transaction: this is what makes a commit per step cheap.
  */
 export type Change =
-  | { type: 'step-started'; runId: string; index: number; name: string; kind: StepKind; group: number | null; at: number }
+  | {
+      type: 'step-started';
+      runId: string;
+      index: number;
+      name: string;
+      kind: StepKind;
+      group: number | null;
+      at: number;
+    }
   /** A sleep, wait or call the runner now owes the run; the first record of a position wins. */
   | {
       type: 'step-suspended';
@@ -26,7 +34,16 @@ export type Change =
   | { type: 'release'; runId: string; owner: string }
   /** The run ended: steps still running or retrying end with it. */
   | { type: 'steps-closed'; runId: string; status: 'failed' | 'cancelled'; at: number }
-  | { type: 'step-succeeded'; runId: string; index: number; name: string; kind: StepKind; output: string | null; at: number; durationMs: number }
+  | {
+      type: 'step-succeeded';
+      runId: string;
+      index: number;
+      name: string;
+      kind: StepKind;
+      output: string | null;
+      at: number;
+      durationMs: number;
+    }
   | {
       type: 'step-failed';
       runId: string;

@@ -17,7 +17,9 @@ export class LeaseLostError extends Error {
 
   constructor(runId: string, owner: string, holder: string | null) {
     const who = holder === null ? 'no runner holds it now' : `${holder} holds it now`;
-    super(`Expected ${owner} to hold the lease on run ${runId} to commit changes to it, but ${who}: another runner took the run over, so nothing of this commit was applied.`);
+    super(
+      `Expected ${owner} to hold the lease on run ${runId} to commit changes to it, but ${who}: another runner took the run over, so nothing of this commit was applied.`,
+    );
     this.runId = runId;
     this.owner = owner;
     this.holder = holder;

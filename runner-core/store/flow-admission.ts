@@ -49,7 +49,12 @@ function period(ms: number): string {
  * order is FIFO: once one run of a key is refused, every later one of that key is too, so a later
  * run never overtakes an earlier one when a slot frees.
  */
-export function admit<T extends FlowCandidate>(candidates: readonly T[], limit: number, now: number, usage: (key: string, periodMs: number) => FlowUsage): Admission<T> {
+export function admit<T extends FlowCandidate>(
+  candidates: readonly T[],
+  limit: number,
+  now: number,
+  usage: (key: string, periodMs: number) => FlowUsage,
+): Admission<T> {
   const admitted: T[] = [];
   const parked: Parked[] = [];
   const used = new Map<string, FlowUsage>();
@@ -76,14 +81,20 @@ export function admit<T extends FlowCandidate>(candidates: readonly T[], limit: 
       used.set(key, current);
     }
     if (run.flow_parallelism !== null && current.executing >= run.flow_parallelism) {
-      const shut = { until: now + FLOW_RECHECK_MS, reason: `flow control \`${key}\`: ${current.executing} of ${run.flow_parallelism} running` };
+      const shut = {
+        until: now + FLOW_RECHECK_MS,
+        reason: `flow control \`${key}\`: ${current.executing} of ${run.flow_parallelism} running`,
+      };
       full.set(key, shut);
       parked.push({ id: run.id, ...shut });
       continue;
     }
     if (isStart && run.flow_rate !== null && current.startedInPeriod >= run.flow_rate) {
       const until = Math.max(now + 1, (current.oldestStart ?? now) + periodMs);
-      const shut = { until, reason: `flow control \`${key}\`: ${current.startedInPeriod} of ${run.flow_rate} started in the last ${period(periodMs)}` };
+      const shut = {
+        until,
+        reason: `flow control \`${key}\`: ${current.startedInPeriod} of ${run.flow_rate} started in the last ${period(periodMs)}`,
+      };
       rateSpent.set(key, shut);
       parked.push({ id: run.id, ...shut });
       continue;

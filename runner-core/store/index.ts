@@ -9,9 +9,7 @@ export { openSqliteStore, SqliteStore } from './sqlite/store.js';
 // postgres.ts loads the `postgres` package only inside openPostgresStore, so this export is free.
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './postgres/store.js';
 
-export type DatabaseLocation =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; schema?: string };
+export type DatabaseLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
 
 /**
  * Where a `--database` value points: `postgres://…` or `postgresql://…` is PostgreSQL (an optional
@@ -31,7 +29,9 @@ export function parseDatabaseUrl(value: string): DatabaseLocation {
   }
   const path = value.replace(/^sqlite:(\/\/)?/i, '');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
-    throw new Error(`Expected a PostgreSQL URL (postgres://…) or a SQLite file path, got "${redactDatabaseUrl(value)}".`);
+    throw new Error(
+      `Expected a PostgreSQL URL (postgres://…) or a SQLite file path, got "${redactDatabaseUrl(value)}".`,
+    );
   }
   if (path === '') throw new Error('Expected a SQLite file path or a postgres:// URL, got an empty string.');
   return { kind: 'sqlite', path };
@@ -60,5 +60,8 @@ export async function openStore(value: string, options: { postgres?: PostgresSto
   const location = parseDatabaseUrl(value);
   if (location.kind === 'sqlite') return openSqliteStore(location.path);
   const { openPostgresStore } = await import('./postgres/store.js');
-  return openPostgresStore(location.url, { ...(location.schema !== undefined && { schema: location.schema }), ...options.postgres });
+  return openPostgresStore(location.url, {
+    ...(location.schema !== undefined && { schema: location.schema }),
+    ...options.postgres,
+  });
 }

@@ -62,10 +62,13 @@ export function runListSql(query: RunQuery, limit: number, dialect: Dialect): { 
     // one-sided range for unselective and walks the whole primary key instead, which finds a
     // recent hour's few runs only after reading every older one. A range on runs_created costs
     // what it matches.
-    where.push(`created_at >= ${p(Math.ceil(query.createdAfter ?? -MAX_TIME))} AND created_at < ${p(Math.ceil(query.createdBefore ?? MAX_TIME))}`);
+    where.push(
+      `created_at >= ${p(Math.ceil(query.createdAfter ?? -MAX_TIME))} AND created_at < ${p(Math.ceil(query.createdBefore ?? MAX_TIME))}`,
+    );
   }
   // The partial index steps_failed holds failed steps only, so this reads the few runs that have one.
-  if (query.failedStep !== undefined) where.push(`id IN (SELECT run_id FROM steps WHERE status = 'failed' AND name = ${p(query.failedStep)})`);
+  if (query.failedStep !== undefined)
+    where.push(`id IN (SELECT run_id FROM steps WHERE status = 'failed' AND name = ${p(query.failedStep)})`);
   if (query.cursor !== undefined) where.push(`id < ${p(query.cursor)}`);
   if (where.length === 0) return { text: `SELECT * FROM runs ORDER BY id DESC LIMIT ${p(limit)}`, params };
   // The page's ids first, then their rows: when a filter is a range that must be sorted by id (a

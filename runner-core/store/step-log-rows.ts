@@ -19,14 +19,26 @@ export interface StepLogRow {
 
 export function toStepLog(row: StepLogRow): StepLog {
   return {
-    runId: row.run_id, index: row.idx, name: row.name, attempt: row.attempt, status: row.status === 'failed' ? 'failed' : 'succeeded',
-    at: Number(row.at), lines: JSON.parse(row.lines) as LogLine[], dropped: row.dropped,
+    runId: row.run_id,
+    index: row.idx,
+    name: row.name,
+    attempt: row.attempt,
+    status: row.status === 'failed' ? 'failed' : 'succeeded',
+    at: Number(row.at),
+    lines: JSON.parse(row.lines) as LogLine[],
+    dropped: row.dropped,
   };
 }
 
 export function stepLogParams(log: StepLog): Record<string, unknown> {
   return {
-    runId: log.runId, index: log.index, attempt: log.attempt, name: log.name, status: log.status,
-    at: Math.round(log.at), lines: JSON.stringify(log.lines), dropped: log.dropped,
+    runId: log.runId,
+    index: log.index,
+    attempt: log.attempt,
+    name: log.name,
+    status: log.status,
+    at: Math.round(log.at),
+    lines: JSON.stringify(log.lines),
+    dropped: log.dropped,
   };
 }

@@ -114,7 +114,13 @@ export interface EventStore {
    * when none waits, keeps the event (`data`, JSON) until `keepUntil` for a wait registered later.
    * Returns the runs it woke. One transaction, so a wait and a notify cannot miss each other.
    */
-  deliverEvent(input: { eventId: string; data: string; output: string; now: number; keepUntil: number }): Promise<string[]>;
+  deliverEvent(input: {
+    eventId: string;
+    data: string;
+    output: string;
+    now: number;
+    keepUntil: number;
+  }): Promise<string[]>;
   /** Takes (and removes) the oldest kept, unexpired event with this id; its JSON data, or undefined. */
   takeEvent(eventId: string, now: number): Promise<string | undefined>;
 }

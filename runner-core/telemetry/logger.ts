@@ -20,12 +20,14 @@ export const consoleLogger: Logger = {
 };
 
 function line(message: string, fields: LogFields | undefined): string {
-  const shown = fields && Object.values(fields).some((value) => value !== undefined) ? ` ${JSON.stringify(fields)}` : '';
+  const shown =
+    fields && Object.values(fields).some((value) => value !== undefined) ? ` ${JSON.stringify(fields)}` : '';
   return `[wfkit] ${message}${shown}`;
 }
 
 /** An error's message for a log line (with its stack's first frame where there is one). */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.stack?.split('\n').slice(0, 2).join(' ') ?? `${error.name}: ${error.message}`;
+  if (error instanceof Error)
+    return error.stack?.split('\n').slice(0, 2).join(' ') ?? `${error.name}: ${error.message}`;
   return String(error);
 }

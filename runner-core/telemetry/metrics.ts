@@ -1,6 +1,13 @@
 import { egressMetricLines } from '../egress/metrics.js';
 import type { Runner } from '../runner.js';
-import { RUN_STATUSES, type Applied, type ApplyOptions, type Change, type Store, type StoreConnection } from '../store/types.js';
+import {
+  RUN_STATUSES,
+  type Applied,
+  type ApplyOptions,
+  type Change,
+  type Store,
+  type StoreConnection,
+} from '../store/types.js';
 
 /*
  * Prometheus text exposition, written here rather than with prom-client: four metric families do
@@ -9,7 +16,9 @@ import { RUN_STATUSES, type Applied, type ApplyOptions, type Change, type Store,
  */
 
 /** Step durations from sub-millisecond no-ops to minutes-long steps, in seconds. */
-export const STEP_DURATION_BUCKETS: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+export const STEP_DURATION_BUCKETS: readonly number[] = [
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+];
 
 /** A cumulative Prometheus histogram, kept in memory for this process. */
 export class Histogram {
@@ -58,7 +67,8 @@ function getterOf(object: object | null, key: PropertyKey): boolean {
 export function instrumentStore(store: Store, stepDuration: Histogram): Store {
   const observe = (changes: readonly Change[]): void => {
     for (const change of changes) {
-      if (change.type === 'step-succeeded' || change.type === 'step-failed') stepDuration.observe(change.durationMs / 1000);
+      if (change.type === 'step-succeeded' || change.type === 'step-failed')
+        stepDuration.observe(change.durationMs / 1000);
     }
   };
   const apply = async (changes: readonly Change[], options?: ApplyOptions): Promise<Applied> => {
@@ -83,20 +93,29 @@ export function instrumentStore(store: Store, stepDuration: Histogram): Store {
 }
 
 /** `connection` whose `apply` also tells `observe` what it wrote. */
-function observedConnection(connection: StoreConnection | undefined, observe: (changes: readonly Change[]) => void): StoreConnection | undefined {
+function observedConnection(
+  connection: StoreConnection | undefined,
+  observe: (changes: readonly Change[]) => void,
+): StoreConnection | undefined {
   if (connection?.kind === 'sqlite') {
-    return { ...connection, apply: (changes: readonly Change[], returning: boolean) => {
-      const applied = connection.apply(changes, returning);
-      observe(changes);
-      return applied;
-    } };
+    return {
+      ...connection,
+      apply: (changes: readonly Change[], returning: boolean) => {
+        const applied = connection.apply(changes, returning);
+        observe(changes);
+        return applied;
+      },
+    };
   }
   if (connection?.kind === 'postgres') {
-    return { ...connection, apply: async (tx, changes, returning) => {
-      const applied = await connection.apply(tx, changes, returning);
-      observe(changes);
-      return applied;
-    } };
+    return {
+      ...connection,
+      apply: async (tx, changes, returning) => {
+        const applied = await connection.apply(tx, changes, returning);
+        observe(changes);
+        return applied;
+      },
+    };
   }
   return connection;
 }
@@ -113,20 +132,65 @@ function family(name: string, type: 'gauge' | 'histogram', help: string, lines: 
  * @example
  * const text = await renderMetrics({ runner, stepDuration });
  */
-export async function renderMetrics({ runner, stepDuration, now = Date.now() }: { runner: Runner; stepDuration: Histogram; now?: number }): Promise<string> {
+export async function renderMetrics({
+  runner,
+  stepDuration,
+  now = Date.now(),
+}: {
+  runner: Runner;
+  stepDuration: Histogram;
+  now?: number;
+}): Promise<string> {
   const [stats, sizeBytes] = await Promise.all([runner.store.stats(now), runner.store.retention.sizeBytes()]);
   const statuses = [...new Set([...RUN_STATUSES, ...Object.keys(stats.runs)])];
   const egress = egressMetricLines(runner.egress.counts());
-  return [
-    family('wfkit_runs', 'gauge', 'Runs in the store, by status.', statuses.map((s) => `wfkit_runs{status="${s}"} ${stats.runs[s as keyof typeof stats.runs] ?? 0}`)),
-    family('wfkit_queue_depth', 'gauge', 'Unfinished runs that are due now and leased by no runner: work waiting for a runner.', [`wfkit_queue_depth ${stats.due}`]),
-    family('wfkit_store_size_bytes', 'gauge', "The store's size on disk: SQLite's pages and WAL, or PostgreSQL's tables of the runner's schema with their indexes.", [`wfkit_store_size_bytes ${sizeBytes}`]),
-    family('wfkit_drives_in_flight', 'gauge', 'Drive requests this runner has in flight.', [`wfkit_drives_in_flight ${runner.drivesInFlight}`]),
-    family('wfkit_qstash_deliveries_in_flight', 'gauge', 'QStash API deliveries (@upstash/workflow apps) this runner has in flight.', [
-      `wfkit_qstash_deliveries_in_flight ${runner.qstash?.deliveriesInFlight ?? 0}`,
-    ]),
-    family('wfkit_egress_in_flight', 'gauge', 'Requests this runner has in flight, by destination origin (kind: call targets, or apps).', egress.inFlight),
-    family('wfkit_egress_waiting', 'gauge', 'Runs and messages this runner deferred for want of a slot at the origin (egress.perOrigin / perAppOrigin).', egress.waiting),
-    family('wfkit_step_duration_seconds', 'histogram', 'How long steps ran in the route, for the step results this runner committed.', stepDuration.lines('wfkit_step_duration_seconds')),
-  ].join('\n') + '\n';
+  return (
+    [
+      family(
+        'wfkit_runs',
+        'gauge',
+        'Runs in the store, by status.',
+        statuses.map((s) => `wfkit_runs{status="${s}"} ${stats.runs[s as keyof typeof stats.runs] ?? 0}`),
+      ),
+      family(
+        'wfkit_queue_depth',
+        'gauge',
+        'Unfinished runs that are due now and leased by no runner: work waiting for a runner.',
+        [`wfkit_queue_depth ${stats.due}`],
+      ),
+      family(
+        'wfkit_store_size_bytes',
+        'gauge',
+        "The store's size on disk: SQLite's pages and WAL, or PostgreSQL's tables of the runner's schema with their indexes.",
+        [`wfkit_store_size_bytes ${sizeBytes}`],
+      ),
+      family('wfkit_drives_in_flight', 'gauge', 'Drive requests this runner has in flight.', [
+        `wfkit_drives_in_flight ${runner.drivesInFlight}`,
+      ]),
+      family(
+        'wfkit_qstash_deliveries_in_flight',
+        'gauge',
+        'QStash API deliveries (@upstash/workflow apps) this runner has in flight.',
+        [`wfkit_qstash_deliveries_in_flight ${runner.qstash?.deliveriesInFlight ?? 0}`],
+      ),
+      family(
+        'wfkit_egress_in_flight',
+        'gauge',
+        'Requests this runner has in flight, by destination origin (kind: call targets, or apps).',
+        egress.inFlight,
+      ),
+      family(
+        'wfkit_egress_waiting',
+        'gauge',
+        'Runs and messages this runner deferred for want of a slot at the origin (egress.perOrigin / perAppOrigin).',
+        egress.waiting,
+      ),
+      family(
+        'wfkit_step_duration_seconds',
+        'histogram',
+        'How long steps ran in the route, for the step results this runner committed.',
+        stepDuration.lines('wfkit_step_duration_seconds'),
+      ),
+    ].join('\n') + '\n'
+  );
 }

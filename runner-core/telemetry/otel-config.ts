@@ -52,7 +52,9 @@ export function parseOtlpHeaders(text: string | undefined, where: string): Recor
     try {
       value = decodeURIComponent(pair.slice(eq + 1).trim());
     } catch {
-      throw new RunnerConfigError(`Expected the value of "${name}" in ${where} to be URL-encoded, got "${pair.slice(eq + 1).trim()}".`);
+      throw new RunnerConfigError(
+        `Expected the value of "${name}" in ${where} to be URL-encoded, got "${pair.slice(eq + 1).trim()}".`,
+      );
     }
     headers[name] = value;
   }
@@ -62,7 +64,7 @@ export function parseOtlpHeaders(text: string | undefined, where: string): Recor
 function parseProtocol(text: string, where: string): OtlpProtocol {
   const value = text.trim();
   if (value === 'http/protobuf' || value === 'http/json') return value;
-  const hint = value === 'grpc' ? ' (gRPC is not supported: point it at the collector\'s HTTP port, 4318)' : '';
+  const hint = value === 'grpc' ? " (gRPC is not supported: point it at the collector's HTTP port, 4318)" : '';
   throw new RunnerConfigError(`Expected ${where} to be http/protobuf or http/json, got "${value}"${hint}.`);
 }
 
@@ -74,15 +76,22 @@ function parseProtocol(text: string, where: string): OtlpProtocol {
  * @throws RunnerConfigError naming the variable whose value is wrong
  * @example otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })?.endpoint // 'http://127.0.0.1:4318/v1/traces'
  */
-export function otelConfigFromEnv(env: Record<string, string | undefined>, flagEndpoint?: string): OtelConfig | undefined {
+export function otelConfigFromEnv(
+  env: Record<string, string | undefined>,
+  flagEndpoint?: string,
+): OtelConfig | undefined {
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
   let endpoint: string | undefined;
   if (flagEndpoint !== undefined) endpoint = tracesUrl(flagEndpoint, '--otel-endpoint');
   else if (disabled) return undefined;
-  else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) endpoint = checkedUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').href;
-  else if (env.OTEL_EXPORTER_OTLP_ENDPOINT) endpoint = tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+    endpoint = checkedUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').href;
+  else if (env.OTEL_EXPORTER_OTLP_ENDPOINT)
+    endpoint = tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   if (endpoint === undefined) return undefined;
-  const protocolVar = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocolVar = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = env[protocolVar] ? parseProtocol(env[protocolVar]!, protocolVar) : 'http/protobuf';
   const headers = {
     ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),

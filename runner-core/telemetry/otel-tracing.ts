@@ -1,8 +1,26 @@
 // Loaded only with a dynamic import when traces are exported (create-runner.ts): a runner without
 // an OTLP endpoint never loads any @opentelemetry package.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type HrTime, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+  type Attributes,
+  type Context,
+  type HrTime,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+} from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  RandomIdGenerator,
+  type IdGenerator,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -67,7 +85,10 @@ function httpAttributes(url: string, method: string): Attributes {
 
 /** The error as the span's status and an `exception` event (name, message, stack as the route sent them). */
 function recordError(span: Span, error: SerializedError, at: number): void {
-  span.recordException({ name: error.name, message: error.message, ...(error.stack !== undefined && { stack: error.stack }) }, hr(at));
+  span.recordException(
+    { name: error.name, message: error.message, ...(error.stack !== undefined && { stack: error.stack }) },
+    hr(at),
+  );
   span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
   span.setAttribute(ATTR_ERROR_TYPE, error.name);
 }
@@ -88,7 +109,13 @@ class DerivedIdGenerator implements IdGenerator {
     return this.forced?.spanId ?? this.random.generateSpanId();
   }
   /** `tracer.startSpan` with these ids (a child keeps its parent's trace id whatever `traceId` says). */
-  startSpan(tracer: Tracer, ids: { traceId?: string; spanId: string }, name: string, options: SpanOptions, parent: Context): Span {
+  startSpan(
+    tracer: Tracer,
+    ids: { traceId?: string; spanId: string },
+    name: string,
+    options: SpanOptions,
+    parent: Context,
+  ): Span {
     this.forced = ids;
     try {
       return tracer.startSpan(name, options, parent);
@@ -149,12 +176,25 @@ class OtelTracing implements Tracing {
       for (const step of steps) {
         if (step.kind !== 'run' || run.protocol === 'upstash') this.resolvedStep(run, step, parent, at);
       }
-      const attributes: Attributes = { [WfAttr.RunId]: run.id, [WfAttr.RunStatus]: run.status, [ATTR_URL_FULL]: run.url };
+      const attributes: Attributes = {
+        [WfAttr.RunId]: run.id,
+        [WfAttr.RunStatus]: run.status,
+        [ATTR_URL_FULL]: run.url,
+      };
       // A child run (context.invoke) has a trace of its own, linked to its parent run's.
       const parentRunId = parentOf(run)?.parentRunId;
-      const links = parentRunId === undefined ? [] : [{ context: trace.getSpanContext(runContext(parentRunId))!, attributes: { [WfAttr.RunId]: parentRunId } }];
+      const links =
+        parentRunId === undefined
+          ? []
+          : [{ context: trace.getSpanContext(runContext(parentRunId))!, attributes: { [WfAttr.RunId]: parentRunId } }];
       if (parentRunId !== undefined) attributes[WfAttr.ParentRunId] = parentRunId;
-      const span = this.ids.startSpan(this.tracer, runTraceIds(run.id), `run ${pathOf(run.url)}`, { kind: SpanKind.INTERNAL, startTime: hr(run.createdAt), attributes, links }, ROOT_CONTEXT);
+      const span = this.ids.startSpan(
+        this.tracer,
+        runTraceIds(run.id),
+        `run ${pathOf(run.url)}`,
+        { kind: SpanKind.INTERNAL, startTime: hr(run.createdAt), attributes, links },
+        ROOT_CONTEXT,
+      );
       span.setAttribute(WfAttr.RunAttempts, run.attempts);
       // From the steps read now: the driver's copy of the run does not follow the store's count.
       span.setAttribute(WfAttr.RunStepsDone, steps.filter((step) => step.status === 'succeeded').length);
@@ -205,7 +245,11 @@ class OtelTracing implements Tracing {
       ...(step.kind === 'call' && step.request && httpAttributes(step.request.url, step.request.method)),
     };
     const spanId = stepSpanId(runTraceIds(run.id).spanId, step.index);
-    const options: SpanOptions = { kind: step.kind === 'call' ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime: hr(step.startedAt), attributes };
+    const options: SpanOptions = {
+      kind: step.kind === 'call' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+      startTime: hr(step.startedAt),
+      attributes,
+    };
     const name = `${step.kind === 'run' ? 'step' : step.kind} ${step.name}`;
     const span = this.ids.startSpan(this.tracer, { spanId }, name, options, parent);
     const ended = step.finishedAt ?? at;
@@ -222,7 +266,10 @@ class OtelTracing implements Tracing {
     });
     try {
       const outcome = await Promise.race([this.provider.shutdown(), limit]);
-      if (outcome === 'late') this.logger.warn(`tracing: the collector did not take the last spans within ${SHUTDOWN_LIMIT_MS} ms; they are dropped`);
+      if (outcome === 'late')
+        this.logger.warn(
+          `tracing: the collector did not take the last spans within ${SHUTDOWN_LIMIT_MS} ms; they are dropped`,
+        );
     } catch (error) {
       this.logger.error(`tracing: exporting the last spans failed: ${String(error)}`);
     } finally {
@@ -269,7 +316,12 @@ class OtelAttemptTrace implements AttemptTrace {
       {
         kind: SpanKind.CLIENT,
         startTime: hr(info.startedAt),
-        attributes: { [WfAttr.RunId]: run.id, [WfAttr.Attempt]: info.attempt, [WfAttr.AttemptSeq]: info.seq, ...httpAttributes(run.url, 'POST') },
+        attributes: {
+          [WfAttr.RunId]: run.id,
+          [WfAttr.Attempt]: info.attempt,
+          [WfAttr.AttemptSeq]: info.seq,
+          ...httpAttributes(run.url, 'POST'),
+        },
       },
       runContext(run.id),
     );
@@ -294,7 +346,13 @@ class OtelAttemptTrace implements AttemptTrace {
         };
         // The id `serve` gave the step's `fn` (step.trace), so the app's spans inside it nest here.
         const spanId = stepSpanId(this.span.spanContext().spanId, outcome.index);
-        const span = this.ids.startSpan(this.tracer, { spanId }, `step ${outcome.name}`, { startTime: hr(at), attributes }, this.context);
+        const span = this.ids.startSpan(
+          this.tracer,
+          { spanId },
+          `step ${outcome.name}`,
+          { startTime: hr(at), attributes },
+          this.context,
+        );
         this.steps.set(outcome.index, { span, startedAt: at });
         return;
       }
@@ -340,7 +398,13 @@ class OtelAttemptTrace implements AttemptTrace {
  */
 export async function createOtelTracing(config: OtelConfig, logger: Logger): Promise<Tracing> {
   const { OTLPTraceExporter } =
-    config.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
-  const exporter = new ReportingExporter(new OTLPTraceExporter({ url: config.endpoint, headers: config.headers ?? {} }), config.endpoint, logger);
+    config.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
+  const exporter = new ReportingExporter(
+    new OTLPTraceExporter({ url: config.endpoint, headers: config.headers ?? {} }),
+    config.endpoint,
+    logger,
+  );
   return new OtelTracing(exporter, config.serviceName ?? DEFAULT_SERVICE_NAME, logger);
 }

@@ -26,7 +26,9 @@ export class ReportingExporter implements SpanExporter {
     this.inner.export(spans, (result) => {
       if (result.code !== 0 && !this.failing) {
         this.failing = true;
-        this.logger.warn(`tracing: exporting spans to ${this.endpoint} failed (${result.error?.message ?? 'no reason given'}); spans are dropped until it answers`);
+        this.logger.warn(
+          `tracing: exporting spans to ${this.endpoint} failed (${result.error?.message ?? 'no reason given'}); spans are dropped until it answers`,
+        );
       } else if (result.code === 0 && this.failing) {
         this.failing = false;
         this.logger.info(`tracing: exporting spans to ${this.endpoint} works again`);

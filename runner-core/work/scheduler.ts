@@ -52,7 +52,11 @@ export class Scheduler {
       concurrency: options.concurrency,
       leaseMs,
       pollMs: options.pollMs,
-      claim: async (limit) => (await store.claimDue({ now: now(), limit, owner, leaseMs, onWaiting: options.onWaiting })).map((run) => ({ run, isNew: false })),
+      claim: async (limit) =>
+        (await store.claimDue({ now: now(), limit, owner, leaseMs, onWaiting: options.onWaiting })).map((run) => ({
+          run,
+          isNew: false,
+        })),
       key: (drive) => drive.run.id,
       // A lost lease was logged once, when the store first said so (`lose`); there is nothing to release.
       work: ({ run, isNew }, signal) =>
@@ -65,7 +69,10 @@ export class Scheduler {
       // Not fatal: the lease ends by itself after leaseMs and the run is claimed again then.
       release: (runId) =>
         store.release(runId, owner).catch((error: unknown) => {
-          logger.error(`could not release the lease on run ${runId}; it is driven again once the lease expires: ${describeError(error)}`, { runId });
+          logger.error(
+            `could not release the lease on run ${runId}; it is driven again once the lease expires: ${describeError(error)}`,
+            { runId },
+          );
         }),
       nextDueAt: () => store.nextDueAt(),
     });
@@ -111,7 +118,10 @@ export class Scheduler {
   lose(error: LeaseLostError): boolean {
     if (!this.loop.lose(error.runId)) return false;
     const holder = error.holder === null ? 'no runner holds it now' : `${error.holder} holds it now`;
-    this.options.logger.error(`lost the lease on run ${error.runId} (${holder}: this runner stalled past its lease); stopped driving it here, nothing more of this drive is committed.`, { runId: error.runId, holder: error.holder });
+    this.options.logger.error(
+      `lost the lease on run ${error.runId} (${holder}: this runner stalled past its lease); stopped driving it here, nothing more of this drive is committed.`,
+      { runId: error.runId, holder: error.holder },
+    );
     return true;
   }
 

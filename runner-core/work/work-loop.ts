@@ -186,7 +186,8 @@ export class WorkLoop<Item> {
   /** Resolves when some item in flight ends, or after `ms`. */
   async #someEnded(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = ms === Infinity ? [] : [new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))];
+    const timeout =
+      ms === Infinity ? [] : [new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))];
     await Promise.race([...[...this.#inFlight.values()].map((entry) => entry.ended), ...timeout]);
     clearTimeout(timer);
   }

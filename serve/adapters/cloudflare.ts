@@ -21,5 +21,8 @@ export function serve<Payload = unknown, Env = WorkflowBindings>(
 ): (request: Request, env?: Env, ctx?: WorkerContext) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
   return (request, env, ctx) =>
-    handle(request, { env: env as Record<string, unknown> | undefined, waitUntil: ctx && ((promise) => ctx.waitUntil(promise)) });
+    handle(request, {
+      env: env as Record<string, unknown> | undefined,
+      waitUntil: ctx && ((promise) => ctx.waitUntil(promise)),
+    });
 }

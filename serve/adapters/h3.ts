@@ -22,7 +22,10 @@ function requestOf(event: H3EventLike): Request | Response {
   if (event.req instanceof Request) return event.req;
   if (event.web?.request) return event.web.request;
   if (event.node?.req) return toRequestOrRefusal(event.node.req as IncomingMessage);
-  throw new WorkflowError('CONFIG', 'Expected an h3 event with `req` (h3 v2) or `node.req` (h3 v1); is this route an h3 event handler?');
+  throw new WorkflowError(
+    'CONFIG',
+    'Expected an h3 event with `req` (h3 v2) or `node.req` (h3 v1); is this route an h3 event handler?',
+  );
 }
 
 const bindingsOf = (context: object | undefined): Record<string, unknown> | undefined =>

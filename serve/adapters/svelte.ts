@@ -23,5 +23,6 @@ export function serve<Payload = unknown, Env = Record<string, unknown>>(
   options?: ServeOptions<Payload, Env>,
 ): (event: SvelteRequestEvent) => Promise<Response> {
   const handle = createHandler(workflow, { ...options, framework });
-  return ({ request, platform }) => handle(request, { env: (platform as { env?: Record<string, unknown> } | undefined)?.env });
+  return ({ request, platform }) =>
+    handle(request, { env: (platform as { env?: Record<string, unknown> } | undefined)?.env });
 }

@@ -54,7 +54,10 @@ export interface ContextInit {
   trace: TraceContext | undefined;
 }
 
-export function createContext(init: ContextInit, session: DriveSession): WorkflowContext<unknown, Record<string, unknown>> {
+export function createContext(
+  init: ContextInit,
+  session: DriveSession,
+): WorkflowContext<unknown, Record<string, unknown>> {
   return {
     ...init,
     ...stepMethods({

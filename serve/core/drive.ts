@@ -30,9 +30,14 @@ async function fetchSteps(runnerUrl: string, runId: string, token: string): Prom
   try {
     response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   } catch (error) {
-    throw new WorkflowError('RUNNER', `Could not reach the wfkit runner at ${url} to fetch the steps of ${runId}: ${(error as Error).message}`, { cause: error });
+    throw new WorkflowError(
+      'RUNNER',
+      `Could not reach the wfkit runner at ${url} to fetch the steps of ${runId}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
-  if (!response.ok) throw new WorkflowError('RUNNER', `Fetching the steps of ${runId} from ${url} failed with ${response.status}.`);
+  if (!response.ok)
+    throw new WorkflowError('RUNNER', `Fetching the steps of ${runId} from ${url} failed with ${response.status}.`);
   return parseStepRecords(((await response.json()) as { steps: unknown }).steps, `the steps from ${url}`);
 }
 
@@ -70,14 +75,24 @@ export async function driveRun(input: DriveInput): Promise<Response> {
       });
       const running = session;
       const context = createContext(
-        { workflowRunId: drive.runId, requestPayload: payload, headers: drive.headers, env: input.env, url: input.workflowUrl, trace: input.trace },
+        {
+          workflowRunId: drive.runId,
+          requestPayload: payload,
+          headers: drive.headers,
+          env: input.env,
+          url: input.workflowUrl,
+          trace: input.trace,
+        },
         running,
       );
       // Deferred a tick so the response (and its headers) leave before the first step runs.
       queueMicrotask(() => {
         Promise.resolve()
           .then(() => input.workflow(context))
-          .then((value) => running.finish(value), (error: unknown) => running.fail(error));
+          .then(
+            (value) => running.finish(value),
+            (error: unknown) => running.fail(error),
+          );
       });
     },
     // The runner hung up (timeout, crash): enqueueing now would throw, and nothing that runs from here
@@ -110,12 +125,22 @@ async function runFailureFunction(
   let line: Outcome = { t: 'done' };
   if (input.failureFunction) {
     const requestPayload = body.trim() === '' ? undefined : parseJson(body, 'the run payload');
-    const context = { workflowRunId: runId, requestPayload, headers, env: input.env, url: input.workflowUrl, trace: input.trace };
+    const context = {
+      workflowRunId: runId,
+      requestPayload,
+      headers,
+      env: input.env,
+      url: input.workflowUrl,
+      trace: input.trace,
+    };
     try {
       await input.failureFunction({ context, error: toError(failure.error), failedStep: failure.failedStep });
     } catch (error) {
       line = { t: 'failed', error: serializeError(error), retryable: false };
     }
   }
-  return new Response(encodeOutcome(line), { status: 200, headers: { 'content-type': NDJSON, 'cache-control': 'no-store' } });
+  return new Response(encodeOutcome(line), {
+    status: 200,
+    headers: { 'content-type': NDJSON, 'cache-control': 'no-store' },
+  });
 }

@@ -69,7 +69,9 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
       return resolveWorkflowUrl(request, options, urlEnv);
     } catch (error) {
       if (!(error instanceof UntrustedHostError)) throw error;
-      throw new WorkflowError('SIGNATURE', `Cannot verify this request against this route's URL. ${error.message}`, { cause: error });
+      throw new WorkflowError('SIGNATURE', `Cannot verify this request against this route's URL. ${error.message}`, {
+        cause: error,
+      });
     }
   };
 
@@ -82,9 +84,14 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
 
   async function answer(request: Request, host: HostContext | undefined): Promise<Response> {
     if (request.method !== 'POST') {
-      return errorResponse(405, 'METHOD_NOT_ALLOWED', `Expected POST, got ${request.method}: this route only starts and drives workflow runs.`, {
-        allow: 'POST',
-      });
+      return errorResponse(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `Expected POST, got ${request.method}: this route only starts and drives workflow runs.`,
+        {
+          allow: 'POST',
+        },
+      );
     }
     try {
       const settings = settingsFor(host?.env);
@@ -96,24 +103,54 @@ export function createHandler(workflow: Workflow<any, any>, options: ServeOption
         checkSignatureClaim(request.headers);
         // A probe runs nothing and answers where the runner will call, so a route that cannot place
         // itself says why (403 naming what to set), and `wf dev` may sign over the URL it used.
-        const workflowUrl = probe ? resolveWorkflowUrl(request, options, settings.urlEnv) : identityFor(request, settings.urlEnv);
+        const workflowUrl = probe
+          ? resolveWorkflowUrl(request, options, settings.urlEnv)
+          : identityFor(request, settings.urlEnv);
         const body = await readBodyLimited(request, MAX_DRIVE_BODY_BYTES);
         // A drive: only the route's own identity. A URL built from this request's Host would let a
         // drive signed for another app with the same token through (a relay that rewrites Host).
         const urls = probe ? [workflowUrl, request.url.split(/[?#]/)[0]!] : [workflowUrl];
         const { deadline } = await verifyRequest({ headers: request.headers, body, urls, token: settings.token });
         // `wf dev` checking the route: the token matches (the signature says so); tell it where the runner will call.
-        if (probe) return Response.json({ ok: true, framework: options.framework ?? null, url: workflowUrl }, { headers: { 'cache-control': 'no-store' } });
+        if (probe)
+          return Response.json(
+            { ok: true, framework: options.framework ?? null, url: workflowUrl },
+            { headers: { 'cache-control': 'no-store' } },
+          );
         const { runnerUrl, token, env } = settings;
-        return await driveRun({ body, workflow, workflowUrl, runnerUrl, token, env, timeBudgetMs, deadline, failureFunction: options.failureFunction, trace: parseTraceparent(request.headers.get(Header.Traceparent)) });
+        return await driveRun({
+          body,
+          workflow,
+          workflowUrl,
+          runnerUrl,
+          token,
+          env,
+          timeBudgetMs,
+          deadline,
+          failureFunction: options.failureFunction,
+          trace: parseTraceparent(request.headers.get(Header.Traceparent)),
+        });
       }
       const target = resolveWorkflowTarget(request, options, settings.urlEnv);
       if (options.authorize && !(await options.authorize(request))) {
         return errorResponse(403, 'FORBIDDEN', 'The `authorize` option of this route refused the request.');
       }
       const body = await readBodyLimited(request, maxBodyBytes);
-      const start = { request, body, workflowUrl: target.url, urlSource: target.source, runnerUrl: settings.runnerUrl, token: settings.token };
-      return await startRun({ ...start, retries: options.retries, retryDelayMs: options.retryDelay, schema: options.schema, flowControl: options.flowControl });
+      const start = {
+        request,
+        body,
+        workflowUrl: target.url,
+        urlSource: target.source,
+        runnerUrl: settings.runnerUrl,
+        token: settings.token,
+      };
+      return await startRun({
+        ...start,
+        retries: options.retries,
+        retryDelayMs: options.retryDelay,
+        schema: options.schema,
+        flowControl: options.flowControl,
+      });
     } catch (error) {
       const status = statusOf(error);
       // A broken route is the developer's to see in their server log, not only in the response.

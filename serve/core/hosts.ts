@@ -24,7 +24,10 @@ export function parseHostPatterns(values: readonly string[], where: string): Hos
     const value = raw.trim().toLowerCase();
     const match = PATTERN.exec(value);
     if (!match || (match[3] !== undefined && Number(match[3]) > 65_535)) {
-      throw new WorkflowError('CONFIG', `Expected each entry of \`${where}\` to be a host like app.example.com, app.example.com:8443 or *.example.com (no scheme, no path), got ${JSON.stringify(raw)}.`);
+      throw new WorkflowError(
+        'CONFIG',
+        `Expected each entry of \`${where}\` to be a host like app.example.com, app.example.com:8443 or *.example.com (no scheme, no path), got ${JSON.stringify(raw)}.`,
+      );
     }
     return { wildcard: match[1] !== undefined, hostname: match[2]!, port: match[3] ?? '' };
   });
@@ -38,7 +41,9 @@ export function parseHostList(value: string | undefined): HostPattern[] {
 
 /** `url.host` of a parsed URL (lower-case, default port dropped) against the patterns. */
 export function hostMatches(url: URL, patterns: readonly HostPattern[]): boolean {
-  return patterns.some((p) => p.port === url.port && (p.wildcard ? url.hostname.endsWith(`.${p.hostname}`) : url.hostname === p.hostname));
+  return patterns.some(
+    (p) => p.port === url.port && (p.wildcard ? url.hostname.endsWith(`.${p.hostname}`) : url.hostname === p.hostname),
+  );
 }
 
 /** localhost, 127.0.0.0/8 and [::1]: where `wf dev` and a local runner reach the app. */

@@ -1,7 +1,12 @@
 import { ProtocolError, WorkflowError } from '../../protocol/errors.js';
 
 /** A JSON error body, the same shape the runner answers with. */
-export function errorResponse(status: number, code: string, message: string, headers?: Record<string, string>): Response {
+export function errorResponse(
+  status: number,
+  code: string,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
   return Response.json({ error: { code, message } }, { status, headers });
 }
 
@@ -20,7 +25,9 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
       chunk = await reader.read();
     } catch (error) {
       // The client went away mid-body (or the host failed it): the request's fault, not the route's.
-      throw new ProtocolError(`The request body could not be read to its end: ${(error as Error).message}`, { cause: error });
+      throw new ProtocolError(`The request body could not be read to its end: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     const { done, value } = chunk;
     if (done) break;

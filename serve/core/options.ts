@@ -10,7 +10,10 @@ import type { UrlEnv } from './url.js';
 
 /** What `failureFunction` receives once a run has failed for good. */
 export interface FailureFunctionArgs<Payload = any, Env = any> {
-  context: Pick<WorkflowContext<Payload, Env>, 'workflowRunId' | 'requestPayload' | 'headers' | 'env' | 'url' | 'trace'>;
+  context: Pick<
+    WorkflowContext<Payload, Env>,
+    'workflowRunId' | 'requestPayload' | 'headers' | 'env' | 'url' | 'trace'
+  >;
   /** The error the run failed with (name, message and stack as recorded). */
   error: Error;
   /** The step that failed, when a step did. */
@@ -167,12 +170,18 @@ export function validateOptions(options: ServeOptions): void {
     }
   }
   if (options.schema !== undefined && !isStandardSchema(options.schema)) {
-    throw new WorkflowError('CONFIG', 'Expected `schema` to be a Standard Schema v1 validator (an object with `~standard.version` 1 and `~standard.validate`), such as a zod or valibot schema.');
+    throw new WorkflowError(
+      'CONFIG',
+      'Expected `schema` to be a Standard Schema v1 validator (an object with `~standard.version` 1 and `~standard.validate`), such as a zod or valibot schema.',
+    );
   }
   const hosts: unknown = options.allowedHosts;
   if (hosts !== undefined) {
     if (!Array.isArray(hosts) || !hosts.every((h) => typeof h === 'string')) {
-      throw new WorkflowError('CONFIG', `Expected \`allowedHosts\` to be an array of host strings, got ${JSON.stringify(hosts)}.`);
+      throw new WorkflowError(
+        'CONFIG',
+        `Expected \`allowedHosts\` to be an array of host strings, got ${JSON.stringify(hosts)}.`,
+      );
     }
     parseHostPatterns(hosts, 'allowedHosts');
   }

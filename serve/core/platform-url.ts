@@ -33,21 +33,43 @@ const onVercel = (env: Env): boolean => env.VERCEL_ENV !== 'development';
 const RULES: readonly PlatformRule[] = [
   // Vercel: the deployment's own `*.vercel.app` host; the branch and production domains move on.
   { platform: 'Vercel', variable: 'VERCEL_URL', read: (env) => (onVercel(env) ? value(env, 'VERCEL_URL') : undefined) },
-  { platform: 'Vercel', variable: 'VERCEL_BRANCH_URL', read: (env) => (onVercel(env) ? value(env, 'VERCEL_BRANCH_URL') : undefined) },
-  { platform: 'Vercel', variable: 'VERCEL_PROJECT_PRODUCTION_URL', read: (env) => (onVercel(env) ? value(env, 'VERCEL_PROJECT_PRODUCTION_URL') : undefined) },
+  {
+    platform: 'Vercel',
+    variable: 'VERCEL_BRANCH_URL',
+    read: (env) => (onVercel(env) ? value(env, 'VERCEL_BRANCH_URL') : undefined),
+  },
+  {
+    platform: 'Vercel',
+    variable: 'VERCEL_PROJECT_PRODUCTION_URL',
+    read: (env) => (onVercel(env) ? value(env, 'VERCEL_PROJECT_PRODUCTION_URL') : undefined),
+  },
   // Netlify: the deploy's own URL where it reached the runtime, else the site's main address
   // (functions get only URL, SITE_NAME and SITE_ID at run time).
-  { platform: 'Netlify', variable: 'DEPLOY_URL', read: (env) => (onNetlify(env) ? value(env, 'DEPLOY_URL') : undefined) },
+  {
+    platform: 'Netlify',
+    variable: 'DEPLOY_URL',
+    read: (env) => (onNetlify(env) ? value(env, 'DEPLOY_URL') : undefined),
+  },
   { platform: 'Netlify', variable: 'URL', read: (env) => (onNetlify(env) ? value(env, 'URL') : undefined) },
   { platform: 'Render', variable: 'RENDER_EXTERNAL_URL', read: (env) => value(env, 'RENDER_EXTERNAL_URL') },
   { platform: 'Railway', variable: 'RAILWAY_PUBLIC_DOMAIN', read: (env) => value(env, 'RAILWAY_PUBLIC_DOMAIN') },
-  { platform: 'Heroku', variable: 'HEROKU_APP_DEFAULT_DOMAIN_NAME', read: (env) => value(env, 'HEROKU_APP_DEFAULT_DOMAIN_NAME') },
+  {
+    platform: 'Heroku',
+    variable: 'HEROKU_APP_DEFAULT_DOMAIN_NAME',
+    read: (env) => value(env, 'HEROKU_APP_DEFAULT_DOMAIN_NAME'),
+  },
   // Fly.io names the app, and every app with a public service answers at <name>.fly.dev.
-  { platform: 'Fly.io', variable: 'FLY_APP_NAME', read: (env) => (value(env, 'FLY_APP_NAME') ? `${env.FLY_APP_NAME}.fly.dev` : undefined) },
+  {
+    platform: 'Fly.io',
+    variable: 'FLY_APP_NAME',
+    read: (env) => (value(env, 'FLY_APP_NAME') ? `${env.FLY_APP_NAME}.fly.dev` : undefined),
+  },
 ];
 
 /** Every variable a rule reads, so the settings resolver picks them from the host's environment. */
-export const PLATFORM_URL_VARIABLES: readonly string[] = [...new Set([...RULES.map((rule) => rule.variable), 'VERCEL_ENV', 'NETLIFY', 'SITE_ID'])];
+export const PLATFORM_URL_VARIABLES: readonly string[] = [
+  ...new Set([...RULES.map((rule) => rule.variable), 'VERCEL_ENV', 'NETLIFY', 'SITE_ID']),
+];
 
 export interface PlatformOrigin {
   /** `https://host[:port]`, no path. */

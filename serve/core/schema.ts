@@ -20,7 +20,9 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
   readonly types?: { readonly input: Input; readonly output: Output } | undefined;
 }
 
-export type StandardSchemaResult<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<StandardSchemaIssue> };
+export type StandardSchemaResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<StandardSchemaIssue> };
 
 export interface StandardSchemaIssue {
   readonly message: string;
@@ -50,5 +52,10 @@ export function toValidationIssue(issue: StandardSchemaIssue): ValidationIssue {
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   const props = (value as { '~standard'?: unknown })['~standard'];
-  return typeof props === 'object' && props !== null && (props as StandardSchemaProps).version === 1 && typeof (props as StandardSchemaProps).validate === 'function';
+  return (
+    typeof props === 'object' &&
+    props !== null &&
+    (props as StandardSchemaProps).version === 1 &&
+    typeof (props as StandardSchemaProps).validate === 'function'
+  );
 }

@@ -1,5 +1,12 @@
 import { toMilliseconds } from '../../protocol/duration.js';
-import { DeterminismError, RetryAfterError, StepFailedError, WorkflowError, isRetryable, serializeError } from '../../protocol/errors.js';
+import {
+  DeterminismError,
+  RetryAfterError,
+  StepFailedError,
+  WorkflowError,
+  isRetryable,
+  serializeError,
+} from '../../protocol/errors.js';
 import type { StepKind, StepRecord } from '../../protocol/messages.js';
 import type { Outcome, Suspension } from '../../protocol/outcome.js';
 import type { SuspendingStepKind, SuspensionFields } from '../../protocol/step-kinds/index.js';
@@ -88,7 +95,8 @@ export class DriveSession {
     let retryDelayMs: number | undefined;
     try {
       if (options.timeout !== undefined) timeoutMs = toMilliseconds(options.timeout, `\`timeout\` of step "${name}"`);
-      if (options.retryDelay !== undefined) retryDelayMs = toMilliseconds(options.retryDelay, `\`retryDelay\` of step "${name}"`, 'milliseconds');
+      if (options.retryDelay !== undefined)
+        retryDelayMs = toMilliseconds(options.retryDelay, `\`retryDelay\` of step "${name}"`, 'milliseconds');
     } catch (error) {
       this.fail(error);
       return parked();
@@ -121,14 +129,22 @@ export class DriveSession {
     printOriginal(lvl, text, extra);
     // Without AsyncLocalStorage a line after an `await` cannot name its step: the only step in flight
     // is the one (with several, or with AsyncLocalStorage saying "outside any step", none is).
-    const buffer = currentStepLogs() ?? (!followsAwaits() && this.logBuffers.size === 1 ? this.logBuffers.values().next().value : undefined);
+    const buffer =
+      currentStepLogs() ??
+      (!followsAwaits() && this.logBuffers.size === 1 ? this.logBuffers.values().next().value : undefined);
     try {
       buffer?.add(lvl, text, extra);
     } catch {} // logging must never fail the step
   }
 
   cancel(): Promise<never> {
-    if (this.executing !== undefined) this.fail(new WorkflowError('NESTED_STEP', `context.cancel() was called inside step "${this.executing}": call it from the workflow function.`));
+    if (this.executing !== undefined)
+      this.fail(
+        new WorkflowError(
+          'NESTED_STEP',
+          `context.cancel() was called inside step "${this.executing}": call it from the workflow function.`,
+        ),
+      );
     else this.halt({ t: 'cancel' });
     return parked();
   }
@@ -139,9 +155,11 @@ export class DriveSession {
     const recorded = this.options.committed.length;
     if (this.cursor < recorded) {
       const next = this.options.committed[this.cursor]!;
-      this.fail(new DeterminismError(
-        `The workflow returned after ${this.cursor} steps, but ${recorded} are recorded (next: ${next.kind} "${next.name}"). Steps must be called in the same order on every replay.`,
-      ));
+      this.fail(
+        new DeterminismError(
+          `The workflow returned after ${this.cursor} steps, but ${recorded} are recorded (next: ${next.kind} "${next.name}"). Steps must be called in the same order on every replay.`,
+        ),
+      );
       return;
     }
     let output: string | undefined;
@@ -157,7 +175,8 @@ export class DriveSession {
   /** The workflow threw outside any step, or a check failed. */
   fail(error: unknown): void {
     const outcome: Outcome = { t: 'failed', error: serializeError(error), retryable: isRetryable(error) };
-    if (error instanceof RetryAfterError || (WorkflowError.is(error) && error.code === 'RETRY_AFTER')) outcome.retryAfterMs = (error as RetryAfterError).retryAfterMs;
+    if (error instanceof RetryAfterError || (WorkflowError.is(error) && error.code === 'RETRY_AFTER'))
+      outcome.retryAfterMs = (error as RetryAfterError).retryAfterMs;
     this.halt(outcome);
   }
 
@@ -165,7 +184,12 @@ export class DriveSession {
   private claim(kind: StepKind, name: string): Slot | undefined {
     if (this.halted) return undefined;
     if (this.executing !== undefined) {
-      this.fail(new WorkflowError('NESTED_STEP', `Step "${String(name)}" was started inside step "${this.executing}": steps cannot be nested. Call it from the workflow function, after "${this.executing}" returns.`));
+      this.fail(
+        new WorkflowError(
+          'NESTED_STEP',
+          `Step "${String(name)}" was started inside step "${this.executing}": steps cannot be nested. Call it from the workflow function, after "${this.executing}" returns.`,
+        ),
+      );
       return undefined;
     }
     if (typeof name !== 'string' || name === '') {
@@ -175,14 +199,21 @@ export class DriveSession {
     const index = this.cursor++;
     const record = this.options.committed[index];
     if (record && (record.name !== name || record.kind !== kind)) {
-      this.fail(new DeterminismError(
-        `Step ${index} is recorded as ${record.kind} "${record.name}" but the workflow now asks for ${kind} "${name}" there. ` +
-          'Steps must be called in the same order on every replay; start a new run after changing the order.',
-      ));
+      this.fail(
+        new DeterminismError(
+          `Step ${index} is recorded as ${record.kind} "${record.name}" but the workflow now asks for ${kind} "${name}" there. ` +
+            'Steps must be called in the same order on every replay; start a new run after changing the order.',
+        ),
+      );
       return undefined;
     }
     // A pending record only holds the position (later ones have results): run or suspend it anew.
-    return { index, group: this.nextGroup(), record: record?.pending ? undefined : record, known: record !== undefined };
+    return {
+      index,
+      group: this.nextGroup(),
+      record: record?.pending ? undefined : record,
+      known: record !== undefined,
+    };
   }
 
   /** Steps started without an `await` between them (Promise.all) share a group. */
@@ -239,7 +270,8 @@ export class DriveSession {
     this.suspendCheckQueued = true;
     setTimeout(() => {
       this.suspendCheckQueued = false;
-      if (!this.halted && this.inflight.size === 0 && this.pending.length > 0) this.halt({ t: 'suspend', steps: [...this.pending] });
+      if (!this.halted && this.inflight.size === 0 && this.pending.length > 0)
+        this.halt({ t: 'suspend', steps: [...this.pending] });
     }, 0);
   }
 
@@ -275,7 +307,8 @@ export class DriveSession {
       if (policy.retries !== undefined) step.retries = policy.retries;
       if (policy.retryDelayMs !== undefined) step.retryDelayMs = policy.retryDelayMs;
       const failed: Outcome = { t: 'failed', error: serializeError(error), retryable: isRetryable(error), step };
-      if (error instanceof RetryAfterError || (WorkflowError.is(error) && error.code === 'RETRY_AFTER')) failed.retryAfterMs = (error as RetryAfterError).retryAfterMs;
+      if (error instanceof RetryAfterError || (WorkflowError.is(error) && error.code === 'RETRY_AFTER'))
+        failed.retryAfterMs = (error as RetryAfterError).retryAfterMs;
       this.halt(failed);
       return { ok: false };
     }

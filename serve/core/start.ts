@@ -59,13 +59,21 @@ export async function startRun(input: StartInput): Promise<Response> {
       body: JSON.stringify(message),
     });
   } catch (error) {
-    throw new WorkflowError('RUNNER', `Could not reach the wfkit runner at ${target} (is \`wf dev\` running? WF_RUNNER_URL sets where): ${(error as Error).message}`, { cause: error });
+    throw new WorkflowError(
+      'RUNNER',
+      `Could not reach the wfkit runner at ${target} (is \`wf dev\` running? WF_RUNNER_URL sets where): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const text = await response.text();
   if (!response.ok) {
     const refusal = runnerError(text);
     if (response.status === 403 && refusal.code === 'ORIGIN_NOT_ALLOWED') return originRefused(input, refusal.message);
-    return errorResponse(502, 'RUNNER', `The runner at ${target} refused to start the run (${response.status}): ${refusal.message}`);
+    return errorResponse(
+      502,
+      'RUNNER',
+      `The runner at ${target} refused to start the run (${response.status}): ${refusal.message}`,
+    );
   }
   return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
 }
@@ -74,7 +82,10 @@ export async function startRun(input: StartInput): Promise<Response> {
 function runnerError(text: string): { code?: string; message: string } {
   try {
     const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
-    return { code: typeof error?.code === 'string' ? error.code : undefined, message: typeof error?.message === 'string' ? error.message : text };
+    return {
+      code: typeof error?.code === 'string' ? error.code : undefined,
+      message: typeof error?.message === 'string' ? error.message : text,
+    };
   } catch {
     return { message: text };
   }
@@ -103,10 +114,18 @@ async function checkPayload(schema: StandardSchemaV1, payload: unknown): Promise
   const result = await schema['~standard'].validate(payload);
   if (!result.issues) return { value: result.value };
   const issues = result.issues.map(toValidationIssue);
-  const listed = issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
+  const listed = issues
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+    .join('; ');
   const vendor = schema['~standard'].vendor;
   return Response.json(
-    { error: { code: 'VALIDATION', message: `The request body does not match this route's schema (${vendor}): ${listed}`, issues } },
+    {
+      error: {
+        code: 'VALIDATION',
+        message: `The request body does not match this route's schema (${vendor}): ${listed}`,
+        issues,
+      },
+    },
     { status: 400 },
   );
 }
@@ -118,8 +137,16 @@ function serializePayload(value: unknown, schema: StandardSchemaV1): string {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new WorkflowError('CONFIG', `Expected the \`schema\` (${schema['~standard'].vendor}) to produce a JSON value for the run's payload, but serializing it failed: ${(error as Error).message}`, { cause: error });
+    throw new WorkflowError(
+      'CONFIG',
+      `Expected the \`schema\` (${schema['~standard'].vendor}) to produce a JSON value for the run's payload, but serializing it failed: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
-  if (text === undefined) throw new WorkflowError('CONFIG', `Expected the \`schema\` (${schema['~standard'].vendor}) to produce a JSON value for the run's payload, got ${typeof value}.`);
+  if (text === undefined)
+    throw new WorkflowError(
+      'CONFIG',
+      `Expected the \`schema\` (${schema['~standard'].vendor}) to produce a JSON value for the run's payload, got ${typeof value}.`,
+    );
   return text;
 }

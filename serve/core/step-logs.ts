@@ -63,15 +63,17 @@ export class StepLogBuffer {
 function safeJson(value: unknown): string {
   const seen = new WeakSet<object>();
   try {
-    return JSON.stringify(value, (_key, v: unknown) => {
-      if (typeof v === 'bigint') return `${v}n`;
-      if (v instanceof Error) return { name: v.name, message: v.message };
-      if (typeof v === 'object' && v !== null) {
-        if (seen.has(v)) return '[Circular]';
-        seen.add(v);
-      }
-      return v;
-    }) ?? '{}';
+    return (
+      JSON.stringify(value, (_key, v: unknown) => {
+        if (typeof v === 'bigint') return `${v}n`;
+        if (v instanceof Error) return { name: v.name, message: v.message };
+        if (typeof v === 'object' && v !== null) {
+          if (seen.has(v)) return '[Circular]';
+          seen.add(v);
+        }
+        return v;
+      }) ?? '{}'
+    );
   } catch {
     return '{}';
   }
@@ -108,10 +110,15 @@ interface Capture {
 const CAPTURE = Symbol.for('wfkit.step-logs');
 
 function findAsyncLocalStorage(): AsyncStorageClass | undefined {
-  const g = globalThis as { AsyncLocalStorage?: AsyncStorageClass; process?: { getBuiltinModule?: (id: string) => unknown } };
+  const g = globalThis as {
+    AsyncLocalStorage?: AsyncStorageClass;
+    process?: { getBuiltinModule?: (id: string) => unknown };
+  };
   if (typeof g.AsyncLocalStorage === 'function') return g.AsyncLocalStorage;
   try {
-    const hooks = g.process?.getBuiltinModule?.('node:async_hooks') as { AsyncLocalStorage?: AsyncStorageClass } | undefined;
+    const hooks = g.process?.getBuiltinModule?.('node:async_hooks') as
+      | { AsyncLocalStorage?: AsyncStorageClass }
+      | undefined;
     return typeof hooks?.AsyncLocalStorage === 'function' ? hooks.AsyncLocalStorage : undefined;
   } catch {
     return undefined;

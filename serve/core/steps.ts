@@ -5,7 +5,10 @@ export async function withTimeout<T>(work: T | Promise<T>, timeoutMs: number | u
   if (timeoutMs === undefined) return work;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new WorkflowError('TIMEOUT', `Step "${name}" took longer than its timeout of ${timeoutMs} ms.`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new WorkflowError('TIMEOUT', `Step "${name}" took longer than its timeout of ${timeoutMs} ms.`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([work, timeout]);

@@ -112,8 +112,12 @@ function ownUrl(request: Request, own: URL, options: UrlOptions, env: UrlEnv): W
   const origin = new URL(forwarded ?? own.origin);
   const header = forwarded ? 'X-Forwarded-Host' : 'Host';
   const target = { url: origin.origin + own.pathname, source: `the request's ${header} header` };
-  const allowed = [...parseHostPatterns(options.allowedHosts ?? [], 'allowedHosts'), ...parseHostList(env.WF_ALLOWED_HOSTS)];
-  if (allowed.length === 0 || hostMatches(origin, allowed) || (isDevelopment(env) && isLoopbackHost(origin))) return target;
+  const allowed = [
+    ...parseHostPatterns(options.allowedHosts ?? [], 'allowedHosts'),
+    ...parseHostList(env.WF_ALLOWED_HOSTS),
+  ];
+  if (allowed.length === 0 || hostMatches(origin, allowed) || (isDevelopment(env) && isLoopbackHost(origin)))
+    return target;
   throw new UntrustedHostError(
     `This route takes its URL from the request's ${header} header only for the hosts in WF_ALLOWED_HOSTS / the \`allowedHosts\` option, ` +
       `and ${JSON.stringify(origin.host.slice(0, 100))} is not one of them. If it is this app's address, add it there; ` +
@@ -151,12 +155,17 @@ export function resolveWorkflowTarget(request: Request, options: UrlOptions = {}
   const found = named.find(([, value]) => value);
   if (!found) {
     const platform = platformOrigin(env);
-    return platform ? { url: platform.origin + own.pathname, source: platform.source } : ownUrl(request, own, options, env);
+    return platform
+      ? { url: platform.origin + own.pathname, source: platform.source }
+      : ownUrl(request, own, options, env);
   }
   const [name, value] = found as [string, string];
   const { base, prefix } = configuredBase(value, name);
   if (prefix !== '' && own.pathname !== '/' && prefix.endsWith(own.pathname.replace(/\/+$/, ''))) {
-    throw new WorkflowError('CONFIG', `\`${name}\` must not contain the route path: got "${value}" for route "${own.pathname}"; use "${base.origin}".`);
+    throw new WorkflowError(
+      'CONFIG',
+      `\`${name}\` must not contain the route path: got "${value}" for route "${own.pathname}"; use "${base.origin}".`,
+    );
   }
   return { url: base.origin + prefix + own.pathname, source: name };
 }

@@ -25,22 +25,38 @@ describe('parsers of the API answers', () => {
     expect(parseRun(makeRun(1))).not.toHaveProperty('alert');
     expect(parseRun({ ...makeRun(1), alert: null, alertAttempts: 0 })).toMatchObject({ alert: null, alertAttempts: 0 });
     // A resumed run's event (alert null) clears the alert a dashboard knew.
-    expect(fillRun(alerted as Run, { ...makeRun(2, { status: 'running' }), alert: null, alertAttempts: 0 }).alert).toBeNull();
-    expect(() => parseRun({ ...alerted, alert: 'sent' })).toThrow('Expected `alert` in the run to be one of pending, delivered, failed, got the string "sent".');
-    expect(() => parseRun({ ...alerted, alertAttempts: undefined })).toThrow('Expected `alertAttempts` in the run to be');
+    expect(
+      fillRun(alerted as Run, { ...makeRun(2, { status: 'running' }), alert: null, alertAttempts: 0 }).alert,
+    ).toBeNull();
+    expect(() => parseRun({ ...alerted, alert: 'sent' })).toThrow(
+      'Expected `alert` in the run to be one of pending, delivered, failed, got the string "sent".',
+    );
+    expect(() => parseRun({ ...alerted, alertAttempts: undefined })).toThrow(
+      'Expected `alertAttempts` in the run to be',
+    );
   });
 
   it('name the field, what was expected and what came, and where', () => {
     expect(() => parseRun({ ...makeRun(1), status: 'done' })).toThrow(
       'Expected `status` in the run to be one of queued, running, sleeping, waiting, completed, failed, cancelled, got the string "done".',
     );
-    expect(() => parseRun({ ...makeRun(1), body: undefined })).toThrow('Expected `body` in the run to be a string, got undefined.');
-    expect(() => parseStep({ ...makeStep(1, 0), outputEncoded: 5 })).toThrow('Expected `outputEncoded` in the step to be a string, got number 5.');
-    expect(() => parseRunDetail({ run: makeRun(1), steps: [makeStep(1, 0), { ...makeStep(1, 1), kind: 'job' }], attempts: [] })).toThrow(
+    expect(() => parseRun({ ...makeRun(1), body: undefined })).toThrow(
+      'Expected `body` in the run to be a string, got undefined.',
+    );
+    expect(() => parseStep({ ...makeStep(1, 0), outputEncoded: 5 })).toThrow(
+      'Expected `outputEncoded` in the step to be a string, got number 5.',
+    );
+    expect(() =>
+      parseRunDetail({ run: makeRun(1), steps: [makeStep(1, 0), { ...makeStep(1, 1), kind: 'job' }], attempts: [] }),
+    ).toThrow(
       'Expected `kind` in `steps[1]` of the run detail to be one of run, sleep, wait, call, invoke, got "job".',
     );
-    expect(() => parseStreamEvent({ type: 'step', step: null })).toThrow('Expected `step` of the event to be a JSON object, got null.');
-    expect(() => parseStreamEvent({ type: 'ping' })).toThrow('Expected `type` in the event to be one of run, step, attempt, reset, got the string "ping".');
+    expect(() => parseStreamEvent({ type: 'step', step: null })).toThrow(
+      'Expected `step` of the event to be a JSON object, got null.',
+    );
+    expect(() => parseStreamEvent({ type: 'ping' })).toThrow(
+      'Expected `type` in the event to be one of run, step, attempt, reset, got the string "ping".',
+    );
   });
 });
 
@@ -58,7 +74,16 @@ describe('the SSE parser', () => {
 });
 
 describe('step logs in the run detail', () => {
-  const log = { runId: makeRun(1).id, index: 0, name: 'a', attempt: 2, status: 'failed', at: 5, lines: [{ at: 4, level: 'warn', message: 'hm', fields: { n: 1 } }], dropped: 3 };
+  const log = {
+    runId: makeRun(1).id,
+    index: 0,
+    name: 'a',
+    attempt: 2,
+    status: 'failed',
+    at: 5,
+    lines: [{ at: 4, level: 'warn', message: 'hm', fields: { n: 1 } }],
+    dropped: 3,
+  };
   it('reads them, and reads a detail without them (an older runner) as none', () => {
     const detail = { run: makeRun(1), steps: [makeStep(1, 0)], attempts: [] };
     expect(parseRunDetail({ ...detail, logs: [log] }).logs).toEqual([log]);
@@ -69,7 +94,9 @@ describe('step logs in the run detail', () => {
     expect(() => parseRunDetail({ ...detail, logs: [{ ...log, status: 'maybe' }] })).toThrow(
       'Expected `status` in `logs[0]` of the run detail to be one of succeeded, failed, got the string "maybe".',
     );
-    expect(() => parseRunDetail({ ...detail, logs: [{ ...log, lines: [{ at: 1, level: 'loud', message: '' }] }] })).toThrow(
+    expect(() =>
+      parseRunDetail({ ...detail, logs: [{ ...log, lines: [{ at: 1, level: 'loud', message: '' }] }] }),
+    ).toThrow(
       'Expected `level` in `lines[0]` in `logs[0]` of the run detail to be one of debug, info, log, warn, error, got the string "loud".',
     );
   });

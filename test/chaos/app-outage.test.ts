@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '../helpers/app-process.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
-import { CHAOS_TOKEN, planRuns, RUNNER_ENV, runsInFlight, startThroughApp, tempFolder, untilExecutions, type RunPlan } from './harness.js';
+import {
+  CHAOS_TOKEN,
+  planRuns,
+  RUNNER_ENV,
+  runsInFlight,
+  startThroughApp,
+  tempFolder,
+  untilExecutions,
+  type RunPlan,
+} from './harness.js';
 import { brokenInvariants, reExecutions, waitForRunsToEnd } from './invariants.js';
 
 /**
@@ -39,7 +48,11 @@ afterAll(async () => {
 describe(`chaos: the app down for 30 s (seed ${seed}, WF_FUZZ_SEED to replay)`, () => {
   it('finishes every run in flight once the app listens again, each step committed once and never executed after', async () => {
     const logFile = join(folder.dir, 'executions.ndjson');
-    runner = await spawnWfStart(['--database', join(folder.dir, 'runner.db'), '--log-format', 'json'], RUNNER_ENV, folder.dir);
+    runner = await spawnWfStart(
+      ['--database', join(folder.dir, 'runner.db'), '--log-format', 'json'],
+      RUNNER_ENV,
+      folder.dir,
+    );
     app = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: runner.url, logFile });
 
     // Long steps (0.3–0.8 s, 5–8 of them): every run is still in flight when the app goes away.

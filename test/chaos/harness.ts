@@ -19,7 +19,12 @@ export interface RunPlan {
 }
 
 /** `count` runs of `steps` steps (inclusive range), each step `stepMs` long (inclusive range), from the seed. */
-export function planRuns(random: SeededRandom, count: number, steps: [number, number], stepMs: [number, number]): RunPlan[] {
+export function planRuns(
+  random: SeededRandom,
+  count: number,
+  steps: [number, number],
+  stepMs: [number, number],
+): RunPlan[] {
   return Array.from({ length: count }, (_, n) => ({
     n,
     stepMs: Array.from({ length: random.between(...steps) }, () => random.between(...stepMs)),
@@ -28,9 +33,14 @@ export function planRuns(random: SeededRandom, count: number, steps: [number, nu
 
 /** Starts a run the way a client does (POST to the app's route); throws unless accepted. */
 export async function startThroughApp(appUrl: string, plan: RunPlan): Promise<string> {
-  const response = await fetch(appUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(plan) });
+  const response = await fetch(appUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(plan),
+  });
   const text = await response.text();
-  if (response.status !== 200) throw new Error(`Starting run ${plan.n} through ${appUrl} answered ${response.status}: ${text}`);
+  if (response.status !== 200)
+    throw new Error(`Starting run ${plan.n} through ${appUrl} answered ${response.status}: ${text}`);
   return (JSON.parse(text) as { workflowRunId: string }).workflowRunId;
 }
 
@@ -42,12 +52,18 @@ export async function startOnRunner(runnerUrl: string, appUrl: string, plan: Run
     body: JSON.stringify({ url: appUrl, body: JSON.stringify(plan), headers: {} }),
   });
   const text = await response.text();
-  if (response.status !== 201) throw new Error(`POST ${runnerUrl}/v1/runs for run ${plan.n} answered ${response.status}: ${text}`);
+  if (response.status !== 201)
+    throw new Error(`POST ${runnerUrl}/v1/runs for run ${plan.n} answered ${response.status}: ${text}`);
   return (JSON.parse(text) as { workflowRunId: string }).workflowRunId;
 }
 
 /** Waits until the app's execution log satisfies `ready` (bounded); the lines it saw. */
-export async function untilExecutions(logFile: string, ready: (lines: ExecutionLine[]) => boolean, what: string, timeoutMs = 20_000): Promise<ExecutionLine[]> {
+export async function untilExecutions(
+  logFile: string,
+  ready: (lines: ExecutionLine[]) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<ExecutionLine[]> {
   let lines: ExecutionLine[] = [];
   try {
     return await vi.waitFor(

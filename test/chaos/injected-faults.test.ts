@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '../helpers/app-process.js';
-import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy, type FaultRecord } from '../helpers/fault-proxy.js';
+import {
+  FAULT_KINDS,
+  startFaultProxy,
+  type FaultKind,
+  type FaultProxy,
+  type FaultRecord,
+} from '../helpers/fault-proxy.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
 import { CHAOS_TOKEN, planRuns, RUNNER_ENV, startThroughApp, tempFolder, type RunPlan } from './harness.js';
@@ -26,7 +32,10 @@ const DRIVE_TIMEOUT_MS = 3_000;
  * any seed), and run 5's first five drives all fail without a step failing (the app is unreachable,
  * not broken): more than the 3 default retries, which such faults must not spend.
  */
-const FORCED: FaultKind[][] = [...FAULT_KINDS.map((kind) => [kind]), ['reset', 'cut-stream', 'drop-answer', 'late', 'reset']];
+const FORCED: FaultKind[][] = [
+  ...FAULT_KINDS.map((kind) => [kind]),
+  ['reset', 'cut-stream', 'drop-answer', 'late', 'reset'],
+];
 let folder: ReturnType<typeof tempFolder>;
 let proxy: FaultProxy | undefined;
 let app: AppProcess | undefined;
@@ -34,7 +43,11 @@ let wfStart: WfStartProcess | undefined;
 
 /** `wf start` with a short drive timeout; resolves with its URL. */
 async function startRunner(dbPath: string): Promise<{ url: string }> {
-  wfStart = await spawnWfStart(['--database', dbPath, '--drive-timeout', String(DRIVE_TIMEOUT_MS), '--log-format', 'json'], RUNNER_ENV, folder.dir);
+  wfStart = await spawnWfStart(
+    ['--database', dbPath, '--drive-timeout', String(DRIVE_TIMEOUT_MS), '--log-format', 'json'],
+    RUNNER_ENV,
+    folder.dir,
+  );
   return wfStart;
 }
 
@@ -64,9 +77,22 @@ describe(`chaos: 30 % injected HTTP faults (seed ${seed}, WF_FUZZ_SEED to replay
     const started = await startRunner(join(folder.dir, 'runner.db'));
     // The app listens first (the proxy needs its port), then learns its public URL: the proxy's.
     const probe = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: started.url, logFile });
-    proxy = await startFaultProxy({ target: `http://127.0.0.1:${probe.port}`, seed, rate: RATE, lateMs: DRIVE_TIMEOUT_MS + 1_000, forced: FORCED });
+    proxy = await startFaultProxy({
+      target: `http://127.0.0.1:${probe.port}`,
+      seed,
+      rate: RATE,
+      lateMs: DRIVE_TIMEOUT_MS + 1_000,
+      forced: FORCED,
+    });
     await probe.kill();
-    app = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: started.url, logFile, port: probe.port, publicUrl: `${proxy.url}/workflow`, timeBudgetMs: 100 });
+    app = await spawnApp({
+      token: CHAOS_TOKEN,
+      runnerUrl: started.url,
+      logFile,
+      port: probe.port,
+      publicUrl: `${proxy.url}/workflow`,
+      timeBudgetMs: 100,
+    });
 
     // Short steps and a 100 ms time budget: two or three drives per run, so about a hundred drives meet the faults.
     const plans = planRuns(seededRandom(seed), RUNS, [5, 8], [10, 60]);
@@ -76,11 +102,20 @@ describe(`chaos: 30 % injected HTTP faults (seed ${seed}, WF_FUZZ_SEED to replay
     const results = await waitForRunsToEnd(() => started.url, CHAOS_TOKEN, ids, 120_000);
     const executions = readExecutions(logFile);
     const faults = tally(proxy.records);
-    const lateAccepted = proxy.records.filter((r) => r.kind === 'late' && r.appStatus !== undefined && r.appStatus < 400);
+    const lateAccepted = proxy.records.filter(
+      (r) => r.kind === 'late' && r.appStatus !== undefined && r.appStatus < 400,
+    );
     const problems = brokenInvariants(results, (id) => planOf.get(id)!.stepMs.length, executions);
-    for (const r of lateAccepted) problems.push(`${r.runId}: a drive delivered after the runner's timeout was answered ${r.appStatus} (key ${r.key}), not refused`);
+    for (const r of lateAccepted)
+      problems.push(
+        `${r.runId}: a drive delivered after the runner's timeout was answered ${r.appStatus} (key ${r.key}), not refused`,
+      );
     expect(problems, `seed ${seed}; faults ${JSON.stringify(faults)}`).toEqual([]);
-    expect(Object.keys(faults).sort(), `every kind of fault happened: ${JSON.stringify(faults)}`).toEqual([...FAULT_KINDS, 'none'].sort());
-    console.log(`chaos injected-faults: ${JSON.stringify({ seed, runs: RUNS, faults, reExecutions: reExecutions(executions) })}`);
+    expect(Object.keys(faults).sort(), `every kind of fault happened: ${JSON.stringify(faults)}`).toEqual(
+      [...FAULT_KINDS, 'none'].sort(),
+    );
+    console.log(
+      `chaos injected-faults: ${JSON.stringify({ seed, runs: RUNS, faults, reExecutions: reExecutions(executions) })}`,
+    );
   }, 180_000);
 });

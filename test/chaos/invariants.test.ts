@@ -10,7 +10,15 @@ const ID = 'wfr_01M85AXESBGS0XX31E4636HYM0';
 
 /** Only the fields the invariants read, so the test does not depend on the rest of the record. */
 function step(index: number, output: string, finishedAt: number, status: Step['status'] = 'succeeded'): Step {
-  const fields: Pick<Step, 'runId' | 'index' | 'name' | 'kind' | 'status' | 'outputEncoded' | 'finishedAt'> = { runId: ID, index, name: `step-${index}`, kind: 'run', status, outputEncoded: encodeValue(output, 'test') ?? null, finishedAt };
+  const fields: Pick<Step, 'runId' | 'index' | 'name' | 'kind' | 'status' | 'outputEncoded' | 'finishedAt'> = {
+    runId: ID,
+    index,
+    name: `step-${index}`,
+    kind: 'run',
+    status,
+    outputEncoded: encodeValue(output, 'test') ?? null,
+    finishedAt,
+  };
   return fields as Step;
 }
 
@@ -35,7 +43,9 @@ describe('chaos invariants', () => {
   });
 
   it('report a run that did not complete, a missing step and an output no execution produced', () => {
-    expect(brokenInvariants(result('failed', good), () => 2, ran)).toEqual([`${ID}: failed, expected completed (2/2 steps succeeded)`]);
+    expect(brokenInvariants(result('failed', good), () => 2, ran)).toEqual([
+      `${ID}: failed, expected completed (2/2 steps succeeded)`,
+    ]);
     expect(brokenInvariants(result('completed', good.slice(0, 1)), () => 2, ran)).toHaveLength(2);
     expect(brokenInvariants(result('completed', [good[0]!, step(1, `${ID}:1:forged`, 200)]), () => 2, ran)).toEqual([
       `${ID} step 1: committed output "${ID}:1:forged" is no execution's output (1 executions ended)`,
@@ -44,7 +54,9 @@ describe('chaos invariants', () => {
 
   it('report an execution that started after the step was committed, and count re-executions', () => {
     const again = [...ran, ...execution(0, 'late', 150)];
-    expect(brokenInvariants(result('completed', good), () => 2, again)).toEqual([`${ID} step 0: executed again (late, app pid 1) 50 ms after its result was committed`]);
+    expect(brokenInvariants(result('completed', good), () => 2, again)).toEqual([
+      `${ID} step 0: executed again (late, app pid 1) 50 ms after its result was committed`,
+    ]);
     expect(reExecutions(again)).toBe(1);
   });
 });

@@ -22,7 +22,8 @@ export interface RunResult {
 /** `GET /v1/runs/:id` from the runner API. */
 export async function fetchRun(runnerUrl: string, token: string, id: string): Promise<RunResult> {
   const response = await fetch(`${runnerUrl}/v1/runs/${id}`, { headers: { authorization: `Bearer ${token}` } });
-  if (response.status !== 200) throw new Error(`GET /v1/runs/${id} answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`GET /v1/runs/${id} answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as RunResult;
 }
 
@@ -31,7 +32,12 @@ export async function fetchRun(runnerUrl: string, token: string, id: string): Pr
  * is down or restarting is asked again. Resolves with the last state of every run either way, so the
  * invariants report what did not finish.
  */
-export async function waitForRunsToEnd(runnerUrl: () => string, token: string, ids: readonly string[], timeoutMs: number): Promise<Map<string, RunResult | undefined>> {
+export async function waitForRunsToEnd(
+  runnerUrl: () => string,
+  token: string,
+  ids: readonly string[],
+  timeoutMs: number,
+): Promise<Map<string, RunResult | undefined>> {
   const results = new Map<string, RunResult | undefined>(ids.map((id) => [id, undefined]));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -50,7 +56,11 @@ export async function waitForRunsToEnd(runnerUrl: () => string, token: string, i
 }
 
 /** Every broken invariant, one line each (empty when all hold). */
-export function brokenInvariants(results: Map<string, RunResult | undefined>, stepsOf: (id: string) => number, executions: readonly ExecutionLine[]): string[] {
+export function brokenInvariants(
+  results: Map<string, RunResult | undefined>,
+  stepsOf: (id: string) => number,
+  executions: readonly ExecutionLine[],
+): string[] {
   const problems: string[] = [];
   const byStep = new Map<string, ExecutionLine[]>();
   for (const line of executions) {
@@ -66,7 +76,9 @@ export function brokenInvariants(results: Map<string, RunResult | undefined>, st
     const completed = run.status === 'completed';
     if (!completed) {
       const done = steps.filter((s) => s.status === 'succeeded').length;
-      problems.push(`${id}: ${run.status}, expected completed (${done}/${stepsOf(id)} steps succeeded${run.error ? `; ${run.error.message}` : ''})`);
+      problems.push(
+        `${id}: ${run.status}, expected completed (${done}/${stepsOf(id)} steps succeeded${run.error ? `; ${run.error.message}` : ''})`,
+      );
     }
     const expected = stepsOf(id);
     for (let index = 0; index < expected; index++) {
@@ -74,7 +86,9 @@ export function brokenInvariants(results: Map<string, RunResult | undefined>, st
       // An unfinished run is reported once above; its committed steps are still checked below.
       if (!completed && committed[0]?.status !== 'succeeded') continue;
       if (committed.length !== 1 || committed[0]!.status !== 'succeeded') {
-        problems.push(`${id} step ${index}: expected one succeeded result, got ${JSON.stringify(committed.map((s) => s.status))}`);
+        problems.push(
+          `${id} step ${index}: expected one succeeded result, got ${JSON.stringify(committed.map((s) => s.status))}`,
+        );
         continue;
       }
       const step = committed[0]!;
@@ -82,13 +96,18 @@ export function brokenInvariants(results: Map<string, RunResult | undefined>, st
       // The faithful value the API serves beside the readable one (outputs here are strings either way).
       const output = decodeValue(step.outputEncoded ?? undefined);
       if (!lines.some((l) => l.e === 'end' && l.output === output)) {
-        problems.push(`${id} step ${index}: committed output ${JSON.stringify(output)} is no execution's output (${lines.filter((l) => l.e === 'end').length} executions ended)`);
+        problems.push(
+          `${id} step ${index}: committed output ${JSON.stringify(output)} is no execution's output (${lines.filter((l) => l.e === 'end').length} executions ended)`,
+        );
       }
       for (const late of lines.filter((l) => l.e === 'start' && step.finishedAt !== null && l.at > step.finishedAt)) {
-        problems.push(`${id} step ${index}: executed again (${late.exec}, app pid ${late.pid}) ${late.at - step.finishedAt!} ms after its result was committed`);
+        problems.push(
+          `${id} step ${index}: executed again (${late.exec}, app pid ${late.pid}) ${late.at - step.finishedAt!} ms after its result was committed`,
+        );
       }
     }
-    if (completed && steps.length !== expected) problems.push(`${id}: ${steps.length} step records, expected ${expected}`);
+    if (completed && steps.length !== expected)
+      problems.push(`${id}: ${steps.length} step records, expected ${expected}`);
   }
   return problems;
 }

@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '../helpers/app-process.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
-import { CHAOS_TOKEN, planRuns, RUNNER_ENV, shareEnded, startThroughApp, tempFolder, untilExecutions, type RunPlan } from './harness.js';
+import {
+  CHAOS_TOKEN,
+  planRuns,
+  RUNNER_ENV,
+  shareEnded,
+  startThroughApp,
+  tempFolder,
+  untilExecutions,
+  type RunPlan,
+} from './harness.js';
 import { brokenInvariants, reExecutions, waitForRunsToEnd } from './invariants.js';
 
 /**
@@ -34,7 +43,11 @@ afterAll(async () => {
 describe(`chaos: kill -9 of the app (seed ${seed}, WF_FUZZ_SEED to replay)`, () => {
   it('finishes every run once the app is back on its port, each step committed once and never executed after', async () => {
     const logFile = join(folder.dir, 'executions.ndjson');
-    runner = await spawnWfStart(['--database', join(folder.dir, 'runner.db'), '--log-format', 'json'], RUNNER_ENV, folder.dir);
+    runner = await spawnWfStart(
+      ['--database', join(folder.dir, 'runner.db'), '--log-format', 'json'],
+      RUNNER_ENV,
+      folder.dir,
+    );
     const first = await spawnApp({ token: CHAOS_TOKEN, runnerUrl: runner.url, logFile });
     apps.push(first);
 

@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '../helpers/app-process.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
-import { CHAOS_TOKEN, planRuns, RUNNER_ENV, shareEnded, startThroughApp, tempFolder, untilExecutions, type RunPlan } from './harness.js';
+import {
+  CHAOS_TOKEN,
+  planRuns,
+  RUNNER_ENV,
+  shareEnded,
+  startThroughApp,
+  tempFolder,
+  untilExecutions,
+  type RunPlan,
+} from './harness.js';
 import { brokenInvariants, reExecutions, waitForRunsToEnd } from './invariants.js';
 
 /**

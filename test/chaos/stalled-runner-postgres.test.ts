@@ -5,7 +5,16 @@ import { assertBuiltAdapter, readExecutions, spawnApp, type AppProcess } from '.
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 import { assertBuiltCli, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
-import { CHAOS_TOKEN, planRuns, RUNNER_ENV, shareEnded, startOnRunner, tempFolder, untilExecutions, type RunPlan } from './harness.js';
+import {
+  CHAOS_TOKEN,
+  planRuns,
+  RUNNER_ENV,
+  shareEnded,
+  startOnRunner,
+  tempFolder,
+  untilExecutions,
+  type RunPlan,
+} from './harness.js';
 import { brokenInvariants, reExecutions, waitForRunsToEnd } from './invariants.js';
 
 /**
@@ -60,7 +69,9 @@ describe(`chaos: a stalled runner on PostgreSQL (seed ${seed}, WF_FUZZ_SEED to r
     const lines = await untilExecutions(logFile, (l) => shareEnded(l, plans) >= 0.3, '30 % of the steps ended');
     stalled.child.kill('SIGSTOP');
     const ended = new Set(lines.filter((l) => l.e === 'end').map((l) => `${l.runId}#${l.index}`));
-    const heldUnfinished = ids.filter((id, i) => i % 3 === 0 && planOf.get(id)!.stepMs.some((_, index) => !ended.has(`${id}#${index}`)));
+    const heldUnfinished = ids.filter(
+      (id, i) => i % 3 === 0 && planOf.get(id)!.stepMs.some((_, index) => !ended.has(`${id}#${index}`)),
+    );
     expect(heldUnfinished.length, 'the stalled runner held unfinished runs when it stopped').toBeGreaterThanOrEqual(3);
     // The stall is the scenario: longer than two leases, so the others take the runs over first.
     await sleep(STOPPED_MS);
@@ -69,8 +80,16 @@ describe(`chaos: a stalled runner on PostgreSQL (seed ${seed}, WF_FUZZ_SEED to r
     const results = await waitForRunsToEnd(() => survivor.url, CHAOS_TOKEN, ids, 90_000);
     const executions = readExecutions(logFile);
     const problems = brokenInvariants(results, (id) => planOf.get(id)!.stepMs.length, executions);
-    expect(problems, `seed ${seed}; stalled runner's log tail:\n${stalled.stdout().slice(-2000)}${stalled.stderr().slice(-2000)}`).toEqual([]);
-    expect(runners.every((r) => r.running()), 'all three runners are still up').toBe(true);
-    console.log(`chaos stalled-runner-postgres: ${JSON.stringify({ seed, runs: RUNS, leaseMs: LEASE_MS, stoppedMs: STOPPED_MS, heldUnfinished: heldUnfinished.length, reExecutions: reExecutions(executions) })}`);
+    expect(
+      problems,
+      `seed ${seed}; stalled runner's log tail:\n${stalled.stdout().slice(-2000)}${stalled.stderr().slice(-2000)}`,
+    ).toEqual([]);
+    expect(
+      runners.every((r) => r.running()),
+      'all three runners are still up',
+    ).toBe(true);
+    console.log(
+      `chaos stalled-runner-postgres: ${JSON.stringify({ seed, runs: RUNS, leaseMs: LEASE_MS, stoppedMs: STOPPED_MS, heldUnfinished: heldUnfinished.length, reExecutions: reExecutions(executions) })}`,
+    );
   }, 180_000);
 });

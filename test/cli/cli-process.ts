@@ -14,7 +14,8 @@ export const TINY_APP = join(ROOT, 'test', 'cli', 'fixtures', 'tiny-app.mjs');
 /** The parent's env without anything that would point the CLI or the app at another runner or token. */
 export function baseEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  for (const name of ['WF_TOKEN', 'SERVICE_TOKEN', 'WF_RUNNER_URL', 'WF_WORKFLOW_URL', 'SERVICE_WORKFLOW_URL', 'PORT']) delete env[name];
+  for (const name of ['WF_TOKEN', 'SERVICE_TOKEN', 'WF_RUNNER_URL', 'WF_WORKFLOW_URL', 'SERVICE_WORKFLOW_URL', 'PORT'])
+    delete env[name];
   for (const name of Object.keys(env)) if (name.startsWith('APP_')) delete env[name];
   return { ...env, ...extra };
 }
@@ -37,7 +38,12 @@ const appGroups = new Set<number>();
 export function spawnCli(args: string[], cwd: string, env: NodeJS.ProcessEnv): Cli {
   const proc = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);
-  const cli: Cli = { proc, stdout: '', stderr: '', exited: new Promise((resolve) => proc.once('close', (code) => (running.delete(proc), resolve(code)))) };
+  const cli: Cli = {
+    proc,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => proc.once('close', (code) => (running.delete(proc), resolve(code)))),
+  };
   proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     cli.stdout += chunk;
     for (const match of chunk.matchAll(/app pid (\d+)/g)) appGroups.add(Number(match[1]));
@@ -66,14 +72,22 @@ export function untilOutput(cli: Cli, pattern: RegExp, timeoutMs = 20_000, from 
     };
     const timer = setTimeout(() => {
       done();
-      reject(new Error(`\`wf\` did not print ${pattern} within ${timeoutMs} ms.\nstdout: ${cli.stdout}\nstderr: ${cli.stderr}`));
+      reject(
+        new Error(
+          `\`wf\` did not print ${pattern} within ${timeoutMs} ms.\nstdout: ${cli.stdout}\nstderr: ${cli.stderr}`,
+        ),
+      );
     }, timeoutMs);
     if (check()) return;
     cli.proc.stdout!.on('data', check);
     void cli.exited.then((code) => {
       if (!check()) {
         done();
-        reject(new Error(`\`wf\` exited (${code}) before printing ${pattern}.\nstdout: ${cli.stdout}\nstderr: ${cli.stderr}`));
+        reject(
+          new Error(
+            `\`wf\` exited (${code}) before printing ${pattern}.\nstdout: ${cli.stdout}\nstderr: ${cli.stderr}`,
+          ),
+        );
       }
     });
   });

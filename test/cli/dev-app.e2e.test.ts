@@ -2,7 +2,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unusedPort } from '../helpers/runner.js';
-import { alive, assertBuilt, baseEnv, interrupt, killAllCli, removeTempDirs, runnerUrlOf, spawnCli, tempDir, TINY_APP, untilOutput, type Cli } from './cli-process.js';
+import {
+  alive,
+  assertBuilt,
+  baseEnv,
+  interrupt,
+  killAllCli,
+  removeTempDirs,
+  runnerUrlOf,
+  spawnCli,
+  tempDir,
+  TINY_APP,
+  untilOutput,
+  type Cli,
+} from './cli-process.js';
 
 /**
  * `wf dev -- node tiny-app.mjs`: wf dev starts the app as its child, hands it the runner's
@@ -14,16 +27,34 @@ import { alive, assertBuilt, baseEnv, interrupt, killAllCli, removeTempDirs, run
 const TOKEN = 'T';
 
 /** `wf dev --no-tui` in a fresh folder with the tiny app as its child, on a free port. */
-async function devWithApp(options: { flags?: string[]; appEnv?: NodeJS.ProcessEnv; port?: number; route?: string } = {}): Promise<{ dev: Cli; port: number; dir: string }> {
+async function devWithApp(
+  options: { flags?: string[]; appEnv?: NodeJS.ProcessEnv; port?: number; route?: string } = {},
+): Promise<{ dev: Cli; port: number; dir: string }> {
   const port = options.port ?? (await unusedPort());
   const dir = tempDir();
-  const flags = ['dev', '--no-tui', '--port', '0', '--token', TOKEN, '--app-port', String(port), '--route', options.route ?? '/workflow', ...(options.flags ?? [])];
+  const flags = [
+    'dev',
+    '--no-tui',
+    '--port',
+    '0',
+    '--token',
+    TOKEN,
+    '--app-port',
+    String(port),
+    '--route',
+    options.route ?? '/workflow',
+    ...(options.flags ?? []),
+  ];
   const dev = spawnCli([...flags, '--', process.execPath, TINY_APP], dir, baseEnv(options.appEnv));
   return { dev, port, dir };
 }
 
 async function startRun(url: string): Promise<string> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"hello"}' });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"text":"hello"}',
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as { workflowRunId: string }).workflowRunId;
 }
@@ -49,7 +80,9 @@ describe('wf dev runs the app as its child', () => {
     const [line] = await untilOutput(dev, /^\[app\] env .*$/m);
     expect(line).toBe(`[app] env WF_TOKEN=${TOKEN} WF_RUNNER_URL=${runnerUrl} WF_WORKFLOW_URL=- PORT=${port}`);
     await untilOutput(dev, /^\[app\] a line on stderr$/m);
-    expect(dev.stdout).toContain(`wf dev: starting the app: ${process.execPath} ${TINY_APP} (with WF_TOKEN, WF_RUNNER_URL)`);
+    expect(dev.stdout).toContain(
+      `wf dev: starting the app: ${process.execPath} ${TINY_APP} (with WF_TOKEN, WF_RUNNER_URL)`,
+    );
   });
 
   it('probes the route once the port answers and says the app is fine', async () => {
@@ -83,19 +116,35 @@ describe('wf dev explains an app that does not answer as it should', () => {
     // The app listens elsewhere (its own PORT wins over the one wf dev would give it).
     const { dev, port } = await devWithApp({ appEnv: { PORT: String(other) }, flags: ['--app-wait', '2'] });
     await untilOutput(dev, new RegExp(`\\[app\\] app listening on http://127\\.0\\.0\\.1:${other}/workflow`));
-    await untilOutput(dev, new RegExp(`^wf dev: error: nothing listens on port ${port} \\(is the app's dev server on another port\\? --app-port\\)$`, 'm'), 10_000);
+    await untilOutput(
+      dev,
+      new RegExp(
+        `^wf dev: error: nothing listens on port ${port} \\(is the app's dev server on another port\\? --app-port\\)$`,
+        'm',
+      ),
+      10_000,
+    );
     expect(await interrupt(dev)).toBe(0);
   });
 
   it('no route at the path: names the path and --route', async () => {
     const { dev, port } = await devWithApp({ route: '/api/nope' });
-    await untilOutput(dev, new RegExp(`^wf dev: error: no workflow route at /api/nope on port ${port} \\(the app answered 404; --route sets the path\\)$`, 'm'));
+    await untilOutput(
+      dev,
+      new RegExp(
+        `^wf dev: error: no workflow route at /api/nope on port ${port} \\(the app answered 404; --route sets the path\\)$`,
+        'm',
+      ),
+    );
     expect(await interrupt(dev)).toBe(0);
   });
 
   it("another token in the app: says the tokens differ, with the app's own words", async () => {
     const { dev } = await devWithApp({ appEnv: { APP_TOKEN: 'not-the-runners' } });
-    const [line] = await untilOutput(dev, /^wf dev: error: the app's WF_TOKEN differs from the runner's \(the app said: .*\)$/m);
+    const [line] = await untilOutput(
+      dev,
+      /^wf dev: error: the app's WF_TOKEN differs from the runner's \(the app said: .*\)$/m,
+    );
     expect(line).toContain('Invalid signature');
     expect(await interrupt(dev)).toBe(0);
   });
@@ -103,7 +152,13 @@ describe('wf dev explains an app that does not answer as it should', () => {
   it('an app that names another URL for itself: warns that the runner would call it there', async () => {
     const { dev, port } = await devWithApp({ appEnv: { APP_BASE_URL: 'http://localhost:1' } });
     await untilOutput(dev, /^wf dev: app ok: http:\/\/localhost:1\/workflow \(node\)$/m);
-    await untilOutput(dev, new RegExp(`^wf dev: warning: the app will give the runner http://localhost:1/workflow, but it answers at http://localhost:${port}/workflow`, 'm'));
+    await untilOutput(
+      dev,
+      new RegExp(
+        `^wf dev: warning: the app will give the runner http://localhost:1/workflow, but it answers at http://localhost:${port}/workflow`,
+        'm',
+      ),
+    );
     expect(await interrupt(dev)).toBe(0);
   });
 });
@@ -112,7 +167,10 @@ describe('wf dev when the app ends by itself', () => {
   it('says so with the exit code, and the runner stays up until Ctrl-C', async () => {
     const { dev } = await devWithApp({ appEnv: { APP_EXIT: '3' } });
     const runnerUrl = await runnerUrlOf(dev);
-    await untilOutput(dev, /^wf dev: warning: the app \(.*tiny-app\.mjs\) exited with code 3; the runner keeps running \(Ctrl-C stops wf dev\)$/m);
+    await untilOutput(
+      dev,
+      /^wf dev: warning: the app \(.*tiny-app\.mjs\) exited with code 3; the runner keeps running \(Ctrl-C stops wf dev\)$/m,
+    );
     expect((await fetch(`${runnerUrl}/healthz`)).status).toBe(200);
     expect(dev.stdout).not.toContain('nothing listens');
     expect(await interrupt(dev)).toBe(0);
@@ -120,8 +178,15 @@ describe('wf dev when the app ends by itself', () => {
 
   it('a command that does not exist: says it could not start', async () => {
     const dir = tempDir();
-    const dev = spawnCli(['dev', '--no-tui', '--port', '0', '--token', TOKEN, '--', 'wf-no-such-command-here'], dir, baseEnv());
-    await untilOutput(dev, /^wf dev: warning: the app \(wf-no-such-command-here\) could not start: spawn wf-no-such-command-here ENOENT/m);
+    const dev = spawnCli(
+      ['dev', '--no-tui', '--port', '0', '--token', TOKEN, '--', 'wf-no-such-command-here'],
+      dir,
+      baseEnv(),
+    );
+    await untilOutput(
+      dev,
+      /^wf dev: warning: the app \(wf-no-such-command-here\) could not start: spawn wf-no-such-command-here ENOENT/m,
+    );
     expect(await interrupt(dev)).toBe(0);
   });
 });
@@ -131,7 +196,10 @@ describe('wf dev reads the app from package.json ("wfkit", as wf init writes it)
     const dir = tempDir();
     const port = await unusedPort();
     const command = `"${process.execPath}" "${TINY_APP}"`;
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', wfkit: { dev: command, port, route: '/workflow' } }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'app', wfkit: { dev: command, port, route: '/workflow' } }),
+    );
     const dev = spawnCli(['dev', '--no-tui', '--port', '0', '--token', TOKEN], dir, baseEnv());
     await untilOutput(dev, new RegExp(`^wf dev: app ok: http://127\\.0\\.0\\.1:${port}/workflow \\(node\\)$`, 'm'));
     expect(dev.stdout).toContain(`wf dev: starting the app: ${command} (with WF_TOKEN, WF_RUNNER_URL)`);
@@ -145,8 +213,15 @@ describe('wf dev reads the app from package.json ("wfkit", as wf init writes it)
   it('--no-app starts nothing but still checks the port', async () => {
     const dir = tempDir();
     const port = await unusedPort();
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', wfkit: { dev: 'exit 9', port, route: '/workflow' } }));
-    const dev = spawnCli(['dev', '--no-tui', '--port', '0', '--token', TOKEN, '--no-app', '--app-wait', '1'], dir, baseEnv());
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'app', wfkit: { dev: 'exit 9', port, route: '/workflow' } }),
+    );
+    const dev = spawnCli(
+      ['dev', '--no-tui', '--port', '0', '--token', TOKEN, '--no-app', '--app-wait', '1'],
+      dir,
+      baseEnv(),
+    );
     await untilOutput(dev, new RegExp(`^wf dev: error: nothing listens on port ${port}`, 'm'));
     expect(dev.stdout).not.toContain('starting the app');
     expect(await interrupt(dev)).toBe(0);
@@ -157,7 +232,9 @@ describe('wf dev reads the app from package.json ("wfkit", as wf init writes it)
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', wfkit: { port: 'three thousand' } }));
     const dev = spawnCli(['dev', '--no-tui', '--port', '0', '--token', TOKEN], dir, baseEnv());
     expect(await dev.exited).toBe(2);
-    expect(dev.stderr.trim()).toBe(`wf: Expected "port" to be a port from 1 to 65535, got "three thousand" in the "wfkit" field of ${join(dir, 'package.json')}.`);
+    expect(dev.stderr.trim()).toBe(
+      `wf: Expected "port" to be a port from 1 to 65535, got "three thousand" in the "wfkit" field of ${join(dir, 'package.json')}.`,
+    );
   });
 });
 

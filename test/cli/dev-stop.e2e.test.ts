@@ -61,7 +61,12 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-async function until<T>(what: string, probe: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -74,7 +79,8 @@ async function until<T>(what: string, probe: () => T | Promise<T>, ok: (value: T
 /** An app folder whose `dev` script is the repository's own, minus the build, on free ports. */
 async function devApp(): Promise<{ dir: string; ports: { runner: number; app: number } }> {
   const dir = mkdtempSync(join(work, 'app-'));
-  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { dev: string } }).scripts.dev;
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { dev: string } }).scripts
+    .dev;
   const dev = script.replace('npm run build', 'true').replace('scripts/dev-starter.js', JSON.stringify(STARTER));
   expect(dev, 'the dev script still runs the starter').toContain(STARTER);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'dev-stop', private: true, scripts: { dev } }));
@@ -95,24 +101,48 @@ async function startDev(wrapper?: 'node parent'): Promise<Running> {
   const env = { WF_RUNNER_PORT: String(ports.runner), PORT: String(ports.app) };
   const child = wrapper
     ? // A process manager that gives npm a pipe as stdin, then dies; npm itself gets no signal.
-      start(process.execPath, ['-e', `require('node:child_process').spawn('npm', ${JSON.stringify(args)}, { stdio: ['pipe', 'inherit', 'inherit'] }); setInterval(() => {}, 1e9);`], dir, env)
+      start(
+        process.execPath,
+        [
+          '-e',
+          `require('node:child_process').spawn('npm', ${JSON.stringify(args)}, { stdio: ['pipe', 'inherit', 'inherit'] }); setInterval(() => {}, 1e9);`,
+        ],
+        dir,
+        env,
+      )
     : start('npm', args, dir, env);
   children.push(child);
-  await until('the runner and the app answer', async () => [await listening(ports.runner), await listening(ports.app)], (up) => up.every(Boolean), 60_000).catch((error: Error) => {
+  await until(
+    'the runner and the app answer',
+    async () => [await listening(ports.runner), await listening(ports.app)],
+    (up) => up.every(Boolean),
+    60_000,
+  ).catch((error: Error) => {
     throw new Error(`${error.message}\n${child.output()}`);
   });
   // The app's process is up once its port answers: the whole tree is there.
   const procs = tree(child.process.pid!);
   for (const p of procs) seen.add(p.pid);
-  expect(procs.some((p) => p.args.includes('dev-starter.js')), JSON.stringify(procs)).toBe(true);
-  expect(procs.some((p) => p.args.includes('templates/hono-node/src/server.ts')), JSON.stringify(procs)).toBe(true);
+  expect(
+    procs.some((p) => p.args.includes('dev-starter.js')),
+    JSON.stringify(procs),
+  ).toBe(true);
+  expect(
+    procs.some((p) => p.args.includes('templates/hono-node/src/server.ts')),
+    JSON.stringify(procs),
+  ).toBe(true);
   return { procs, ports, child };
 }
 
 /** Nothing of the tree is left and neither port answers. */
 async function expectAllGone({ procs, ports, child }: Running): Promise<void> {
   const pids = procs.map((p) => p.pid);
-  await until('every process of `npm run dev` has exited', () => living(pids), (left) => left.length === 0, 30_000).catch((error: Error) => {
+  await until(
+    'every process of `npm run dev` has exited',
+    () => living(pids),
+    (left) => left.length === 0,
+    30_000,
+  ).catch((error: Error) => {
     throw new Error(`${error.message}\n${child.output()}`);
   });
   expect(await listening(ports.runner), `runner port ${ports.runner}`).toBe(false);
@@ -132,7 +162,7 @@ describe('npm run dev stops everything it started', () => {
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('kill -TERM of the npm process (a process manager, an IDE\'s stop button, a CI timeout)', async () => {
+  it("kill -TERM of the npm process (a process manager, an IDE's stop button, a CI timeout)", async () => {
     const dev = await startDev();
     process.kill(dev.child.process.pid!, 'SIGTERM');
     await expectAllGone(dev);
@@ -146,7 +176,7 @@ describe('npm run dev stops everything it started', () => {
     }
   });
 
-  it('kill -TERM of npm\'s parent, which held its stdin (npm itself gets no signal)', async () => {
+  it("kill -TERM of npm's parent, which held its stdin (npm itself gets no signal)", async () => {
     const dev = await startDev('node parent');
     process.kill(dev.child.process.pid!, 'SIGTERM');
     await expectAllGone(dev);
@@ -160,13 +190,19 @@ describe('npm run dev stops everything it started', () => {
 
   it('kill -KILL of wf dev itself: its watchdog stops the app, and the starter and npm follow wf dev', async () => {
     const dev = await startDev();
-    process.kill(pidOf(dev.procs, (p) => p.args.includes('dist/cli/index.js') && / dev( |$)/.test(p.args)), 'SIGKILL');
+    process.kill(
+      pidOf(dev.procs, (p) => p.args.includes('dist/cli/index.js') && / dev( |$)/.test(p.args)),
+      'SIGKILL',
+    );
     await expectAllGone(dev);
   });
 
-  it('kill -KILL of wf dev\'s parent (the starter): wf dev sees it gone and stops its app', async () => {
+  it("kill -KILL of wf dev's parent (the starter): wf dev sees it gone and stops its app", async () => {
     const dev = await startDev();
-    process.kill(pidOf(dev.procs, (p) => p.args.includes('dev-starter.js')), 'SIGKILL');
+    process.kill(
+      pidOf(dev.procs, (p) => p.args.includes('dev-starter.js')),
+      'SIGKILL',
+    );
     await expectAllGone(dev);
   });
 });

@@ -20,7 +20,10 @@ afterEach(() => {
 function upstashApp(files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'wf-dev-upstash-'));
   dirs.push(dir);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', dependencies: { '@upstash/workflow': '^1.3.3', next: '^15' } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'app', dependencies: { '@upstash/workflow': '^1.3.3', next: '^15' } }),
+  );
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }
@@ -40,14 +43,19 @@ async function devOnce(cwd: string, args: string[] = [], env: NodeJS.ProcessEnv 
     cwd,
     interrupted: () => interrupted,
   };
-  await createProgram(io).exitOverride().parseAsync(['dev', '--no-app', '--no-tui', '--port', '0', ...args], { from: 'user' });
+  await createProgram(io)
+    .exitOverride()
+    .parseAsync(['dev', '--no-app', '--no-tui', '--port', '0', ...args], { from: 'user' });
   return out;
 }
 
-const printedValue = (out: string[], name: string): string | undefined => out.map((line) => new RegExp(`^wf dev:\\s+${name}=(.*)$`).exec(line)?.[1]).find(Boolean);
+const printedValue = (out: string[], name: string): string | undefined =>
+  out.map((line) => new RegExp(`^wf dev:\\s+${name}=(.*)$`).exec(line)?.[1]).find(Boolean);
 
 describe('wf dev for an Upstash Workflow app', () => {
-  it('prints the five values, with a pair of keys made once and the same after a restart', { timeout: 30_000 }, async () => {
+  it('prints the five values, with a pair of keys made once and the same after a restart', {
+    timeout: 30_000,
+  }, async () => {
     const dir = upstashApp();
     const first = await devOnce(dir);
     const runnerUrl = /runner listening on (http:\/\/\S+)/.exec(first.join('\n'))?.[1];
@@ -65,15 +73,28 @@ describe('wf dev for an Upstash Workflow app', () => {
     expect(printedValue(again, 'QSTASH_NEXT_SIGNING_KEY')).toBe(next);
   });
 
-  it('uses the keys of the environment, and writes the values into .env.local with --write-upstash-env, keeping the app\'s other lines', { timeout: 30_000 }, async () => {
+  it("uses the keys of the environment, and writes the values into .env.local with --write-upstash-env, keeping the app's other lines", {
+    timeout: 30_000,
+  }, async () => {
     const dir = upstashApp({ '.env.local': 'DATABASE_URL=postgres://db\nQSTASH_TOKEN=my_real_upstash_token\n' });
-    const out = await devOnce(dir, ['--write-upstash-env', '--app-port', '3999'], { QSTASH_CURRENT_SIGNING_KEY: 'sig_env_a', QSTASH_NEXT_SIGNING_KEY: 'sig_env_b' });
+    const out = await devOnce(dir, ['--write-upstash-env', '--app-port', '3999'], {
+      QSTASH_CURRENT_SIGNING_KEY: 'sig_env_a',
+      QSTASH_NEXT_SIGNING_KEY: 'sig_env_b',
+    });
     const text = readFileSync(join(dir, '.env.local'), 'utf8');
     const env = parseEnv(text);
-    expect(env).toMatchObject({ DATABASE_URL: 'postgres://db', QSTASH_TOKEN: qstashToken('wf_test_token'), QSTASH_CURRENT_SIGNING_KEY: 'sig_env_a', QSTASH_NEXT_SIGNING_KEY: 'sig_env_b', UPSTASH_WORKFLOW_URL: 'http://localhost:3999' });
+    expect(env).toMatchObject({
+      DATABASE_URL: 'postgres://db',
+      QSTASH_TOKEN: qstashToken('wf_test_token'),
+      QSTASH_CURRENT_SIGNING_KEY: 'sig_env_a',
+      QSTASH_NEXT_SIGNING_KEY: 'sig_env_b',
+      UPSTASH_WORKFLOW_URL: 'http://localhost:3999',
+    });
     expect(env.QSTASH_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(text).toContain('# wf dev replaced: QSTASH_TOKEN=my_real_upstash_token');
-    expect(out.join('\n')).toMatch(/\.env\.local: added QSTASH_URL, QSTASH_CURRENT_SIGNING_KEY, QSTASH_NEXT_SIGNING_KEY, UPSTASH_WORKFLOW_URL; replaced QSTASH_TOKEN/);
+    expect(out.join('\n')).toMatch(
+      /\.env\.local: added QSTASH_URL, QSTASH_CURRENT_SIGNING_KEY, QSTASH_NEXT_SIGNING_KEY, UPSTASH_WORKFLOW_URL; replaced QSTASH_TOKEN/,
+    );
   });
 
   it('says nothing of QStash for an app without @upstash/workflow', { timeout: 30_000 }, async () => {
@@ -85,6 +106,8 @@ describe('wf dev for an Upstash Workflow app', () => {
 
   it('refuses one signing key without the other', async () => {
     const dir = upstashApp();
-    await expect(devOnce(dir, [], { QSTASH_CURRENT_SIGNING_KEY: 'sig_only' })).rejects.toThrow(/QSTASH_NEXT_SIGNING_KEY/);
+    await expect(devOnce(dir, [], { QSTASH_CURRENT_SIGNING_KEY: 'sig_only' })).rejects.toThrow(
+      /QSTASH_NEXT_SIGNING_KEY/,
+    );
   });
 });

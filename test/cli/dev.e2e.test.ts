@@ -15,7 +15,8 @@ const RUN_ID = /^wfr_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** The parent's env without anything that would point the CLI at another runner or token. */
 const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-for (const name of ['WF_TOKEN', 'SERVICE_TOKEN', 'WF_RUNNER_URL', 'WF_WORKFLOW_URL', 'SERVICE_WORKFLOW_URL']) delete BASE_ENV[name];
+for (const name of ['WF_TOKEN', 'SERVICE_TOKEN', 'WF_RUNNER_URL', 'WF_WORKFLOW_URL', 'SERVICE_WORKFLOW_URL'])
+  delete BASE_ENV[name];
 
 interface Cli {
   proc: ChildProcess;
@@ -30,7 +31,12 @@ const shortLived = new Set<ChildProcess>();
 function spawnCli(args: string[], cwd: string, env: NodeJS.ProcessEnv, keep = false): Cli {
   const proc = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   (keep ? longLived : shortLived).add(proc);
-  const cli: Cli = { proc, stdout: '', stderr: '', exited: new Promise((resolve) => proc.once('close', (code) => resolve(code))) };
+  const cli: Cli = {
+    proc,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => proc.once('close', (code) => resolve(code))),
+  };
   proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => (cli.stdout += chunk));
   proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (cli.stderr += chunk));
   return cli;
@@ -50,7 +56,12 @@ function untilOutput(cli: Cli, pattern: RegExp): Promise<RegExpMatchArray> {
     if (check()) return;
     cli.proc.stdout!.on('data', check);
     void cli.exited.then((code) => {
-      if (!check()) reject(new Error(`\`wf\` exited (${code}) before printing ${pattern}.\nstdout: ${cli.stdout}\nstderr: ${cli.stderr}`));
+      if (!check())
+        reject(
+          new Error(
+            `\`wf\` exited (${code}) before printing ${pattern}.\nstdout: ${cli.stdout}\nstderr: ${cli.stderr}`,
+          ),
+        );
     });
   });
 }
@@ -173,7 +184,11 @@ describe('wf dev with the starter workflow', () => {
   it('logs --follow on a live run prints steps as they commit and ends with the run', async () => {
     gate = deferred();
     const live = await trigger('/gated');
-    const logs = spawnCli(['logs', live, '--follow'], devDir, { ...BASE_ENV, WF_TOKEN: TOKEN, WF_RUNNER_URL: runnerUrl });
+    const logs = spawnCli(['logs', live, '--follow'], devDir, {
+      ...BASE_ENV,
+      WF_TOKEN: TOKEN,
+      WF_RUNNER_URL: runnerUrl,
+    });
     await untilOutput(logs, /step 0 initial-step succeeded/);
     expect(logs.stdout).not.toContain('run completed');
     gate.resolve();
@@ -186,7 +201,10 @@ describe('wf dev with the starter workflow', () => {
   it('logs --json prints one JSON event per line', async () => {
     const { code, stdout, stderr } = await wf('logs', id, '--json');
     expect(code, stderr).toBe(0);
-    const events = stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; run?: { id: string; status: string } });
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; run?: { id: string; status: string } });
     expect(events.map((e) => e.type)).toEqual(['step', 'step', 'attempt', 'run']);
     expect(events.at(-1)?.run).toMatchObject({ id, status: 'completed' });
   });

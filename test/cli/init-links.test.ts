@@ -1,4 +1,13 @@
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,13 +77,17 @@ describe('wf init never writes through a link that leaves the target', () => {
   it('refuses a linked src/ folder and a linked package.json, even with --force', () => {
     const { app, outside } = setup();
     symlinkSync(outside, join(app, 'src'));
-    expect(refusal(() => scaffold({ dir: app, framework: hono, force: true })).message).toContain(`${join(app, 'src')} is a symbolic link to ${outside}`);
+    expect(refusal(() => scaffold({ dir: app, framework: hono, force: true })).message).toContain(
+      `${join(app, 'src')} is a symbolic link to ${outside}`,
+    );
     rmSync(join(app, 'src'));
     const pkg = join(outside, 'package.json');
     writeFileSync(pkg, JSON.stringify({ name: 'other', dependencies: { hono: '^4' } }));
     rmSync(join(app, 'package.json'));
     symlinkSync(pkg, join(app, 'package.json'));
-    expect(refusal(() => scaffold({ dir: app, framework: hono, force: true })).message).toContain('package.json is a symbolic link');
+    expect(refusal(() => scaffold({ dir: app, framework: hono, force: true })).message).toContain(
+      'package.json is a symbolic link',
+    );
     expect(JSON.parse(readFileSync(pkg, 'utf8'))).toEqual({ name: 'other', dependencies: { hono: '^4' } });
   });
 
@@ -113,8 +126,20 @@ describe('wf init: the printed cd line is one shell word', () => {
   it('prints the quoted cd for a folder with a space, a quote and a $', async () => {
     const cwd = tempDir();
     const out: string[] = [];
-    const io: CliIO = { out: (line) => void out.push(line), err: (line) => void out.push(line), env: {}, cwd, interrupted: () => new Promise(() => {}) };
-    await makeInitCommand(io, async () => undefined).parseAsync(['node', 'init', '--framework', hono.name, `Bob's $app`]);
+    const io: CliIO = {
+      out: (line) => void out.push(line),
+      err: (line) => void out.push(line),
+      env: {},
+      cwd,
+      interrupted: () => new Promise(() => {}),
+    };
+    await makeInitCommand(io, async () => undefined).parseAsync([
+      'node',
+      'init',
+      '--framework',
+      hono.name,
+      `Bob's $app`,
+    ]);
     expect(out).toContain(`  cd 'Bob'\\''s $app'`);
   });
 });

@@ -23,13 +23,23 @@ function packedFolder(): string {
   cleanups.push(root);
   const dir = join(root, 'wfkit');
   mkdirSync(dir);
-  for (const name of ['wfkit-0.1.0.tgz', 'wfkit-cli-0.1.0.tgz', 'unrelated-1.0.0.tgz']) writeFileSync(join(dir, name), 'tgz');
+  for (const name of ['wfkit-0.1.0.tgz', 'wfkit-cli-0.1.0.tgz', 'unrelated-1.0.0.tgz'])
+    writeFileSync(join(dir, name), 'tgz');
   return dir;
 }
 
 function capture(cwd: string): { io: Parameters<typeof makeInitCommand>[0]; out: string[] } {
   const out: string[] = [];
-  return { io: { out: (line) => void out.push(line), err: (line) => void out.push(line), env: {}, cwd, interrupted: () => new Promise(() => {}) }, out };
+  return {
+    io: {
+      out: (line) => void out.push(line),
+      err: (line) => void out.push(line),
+      env: {},
+      cwd,
+      interrupted: () => new Promise(() => {}),
+    },
+    out,
+  };
 }
 
 describe('wf init --wfkit-from: the app depends on local tarballs', () => {
@@ -52,20 +62,31 @@ describe('wf init --wfkit-from: the app depends on local tarballs', () => {
       }
     })();
     expect(missing).toBeInstanceOf(CliError);
-    expect((missing as CliError).message).toMatch(/^No wfkit-cli-<version>\.tgz in .*: run `npm run pack` in the wfkit checkout/);
-    expect(() => findLocalPackages(join(dir, 'nope'), '/')).toThrow(/--wfkit-from .*nope: nothing at .*wfkit-<version>\.tgz and wfkit-cli-<version>\.tgz/);
+    expect((missing as CliError).message).toMatch(
+      /^No wfkit-cli-<version>\.tgz in .*: run `npm run pack` in the wfkit checkout/,
+    );
+    expect(() => findLocalPackages(join(dir, 'nope'), '/')).toThrow(
+      /--wfkit-from .*nope: nothing at .*wfkit-<version>\.tgz and wfkit-cli-<version>\.tgz/,
+    );
   });
 
   it('a new app gets file: dependencies relative to it, and the report says so', async () => {
     const packed = packedFolder();
     const cwd = join(packed, '..');
     const { io, out } = capture(cwd);
-    await makeInitCommand(io).exitOverride().parseAsync(['my app', '--framework', 'nextjs', '--wfkit-from', 'wfkit'], { from: 'user' });
+    await makeInitCommand(io)
+      .exitOverride()
+      .parseAsync(['my app', '--framework', 'nextjs', '--wfkit-from', 'wfkit'], { from: 'user' });
     const pkg = JSON.parse(readFileSync(join(cwd, 'my app', 'package.json'), 'utf8'));
     expect(pkg.dependencies).toMatchObject({ next: expect.any(String), wfkit: 'file:../wfkit/wfkit-0.1.0.tgz' });
-    expect(pkg.devDependencies).toMatchObject({ typescript: expect.any(String), 'wfkit-cli': 'file:../wfkit/wfkit-cli-0.1.0.tgz' });
+    expect(pkg.devDependencies).toMatchObject({
+      typescript: expect.any(String),
+      'wfkit-cli': 'file:../wfkit/wfkit-cli-0.1.0.tgz',
+    });
     expect(pkg.wfkit).toEqual({ dev: 'npm run dev', port: 3000, route: '/api/workflow' });
-    expect(out).toContain('  wrote dependencies wfkit (file:../wfkit/wfkit-0.1.0.tgz) and wfkit-cli (file:../wfkit/wfkit-cli-0.1.0.tgz): the local tarballs, as the packages are not on the npm registry yet');
+    expect(out).toContain(
+      '  wrote dependencies wfkit (file:../wfkit/wfkit-0.1.0.tgz) and wfkit-cli (file:../wfkit/wfkit-cli-0.1.0.tgz): the local tarballs, as the packages are not on the npm registry yet',
+    );
     expect(out).toContain('  npm install');
   });
 
@@ -76,12 +97,17 @@ describe('wf init --wfkit-from: the app depends on local tarballs', () => {
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'mine', dependencies: { hono: '4' } }));
     const result = scaffold({ dir, packages: findLocalPackages(packed, '/') });
     expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies).toEqual({ hono: '4' });
-    expect(result.specs).toEqual({ wfkit: 'file:../wfkit/wfkit-0.1.0.tgz', 'wfkit-cli': 'file:../wfkit/wfkit-cli-0.1.0.tgz' });
+    expect(result.specs).toEqual({
+      wfkit: 'file:../wfkit/wfkit-0.1.0.tgz',
+      'wfkit-cli': 'file:../wfkit/wfkit-cli-0.1.0.tgz',
+    });
   });
 
   it('`registry` keeps the registry specs', async () => {
     const cwd = packedFolder();
-    await makeInitCommand(capture(cwd).io).exitOverride().parseAsync(['app', '--framework', 'hono', '--wfkit-from', 'registry'], { from: 'user' });
+    await makeInitCommand(capture(cwd).io)
+      .exitOverride()
+      .parseAsync(['app', '--framework', 'hono', '--wfkit-from', 'registry'], { from: 'user' });
     const pkg = JSON.parse(readFileSync(join(cwd, 'app', 'package.json'), 'utf8'));
     expect([pkg.dependencies.wfkit, pkg.devDependencies['wfkit-cli']]).toEqual(['^0.1.0', '^0.1.0']);
   });

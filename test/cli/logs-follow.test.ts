@@ -23,7 +23,11 @@ function captureIO(cwd: string): { io: CliIO; out: string[]; interrupt: () => vo
   const out: string[] = [];
   let interrupt!: () => void;
   const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
-  return { io: { out: (line) => void out.push(line), err: () => {}, env: {}, cwd, interrupted: () => interrupted }, out, interrupt };
+  return {
+    io: { out: (line) => void out.push(line), err: () => {}, env: {}, cwd, interrupted: () => interrupted },
+    out,
+    interrupt,
+  };
 }
 
 describe('wf logs --follow across a dropped event stream', () => {
@@ -41,10 +45,13 @@ describe('wf logs --follow across a dropped event stream', () => {
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => (app.closeAllConnections(), app.close(() => resolve()))));
     const port = (app.address() as { port: number }).port;
-    route = serve<{ text: string }>(async (context) => {
-      await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
-      await context.run('second-step', async () => (await gate, 2));
-    }, { token: 'T', runnerUrl: local.url, baseUrl: `http://127.0.0.1:${port}` });
+    route = serve<{ text: string }>(
+      async (context) => {
+        await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
+        await context.run('second-step', async () => (await gate, 2));
+      },
+      { token: 'T', runnerUrl: local.url, baseUrl: `http://127.0.0.1:${port}` },
+    );
     const proxy = await cuttingProxy(local.url);
     cleanups.push(() => proxy.close());
 

@@ -12,14 +12,22 @@ import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish
  */
 
 afterEach(closeStarted);
-const quiet = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => vi.spyOn(console, level).mockImplementation(() => {}));
+const quiet = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) =>
+  vi.spyOn(console, level).mockImplementation(() => {}),
+);
 afterAll(() => {
   for (const spy of quiet) spy.mockRestore();
 });
 
 async function wf(...args: string[]): Promise<string[]> {
   const out: string[] = [];
-  const io: CliIO = { out: (line) => void out.push(line), err: (line) => void out.push(line), env: {}, cwd: process.cwd(), interrupted: () => new Promise(() => {}) };
+  const io: CliIO = {
+    out: (line) => void out.push(line),
+    err: (line) => void out.push(line),
+    env: {},
+    cwd: process.cwd(),
+    interrupted: () => new Promise(() => {}),
+  };
   await createProgram(io).exitOverride().parseAsync(args, { from: 'user' });
   return out;
 }

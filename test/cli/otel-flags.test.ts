@@ -14,7 +14,13 @@ import { createProgram } from '../../cli/program.js';
 
 function helpOf(command: string): Promise<string> {
   const out: string[] = [];
-  const io: CliIO = { out: (line) => void out.push(line), err: () => {}, env: {}, cwd: tmpdir(), interrupted: () => new Promise(() => {}) };
+  const io: CliIO = {
+    out: (line) => void out.push(line),
+    err: () => {},
+    env: {},
+    cwd: tmpdir(),
+    interrupted: () => new Promise(() => {}),
+  };
   return createProgram(io)
     .exitOverride()
     .parseAsync([command, '--help'], { from: 'user' })
@@ -31,32 +37,58 @@ describe('--otel-endpoint', () => {
 
   it('wins over the variables; without either, no telemetry', () => {
     expect(otelFromFlags({ allowOrigin: [] }, {})).toBeUndefined();
-    expect(otelFromFlags({ allowOrigin: [], otelEndpoint: 'http://127.0.0.1:4318' }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318' })?.endpoint).toBe('http://127.0.0.1:4318/v1/traces');
+    expect(
+      otelFromFlags(
+        { allowOrigin: [], otelEndpoint: 'http://127.0.0.1:4318' },
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318' },
+      )?.endpoint,
+    ).toBe('http://127.0.0.1:4318/v1/traces');
   });
 
   it('turns a wrong variable into a CliError (exit 2, BAD_ENV) naming it', () => {
     let error: unknown;
     try {
-      otelFromFlags({ allowOrigin: [] }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: '=x' });
+      otelFromFlags(
+        { allowOrigin: [] },
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: '=x' },
+      );
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(CliError);
-    expect(error).toMatchObject({ exitCode: 2, code: 'BAD_ENV', message: expect.stringContaining('OTEL_EXPORTER_OTLP_HEADERS') });
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'BAD_ENV',
+      message: expect.stringContaining('OTEL_EXPORTER_OTLP_HEADERS'),
+    });
   });
 });
 
-describe('wf dev\'s local runner', () => {
+describe("wf dev's local runner", () => {
   it('exports traces when given an OTLP endpoint', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wf-otel-dev-'));
     const receiver = await startOtlpReceiver();
     try {
-      const local = await startLocalRunner({ dbPath: join(dir, 'dev.db'), host: '127.0.0.1', port: 0, tokens: ['T'], otel: { endpoint: `${receiver.url}/v1/traces` } });
-      const app = await startApp(async (context) => void (await context.run('hello', () => 1)), { token: 'T', runnerUrl: local.url });
+      const local = await startLocalRunner({
+        dbPath: join(dir, 'dev.db'),
+        host: '127.0.0.1',
+        port: 0,
+        tokens: ['T'],
+        otel: { endpoint: `${receiver.url}/v1/traces` },
+      });
+      const app = await startApp(async (context) => void (await context.run('hello', () => 1)), {
+        token: 'T',
+        runnerUrl: local.url,
+      });
       const runId = await startThroughApp(app.url);
       expect((await waitForFinish(local.runner, runId)).run.status).toBe('completed');
       await local.close();
-      expect(receiver.spans.filter((s) => s.attributes['wf.run_id'] === runId).map((s) => s.name).sort()).toEqual(['drive /workflow', 'run /workflow', 'step hello']);
+      expect(
+        receiver.spans
+          .filter((s) => s.attributes['wf.run_id'] === runId)
+          .map((s) => s.name)
+          .sort(),
+      ).toEqual(['drive /workflow', 'run /workflow', 'step hello']);
     } finally {
       await closeStarted();
       await receiver.close();

@@ -12,12 +12,21 @@ import { serve } from '../../serve/adapters/node.js';
 import { startServer, unusedUrl, type Endpoint } from '../helpers/endpoint.js';
 
 /** A CliIO whose lines land in arrays and whose Ctrl-C is `interrupt()`. */
-function captureIO(cwd = tmpdir(), env: NodeJS.ProcessEnv = {}): { io: CliIO; out: string[]; err: string[]; interrupt: () => void } {
+function captureIO(
+  cwd = tmpdir(),
+  env: NodeJS.ProcessEnv = {},
+): { io: CliIO; out: string[]; err: string[]; interrupt: () => void } {
   const out: string[] = [];
   const err: string[] = [];
   let interrupt!: () => void;
   const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
-  const io: CliIO = { out: (line) => void out.push(line), err: (line) => void err.push(line), env, cwd, interrupted: () => interrupted };
+  const io: CliIO = {
+    out: (line) => void out.push(line),
+    err: (line) => void err.push(line),
+    env,
+    cwd,
+    interrupted: () => interrupted,
+  };
   return { io, out, err, interrupt };
 }
 
@@ -52,7 +61,18 @@ it('runs on the pinned Node 24', () => {
 
 describe('help and version', () => {
   const commands: [string, string[]][] = [
-    ['dev', ['--port <port>', '--host <host>', '--db <path>', '--token <token>', '--no-tui', '--alert-webhook <url>', '--public-url <url>']],
+    [
+      'dev',
+      [
+        '--port <port>',
+        '--host <host>',
+        '--db <path>',
+        '--token <token>',
+        '--no-tui',
+        '--alert-webhook <url>',
+        '--public-url <url>',
+      ],
+    ],
     ['logs', ['[runId]', '--follow', '--json', '--step <step>', '--runner <url>', '--token <token>']],
     ['runs', ['--status <status>', '--limit <n>', '--cursor <runId>', '--json', '--runner <url>', '--token <token>']],
     ['trigger', ['<url>', '--data <json>', '--header <header>', '--idempotency-key <key>']],
@@ -107,13 +127,25 @@ describe('bad input is a CommanderError naming what was expected and what was gi
   });
 
   const cases: [string, string[], string[]][] = [
-    ['runs --status nope', ['runs', '--status', 'nope'], ["'nope'", 'queued, running, sleeping, waiting, completed, failed, cancelled']],
+    [
+      'runs --status nope',
+      ['runs', '--status', 'nope'],
+      ["'nope'", 'queued, running, sleeping, waiting, completed, failed, cancelled'],
+    ],
     ['runs --limit 0', ['runs', '--limit', '0'], ['Expected a positive integer', '"0"']],
     ['runs --limit 1.5', ['runs', '--limit', '1.5'], ['Expected a positive integer', '"1.5"']],
     ['dev --port 70000', ['dev', '--port', '70000'], ['Expected a port from 0 to 65535', '"70000"']],
     ['dev --port abc', ['dev', '--port', 'abc'], ['Expected a port from 0 to 65535', '"abc"']],
-    ["trigger --data '{bad'", ['trigger', 'http://127.0.0.1:1/workflow', '--data', '{bad'], ['Expected JSON', '"{bad"']],
-    ["trigger -H 'nocolon'", ['trigger', 'http://127.0.0.1:1/workflow', '-H', 'nocolon'], ['Expected a header as "Name: value"', '"nocolon"']],
+    [
+      "trigger --data '{bad'",
+      ['trigger', 'http://127.0.0.1:1/workflow', '--data', '{bad'],
+      ['Expected JSON', '"{bad"'],
+    ],
+    [
+      "trigger -H 'nocolon'",
+      ['trigger', 'http://127.0.0.1:1/workflow', '-H', 'nocolon'],
+      ['Expected a header as "Name: value"', '"nocolon"'],
+    ],
   ];
 
   it.each(cases)('%s', async (_title, args, expected) => {
@@ -129,7 +161,10 @@ describe('bad input is a CommanderError naming what was expected and what was gi
 
   it('a missing argument names it', async () => {
     const { io } = captureIO();
-    await expect(thrown(io, 'cancel')).resolves.toMatchObject({ code: 'commander.missingArgument', message: expect.stringContaining('runId') });
+    await expect(thrown(io, 'cancel')).resolves.toMatchObject({
+      code: 'commander.missingArgument',
+      message: expect.stringContaining('runId'),
+    });
   });
 });
 
@@ -156,7 +191,10 @@ describe('client commands against an unreachable runner', () => {
   it('trigger against an app that is not running rejects with UNREACHABLE naming the URL', async () => {
     const url = (await unusedUrl()) + '/workflow';
     const { io } = captureIO();
-    await expect(thrown(io, 'trigger', url)).resolves.toMatchObject({ code: 'UNREACHABLE', message: expect.stringContaining(url) });
+    await expect(thrown(io, 'trigger', url)).resolves.toMatchObject({
+      code: 'UNREACHABLE',
+      message: expect.stringContaining(url),
+    });
   });
 });
 
@@ -217,7 +255,12 @@ async function holdingProxy(target: string): Promise<Endpoint & { eventRequests:
 describe('logs --follow against a live runner', () => {
   it('ends when the run finishes between subscribing and reading its history', async () => {
     const dir = tempDir();
-    const local: LocalRunner = await startLocalRunner({ dbPath: join(dir, 'dev.db'), host: '127.0.0.1', port: 0, tokens: ['T'] });
+    const local: LocalRunner = await startLocalRunner({
+      dbPath: join(dir, 'dev.db'),
+      host: '127.0.0.1',
+      port: 0,
+      tokens: ['T'],
+    });
     cleanups.push(() => local.close());
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
@@ -226,10 +269,13 @@ describe('logs --follow against a live runner', () => {
     const app = createServer((req, res) => void route!(req, res));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     // Told its public URL, as a deployed app is: outside development a route never takes it from Host.
-    route = serve<{ text: string }>(async (context) => {
-      const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
-      await context.run('second-step', async () => (await gate, upper.length));
-    }, { token: 'T', runnerUrl: local.url, baseUrl: `http://127.0.0.1:${(app.address() as { port: number }).port}` });
+    route = serve<{ text: string }>(
+      async (context) => {
+        const upper = await context.run('initial-step', () => context.requestPayload.text.toUpperCase());
+        await context.run('second-step', async () => (await gate, upper.length));
+      },
+      { token: 'T', runnerUrl: local.url, baseUrl: `http://127.0.0.1:${(app.address() as { port: number }).port}` },
+    );
     cleanups.push(() => new Promise<void>((resolve) => (app.closeAllConnections(), app.close(() => resolve()))));
     const proxy = await holdingProxy(local.url);
     cleanups.push(() => proxy.close());
@@ -238,12 +284,16 @@ describe('logs --follow against a live runner', () => {
     const port = (app.address() as { port: number }).port;
     const started = await fetch(`http://127.0.0.1:${port}/workflow`, { method: 'POST', body: '{"text":"hi"}' });
     const { workflowRunId: id } = (await started.json()) as { workflowRunId: string };
-    await vi.waitFor(async () => expect((await local.runner.store.listSteps(id)).map((s) => s.status)).toContain('succeeded'));
+    await vi.waitFor(async () =>
+      expect((await local.runner.store.listSteps(id)).map((s) => s.status)).toContain('succeeded'),
+    );
 
     const { io, out, interrupt } = captureIO(dir);
     cleanups.push(interrupt);
     let settled = false;
-    const following = parse(io, 'logs', id, '--follow', '--runner', proxy.url, '--token', 'T').finally(() => (settled = true));
+    const following = parse(io, 'logs', id, '--follow', '--runner', proxy.url, '--token', 'T').finally(
+      () => (settled = true),
+    );
     await vi.waitFor(() => expect(proxy.eventRequests).toBe(1));
     // The run finishes while the event stream is still connecting: its end must not be missed.
     openGate();
@@ -260,17 +310,27 @@ describe('logs --follow against a live runner', () => {
 describe('logs: an app that does not answer', () => {
   it('says since when and the next try, in text and in --json', async () => {
     const dir = tempDir();
-    const local: LocalRunner = await startLocalRunner({ dbPath: join(dir, 'dev.db'), host: '127.0.0.1', port: 0, tokens: ['T'] });
+    const local: LocalRunner = await startLocalRunner({
+      dbPath: join(dir, 'dev.db'),
+      host: '127.0.0.1',
+      port: 0,
+      tokens: ['T'],
+    });
     cleanups.push(() => local.close());
     const { run } = await local.runner.startRun({ url: `${await unusedUrl()}/workflow`, body: '{}', headers: {} });
     await vi.waitFor(async () => expect((await local.runner.store.getRun(run.id))?.unreachableSince).not.toBeNull());
 
     const text = captureIO(dir);
     await parse(text.io, 'logs', run.id, '--runner', local.url, '--token', 'T');
-    expect(text.out.at(-1)).toMatch(/run running · app unreachable since \d\d:\d\d:\d\d\.\d{3}, next try at \d\d:\d\d:\d\d\.\d{3} · 0 steps$/);
+    expect(text.out.at(-1)).toMatch(
+      /run running · app unreachable since \d\d:\d\d:\d\d\.\d{3}, next try at \d\d:\d\d:\d\d\.\d{3} · 0 steps$/,
+    );
     const json = captureIO(dir);
     await parse(json.io, 'logs', run.id, '--runner', local.url, '--token', 'T', '--json');
-    const last = JSON.parse(json.out.at(-1)!) as { type: string; run: { unreachableSince: number; nextAt: number; failures: number } };
+    const last = JSON.parse(json.out.at(-1)!) as {
+      type: string;
+      run: { unreachableSince: number; nextAt: number; failures: number };
+    };
     expect(last.type).toBe('run');
     expect(last.run.unreachableSince).toBeGreaterThan(0);
     expect(last.run.nextAt).toBeGreaterThan(last.run.unreachableSince);

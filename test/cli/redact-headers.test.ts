@@ -9,15 +9,25 @@ const io: CliIO = { out: () => {}, err: () => {}, env: {}, cwd: '.', interrupted
 
 describe('--redact-header and WF_REDACT_HEADERS', () => {
   it('joins the repeated flag and the comma-separated variable, lower-cased, without duplicates', () => {
-    expect(redactHeaderNames(['x-tenant'], { WF_REDACT_HEADERS: ' X-Session ,x-tenant,, x-sig' })).toEqual(['x-tenant', 'x-session', 'x-sig']);
+    expect(redactHeaderNames(['x-tenant'], { WF_REDACT_HEADERS: ' X-Session ,x-tenant,, x-sig' })).toEqual([
+      'x-tenant',
+      'x-session',
+      'x-sig',
+    ]);
     expect(redactHeaderNames(undefined, {})).toEqual([]);
   });
 
   it('rejects what is not a header name, saying where it came from', () => {
     expect(() => redactHeaderNames([], { WF_REDACT_HEADERS: 'x-ok, bad name' })).toThrow(CliError);
-    expect(() => redactHeaderNames([], { WF_REDACT_HEADERS: 'x-ok, bad name' })).toThrow('Expected WF_REDACT_HEADERS to be header names separated by commas, got "bad name"');
-    const command = makeStartCommand(io).exitOverride().configureOutput({ writeErr: () => {} });
-    expect(() => command.parse(['--redact-header', 'a b'], { from: 'user' })).toThrow('Expected an HTTP header name, got "a b".');
+    expect(() => redactHeaderNames([], { WF_REDACT_HEADERS: 'x-ok, bad name' })).toThrow(
+      'Expected WF_REDACT_HEADERS to be header names separated by commas, got "bad name"',
+    );
+    const command = makeStartCommand(io)
+      .exitOverride()
+      .configureOutput({ writeErr: () => {} });
+    expect(() => command.parse(['--redact-header', 'a b'], { from: 'user' })).toThrow(
+      'Expected an HTTP header name, got "a b".',
+    );
   });
 
   it('wf start collects the flag, repeated', () => {
@@ -28,9 +38,22 @@ describe('--redact-header and WF_REDACT_HEADERS', () => {
   });
 
   it('reaches the runner: a start’s configured header is stored redacted', async () => {
-    const started = await startProductionRunner({ database: ':memory:', cwd: '.', host: '127.0.0.1', port: 0, tokens: ['t'], redactHeaders: ['x-tenant'], allowedOrigins: ['http://127.0.0.1:*'] });
+    const started = await startProductionRunner({
+      database: ':memory:',
+      cwd: '.',
+      host: '127.0.0.1',
+      port: 0,
+      tokens: ['t'],
+      redactHeaders: ['x-tenant'],
+      allowedOrigins: ['http://127.0.0.1:*'],
+    });
     try {
-      const { run } = await started.runner.startRun({ url: 'http://127.0.0.1:9/wf', body: '', headers: { 'X-Tenant': 'secret', accept: '*/*' }, delayMs: 60_000 });
+      const { run } = await started.runner.startRun({
+        url: 'http://127.0.0.1:9/wf',
+        body: '',
+        headers: { 'X-Tenant': 'secret', accept: '*/*' },
+        delayMs: 60_000,
+      });
       expect(run.headers).toEqual({ 'X-Tenant': '[redacted]', accept: '*/*' });
     } finally {
       await started.close(0);

@@ -15,15 +15,33 @@ afterEach(async () => {
 
 async function wf(...args: string[]): Promise<string[]> {
   const out: string[] = [];
-  const io: CliIO = { out: (line) => void out.push(line), err: () => {}, env: {}, cwd: tmpdir(), interrupted: () => new Promise(() => {}) };
-  await createProgram(io).exitOverride().parseAsync([...args, '--runner', runner!.url, '--token', TEST_TOKEN], { from: 'user' });
+  const io: CliIO = {
+    out: (line) => void out.push(line),
+    err: () => {},
+    env: {},
+    cwd: tmpdir(),
+    interrupted: () => new Promise(() => {}),
+  };
+  await createProgram(io)
+    .exitOverride()
+    .parseAsync([...args, '--runner', runner!.url, '--token', TEST_TOKEN], { from: 'user' });
   return out;
 }
 
 describe('wf schedule', () => {
   it('adds, lists and removes a schedule; a bad cron is a one-line error naming the field', async () => {
     runner = await startTestRunner({ api: { openOnLoopback: false } });
-    const [added] = await wf('schedule', 'add', 'http://127.0.0.1:9/wf', '--cron', '0 9 * * 1-5', '--data', '{"report":"daily"}', '--timezone', 'Europe/Paris');
+    const [added] = await wf(
+      'schedule',
+      'add',
+      'http://127.0.0.1:9/wf',
+      '--cron',
+      '0 9 * * 1-5',
+      '--data',
+      '{"report":"daily"}',
+      '--timezone',
+      'Europe/Paris',
+    );
     const id = added!.split(' ')[0]!;
     expect(id).toMatch(/^wfs_/);
     expect(added).toContain('Europe/Paris  "0 9 * * 1-5"  http://127.0.0.1:9/wf');

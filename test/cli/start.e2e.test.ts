@@ -10,7 +10,12 @@ import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { Counter, gate, startApp, startThroughApp, unusedPort, waitForRun, type TestApp } from '../helpers/runner.js';
 import { createLogger } from '../../cli/lib/logger.js';
 import { leaseMsFromEnv, tokensFromEnv } from '../../cli/lib/start-env.js';
-import { assertBuiltCli, runWfStartToExit, spawnWfStart, type WfStartProcess } from '../runner-core/wf-start-process.js';
+import {
+  assertBuiltCli,
+  runWfStartToExit,
+  spawnWfStart,
+  type WfStartProcess,
+} from '../runner-core/wf-start-process.js';
 
 /** `wf start` as operators run it: the built CLI in a child process, on SQLite and on PostgreSQL. */
 
@@ -110,7 +115,9 @@ describe('wf start: refusals', () => {
   it('refuses a weak token off loopback, naming which one and how to make a strong one, never printing it', async () => {
     const weak = await runWfStartToExit(['--host', '0.0.0.0', '--port', '0'], { WF_TOKENS: `${TOKEN} hunter2` }, dir);
     expect(weak.code).toBe(2);
-    expect(weak.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 with a weak token: WF_TOKENS entry 2 has about \d+ bits of entropy, expected at least 128/);
+    expect(weak.stderr).toMatch(
+      /Refusing to listen on 0\.0\.0\.0 with a weak token: WF_TOKENS entry 2 has about \d+ bits of entropy, expected at least 128/,
+    );
     expect(weak.stderr).toContain('openssl rand -hex 32');
     expect(weak.stderr + weak.stdout).not.toContain('hunter2');
     const single = await runWfStartToExit(['--host', '0.0.0.0', '--port', '0'], { WF_TOKEN: 'x' }, dir);
@@ -124,11 +131,19 @@ describe('wf start: refusals', () => {
       'wf: wf start needs the origins of the apps it may call: WF_ALLOWED_ORIGINS=https://app.example.com (several comma or space separated;' +
         ' https://*.example.com for subdomains, http://127.0.0.1:* for any port), or --allow-origin <pattern> (repeatable).',
     );
-    const env = await runWfStartToExit(['--port', '0'], { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: 'https://ok.example.com, app.example.com' }, dir);
+    const env = await runWfStartToExit(
+      ['--port', '0'],
+      { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: 'https://ok.example.com, app.example.com' },
+      dir,
+    );
     expect(env.code).toBe(2);
     expect(env.stderr).toContain('WF_ALLOWED_ORIGINS: Expected an allowed origin like https://app.example.com');
     expect(env.stderr).toContain('got "app.example.com"');
-    const flag = await runWfStartToExit(['--port', '0', '--allow-origin', 'https://example.com/api'], { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: '' }, dir);
+    const flag = await runWfStartToExit(
+      ['--port', '0', '--allow-origin', 'https://example.com/api'],
+      { WF_TOKEN: TOKEN, WF_ALLOWED_ORIGINS: '' },
+      dir,
+    );
     expect(flag.code).not.toBe(0);
     expect(flag.stderr).toContain('got "https://example.com/api"');
     const horizon = await runWfStartToExit(['--port', '0', '--unreachable-horizon', 'soon'], { WF_TOKEN: TOKEN }, dir);
@@ -139,10 +154,20 @@ describe('wf start: refusals', () => {
 
 describe('wf start: where it sends requests, and for how long it waits', () => {
   it('starts runs only for allowed origins (403 naming the flag otherwise); --drive-timeout sets the signed deadline; an outage spends no retry', async () => {
-    const runner = await start(['--database', join(dir, 'origins', 'runner.db'), '--allow-origin', 'https://app.example.com', '--drive-timeout', '2s'], {
-      WF_TOKENS: TOKEN,
-      WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
-    });
+    const runner = await start(
+      [
+        '--database',
+        join(dir, 'origins', 'runner.db'),
+        '--allow-origin',
+        'https://app.example.com',
+        '--drive-timeout',
+        '2s',
+      ],
+      {
+        WF_TOKENS: TOKEN,
+        WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
+      },
+    );
     const post = (url: string) =>
       fetch(`${runner.url}/v1/runs`, {
         method: 'POST',
@@ -153,27 +178,36 @@ describe('wf start: where it sends requests, and for how long it waits', () => {
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
       code: 'ORIGIN_NOT_ALLOWED',
-      message: expect.stringContaining('--allow-origin https://evil.example.com or WF_ALLOWED_ORIGINS=https://evil.example.com'),
+      message: expect.stringContaining(
+        '--allow-origin https://evil.example.com or WF_ALLOWED_ORIGINS=https://evil.example.com',
+      ),
     });
     expect(runner.stdout()).toContain('origins=https://app.example.com http://127.0.0.1:*');
 
     const started = await post(`http://127.0.0.1:${await unusedPort()}/workflow`);
     expect(started.status).toBe(201);
     const { workflowRunId: id } = (await started.json()) as { workflowRunId: string };
-    const read = async () => JSON.parse((await get(`${runner.url}/v1/runs/${id}`, TOKEN)).text) as {
-      run: { status: string; unreachableSince: number | null; failures: number };
-      attempts: { startedAt: number; requestHeaders: Record<string, string> }[];
-    };
-    await vi.waitFor(async () => expect((await read()).attempts.length).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 50 });
+    const read = async () =>
+      JSON.parse((await get(`${runner.url}/v1/runs/${id}`, TOKEN)).text) as {
+        run: { status: string; unreachableSince: number | null; failures: number };
+        attempts: { startedAt: number; requestHeaders: Record<string, string> }[];
+      };
+    await vi.waitFor(async () => expect((await read()).attempts.length).toBeGreaterThanOrEqual(2), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const { run, attempts } = await read();
     expect(run).toMatchObject({ status: 'running', failures: 0, unreachableSince: expect.any(Number) });
-    for (const attempt of attempts) expect(Number(attempt.requestHeaders['wf-deadline']) - attempt.startedAt).toBe(2000);
+    for (const attempt of attempts)
+      expect(Number(attempt.requestHeaders['wf-deadline']) - attempt.startedAt).toBe(2000);
   });
 });
 
 describe('wf start: who may read', () => {
-  it('on loopback wants the token for reads, events and the page\'s cancel by default; --open-loopback opens them', async () => {
-    const runner = await start(['--database', join(dir, 'auth', 'closed.db')], { WF_TOKENS: 'weak-is-fine-on-loopback' });
+  it("on loopback wants the token for reads, events and the page's cancel by default; --open-loopback opens them", async () => {
+    const runner = await start(['--database', join(dir, 'auth', 'closed.db')], {
+      WF_TOKENS: 'weak-is-fine-on-loopback',
+    });
     const origin = new URL(runner.url).origin;
     for (const path of ['/v1/runs', '/v1/events', '/metrics']) {
       expect((await get(`${runner.url}${path}`)).status, path).toBe(401);
@@ -182,12 +216,17 @@ describe('wf start: who may read', () => {
     expect(JSON.parse((await get(`${runner.url}/v1/session`)).text)).toEqual({ needsToken: true });
     expect((await get(`${runner.url}/healthz`)).status).toBe(200);
     expect((await get(`${runner.url}/`)).status).toBe(200);
-    const cancel = await fetch(`${runner.url}/v1/runs/wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B/cancel`, { method: 'POST', headers: { origin } });
+    const cancel = await fetch(`${runner.url}/v1/runs/wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B/cancel`, {
+      method: 'POST',
+      headers: { origin },
+    });
     expect(cancel.status).toBe(401);
     runner.child.kill('SIGTERM');
     expect((await runner.exited).code).toBe(0);
 
-    const open = await start(['--database', join(dir, 'auth', 'open.db'), '--open-loopback'], { WF_TOKENS: 'weak-is-fine-on-loopback' });
+    const open = await start(['--database', join(dir, 'auth', 'open.db'), '--open-loopback'], {
+      WF_TOKENS: 'weak-is-fine-on-loopback',
+    });
     expect((await get(`${open.url}/v1/runs`)).status).toBe(200);
     expect(JSON.parse((await get(`${open.url}/v1/session`)).text)).toEqual({ needsToken: false });
     open.child.kill('SIGTERM');
@@ -202,7 +241,11 @@ describe('wf start on SQLite', () => {
     const calls = new Counter();
     const held = gate();
     const holding = gate();
-    const app = await startApp(twoSteps(calls, { started: holding.open, until: held.promise }), { token: TOKEN, runnerUrl: runner.url, retryDelay: 10 });
+    const app = await startApp(twoSteps(calls, { started: holding.open, until: held.promise }), {
+      token: TOKEN,
+      runnerUrl: runner.url,
+      retryDelay: 10,
+    });
     apps.push(app);
 
     expect(JSON.parse((await get(`${runner.url}/healthz`)).text)).toEqual({ ok: true });
@@ -223,12 +266,20 @@ describe('wf start on SQLite', () => {
     expect(await runner.exited).toEqual({ code: 0, signal: null });
     const lines = runner.jsonLines();
     expect(runner.otherLines()).toEqual([]);
-    for (const line of lines) expect(line).toMatchObject({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) });
-    expect(lines.map((l) => l.msg)).toEqual([expect.stringMatching(/^listening on http/), expect.stringMatching(/^stopping/), 'stopped']);
+    for (const line of lines)
+      expect(line).toMatchObject({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) });
+    expect(lines.map((l) => l.msg)).toEqual([
+      expect.stringMatching(/^listening on http/),
+      expect.stringMatching(/^stopping/),
+      'stopped',
+    ]);
     expect(lines[0]).toMatchObject({ store: 'sqlite', database: dbPath, tokens: 1, runner: runner.owner });
     expect(lines[1]).toMatchObject({ inFlight: 1 });
     const db = new Database(dbPath, { readonly: true });
-    expect(db.prepare('SELECT status, lease_owner FROM runs WHERE id = ?').get(id)).toEqual({ status: 'running', lease_owner: null });
+    expect(db.prepare('SELECT status, lease_owner FROM runs WHERE id = ?').get(id)).toEqual({
+      status: 'running',
+      lease_owner: null,
+    });
     db.close();
 
     // The next runner on the file finishes the run: the held step runs again (at least once).
@@ -272,9 +323,13 @@ describe('wf start on PostgreSQL', () => {
     const app = await startApp(twoSteps(calls), { token: OLD_TOKEN, runnerUrl: url, retryDelay: 10 });
     apps.push(app);
     const id = await startThroughApp(app.url);
-    expect(await waitForRun(reader, id, (r) => r.finishedAt !== null, 15_000)).toMatchObject({ status: 'completed', stepsDone: 2 });
+    expect(await waitForRun(reader, id, (r) => r.finishedAt !== null, 15_000)).toMatchObject({
+      status: 'completed',
+      stepsDone: 2,
+    });
     const metrics = (await get(`${url}/metrics`, TOKEN)).text;
-    for (const name of ['wfkit_runs', 'wfkit_queue_depth', 'wfkit_drives_in_flight', 'wfkit_step_duration_seconds']) expect(metrics).toContain(`# TYPE ${name} `);
+    for (const name of ['wfkit_runs', 'wfkit_queue_depth', 'wfkit_drives_in_flight', 'wfkit_step_duration_seconds'])
+      expect(metrics).toContain(`# TYPE ${name} `);
     runner.child.kill('SIGTERM');
     expect((await runner.exited).code).toBe(0);
     expect(runner.stdout()).toMatch(/^wf start: listening on http:\/\/0\.0\.0\.0:\d+ \(url=.*store=postgres/m);
@@ -286,7 +341,11 @@ describe('wf start on PostgreSQL', () => {
     const calls = new Counter();
     const held = gate();
     const holding = gate();
-    const app = await startApp(twoSteps(calls, { started: holding.open, until: held.promise }), { token: TOKEN, runnerUrl: first.url, retryDelay: 10 });
+    const app = await startApp(twoSteps(calls, { started: holding.open, until: held.promise }), {
+      token: TOKEN,
+      runnerUrl: first.url,
+      retryDelay: 10,
+    });
     apps.push(app);
     const id = await startThroughApp(app.url);
     await holding.promise;
@@ -296,7 +355,10 @@ describe('wf start on PostgreSQL', () => {
     const stoppedAt = Date.now();
     first.child.kill('SIGTERM');
     expect(await first.exited).toEqual({ code: 0, signal: null });
-    expect(first.jsonLines().find((l) => String(l.msg).startsWith('stopping'))).toMatchObject({ inFlight: 1, graceMs: 300 });
+    expect(first.jsonLines().find((l) => String(l.msg).startsWith('stopping'))).toMatchObject({
+      inFlight: 1,
+      graceMs: 300,
+    });
     // Released, not left to expire: the default lease is 15 s, the other runner takes it within its poll.
     await waitForRun(reader, id, (r) => r.status === 'completed', 10_000);
     expect(Date.now() - stoppedAt).toBeLessThan(8_000);

@@ -29,7 +29,13 @@ describe('estimateTokenBits', () => {
   });
 
   it('refuses words, names and short tokens', () => {
-    for (const token of ['password', 'correcthorse', 'my-secret-token-2024', 'wf_multi_runner_test_token', randomBytes(8).toString('hex')]) {
+    for (const token of [
+      'password',
+      'correcthorse',
+      'my-secret-token-2024',
+      'wf_multi_runner_test_token',
+      randomBytes(8).toString('hex'),
+    ]) {
       expect(estimateTokenBits(token), token).toBeLessThan(MIN_TOKEN_BITS);
     }
   });

@@ -31,7 +31,10 @@ const ALL_ENV = { WF_TOKEN: 'from-wf-env', SERVICE_TOKEN: 'from-service-env' };
 
 describe('resolveDevToken precedence', () => {
   it('--token wins over everything', () => {
-    expect(resolveDevToken(project(ALL_FILES), ALL_ENV, 'from-flag')).toEqual({ token: 'from-flag', source: '--token' });
+    expect(resolveDevToken(project(ALL_FILES), ALL_ENV, 'from-flag')).toEqual({
+      token: 'from-flag',
+      source: '--token',
+    });
   });
 
   it('then WF_TOKEN', () => {
@@ -39,7 +42,10 @@ describe('resolveDevToken precedence', () => {
   });
 
   it('then SERVICE_TOKEN', () => {
-    expect(resolveDevToken(project(ALL_FILES), { SERVICE_TOKEN: 'from-service-env' })).toEqual({ token: 'from-service-env', source: 'SERVICE_TOKEN' });
+    expect(resolveDevToken(project(ALL_FILES), { SERVICE_TOKEN: 'from-service-env' })).toEqual({
+      token: 'from-service-env',
+      source: 'SERVICE_TOKEN',
+    });
   });
 
   it('an empty variable counts as unset', () => {

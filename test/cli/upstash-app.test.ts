@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appEnv } from '../../cli/lib/dev-session.js';
-import { isUpstashApp, mergeEnvText, upstashAppEnv, upstashEnvFile, writeUpstashEnv } from '../../cli/lib/upstash-app.js';
+import {
+  isUpstashApp,
+  mergeEnvText,
+  upstashAppEnv,
+  upstashEnvFile,
+  writeUpstashEnv,
+} from '../../cli/lib/upstash-app.js';
 import { reportUpstashApp } from '../../cli/lib/upstash-dev.js';
 import { qstashToken } from '../../runner-core/qstash/qstash-token.js';
 
@@ -19,7 +25,12 @@ function folder(): string {
 }
 
 const keys = { current: 'sig_current', next: 'sig_next' };
-const VARS = upstashAppEnv({ runnerUrl: 'http://127.0.0.1:7766', token: 'wf_token', keys, workflowUrl: 'https://tunnel.example.com/' });
+const VARS = upstashAppEnv({
+  runnerUrl: 'http://127.0.0.1:7766',
+  token: 'wf_token',
+  keys,
+  workflowUrl: 'https://tunnel.example.com/',
+});
 
 describe('an Upstash Workflow app', () => {
   it('is recognized by @upstash/workflow in its runtime dependencies, not by a devDependency alone', () => {
@@ -50,8 +61,14 @@ describe('an Upstash Workflow app', () => {
     expect(upstashEnvFile({ dependencies: { express: '5' } })).toBe('.env');
   });
 
-  it('the app wf dev starts gets the extra variables, and the runner\'s own still win', () => {
-    const env = appEnv({ env: { PATH: '/bin', QSTASH_URL: 'https://qstash.upstash.io' }, token: 'wf_token', runnerUrl: 'http://127.0.0.1:7766', app: { port: 3000 } as never, extraEnv: { ...VARS, WF_TOKEN: 'not this' } });
+  it("the app wf dev starts gets the extra variables, and the runner's own still win", () => {
+    const env = appEnv({
+      env: { PATH: '/bin', QSTASH_URL: 'https://qstash.upstash.io' },
+      token: 'wf_token',
+      runnerUrl: 'http://127.0.0.1:7766',
+      app: { port: 3000 } as never,
+      extraEnv: { ...VARS, WF_TOKEN: 'not this' },
+    });
     expect(env.QSTASH_URL).toBe('http://127.0.0.1:7766');
     expect(env.QSTASH_CURRENT_SIGNING_KEY).toBe('sig_current');
     expect(env.WF_TOKEN).toBe('wf_token');
@@ -61,19 +78,58 @@ describe('an Upstash Workflow app', () => {
 
 describe('reportUpstashApp', () => {
   const lines: string[] = [];
-  const report = { info: (t: string) => void lines.push(t), warn: (t: string) => void lines.push(`warn: ${t}`), error: (t: string) => void lines.push(`error: ${t}`), app: () => {} };
+  const report = {
+    info: (t: string) => void lines.push(t),
+    warn: (t: string) => void lines.push(`warn: ${t}`),
+    error: (t: string) => void lines.push(`error: ${t}`),
+    app: () => {},
+  };
   const io = { out: () => {}, err: () => {}, env: {}, cwd: '.', interrupted: () => new Promise<void>(() => {}) };
 
   it('gives the app it starts the five values, and turns off what would take it past QSTASH_URL', () => {
-    const result = reportUpstashApp({ io, pkg: { dependencies: { '@upstash/workflow': '1' } }, report, runnerUrl: 'http://127.0.0.1:7766', token: 'wf_t', keys: { keys, source: 'test' }, appPort: 3000, write: false });
-    expect(result?.processEnv).toEqual({ ...upstashAppEnv({ runnerUrl: 'http://127.0.0.1:7766', token: 'wf_t', keys, workflowUrl: 'http://localhost:3000' }), QSTASH_DEV: 'false', QSTASH_REGION: '' });
+    const result = reportUpstashApp({
+      io,
+      pkg: { dependencies: { '@upstash/workflow': '1' } },
+      report,
+      runnerUrl: 'http://127.0.0.1:7766',
+      token: 'wf_t',
+      keys: { keys, source: 'test' },
+      appPort: 3000,
+      write: false,
+    });
+    expect(result?.processEnv).toEqual({
+      ...upstashAppEnv({
+        runnerUrl: 'http://127.0.0.1:7766',
+        token: 'wf_t',
+        keys,
+        workflowUrl: 'http://localhost:3000',
+      }),
+      QSTASH_DEV: 'false',
+      QSTASH_REGION: '',
+    });
     expect(lines).toContain('  QSTASH_URL=http://127.0.0.1:7766');
   });
 
-  it('does nothing for another app, and warns when a remote runner\'s keys are unknown', () => {
-    expect(reportUpstashApp({ io, pkg: { dependencies: { hono: '4' } }, report, runnerUrl: 'http://r', token: 't', write: false })).toBeUndefined();
+  it("does nothing for another app, and warns when a remote runner's keys are unknown", () => {
+    expect(
+      reportUpstashApp({
+        io,
+        pkg: { dependencies: { hono: '4' } },
+        report,
+        runnerUrl: 'http://r',
+        token: 't',
+        write: false,
+      }),
+    ).toBeUndefined();
     lines.length = 0;
-    const result = reportUpstashApp({ io, pkg: { dependencies: { '@upstash/workflow': '1' } }, report, runnerUrl: 'http://r', token: 't', write: false });
+    const result = reportUpstashApp({
+      io,
+      pkg: { dependencies: { '@upstash/workflow': '1' } },
+      report,
+      runnerUrl: 'http://r',
+      token: 't',
+      write: false,
+    });
     expect(result?.processEnv.QSTASH_CURRENT_SIGNING_KEY).toBeUndefined();
     expect(lines.some((line) => line.startsWith('warn: ') && line.includes('QSTASH_CURRENT_SIGNING_KEY'))).toBe(true);
   });
@@ -81,16 +137,23 @@ describe('reportUpstashApp', () => {
 
 describe('mergeEnvText', () => {
   it('adds what is missing and keeps every other line, comments included', () => {
-    const merge = mergeEnvText('# my app\nDATABASE_URL=postgres://x\n\nOTHER="a b"', { QSTASH_URL: 'http://127.0.0.1:7766' });
+    const merge = mergeEnvText('# my app\nDATABASE_URL=postgres://x\n\nOTHER="a b"', {
+      QSTASH_URL: 'http://127.0.0.1:7766',
+    });
     expect(merge.text).toBe('# my app\nDATABASE_URL=postgres://x\n\nOTHER="a b"\nQSTASH_URL=http://127.0.0.1:7766\n');
     expect(merge.added).toEqual(['QSTASH_URL']);
   });
 
   it('replaces a different value, keeping the old line as a comment; leaves an equal value (quoted or exported) alone', () => {
-    const merge = mergeEnvText('QSTASH_TOKEN=real_upstash_token\nexport QSTASH_URL="http://127.0.0.1:7766"\n', { QSTASH_TOKEN: 'wf_token', QSTASH_URL: 'http://127.0.0.1:7766' });
+    const merge = mergeEnvText('QSTASH_TOKEN=real_upstash_token\nexport QSTASH_URL="http://127.0.0.1:7766"\n', {
+      QSTASH_TOKEN: 'wf_token',
+      QSTASH_URL: 'http://127.0.0.1:7766',
+    });
     expect(merge.replaced).toEqual(['QSTASH_TOKEN']);
     expect(merge.unchanged).toEqual(['QSTASH_URL']);
-    expect(merge.text).toBe('# wf dev replaced: QSTASH_TOKEN=real_upstash_token\nQSTASH_TOKEN=wf_token\nexport QSTASH_URL="http://127.0.0.1:7766"\n');
+    expect(merge.text).toBe(
+      '# wf dev replaced: QSTASH_TOKEN=real_upstash_token\nQSTASH_TOKEN=wf_token\nexport QSTASH_URL="http://127.0.0.1:7766"\n',
+    );
     expect(parseEnv(merge.text).QSTASH_TOKEN).toBe('wf_token');
   });
 
@@ -122,7 +185,7 @@ describe('writeUpstashEnv', () => {
     expect(second.unchanged).toHaveLength(5);
   });
 
-  it('refuses to write through a link that leaves the app\'s folder', () => {
+  it("refuses to write through a link that leaves the app's folder", () => {
     const dir = folder();
     const outside = folder();
     writeFileSync(join(outside, 'secrets'), 'KEEP=me\n');

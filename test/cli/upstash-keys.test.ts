@@ -19,7 +19,10 @@ const ENV = { QSTASH_CURRENT_SIGNING_KEY: 'sig_env_current', QSTASH_NEXT_SIGNING
 
 describe('configuredUpstashKeys', () => {
   it('reads both keys from the variables the app uses', () => {
-    expect(configuredUpstashKeys(ENV, {})).toEqual({ keys: { current: 'sig_env_current', next: 'sig_env_next' }, source: 'QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY' });
+    expect(configuredUpstashKeys(ENV, {})).toEqual({
+      keys: { current: 'sig_env_current', next: 'sig_env_next' },
+      source: 'QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY',
+    });
   });
 
   it('a flag wins over its variable', () => {

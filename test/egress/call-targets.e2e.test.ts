@@ -1,7 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeServer, closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun } from '../helpers/runner.js';
+import {
+  closeServer,
+  closeStarted,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  waitForRun,
+} from '../helpers/runner.js';
 import { startUpstashApp, type UpstashApp } from '../qstash/upstash-app.js';
 
 /**
@@ -44,17 +52,29 @@ describe('call targets go only to allowed origins or public addresses', () => {
     // The app's origin only: `localhost` (which the default list allows) is then a name like any other.
     const runner = await startTestRunner({ runner: { allowedOrigins: ['http://127.0.0.1:*'] } });
     const app = await startUpstashApp(runner, {
-      parked: { route: async (context) => void (await context.waitForEvent('park', `park-${context.workflowRunId}`, { timeout: 3600 })) },
+      parked: {
+        route: async (context) =>
+          void (await context.waitForEvent('park', `park-${context.workflowRunId}`, { timeout: 3600 })),
+      },
     });
     apps.push(app);
     const auth = { authorization: `Bearer ${runner.token}` };
-    const started = await fetch(`${runner.url}/v2/publish/${app.url}/parked`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    const started = await fetch(`${runner.url}/v2/publish/${app.url}/parked`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(started.status).toBe(201);
     const runId = await waitForOpenRun(runner.url, auth);
 
     const attack = await fetch(`${runner.url}/v2/publish/${target}/internal-admin`, {
       method: 'POST',
-      headers: { ...auth, 'upstash-workflow-runid': runId, 'upstash-workflow-calltype': 'toCallback', 'upstash-method': 'GET' },
+      headers: {
+        ...auth,
+        'upstash-workflow-runid': runId,
+        'upstash-workflow-calltype': 'toCallback',
+        'upstash-method': 'GET',
+      },
     });
     expect(attack.status).toBe(403);
     expect(await attack.text()).toMatch(/127\.0\.0\.2.*not a public address/s);
@@ -71,7 +91,7 @@ describe('call targets go only to allowed origins or public addresses', () => {
     expect(hits).toEqual([]);
   });
 
-  it("a native context.call to a private address outside the allowed origins fails naming the rule, and is never sent", async () => {
+  it('a native context.call to a private address outside the allowed origins fails naming the rule, and is never sent', async () => {
     const target = await startInternalAdmin();
     const runner = await startTestRunner();
     const app = await startApp(
@@ -85,7 +105,9 @@ describe('call targets go only to allowed origins or public addresses', () => {
     expect(run.status).toBe('failed');
     const call = steps.find((s) => s.kind === 'call')!;
     expect(call.status).toBe('failed');
-    expect(call.error?.message).toMatch(/refused to send a call request to http:\/\/127\.0\.0\.2:\d+.*not a public address.*Rule: a call goes to an origin the operator allowed/s);
+    expect(call.error?.message).toMatch(
+      /refused to send a call request to http:\/\/127\.0\.0\.2:\d+.*not a public address.*Rule: a call goes to an origin the operator allowed/s,
+    );
     expect(call.output ?? '').not.toContain('internal-admin-data');
     expect(hits).toEqual([]);
   });
@@ -95,7 +117,10 @@ describe('call targets go only to allowed origins or public addresses', () => {
     const runner = await startTestRunner({ runner: { allowedOrigins: ['http://127.0.0.1:*', target] } });
     const app = await startApp(
       async (context) => {
-        const answer = await context.call<{ secret: string }>('allowed', { url: `${target}/internal-admin`, method: 'GET' });
+        const answer = await context.call<{ secret: string }>('allowed', {
+          url: `${target}/internal-admin`,
+          method: 'GET',
+        });
         return answer.body;
       },
       { token: runner.token, runnerUrl: runner.url },
@@ -109,7 +134,9 @@ describe('call targets go only to allowed origins or public addresses', () => {
 
 async function waitForOpenRun(url: string, auth: Record<string, string>): Promise<string> {
   for (let i = 0; i < 400; i++) {
-    const page = (await (await fetch(`${url}/v1/runs`, { headers: auth })).json()) as { runs: { id: string; status: string }[] };
+    const page = (await (await fetch(`${url}/v1/runs`, { headers: auth })).json()) as {
+      runs: { id: string; status: string }[];
+    };
     const open = page.runs.find((r) => r.status === 'waiting' || r.status === 'running');
     if (open) return open.id;
     await new Promise((r) => setTimeout(r, 25));

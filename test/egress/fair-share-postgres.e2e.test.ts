@@ -8,7 +8,12 @@ import { FAIR_SHARE_OPTIONS, slowTargetLeavesOthersGoing } from './fair-share.js
 const TOKEN = 'wf_egress_pg_token_0123456789';
 const apps: UpstashApp[] = [];
 
-const { runners } = postgresApiRunners({ database: 'egress_fair_share', token: TOKEN, count: 1, runner: () => FAIR_SHARE_OPTIONS });
+const { runners } = postgresApiRunners({
+  database: 'egress_fair_share',
+  token: TOKEN,
+  count: 1,
+  runner: () => FAIR_SHARE_OPTIONS,
+});
 
 afterAll(async () => {
   for (const app of apps) await app.close();

@@ -25,7 +25,11 @@ export async function startHangingTarget(): Promise<HangingTarget> {
   let received = 0;
   const server: Server = createServer(() => void (received += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received: () => received, close: () => closeServer(server) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received: () => received,
+    close: () => closeServer(server),
+  };
 }
 
 /** Runner options of the scenario: few delivery slots, a share of 2 per call target. */
@@ -35,25 +39,41 @@ export const FAIR_SHARE_OPTIONS = { concurrency: 4, egress: { perOrigin: 2 } } a
  * Six runs of app A each call the hanging target; once it holds its share, app B's two-step run
  * must complete, and the target must never have got more than its share of requests.
  */
-export async function slowTargetLeavesOthersGoing(runner: Pick<TestRunner, 'runner' | 'url' | 'token'>, started: UpstashApp[]): Promise<void> {
+export async function slowTargetLeavesOthersGoing(
+  runner: Pick<TestRunner, 'runner' | 'url' | 'token'>,
+  started: UpstashApp[],
+): Promise<void> {
   const target = await startHangingTarget();
   try {
     const env = upstashEnv(runner as TestRunner);
-    const callers = await startUpstashApp(runner as TestRunner, {
-      caller: { route: async (context) => void (await context.call('slow', { url: `${target.url}/never`, method: 'GET' })) },
-    }, env);
-    const other = await startUpstashApp(runner as TestRunner, {
-      steps: {
-        route: async (context) => {
-          const a = await context.run('a', async () => 1);
-          return context.run('b', async () => a + 1);
+    const callers = await startUpstashApp(
+      runner as TestRunner,
+      {
+        caller: {
+          route: async (context) => void (await context.call('slow', { url: `${target.url}/never`, method: 'GET' })),
         },
       },
-    }, env);
+      env,
+    );
+    const other = await startUpstashApp(
+      runner as TestRunner,
+      {
+        steps: {
+          route: async (context) => {
+            const a = await context.run('a', async () => 1);
+            return context.run('b', async () => a + 1);
+          },
+        },
+      },
+      env,
+    );
     started.push(callers, other);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     for (let i = 0; i < 6; i++) await client.trigger({ url: `${callers.url}/caller`, body: {} });
-    await vi.waitFor(() => expect(target.received()).toBe(FAIR_SHARE_OPTIONS.egress.perOrigin), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(target.received()).toBe(FAIR_SHARE_OPTIONS.egress.perOrigin), {
+      timeout: 10_000,
+      interval: 20,
+    });
     const { workflowRunId } = await client.trigger({ url: `${other.url}/steps`, body: {} });
     const { run } = await waitForFinish(runner.runner, workflowRunId, 15_000);
     expect(run.status).toBe('completed');

@@ -41,7 +41,9 @@ describe('EgressGate', () => {
     const port = await serve((_p, res) => res.end('no'));
     gate = new EgressGate(parseOriginPatterns(['http://localhost:*']));
     const url = new URL(`http://127.0.0.1:${port}/wf`);
-    await expect(gate.read({ purpose: 'drive', slot: slot(gate, url, 'drive'), url, method: 'POST', headers: {} }, 100)).rejects.toThrow(EgressRefusedError);
+    await expect(
+      gate.read({ purpose: 'drive', slot: slot(gate, url, 'drive'), url, method: 'POST', headers: {} }, 100),
+    ).rejects.toThrow(EgressRefusedError);
     expect(hits).toEqual([]);
   });
 
@@ -49,7 +51,9 @@ describe('EgressGate', () => {
     const port = await serve((_p, res) => res.end('secret'));
     gate = new EgressGate(parseOriginPatterns(['http://127.0.0.1:1']));
     const url = new URL(`http://localhost:${port}/admin`);
-    const error = await gate.read({ purpose: 'call', slot: slot(gate, url), url, method: 'GET', headers: {} }, 100).catch((e: unknown) => e);
+    const error = await gate
+      .read({ purpose: 'call', slot: slot(gate, url), url, method: 'GET', headers: {} }, 100)
+      .catch((e: unknown) => e);
     expect(EgressRefusedError.is(error)).toBe(true);
     expect((error as Error).message).toMatch(/localhost resolves to .*not a public address/);
     expect(hits).toEqual([]);
@@ -62,18 +66,31 @@ describe('EgressGate', () => {
     });
     gate = new EgressGate(parseOriginPatterns(['http://127.0.0.1:*']));
     const moved = new URL(`http://127.0.0.1:${port}/moved`);
-    const answer = await gate.read({ purpose: 'call', slot: slot(gate, moved), url: moved, method: 'GET', headers: {} }, 1_000);
+    const answer = await gate.read(
+      { purpose: 'call', slot: slot(gate, moved), url: moved, method: 'GET', headers: {} },
+      1_000,
+    );
     expect(answer.status).toBe(302);
     expect(hits).toEqual(['/moved']);
     const big = new URL(`http://127.0.0.1:${port}/big`);
-    expect((await gate.read({ purpose: 'call', slot: slot(gate, big), url: big, method: 'GET', headers: {} }, 1_000)).body.length).toBe(1_000);
+    expect(
+      (await gate.read({ purpose: 'call', slot: slot(gate, big), url: big, method: 'GET', headers: {} }, 1_000)).body
+        .length,
+    ).toBe(1_000);
   });
 
   it('bounds a streamed answer', async () => {
     const port = await serve((_p, res) => res.end('y'.repeat(200_000)));
     gate = new EgressGate(parseOriginPatterns(['http://127.0.0.1:*']), {}, { maxStreamBytes: 50_000 });
     const url = new URL(`http://127.0.0.1:${port}/wf`);
-    const response = await gate.stream({ purpose: 'drive', slot: slot(gate, url, 'drive'), url, method: 'POST', headers: {}, body: '' });
+    const response = await gate.stream({
+      purpose: 'drive',
+      slot: slot(gate, url, 'drive'),
+      url,
+      method: 'POST',
+      headers: {},
+      body: '',
+    });
     const read = async (): Promise<number> => {
       let n = 0;
       for await (const chunk of response.chunks) n += chunk.byteLength;
@@ -92,7 +109,9 @@ describe('EgressGate', () => {
     expect(gate.waitingReason('r3')).toMatch(/^for a slot at https:\/\/slow\.example/);
     // Another origin is not held back, nor are drives to apps (unlimited by default).
     expect(isFull(gate.acquire(new URL('https://fast.example/b'), 'call'))).toBe(false);
-    expect(gate.counts().calls).toEqual(expect.arrayContaining([{ origin: 'https://slow.example', inFlight: 2, waiting: 1 }]));
+    expect(gate.counts().calls).toEqual(
+      expect.arrayContaining([{ origin: 'https://slow.example', inFlight: 2, waiting: 1 }]),
+    );
     (held[0] as Slot).release();
     expect(isFull(gate.acquire(slow, 'call', 'r3'))).toBe(false);
     expect(gate.waitingReason('r3')).toBeUndefined();
@@ -104,7 +123,10 @@ describe('EgressGate', () => {
     const held = table.acquire('https://a.example', 1, 'r1') as Slot;
     const full = table.acquire('https://a.example', 1, 'gone');
     expect(isFull(full) && full.newlyWaiting).toBe(true);
-    expect(isFull(table.acquire('https://a.example', 1, 'gone')) && (table.acquire('https://a.example', 1, 'gone') as { newlyWaiting: boolean }).newlyWaiting).toBe(false);
+    expect(
+      isFull(table.acquire('https://a.example', 1, 'gone')) &&
+        (table.acquire('https://a.example', 1, 'gone') as { newlyWaiting: boolean }).newlyWaiting,
+    ).toBe(false);
     now = 61_000;
     held.release();
     expect(table.counts()).toEqual([]);

@@ -28,11 +28,15 @@ const aliases = (name: string): string[] => (name.startsWith('node:') ? [name, n
 const IMPORT = /(?:^|[;\n])\s*import\s+(?!type\s)([\w$\s{},*]*?)\s*from\s*['"]([^'"]+)['"]/g;
 const DYNAMIC = /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
 /** Global clients: fetch, WebSocket, EventSource, XMLHttpRequest. */
-const GLOBAL_CLIENT = /(?<![\w$.])(fetch|WebSocket|EventSource|XMLHttpRequest)\s*\(|new\s+(WebSocket|EventSource|XMLHttpRequest)\b/;
+const GLOBAL_CLIENT =
+  /(?<![\w$.])(fetch|WebSocket|EventSource|XMLHttpRequest)\s*\(|new\s+(WebSocket|EventSource|XMLHttpRequest)\b/;
 
 /** What in `source` can open an outbound connection, in words (empty when nothing does). */
 function outboundUses(source: string): string[] {
-  const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').replace(/(['"`])(?:\\.|(?!\1)[^\\\n])*\1/g, (m) => (m.length < 60 && /^['"][\w@:/.-]+['"]$/.test(m) ? m : '""'));
+  const text = source
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '')
+    .replace(/(['"`])(?:\\.|(?!\1)[^\\\n])*\1/g, (m) => (m.length < 60 && /^['"][\w@:/.-]+['"]$/.test(m) ? m : '""'));
   const uses: string[] = [];
   for (const [module, harmless] of Object.entries(CLIENT_MODULES)) {
     for (const m of text.matchAll(IMPORT)) {
@@ -48,7 +52,9 @@ function outboundUses(source: string): string[] {
       }
     }
   }
-  for (const m of text.matchAll(DYNAMIC)) if (Object.keys(CLIENT_MODULES).some((module) => aliases(module).includes(m[1]!))) uses.push(`loads ${m[1]} dynamically`);
+  for (const m of text.matchAll(DYNAMIC))
+    if (Object.keys(CLIENT_MODULES).some((module) => aliases(module).includes(m[1]!)))
+      uses.push(`loads ${m[1]} dynamically`);
   const global = GLOBAL_CLIENT.exec(text);
   if (global) uses.push(`calls ${global[1] ?? global[2]}`);
   return uses;
@@ -83,6 +89,10 @@ describe('no way out of the runner but the egress gate', () => {
     expect(outboundUses('const r = await fetch(url);')).toEqual(['calls fetch']);
     expect(outboundUses('const ws = new WebSocket(url);')).toEqual(['calls WebSocket']);
     // Harmless: servers, type imports, undici's error classes, a method named fetch, words in comments.
-    expect(outboundUses("import { createServer, type Server } from 'node:http';\nimport type { Dispatcher } from 'undici';\nimport { errors } from 'undici';\nstore.fetch(1);\n// fetch(x)")).toEqual([]);
+    expect(
+      outboundUses(
+        "import { createServer, type Server } from 'node:http';\nimport type { Dispatcher } from 'undici';\nimport { errors } from 'undici';\nstore.fetch(1);\n// fetch(x)",
+      ),
+    ).toEqual([]);
   });
 });

@@ -8,10 +8,14 @@ import { startServer, type Endpoint } from '../helpers/endpoint.js';
  */
 export async function forwardingProxy(target: string, headers: Record<string, string>): Promise<Endpoint> {
   return startServer((req: IncomingMessage, res: ServerResponse) => {
-    const upstream = httpRequest(target + req.url, { method: req.method, headers: { ...req.headers, ...headers } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      target + req.url,
+      { method: req.method, headers: { ...req.headers, ...headers } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);

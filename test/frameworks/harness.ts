@@ -15,7 +15,8 @@ function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     // npm_config_cache stays: the installs share the caller's npm cache.
-    if (key === 'npm_config_cache' || !/^(npm_|VITEST|VITE_|WF_|SERVICE_)|^(NODE_ENV|TEST|NODE_OPTIONS)$/.test(key)) env[key] = value;
+    if (key === 'npm_config_cache' || !/^(npm_|VITEST|VITE_|WF_|SERVICE_)|^(NODE_ENV|TEST|NODE_OPTIONS)$/.test(key))
+      env[key] = value;
   }
   return {
     ...env,
@@ -40,7 +41,12 @@ export interface Child {
 /** Starts a command in its own process group (so everything it spawns can be stopped together); `env` adds to the clean environment. */
 export function start(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Child {
   let output = '';
-  const child = spawn(command, args, { cwd, env: { ...childEnv(), ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...childEnv(), ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const collect = (chunk: Buffer): void => {
     output = (output + chunk.toString()).slice(-OUTPUT_TAIL);
   };
@@ -52,7 +58,13 @@ export function start(command: string, args: string[], cwd: string, env: NodeJS.
 }
 
 /** Runs a command to its end; fails with its own output when it exits non-zero or takes too long. */
-export async function run(command: string, args: string[], cwd: string, timeoutMs = 300_000, env: NodeJS.ProcessEnv = {}): Promise<string> {
+export async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 300_000,
+  env: NodeJS.ProcessEnv = {},
+): Promise<string> {
   const child = start(command, args, cwd, env);
   const timer = setTimeout(() => void stop(child), timeoutMs);
   const code = await child.exited.finally(() => clearTimeout(timer));
@@ -88,7 +100,11 @@ export async function stop(child: Child): Promise<void> {
 const running = new Set<Child>();
 // Last resort if the worker dies before afterAll: no server outlives the test process.
 process.once('exit', () => {
-  for (const child of running) if (child.process.pid) try { process.kill(-child.process.pid, 'SIGKILL'); } catch {}
+  for (const child of running)
+    if (child.process.pid)
+      try {
+        process.kill(-child.process.pid, 'SIGKILL');
+      } catch {}
 });
 
 /** `start`, and remembered until `stopServer`, so that an early exit of the test process kills it too. */

@@ -65,7 +65,12 @@ export function npmScript(script: string, ...args: string[]): Launch {
 
 /** Replaces the env file with exactly these variables. */
 function writeEnvFile(path: string, values: Record<string, string>): void {
-  writeFileSync(path, Object.entries(values).map(([key, value]) => `${key}=${value}`).join('\n') + '\n');
+  writeFileSync(
+    path,
+    Object.entries(values)
+      .map(([key, value]) => `${key}=${value}`)
+      .join('\n') + '\n',
+  );
 }
 
 async function freePorts(): Promise<Ports> {
@@ -104,23 +109,40 @@ export function describeHost(spec: HostSpec): void {
       work = mkdtempSync(join(tmpdir(), `wfkit-${framework.name}-`));
       app = join(work, 'app');
       const tarballs = await timed('pack', async () => packBoth());
-      const init = await timed('init', () => run(process.execPath, [join(ROOT, 'packages/cli/dist/cli/index.js'), 'init', 'app', '--framework', framework.name], work));
+      const init = await timed('init', () =>
+        run(
+          process.execPath,
+          [join(ROOT, 'packages/cli/dist/cli/index.js'), 'init', 'app', '--framework', framework.name],
+          work,
+        ),
+      );
       expect(init).toContain('Next:');
       const pkgPath = join(app, 'package.json');
       const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
       pkg.dependencies.wfkit = `file:${tarballs.sdk}`;
       pkg.devDependencies['wfkit-cli'] = `file:${tarballs.cli}`;
       writeFileSync(pkgPath, JSON.stringify(pkg, null, 2));
-      await timed('install', () => run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app, 600_000));
+      await timed('install', () =>
+        run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app, 600_000),
+      );
 
       envPath = join(app, framework.envFile);
       initialEnv = parseEnv(readFileSync(envPath, 'utf8')) as Record<string, string>;
-      runner = await startLocalRunner({ dbPath: join(work, 'runner.db'), host: '127.0.0.1', port: 0, tokens: [initialEnv.WF_TOKEN!] });
+      runner = await startLocalRunner({
+        dbPath: join(work, 'runner.db'),
+        host: '127.0.0.1',
+        port: 0,
+        tokens: [initialEnv.WF_TOKEN!],
+      });
       const ports = await freePorts();
       devPort = ports.app;
       // A free port rather than the starter's default: the app tells the runner where it is the way
       // `wf dev --tunnel` does, with WF_WORKFLOW_URL.
-      writeEnvFile(envPath, { ...initialEnv, WF_RUNNER_URL: runner.url, WF_WORKFLOW_URL: `http://localhost:${devPort}` });
+      writeEnvFile(envPath, {
+        ...initialEnv,
+        WF_RUNNER_URL: runner.url,
+        WF_WORKFLOW_URL: `http://localhost:${devPort}`,
+      });
       dev = launch(spec.dev(ports));
       await timed('dev server ready', () => waitUntilServing(dev!, `http://127.0.0.1:${devPort}/`, 180_000));
     }, 900_000);
@@ -133,14 +155,23 @@ export function describeHost(spec: HostSpec): void {
       await wfStart?.exited;
       await runner?.close();
       if (work) rmSync(work, { recursive: true, force: true });
-      console.log(`[${framework.name}] ${Object.entries(timings).map(([k, ms]) => `${k} ${seconds(ms)}`).join(' · ')}`);
+      console.log(
+        `[${framework.name}] ${Object.entries(timings)
+          .map(([k, ms]) => `${k} ${seconds(ms)}`)
+          .join(' · ')}`,
+      );
     });
 
     it('dev server: POST {"text":"hello"} starts a run that completes with both steps', async () => {
       const url = `http://127.0.0.1:${devPort}${framework.routePath}`;
-      const response = await timed('start', () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"hello"}' }));
+      const response = await timed('start', () =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"hello"}' }),
+      );
       const text = await response.text();
-      if (response.status !== 200) throw new Error(`POST ${url} answered ${response.status}: ${text}\n--- dev server output ---\n${dev!.output()}`);
+      if (response.status !== 200)
+        throw new Error(
+          `POST ${url} answered ${response.status}: ${text}\n--- dev server output ---\n${dev!.output()}`,
+        );
       const { workflowRunId } = JSON.parse(text) as { workflowRunId: string };
       expect(workflowRunId).toMatch(/^wfr_[0-9A-Z]{26}$/);
 
@@ -151,7 +182,9 @@ export function describeHost(spec: HostSpec): void {
       );
       const { run: done, steps } = finished;
       timings['run created→finished'] = (done.finishedAt ?? done.updatedAt) - done.createdAt;
-      expect(done.status, `run ended ${done.status}: ${JSON.stringify(done.error)}\n${dev!.output()}`).toBe('completed');
+      expect(done.status, `run ended ${done.status}: ${JSON.stringify(done.error)}\n${dev!.output()}`).toBe(
+        'completed',
+      );
       expect(done.url).toBe(`http://localhost:${devPort}${framework.routePath}`);
       expect(steps.map((s) => [s.name, s.status, decodeValue(s.output ?? undefined)])).toEqual([
         ['initial-step', 'succeeded', 'HELLO'],
@@ -161,7 +194,7 @@ export function describeHost(spec: HostSpec): void {
       await expect.poll(() => dev!.output(), { timeout: 10_000 }).toContain('HELLO');
     });
 
-    it('has `npx wfkit` from the starter\'s devDependency wfkit-cli', async () => {
+    it("has `npx wfkit` from the starter's devDependency wfkit-cli", async () => {
       expect(await run('npx', ['--no-install', 'wfkit', '--help'], app)).toMatch(/Usage: wf/);
     });
 
@@ -181,21 +214,30 @@ export function describeHost(spec: HostSpec): void {
       const loopback = [origin, origin.replace('127.0.0.1', 'localhost')];
       const token = `wf_${randomBytes(32).toString('hex')}`;
       // The operator's lock: this runner calls the app's loopback origin and nothing else.
-      wfStart = await spawnWfStart(['--database', join(work, 'production.db'), ...loopback.flatMap((o) => ['--allow-origin', o])], { WF_TOKENS: token, WF_ALLOWED_ORIGINS: '' });
+      wfStart = await spawnWfStart(
+        ['--database', join(work, 'production.db'), ...loopback.flatMap((o) => ['--allow-origin', o])],
+        { WF_TOKENS: token, WF_ALLOWED_ORIGINS: '' },
+      );
       const variables = { WF_TOKEN: token, WF_RUNNER_URL: wfStart.url };
       // The env file too, for the hosts that read it in production (next start, wrangler): the same two, nothing URL-related.
       writeEnvFile(envPath, variables);
       const env = { ...variables, NODE_ENV: 'production' };
       const build = spec.production.build;
-      if (build) await timed('production build', () => run(build.command, build.args, app, 600_000, { ...env, ...build.env }));
+      if (build)
+        await timed('production build', () => run(build.command, build.args, app, 600_000, { ...env, ...build.env }));
       const launchSpec = spec.production.start(ports);
       prod = launch({ ...launchSpec, env: { ...env, HOST: '127.0.0.1', PORT: String(ports.app), ...launchSpec.env } });
       await timed('production server ready', () => waitUntilServing(prod!, `${server}/`, 180_000));
 
       const url = `${origin}${framework.routePath}`;
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"prod"}' });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"text":"prod"}',
+      });
       const text = await response.text();
-      if (response.status !== 200) throw new Error(`POST ${url} answered ${response.status}: ${text}\n--- server output ---\n${prod.output()}`);
+      if (response.status !== 200)
+        throw new Error(`POST ${url} answered ${response.status}: ${text}\n--- server output ---\n${prod.output()}`);
       const { workflowRunId } = JSON.parse(text) as { workflowRunId: string };
       expect(workflowRunId).toMatch(/^wfr_[0-9A-Z]{26}$/);
 

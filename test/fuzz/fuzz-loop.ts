@@ -38,23 +38,48 @@ export function describeCase(seed: number, c: FuzzCase): string {
   return `WF_FUZZ_SEED=${seed} case #${c.index} [${c.label}]: ${showBytes(c.bytes)}`;
 }
 
-async function viaFetch(seed: number, index: number, port: number, target: FuzzTarget): Promise<{ line: string; status: number | undefined }> {
+async function viaFetch(
+  seed: number,
+  index: number,
+  port: number,
+  target: FuzzTarget,
+): Promise<{ line: string; status: number | undefined }> {
   const random = seededRandom((seed ^ Math.imul(index + 7, 0x85ebca6b)) >>> 0);
   if (target.wellFormed) return send(seed, index, port, target.wellFormed(random));
-  const path = random.pick([...target.paths, '//[', '/v1/events/%ZZ', '/%ZZ', `/v1/runs/${random.hex(8)}`, '/v1/events/%F0%9F%92%A9']);
+  const path = random.pick([
+    ...target.paths,
+    '//[',
+    '/v1/events/%ZZ',
+    '/%ZZ',
+    `/v1/runs/${random.hex(8)}`,
+    '/v1/events/%F0%9F%92%A9',
+  ]);
   const method = random.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'PROPFIND']);
   const headers: Record<string, string> = {};
   if (random.chance(0.5)) headers.authorization = `Bearer ${target.token}`;
   if (random.chance(0.3)) headers['wf-signature'] = `v1,${random.hex(40)}`;
   if (random.chance(0.3)) headers['x-forwarded-host'] = random.pick(['[', 'evil.example', '']);
-  const body = method === 'GET' || method === 'HEAD' ? undefined : random.pick(['', '{', '{"url":1}', '['.repeat(50_000), JSON.stringify({ text: 'x' })]);
+  const body =
+    method === 'GET' || method === 'HEAD'
+      ? undefined
+      : random.pick(['', '{', '{"url":1}', '['.repeat(50_000), JSON.stringify({ text: 'x' })]);
   return send(seed, index, port, { method, path, headers, ...(body !== undefined && { body }) });
 }
 
-async function send(seed: number, index: number, port: number, { method, path, headers, body }: WellFormedRequest): Promise<{ line: string; status: number | undefined }> {
+async function send(
+  seed: number,
+  index: number,
+  port: number,
+  { method, path, headers, body }: WellFormedRequest,
+): Promise<{ line: string; status: number | undefined }> {
   const line = `WF_FUZZ_SEED=${seed} fetch case #${index}: ${method} ${path} ${JSON.stringify(headers)} body ${JSON.stringify((body ?? '').slice(0, 40))}`;
   try {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body, signal: AbortSignal.timeout(4_000) });
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(4_000),
+    });
     await response.arrayBuffer().catch(() => {});
     return { line, status: response.status };
   } catch {

@@ -6,7 +6,13 @@ import { assertBuiltCli } from '../runner-core/wf-start-process.js';
 import { tempFolder } from '../chaos/harness.js';
 import { runFuzz } from './fuzz-loop.js';
 import { qstashBody, qstashPaths, qstashRequest, upstashHeaders } from './qstash-cases.js';
-import { expectAlive, expectNo5xx, watchMemory, restartableRunner, type ProcessUnderTest } from './server-under-test.js';
+import {
+  expectAlive,
+  expectNo5xx,
+  watchMemory,
+  restartableRunner,
+  type ProcessUnderTest,
+} from './server-under-test.js';
 
 /**
  * The runner's QStash API (`/v2`: publish, batch, workflow runs, wait/notify, events), its bulk
@@ -61,7 +67,12 @@ describe(`fuzz: the QStash API, bulk and schedule routes (seed ${seed}, WF_FUZZ_
   it('answers named hostile requests below 500 and stays up', async () => {
     const server = await runner();
     const named = [
-      request('POST', `/v2/publish/${sinkUrl}`, 'Upstash-Workflow-RunId: wfr_none\r\nUpstash-Workflow-CallType: toCallback\r\nUpstash-Callback: http://evil.example/\r\n', '{}'),
+      request(
+        'POST',
+        `/v2/publish/${sinkUrl}`,
+        'Upstash-Workflow-RunId: wfr_none\r\nUpstash-Workflow-CallType: toCallback\r\nUpstash-Callback: http://evil.example/\r\n',
+        '{}',
+      ),
       request('POST', '/v2/publish/http%3A%2F%2F127.0.0.1%3A1%2F%ZZ', '', '{}'),
       request('POST', '/v2/batch', '', JSON.stringify(Array.from({ length: 1001 }, () => ({ destination: sinkUrl })))),
       request('POST', '/v2/batch', '', '['.repeat(50_000)),
@@ -103,15 +114,24 @@ describe(`fuzz: the QStash API, bulk and schedule routes (seed ${seed}, WF_FUZZ_
         current = await runner();
       },
     });
-    console.log(`fuzz qstash: ${JSON.stringify({ seed, sent: report.sent, crashes: report.crashes.length, delivered, tally: report.tally, memory: memory.summary() })}`);
-    expect({ crashes: report.crashes, serverErrors: report.serverErrors }, `what the runner printed as it died:\n${crashOutput.join('\n---\n')}`).toEqual({ crashes: [], serverErrors: [] });
+    console.log(
+      `fuzz qstash: ${JSON.stringify({ seed, sent: report.sent, crashes: report.crashes.length, delivered, tally: report.tally, memory: memory.summary() })}`,
+    );
+    expect(
+      { crashes: report.crashes, serverErrors: report.serverErrors },
+      `what the runner printed as it died:\n${crashOutput.join('\n---\n')}`,
+    ).toEqual({ crashes: [], serverErrors: [] });
     await expectAlive(current, `${report.sent} fuzz cases`);
     expect(current.output()).not.toMatch(/unhandled ?rejection/i);
     expect(report.sent).toBeGreaterThanOrEqual(1_000);
     memory.assertBounded(`${report.sent} fuzz cases`);
 
     // A plain publish is still taken and delivered.
-    const response = await fetch(`http://127.0.0.1:${current.port}/v2/publish/${sinkUrl}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: 'after the fuzz' });
+    const response = await fetch(`http://127.0.0.1:${current.port}/v2/publish/${sinkUrl}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: 'after the fuzz',
+    });
     expect(response.status).toBe(201);
     const { messageId } = (await response.json()) as { messageId: string };
     await vi.waitFor(() => expect(deliveredIds.has(messageId)).toBe(true), { timeout: 30_000, interval: 50 });

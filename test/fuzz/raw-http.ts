@@ -44,7 +44,11 @@ export function sendRaw(port: number, parts: Buffer | readonly Buffer[], options
       clearTimeout(linger);
       socket.destroy();
       const statuses = [...received.matchAll(STATUS_LINE)].map((m) => Number(m[1]));
-      resolve({ statuses, ending: statuses.length > 0 && ending !== 'timeout' ? 'answered' : ending, head: received.slice(0, 300) });
+      resolve({
+        statuses,
+        ending: statuses.length > 0 && ending !== 'timeout' ? 'answered' : ending,
+        head: received.slice(0, 300),
+      });
     };
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
     socket.setEncoding('latin1');
@@ -73,13 +77,23 @@ export function sendRaw(port: number, parts: Buffer | readonly Buffer[], options
  * Streams a chunked body that never ends on its own: `chunkBytes` every `gapMs` until `forMs` have
  * passed, the server answers, or it stops reading. Resolves with the answer and the bytes written.
  */
-export function sendEndless(port: number, head: string, chunkBytes: number, gapMs: number, forMs: number): Promise<RawAnswer & { sentBytes: number }> {
+export function sendEndless(
+  port: number,
+  head: string,
+  chunkBytes: number,
+  gapMs: number,
+  forMs: number,
+): Promise<RawAnswer & { sentBytes: number }> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });
     let received = '';
     let sentBytes = 0;
     let settled = false;
-    const chunk = Buffer.concat([Buffer.from(`${chunkBytes.toString(16)}\r\n`), Buffer.alloc(chunkBytes, 0x61), Buffer.from('\r\n')]);
+    const chunk = Buffer.concat([
+      Buffer.from(`${chunkBytes.toString(16)}\r\n`),
+      Buffer.alloc(chunkBytes, 0x61),
+      Buffer.from('\r\n'),
+    ]);
     const finish = (ending: RawAnswer['ending']): void => {
       if (settled) return;
       settled = true;

@@ -46,67 +46,196 @@ export interface FuzzCase {
 const CRLF = '\r\n';
 const MiB = 1024 * 1024;
 
-const METHODS = ['GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'CONNECT', 'PROPFIND', 'QUERY', 'BREW', 'get', 'M'.repeat(2000), 'G\0T', ''];
-const VERSIONS = ['HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/0.9', 'HTTP/1.1x', 'FOO', ''];
+const METHODS = [
+  'GET',
+  'POST',
+  'POST',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'OPTIONS',
+  'HEAD',
+  'TRACE',
+  'CONNECT',
+  'PROPFIND',
+  'QUERY',
+  'BREW',
+  'get',
+  'M'.repeat(2000),
+  'G\0T',
+  '',
+];
+const VERSIONS = [
+  'HTTP/1.1',
+  'HTTP/1.1',
+  'HTTP/1.1',
+  'HTTP/1.1',
+  'HTTP/1.0',
+  'HTTP/2.0',
+  'HTTP/0.9',
+  'HTTP/1.1x',
+  'FOO',
+  '',
+];
 // Run list filters (api/run-query.ts): bad ones must be 400s, odd but valid ones 200s, never a 5xx.
 const ODD_RUN_QUERIES = [
-  'status=%ZZ', 'status=,,,', 'status=failed&status=done', 'createdAfter=1e400', 'createdAfter=99999999999999999999', 'createdBefore=2026-02-30',
-  'urlPrefix=%00', 'idPrefix=%F4%8F%BF%BF', `url=${'a'.repeat(5000)}`, 'failedStep=%25_%5C', 'urlPrefix=%ED%A0%80', 'idPrefix=wfr_&idPrefix=x',
-  'createdAfter=-1&createdBefore=0', 'status=failed,cancelled&urlPrefix=http&failedStep=x&createdAfter=2026-01-01&limit=500&cursor=%FF',
+  'status=%ZZ',
+  'status=,,,',
+  'status=failed&status=done',
+  'createdAfter=1e400',
+  'createdAfter=99999999999999999999',
+  'createdBefore=2026-02-30',
+  'urlPrefix=%00',
+  'idPrefix=%F4%8F%BF%BF',
+  `url=${'a'.repeat(5000)}`,
+  'failedStep=%25_%5C',
+  'urlPrefix=%ED%A0%80',
+  'idPrefix=wfr_&idPrefix=x',
+  'createdAfter=-1&createdBefore=0',
+  'status=failed,cancelled&urlPrefix=http&failedStep=x&createdAfter=2026-01-01&limit=500&cursor=%FF',
 ];
-const ODD_IDS = ['%ZZ', '%', '%00', '%2F..%2F', 'a'.repeat(5000), '..', '%F0%9F%92%A9', '%C3%28', '%E2%82', 'wfr_%ZZ', ' ', 'é', '\u0000', '%25%25'];
+const ODD_IDS = [
+  '%ZZ',
+  '%',
+  '%00',
+  '%2F..%2F',
+  'a'.repeat(5000),
+  '..',
+  '%F0%9F%92%A9',
+  '%C3%28',
+  '%E2%82',
+  'wfr_%ZZ',
+  ' ',
+  'é',
+  '\u0000',
+  '%25%25',
+];
 
 function target(random: SeededRandom, paths: readonly string[]): [string, string] {
   const path = random.pick(paths);
   switch (random.int(16)) {
-    case 0: return ['//[', '//['];
-    case 1: return [`${path}/%ZZ`, '%ZZ'];
-    case 2: return [`/v1/events/${random.pick(ODD_IDS)}`, 'odd-event-id'];
-    case 3: return [`http://evil.example${path}`, 'absolute-form'];
-    case 4: return [random.pick(['*', '', ' ', 'http://[::1', '\\', '/#frag', '/\\..\\']), 'odd-target'];
-    case 5: return [`${path}\0x`, 'nul-in-target'];
-    case 6: return [`${path}/${'\xff\xfe\x80'}`, 'non-ascii-target'];
-    case 7: return [`${path}/${'a'.repeat(random.pick([9_000, 70_000]))}`, 'long-target'];
-    case 8: return [`${path}?${'q=%ZZ&'.repeat(random.between(1, 3000))}`, 'long-query'];
-    case 9: return [`/v1/runs/${random.pick(ODD_IDS)}${random.pick(['', '/steps', '/cancel', '/rerun'])}`, 'odd-run-id'];
-    case 10: return [`/v1/runs?${random.pick(ODD_RUN_QUERIES)}`, 'odd-run-query'];
-    default: return [path, 'path'];
+    case 0:
+      return ['//[', '//['];
+    case 1:
+      return [`${path}/%ZZ`, '%ZZ'];
+    case 2:
+      return [`/v1/events/${random.pick(ODD_IDS)}`, 'odd-event-id'];
+    case 3:
+      return [`http://evil.example${path}`, 'absolute-form'];
+    case 4:
+      return [random.pick(['*', '', ' ', 'http://[::1', '\\', '/#frag', '/\\..\\']), 'odd-target'];
+    case 5:
+      return [`${path}\0x`, 'nul-in-target'];
+    case 6:
+      return [`${path}/${'\xff\xfe\x80'}`, 'non-ascii-target'];
+    case 7:
+      return [`${path}/${'a'.repeat(random.pick([9_000, 70_000]))}`, 'long-target'];
+    case 8:
+      return [`${path}?${'q=%ZZ&'.repeat(random.between(1, 3000))}`, 'long-query'];
+    case 9:
+      return [`/v1/runs/${random.pick(ODD_IDS)}${random.pick(['', '/steps', '/cancel', '/rerun'])}`, 'odd-run-id'];
+    case 10:
+      return [`/v1/runs?${random.pick(ODD_RUN_QUERIES)}`, 'odd-run-query'];
+    default:
+      return [path, 'path'];
   }
 }
 
 function deep(random: SeededRandom): [string, string] {
   const depth = random.pick([1_000, 50_000]);
-  return random.chance(0.5) ? ['['.repeat(depth) + ']'.repeat(depth), `deep-array-${depth}`] : ['{"a":'.repeat(depth) + '1' + '}'.repeat(depth), `deep-object-${depth}`];
+  return random.chance(0.5)
+    ? ['['.repeat(depth) + ']'.repeat(depth), `deep-array-${depth}`]
+    : ['{"a":'.repeat(depth) + '1' + '}'.repeat(depth), `deep-object-${depth}`];
 }
 
 function body(random: SeededRandom): [Buffer, string] {
   switch (random.int(14)) {
-    case 0: return [Buffer.alloc(0), 'empty'];
-    case 1: return [Buffer.from(random.pick(['{', '{"a":', 'nul', '[1,]', '{"url":}', '"', 'NaN', '1e999999', '\u0000', '{}{}'])), 'bad-json'];
+    case 0:
+      return [Buffer.alloc(0), 'empty'];
+    case 1:
+      return [
+        Buffer.from(random.pick(['{', '{"a":', 'nul', '[1,]', '{"url":}', '"', 'NaN', '1e999999', '\u0000', '{}{}'])),
+        'bad-json',
+      ];
     case 2: {
       const [text, label] = deep(random);
       return [Buffer.from(text), label];
     }
-    case 3: return [Buffer.concat([Buffer.from('{"url":"http://127.0.0.1:1/x","body":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}')]), 'invalid-utf8'];
-    case 4: return [random.bytes(random.between(1, 4096)), 'binary'];
-    case 5: return [Buffer.from(JSON.stringify({ url: random.pick(['ftp://x', 'http://[', '', 'javascript:1', 'http://127.0.0.1:1/x']), body: random.pick([1, null, '{}', { a: 1 }]), headers: random.pick([[], 'x', { a: 1 }, null]), retries: random.pick([-1, 1e9, 'x', 0.5]), delayMs: random.pick([-5, 1e300, 'soon']) })), 'odd-start'];
-    case 6: return [Buffer.from(JSON.stringify({ data: random.pick([null, 1, 'x', { deep: [1, 2, 3] }]) })), 'notify-data'];
-    case 7: return [Buffer.from(JSON.stringify({ v: random.pick([1, 2, 'x']), runId: random.pick(['wfr_x', 1, null]), body: 1, steps: random.pick([[{}], 'x', null, [{ index: -1 }]]), attempt: -1 })), 'odd-drive'];
-    case 8: return random.chance(0.25) ? [Buffer.alloc(MiB + 1 + random.int(MiB), 0x61), 'over-1mib'] : [Buffer.from('{}'), 'small-json'];
-    default: return [Buffer.from(JSON.stringify({ text: random.hex(random.between(0, 64)) })), 'json'];
+    case 3:
+      return [
+        Buffer.concat([
+          Buffer.from('{"url":"http://127.0.0.1:1/x","body":"'),
+          Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
+          Buffer.from('"}'),
+        ]),
+        'invalid-utf8',
+      ];
+    case 4:
+      return [random.bytes(random.between(1, 4096)), 'binary'];
+    case 5:
+      return [
+        Buffer.from(
+          JSON.stringify({
+            url: random.pick(['ftp://x', 'http://[', '', 'javascript:1', 'http://127.0.0.1:1/x']),
+            body: random.pick([1, null, '{}', { a: 1 }]),
+            headers: random.pick([[], 'x', { a: 1 }, null]),
+            retries: random.pick([-1, 1e9, 'x', 0.5]),
+            delayMs: random.pick([-5, 1e300, 'soon']),
+          }),
+        ),
+        'odd-start',
+      ];
+    case 6:
+      return [Buffer.from(JSON.stringify({ data: random.pick([null, 1, 'x', { deep: [1, 2, 3] }]) })), 'notify-data'];
+    case 7:
+      return [
+        Buffer.from(
+          JSON.stringify({
+            v: random.pick([1, 2, 'x']),
+            runId: random.pick(['wfr_x', 1, null]),
+            body: 1,
+            steps: random.pick([[{}], 'x', null, [{ index: -1 }]]),
+            attempt: -1,
+          }),
+        ),
+        'odd-drive',
+      ];
+    case 8:
+      return random.chance(0.25)
+        ? [Buffer.alloc(MiB + 1 + random.int(MiB), 0x61), 'over-1mib']
+        : [Buffer.from('{}'), 'small-json'];
+    default:
+      return [Buffer.from(JSON.stringify({ text: random.hex(random.between(0, 64)) })), 'json'];
   }
 }
 
 function chunked(payload: Buffer, random: SeededRandom): [Buffer, string] {
   switch (random.int(4)) {
-    case 0: return [Buffer.from(`zz${CRLF}abc${CRLF}0${CRLF}${CRLF}`), 'chunked-bad-size'];
-    case 1: return [Buffer.from(`${payload.length.toString(16)}${CRLF}${payload.toString('latin1')}`, 'latin1'), 'chunked-unterminated'];
+    case 0:
+      return [Buffer.from(`zz${CRLF}abc${CRLF}0${CRLF}${CRLF}`), 'chunked-bad-size'];
+    case 1:
+      return [
+        Buffer.from(`${payload.length.toString(16)}${CRLF}${payload.toString('latin1')}`, 'latin1'),
+        'chunked-unterminated',
+      ];
     case 2: {
       // Over every body cap (1 MiB starts and API, 8 MiB drives): 9 MiB in 64 KiB chunks.
       const piece = Buffer.concat([Buffer.from(`10000${CRLF}`), Buffer.alloc(0x10000, 0x61), Buffer.from(CRLF)]);
-      return [Buffer.concat([...Array.from({ length: 144 }, () => piece), Buffer.from(`0${CRLF}${CRLF}`)]), 'chunked-over-limit'];
+      return [
+        Buffer.concat([...Array.from({ length: 144 }, () => piece), Buffer.from(`0${CRLF}${CRLF}`)]),
+        'chunked-over-limit',
+      ];
     }
-    default: return [Buffer.concat([Buffer.from(`${payload.length.toString(16)}${CRLF}`), payload, Buffer.from(`${CRLF}0${CRLF}${CRLF}`)]), 'chunked'];
+    default:
+      return [
+        Buffer.concat([
+          Buffer.from(`${payload.length.toString(16)}${CRLF}`),
+          payload,
+          Buffer.from(`${CRLF}0${CRLF}${CRLF}`),
+        ]),
+        'chunked',
+      ];
   }
 }
 
@@ -152,7 +281,10 @@ export function fuzzCase(seed: number, index: number, fuzzTarget: FuzzTarget): F
     headers.push(...signatureHeaders(random));
     labels.push('signed-looking');
   }
-  if (random.chance(0.6)) headers.push(`Content-Type: ${random.pick(['application/json', 'application/json; charset=latin1', 'text/plain', '*/*', '\u0001'])}`);
+  if (random.chance(0.6))
+    headers.push(
+      `Content-Type: ${random.pick(['application/json', 'application/json; charset=latin1', 'text/plain', '*/*', '\u0001'])}`,
+    );
   const odd = random.int(14);
   const extra: Record<number, [string[], string]> = {
     0: [['X-Null: a\0b'], 'nul-header'],

@@ -27,7 +27,11 @@ export interface ProcessUnderTest {
 }
 
 /** Samples the process's memory until `stop`, then asserts the bound. */
-export function watchMemory(server: ProcessUnderTest): { sampler: MemorySampler; summary: () => string; assertBounded: (what: string) => void } {
+export function watchMemory(server: ProcessUnderTest): {
+  sampler: MemorySampler;
+  summary: () => string;
+  assertBounded: (what: string) => void;
+} {
   const sampler = sampleMemory(server.pid);
   return {
     sampler,
@@ -35,7 +39,10 @@ export function watchMemory(server: ProcessUnderTest): { sampler: MemorySampler;
     assertBounded(what) {
       sampler.stop();
       const growth = sampler.peak() - sampler.baseline;
-      expect(growth, `${what}: resident memory grew from ${mib(sampler.baseline)} to a peak of ${mib(sampler.peak())}`).toBeLessThan(RSS_HEADROOM_BYTES);
+      expect(
+        growth,
+        `${what}: resident memory grew from ${mib(sampler.baseline)} to a peak of ${mib(sampler.peak())}`,
+      ).toBeLessThan(RSS_HEADROOM_BYTES);
     },
   };
 }
@@ -43,25 +50,40 @@ export function watchMemory(server: ProcessUnderTest): { sampler: MemorySampler;
 /** The process is up a moment later (a crash's exit takes that long to show); else the failure has its stack. */
 export async function expectAlive(server: ProcessUnderTest, after: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 150));
-  expect(server.running(), `the process exited after ${after}; its output ends:\n${server.output().slice(-3000)}`).toBe(true);
+  expect(server.running(), `the process exited after ${after}; its output ends:\n${server.output().slice(-3000)}`).toBe(
+    true,
+  );
 }
 
 /** One raw request: answered below 500 (or closed without an answer), and the process still up. */
-export async function expectNo5xx(server: ProcessUnderTest, raw: string | Buffer, timeoutMs = 4_000): Promise<number[]> {
+export async function expectNo5xx(
+  server: ProcessUnderTest,
+  raw: string | Buffer,
+  timeoutMs = 4_000,
+): Promise<number[]> {
   const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw, 'latin1');
   const answer = await sendRaw(server.port, bytes, { timeoutMs });
   const shown = JSON.stringify(bytes.subarray(0, 200).toString('latin1'));
-  expect(answer.statuses.filter((s) => s >= 500), `${shown} was answered: ${JSON.stringify(answer.head)}`).toEqual([]);
+  expect(
+    answer.statuses.filter((s) => s >= 500),
+    `${shown} was answered: ${JSON.stringify(answer.head)}`,
+  ).toEqual([]);
   await expectAlive(server, shown);
   return answer.statuses;
 }
 
 /** A body sent one byte per 100 ms (bounded: `bytes` of them): answered, never a 5xx. */
 export async function expectSlowBodyAnswered(server: ProcessUnderTest, head: string, body: string): Promise<void> {
-  const parts = [Buffer.from(`${head}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`, 'latin1'), ...[...body].map((ch) => Buffer.from(ch, 'latin1'))];
+  const parts = [
+    Buffer.from(`${head}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`, 'latin1'),
+    ...[...body].map((ch) => Buffer.from(ch, 'latin1')),
+  ];
   const answer = await sendRaw(server.port, parts, { gapMs: 100, timeoutMs: body.length * 100 + 5_000 });
   expect(answer.statuses.length, `slow body ${JSON.stringify(body)}: ${answer.ending}`).toBeGreaterThan(0);
-  expect(answer.statuses.filter((s) => s >= 500), `slow body answered ${answer.head}`).toEqual([]);
+  expect(
+    answer.statuses.filter((s) => s >= 500),
+    `slow body answered ${answer.head}`,
+  ).toEqual([]);
 }
 
 /**
@@ -69,7 +91,12 @@ export async function expectSlowBodyAnswered(server: ProcessUnderTest, head: str
  * the server reads them, beside 20 that trickle a byte per 100 ms. The server must refuse them at its cap (413) or stop reading; buffering
  * them shows in its memory.
  */
-export async function offerEndlessBodies(server: ProcessUnderTest, head: string, connections: number, forMs: number): Promise<{ statuses: number[]; sentBytes: number }> {
+export async function offerEndlessBodies(
+  server: ProcessUnderTest,
+  head: string,
+  connections: number,
+  forMs: number,
+): Promise<{ statuses: number[]; sentBytes: number }> {
   const fullHead = `${head}Transfer-Encoding: chunked\r\n\r\n`;
   const answers = await Promise.all([
     ...Array.from({ length: connections }, () => sendEndless(server.port, fullHead, 256 * 1024, 5, forMs)),
@@ -83,14 +110,26 @@ export async function offerEndlessBodies(server: ProcessUnderTest, head: string,
  * `wf start` on SQLite in `dir` with `token`, as a process under test: `current()` is the running
  * one, started again when an earlier case killed it (so one crash does not hide the next).
  */
-export function restartableRunner(dir: () => string, token: string): { current: () => Promise<ProcessUnderTest>; kill: () => Promise<void> } {
+export function restartableRunner(
+  dir: () => string,
+  token: string,
+): { current: () => Promise<ProcessUnderTest>; kill: () => Promise<void> } {
   const started: WfStartProcess[] = [];
-  const underTest = (p: WfStartProcess): ProcessUnderTest => ({ pid: p.child.pid!, port: Number(new URL(p.url).port), running: p.running, output: () => `${p.stdout()}\n${p.stderr()}` });
+  const underTest = (p: WfStartProcess): ProcessUnderTest => ({
+    pid: p.child.pid!,
+    port: Number(new URL(p.url).port),
+    running: p.running,
+    output: () => `${p.stdout()}\n${p.stderr()}`,
+  });
   return {
     async current() {
       const last = started.at(-1);
       if (last?.running()) return underTest(last);
-      const p = await spawnWfStart(['--database', join(dir(), 'runner.db'), '--log-format', 'json'], { WF_TOKENS: token, WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*' }, dir());
+      const p = await spawnWfStart(
+        ['--database', join(dir(), 'runner.db'), '--log-format', 'json'],
+        { WF_TOKENS: token, WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*' },
+        dir(),
+      );
       started.push(p);
       return underTest(p);
     },

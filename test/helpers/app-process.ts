@@ -38,7 +38,10 @@ export interface AppProcess {
 }
 
 export function assertBuiltAdapter(): void {
-  if (!existsSync(BUILT_ADAPTER)) throw new Error(`${BUILT_ADAPTER} is missing: run \`npm run build\` first (the app process imports the built adapters).`);
+  if (!existsSync(BUILT_ADAPTER))
+    throw new Error(
+      `${BUILT_ADAPTER} is missing: run \`npm run build\` first (the app process imports the built adapters).`,
+    );
 }
 
 /** Starts the app and resolves once it listens (rejects with its output if it exits or takes 20 s). */
@@ -60,7 +63,9 @@ export async function spawnApp(options: AppProcessOptions): Promise<AppProcess> 
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
 
   const printed = (pattern: RegExp, n = 1, timeoutMs = 20_000): Promise<void> =>
@@ -68,8 +73,13 @@ export async function spawnApp(options: AppProcessOptions): Promise<AppProcess> 
       const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
       const check = (): boolean => (output.match(global)?.length ?? 0) >= n;
       if (check()) return done();
-      if (!running()) return fail(new Error(`The app has exited; it did not print ${pattern} (${n}×); its output:\n${output}`));
-      const timer = setTimeout(() => finish(new Error(`The app did not print ${pattern} (${n}×) within ${timeoutMs} ms; its output:\n${output}`)), timeoutMs);
+      if (!running())
+        return fail(new Error(`The app has exited; it did not print ${pattern} (${n}×); its output:\n${output}`));
+      const timer = setTimeout(
+        () =>
+          finish(new Error(`The app did not print ${pattern} (${n}×) within ${timeoutMs} ms; its output:\n${output}`)),
+        timeoutMs,
+      );
       const onData = (): void => void (check() && finish());
       const onExit = (): void => finish(new Error(`The app exited before printing ${pattern}; its output:\n${output}`));
       function finish(error?: Error): void {

@@ -33,7 +33,9 @@ export async function startServer(listener: (req: IncomingMessage, res: ServerRe
  * its public URL (`baseUrl: origin`), so suites that send forged or relayed Host headers know which
  * URL the route names (with nothing configured it would take the request's own).
  */
-export async function startServerFor(build: (origin: string) => (req: IncomingMessage, res: ServerResponse) => void): Promise<Endpoint> {
+export async function startServerFor(
+  build: (origin: string) => (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<Endpoint> {
   let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const endpoint = await startServer((req, res) => listener!(req, res));
   listener = build(endpoint.url);
@@ -156,7 +158,9 @@ export async function fakeRunner(token = 'runner-test-token'): Promise<FakeRunne
         const id = decodeURIComponent(match[1]!);
         stepFetches.push(id);
         const recorded = steps.get(id);
-        return recorded ? json(res, 200, { steps: recorded }) : json(res, 404, { error: { code: 'NOT_FOUND', message: `No run ${id}.` } });
+        return recorded
+          ? json(res, 200, { steps: recorded })
+          : json(res, 404, { error: { code: 'NOT_FOUND', message: `No run ${id}.` } });
       }
       json(res, 404, { error: { code: 'NOT_FOUND', message: `No route ${req.method} ${path}.` } });
     })().catch((error: unknown) => res.destroy(error as Error));
@@ -165,11 +169,23 @@ export async function fakeRunner(token = 'runner-test-token'): Promise<FakeRunne
 }
 
 /** A POST to `url` that says `Host: <host>` (fetch cannot set Host): a client forging or relaying it. */
-export function postWithHost(url: string, host: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+export function postWithHost(
+  url: string,
+  host: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers, host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', ...headers, host },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

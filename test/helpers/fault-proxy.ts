@@ -83,9 +83,18 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const drivesSeen = new Map<string, number>();
   let closing = false;
 
-  function forward(req: IncomingMessage, body: Buffer, onAnswer: (answer: IncomingMessage) => void, onError: (error: Error) => void): void {
+  function forward(
+    req: IncomingMessage,
+    body: Buffer,
+    onAnswer: (answer: IncomingMessage) => void,
+    onError: (error: Error) => void,
+  ): void {
     const target = new URL(req.url ?? '/', options.target);
-    const upstream = httpRequest(target, { method: req.method, headers: { ...req.headers, connection: 'close' } }, onAnswer);
+    const upstream = httpRequest(
+      target,
+      { method: req.method, headers: { ...req.headers, connection: 'close' } },
+      onAnswer,
+    );
     upstream.on('error', onError);
     upstream.end(body);
   }
@@ -138,7 +147,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       const record: FaultRecord = { kind, key, runId, at: Date.now() };
       records.push(record);
       const failed = (error: Error): void => {
-        if (!res.headersSent && !res.destroyed) res.writeHead(502, { connection: 'close' }).end(`fault proxy: ${error.message}`);
+        if (!res.headersSent && !res.destroyed)
+          res.writeHead(502, { connection: 'close' }).end(`fault proxy: ${error.message}`);
         else res.destroy();
       };
       const seen = (answer: IncomingMessage): void => void (record.appStatus = answer.statusCode);
@@ -146,21 +156,33 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         case 'reset':
           return void req.socket.resetAndDestroy();
         case 'error-500':
-          return void res.writeHead(500, { 'content-type': 'text/plain', connection: 'close' }).end('fault proxy: injected 500');
+          return void res
+            .writeHead(500, { 'content-type': 'text/plain', connection: 'close' })
+            .end('fault proxy: injected 500');
         case 'cut-stream':
           return forward(req, body, (answer) => (seen(answer), cutAfter(res, answer, random.between(0, 3))), failed);
         case 'drop-answer':
-          return forward(req, body, (answer) => {
-            seen(answer);
-            answer.resume();
-            answer.on('end', () => req.socket.destroy());
-            answer.on('error', () => req.socket.destroy());
-          }, failed);
+          return forward(
+            req,
+            body,
+            (answer) => {
+              seen(answer);
+              answer.resume();
+              answer.on('end', () => req.socket.destroy());
+              answer.on('error', () => req.socket.destroy());
+            },
+            failed,
+          );
         case 'late': {
           const timer = setTimeout(() => {
             timers.delete(timer);
             if (closing) return;
-            forward(req, body, (answer) => (seen(answer), res.destroyed ? answer.resume() : relay(res, answer)), failed);
+            forward(
+              req,
+              body,
+              (answer) => (seen(answer), res.destroyed ? answer.resume() : relay(res, answer)),
+              failed,
+            );
           }, options.lateMs);
           timers.add(timer);
           return;

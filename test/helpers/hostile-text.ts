@@ -21,13 +21,29 @@ const BEL = '\u0007';
 
 /** Every class of hostile text a step can print, with what the terminal must show instead. */
 export const HOSTILE: readonly { name: string; text: string; shown: string }[] = [
-  { name: 'OSC 52 clipboard write', text: `${ESC}]52;c;ZWNobyBwd25lZA==${BEL}`, shown: '\\x1b]52;c;ZWNobyBwd25lZA==\\a' },
+  {
+    name: 'OSC 52 clipboard write',
+    text: `${ESC}]52;c;ZWNobyBwd25lZA==${BEL}`,
+    shown: '\\x1b]52;c;ZWNobyBwd25lZA==\\a',
+  },
   { name: 'clear screen', text: `${ESC}[2J${ESC}[H`, shown: '\\x1b[2J\\x1b[H' },
   { name: 'window title', text: `${ESC}]0;owned${BEL}`, shown: '\\x1b]0;owned\\a' },
-  { name: 'OSC 8 link', text: `${ESC}]8;;https://evil.example${ESC}\\safe${ESC}]8;;${ESC}\\`, shown: '\\x1b]8;;https://evil.example\\x1b\\safe\\x1b]8;;\\x1b\\' },
+  {
+    name: 'OSC 8 link',
+    text: `${ESC}]8;;https://evil.example${ESC}\\safe${ESC}]8;;${ESC}\\`,
+    shown: '\\x1b]8;;https://evil.example\\x1b\\safe\\x1b]8;;\\x1b\\',
+  },
   { name: 'C1 CSI and OSC', text: '\u009b2J\u009d0;t\u009c', shown: '\\x9b2J\\x9d0;t\\x9c' },
-  { name: 'every C1 control', text: String.fromCharCode(...Array.from({ length: 32 }, (_, i) => 0x80 + i)), shown: Array.from({ length: 32 }, (_, i) => `\\x${(0x80 + i).toString(16)}`).join('') },
-  { name: 'bidi overrides', text: 'a\u202ab\u202bc\u202cd\u202de\u202ef', shown: 'a\\u202ab\\u202bc\\u202cd\\u202de\\u202ef' },
+  {
+    name: 'every C1 control',
+    text: String.fromCharCode(...Array.from({ length: 32 }, (_, i) => 0x80 + i)),
+    shown: Array.from({ length: 32 }, (_, i) => `\\x${(0x80 + i).toString(16)}`).join(''),
+  },
+  {
+    name: 'bidi overrides',
+    text: 'a\u202ab\u202bc\u202cd\u202de\u202ef',
+    shown: 'a\\u202ab\\u202bc\\u202cd\\u202de\\u202ef',
+  },
   { name: 'bidi isolates', text: '\u2066x\u2067y\u2068z\u2069', shown: '\\u2066x\\u2067y\\u2068z\\u2069' },
   { name: 'bare carriage return', text: 'paid: no\rpaid: yes', shown: 'paid: no\\rpaid: yes' },
   { name: 'backspace, NUL, DEL', text: 'a\bb\u0000c\u007f', shown: 'a\\bb\\0c\\x7f' },

@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, createServer, request as httpRequest, type ClientRequestArgs, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type ClientRequestArgs,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -56,7 +65,10 @@ class SocketPoolAgent extends Agent {
   }
 
   // Returning nothing and calling back later is how the real server hands out sockets as they arrive.
-  override createConnection(_options: ClientRequestArgs, callback?: (error: Error | null, socket: Duplex) => void): undefined {
+  override createConnection(
+    _options: ClientRequestArgs,
+    callback?: (error: Error | null, socket: Duplex) => void,
+  ): undefined {
     if (!callback) return undefined;
     const socket = this.idle.shift();
     if (socket) callback(null, socket);

@@ -70,7 +70,12 @@ export interface OtlpReceiver {
 
 type Wire = Record<string, any>;
 
-const hexOf = (value: unknown): string => (typeof value === 'string' ? (/^[0-9a-f]*$/i.test(value) ? value.toLowerCase() : Buffer.from(value, 'base64').toString('hex')) : '');
+const hexOf = (value: unknown): string =>
+  typeof value === 'string'
+    ? /^[0-9a-f]*$/i.test(value)
+      ? value.toLowerCase()
+      : Buffer.from(value, 'base64').toString('hex')
+    : '';
 
 function anyValue(value: Wire | undefined): string | number | boolean {
   if (!value) return '';
@@ -103,8 +108,15 @@ function spansOf(request: Wire): ReceivedSpan[] {
           endMs: Number(BigInt(span.endTimeUnixNano ?? 0) / 1_000_000n),
           attributes: attributesOf(span.attributes),
           status: { code: Number(span.status?.code ?? 0), message: (span.status?.message as string | undefined) ?? '' },
-          events: ((span.events ?? []) as Wire[]).map((event) => ({ name: event.name as string, attributes: attributesOf(event.attributes) })),
-          links: ((span.links ?? []) as Wire[]).map((link) => ({ traceId: hexOf(link.traceId), spanId: hexOf(link.spanId), attributes: attributesOf(link.attributes) })),
+          events: ((span.events ?? []) as Wire[]).map((event) => ({
+            name: event.name as string,
+            attributes: attributesOf(event.attributes),
+          })),
+          links: ((span.links ?? []) as Wire[]).map((link) => ({
+            traceId: hexOf(link.traceId),
+            spanId: hexOf(link.spanId),
+            attributes: attributesOf(link.attributes),
+          })),
           service,
         });
       }
@@ -116,7 +128,11 @@ function spansOf(request: Wire): ReceivedSpan[] {
 function decode(body: Buffer, contentType: string): Wire {
   if (contentType.startsWith('application/json')) return JSON.parse(body.toString('utf8')) as Wire;
   if (contentType.startsWith('application/x-protobuf')) {
-    return ExportRequest.toObject(ExportRequest.decode(body), { longs: String, bytes: String, defaults: false }) as Wire;
+    return ExportRequest.toObject(ExportRequest.decode(body), {
+      longs: String,
+      bytes: String,
+      defaults: false,
+    }) as Wire;
   }
   throw new Error(`unexpected content-type ${contentType}`);
 }
@@ -140,7 +156,8 @@ export async function startOtlpReceiver(port = 0): Promise<OtlpReceiver> {
         res.writeHead(400, { 'content-type': 'text/plain' }).end(String(error));
         return;
       }
-      if (contentType.startsWith('application/json')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      if (contentType.startsWith('application/json'))
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });

@@ -14,17 +14,26 @@ export const PACKAGE_DIRS = { sdk: join(ROOT, 'packages', 'wfkit'), cli: join(RO
 export type PackageKey = keyof typeof PACKAGE_DIRS;
 
 /** Node 24 first on PATH, so npm and the bins it installs run on it. */
-export const npmEnv = (): NodeJS.ProcessEnv => ({ ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` });
+export const npmEnv = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+});
 
 function assertAssembled(dir: string): void {
-  if (!existsSync(join(dir, 'dist'))) throw new Error(`${relative(ROOT, dir)}/dist is missing: run \`npm run build\` first (npm test does).`);
+  if (!existsSync(join(dir, 'dist')))
+    throw new Error(`${relative(ROOT, dir)}/dist is missing: run \`npm run build\` first (npm test does).`);
 }
 
 /** The files `npm pack` would publish from one package (nothing is written). */
 export function packedFiles(key: PackageKey): { path: string; size: number }[] {
   const dir = PACKAGE_DIRS[key];
   assertAssembled(dir);
-  const json = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, env: npmEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const json = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: dir,
+    env: npmEnv(),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return (JSON.parse(json) as { files: { path: string; size: number }[] }[])[0]!.files;
 }
 
@@ -50,7 +59,11 @@ export function packOnce(key: PackageKey): string {
   const tarball = join(cache, `${key}.tgz`);
   if (existsSync(tarball)) return tarball;
   const staging = mkdtempSync(join(tmpdir(), 'wfkit-pack-'));
-  execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', staging], { cwd: dir, env: npmEnv(), stdio: 'ignore' });
+  execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', staging], {
+    cwd: dir,
+    env: npmEnv(),
+    stdio: 'ignore',
+  });
   const packed = readdirSync(staging).find((f) => f.endsWith('.tgz'))!;
   mkdirSync(cache, { recursive: true });
   renameSync(join(staging, packed), tarball);

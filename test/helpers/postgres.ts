@@ -88,7 +88,8 @@ export async function freePort(): Promise<number> {
   });
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('Expected a TCP address from a listening server.');
+  if (address === null || typeof address === 'string')
+    throw new Error('Expected a TCP address from a listening server.');
   return address.port;
 }
 
@@ -111,7 +112,9 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   if (!bin) {
     // The message with the install command is the global setup's (test/setup/system-deps.ts): it
     // stops a run before this point, so only a caller outside vitest (the bench) gets here.
-    throw new Error(`PostgreSQL's server binaries are missing (no ${POSTGRES_BASE}/<version>/bin/initdb): install Debian's \`postgresql\` package.`);
+    throw new Error(
+      `PostgreSQL's server binaries are missing (no ${POSTGRES_BASE}/<version>/bin/initdb): install Debian's \`postgresql\` package.`,
+    );
   }
   const root = mkdtempSync(join(tmpdir(), 'wfkit-pg-'));
   const data = join(root, 'data');
@@ -134,20 +137,56 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   };
   try {
     // --no-sync only skips flushing initdb's own files: the server itself runs with fsync on.
-    await runOrThrow(...asServerUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions']));
+    await runOrThrow(
+      ...asServerUser(join(bin, 'initdb'), [
+        '-D',
+        data,
+        '-U',
+        'postgres',
+        '-A',
+        'trust',
+        '-E',
+        'UTF8',
+        '--no-sync',
+        '--no-instructions',
+      ]),
+    );
     const port = await freePort();
     const serverOptions = `-c listen_addresses=127.0.0.1 -p ${port} -k ${sockets} -c max_connections=200`;
     // stdio ignored: the server daemon would otherwise inherit our pipes and hold them open.
-    const startResult = await run(...asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', logFile, '-w', '-t', '60', '-o', serverOptions, 'start']), { stdio: 'ignore' });
+    const startResult = await run(
+      ...asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', logFile, '-w', '-t', '60', '-o', serverOptions, 'start']),
+      { stdio: 'ignore' },
+    );
     if (startResult.code !== 0) {
       const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '(no log)';
       throw new Error(`pg_ctl start exited ${startResult.code}; server log:\n${log}`);
     }
     started = true;
     const psql = (sql: string, database = 'postgres'): Promise<string> =>
-      runOrThrow(...asServerUser(join(bin, 'psql'), ['-h', sockets, '-p', String(port), '-U', 'postgres', '-d', database, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql]));
+      runOrThrow(
+        ...asServerUser(join(bin, 'psql'), [
+          '-h',
+          sockets,
+          '-p',
+          String(port),
+          '-U',
+          'postgres',
+          '-d',
+          database,
+          '-X',
+          '-q',
+          '-A',
+          '-t',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-c',
+          sql,
+        ]),
+      );
     const createDatabase = async (name: string): Promise<string> => {
-      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Expected a database name of lowercase letters, digits and _, got "${name}".`);
+      if (!/^[a-z_][a-z0-9_]*$/.test(name))
+        throw new Error(`Expected a database name of lowercase letters, digits and _, got "${name}".`);
       await psql(`CREATE DATABASE ${name}`);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     };
@@ -164,6 +203,7 @@ function postgresIds(): { uid: number; gid: number } {
     .split('\n')
     .find((l) => l.startsWith('postgres:'));
   const [, , uid, gid] = line?.split(':') ?? [];
-  if (uid === undefined || gid === undefined) throw new Error('Expected an OS user `postgres` (the postgresql package creates it).');
+  if (uid === undefined || gid === undefined)
+    throw new Error('Expected an OS user `postgres` (the postgresql package creates it).');
   return { uid: Number(uid), gid: Number(gid) };
 }

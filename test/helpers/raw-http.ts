@@ -70,7 +70,10 @@ export async function sendUntilAnswered(url: string, head: string, options: Send
   const waitFor = async (done: () => boolean): Promise<void> => {
     while (!done()) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`No answer from ${url} within the time allowed; got so far: ${JSON.stringify(text.slice(0, 200))}`);
+      if (left <= 0)
+        throw new Error(
+          `No answer from ${url} within the time allowed; got so far: ${JSON.stringify(text.slice(0, 200))}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         wake = () => (clearTimeout(timer), resolve());
@@ -81,7 +84,9 @@ export async function sendUntilAnswered(url: string, head: string, options: Send
   socket.write(head);
   const size = options.chunkSize ?? 64 * 1024;
   const payload = Buffer.alloc(size, 'a');
-  const frame = options.chunked ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), payload, Buffer.from('\r\n')]) : payload;
+  const frame = options.chunked
+    ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), payload, Buffer.from('\r\n')])
+    : payload;
   let written = 0;
   while (!answered() && written < options.limit) {
     const flowing = socket.write(frame);

@@ -135,7 +135,9 @@ export async function waitForRun(
       { timeout: timeoutMs, interval: 10 },
     );
   } catch {
-    throw new Error(`Run ${runId} did not reach the expected state within ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`);
+    throw new Error(
+      `Run ${runId} did not reach the expected state within ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`,
+    );
   }
 }
 
@@ -146,7 +148,12 @@ export async function waitForFinish(
   timeoutMs = 10_000,
 ): Promise<{ run: Run; steps: Step[]; attempts: Attempt[] }> {
   const store = source instanceof Runner ? source.store : source;
-  const run = await waitForRun(store, runId, (r) => r.finishedAt !== null && r.failureCall !== 'pending' && r.alert !== 'pending', timeoutMs);
+  const run = await waitForRun(
+    store,
+    runId,
+    (r) => r.finishedAt !== null && r.failureCall !== 'pending' && r.alert !== 'pending',
+    timeoutMs,
+  );
   return { run, steps: await store.listSteps(runId), attempts: await store.listAttempts(runId) };
 }
 
@@ -184,7 +191,10 @@ export async function startApp(workflow: Workflow<any, any>, options: AppOptions
   });
   const bound = await listen(server, port);
   const origin = `http://127.0.0.1:${bound}`;
-  const handle = serve(workflow, 'baseUrl' in serveOptions || serveOptions.url ? serveOptions : { ...serveOptions, baseUrl: origin });
+  const handle = serve(
+    workflow,
+    'baseUrl' in serveOptions || serveOptions.url ? serveOptions : { ...serveOptions, baseUrl: origin },
+  );
   const route: NodeListener = (req, res) => {
     handle(req, res).catch((error: unknown) => res.destroy(error as Error));
   };
@@ -195,7 +205,11 @@ export async function startApp(workflow: Workflow<any, any>, options: AppOptions
 }
 
 /** Starts a run the way a client does: POST to the app's route, answered `{ workflowRunId }`. */
-export async function startThroughApp(appUrl: string, payload?: unknown, headers: Record<string, string> = {}): Promise<string> {
+export async function startThroughApp(
+  appUrl: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const response = await fetch(appUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

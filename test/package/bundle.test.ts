@@ -13,7 +13,11 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FORBIDDEN_PACKAGES = ['better-sqlite3', 'undici', 'ink', 'react'];
-const ENTRIES = ['serve/index.ts', ...['hono', 'svelte', 'nextjs', 'h3', 'solidjs', 'cloudflare'].map((a) => `serve/adapters/${a}.ts`), 'protocol/index.ts'];
+const ENTRIES = [
+  'serve/index.ts',
+  ...['hono', 'svelte', 'nextjs', 'h3', 'solidjs', 'cloudflare'].map((a) => `serve/adapters/${a}.ts`),
+  'protocol/index.ts',
+];
 
 interface Bundled {
   /** Every import esbuild left outside the bundle, as `importer -> specifier`. */
@@ -44,7 +48,11 @@ async function bundleForWorkers(entry: string, platform: 'neutral' | 'browser'):
   const external = Object.entries(meta.inputs).flatMap(([file, input]) =>
     input.imports.filter((i) => i.external).map((i) => `${file} -> ${i.path}`),
   );
-  return { external, inputs: Object.keys(meta.inputs), bytes: result.outputFiles.reduce((n, f) => n + f.contents.length, 0) };
+  return {
+    external,
+    inputs: Object.keys(meta.inputs),
+    bytes: result.outputFiles.reduce((n, f) => n + f.contents.length, 0),
+  };
 }
 
 describe('bundling for Cloudflare Workers (esbuild)', () => {

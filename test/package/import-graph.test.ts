@@ -37,7 +37,18 @@ function walk(entries: string[], read: (file: string) => string): ImportEdge[] {
 
 const NODE_ONLY_PACKAGES = ['better-sqlite3', 'undici', 'ink', 'react'];
 const NODE_ONLY_FOLDERS = ['runner-core', 'cli', 'tui'].map((folder) => join(ROOT, folder) + '/');
-const FRAMEWORKS = ['hono', '@sveltejs/kit', 'next', 'h3', '@solidjs/start', 'solid-js', 'nuxt', 'nitropack', 'wrangler', '@cloudflare/workers-types'];
+const FRAMEWORKS = [
+  'hono',
+  '@sveltejs/kit',
+  'next',
+  'h3',
+  '@solidjs/start',
+  'solid-js',
+  'nuxt',
+  'nitropack',
+  'wrangler',
+  '@cloudflare/workers-types',
+];
 
 const packageName = (specifier: string): string =>
   specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
@@ -67,7 +78,12 @@ function describeViolations(edges: ImportEdge[]): string[] {
 /** Every source file under a top-level folder (tests and builds aside). */
 const sourceFiles = (folder: string): string[] =>
   (readdirSync(join(ROOT, folder), { recursive: true }) as string[])
-    .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts') && !f.split('/').some((part) => part === 'node_modules' || part === 'dist'))
+    .filter(
+      (f) =>
+        /\.tsx?$/.test(f) &&
+        !f.endsWith('.d.ts') &&
+        !f.split('/').some((part) => part === 'node_modules' || part === 'dist'),
+    )
     .map((f) => join(ROOT, folder, f));
 
 const ENTRIES = [
@@ -85,8 +101,22 @@ describe('edge-safe import graph of serve/, protocol/ and api/', () => {
 
   it('walks the whole graph', () => {
     const files = new Set(edges.map((e) => relative(ROOT, e.from)));
-    const adapters = ['hono', 'node', 'svelte', 'nextjs', 'h3', 'solidjs', 'cloudflare'].map((name) => `serve/adapters/${name}.ts`);
-    for (const file of ['serve/index.ts', ...adapters, 'serve/adapters/shared/node-request.ts', 'serve/core/handler.ts', 'serve/core/session.ts', 'protocol/signing.ts', 'protocol/validate.ts', 'serve/client.ts', 'api/client.ts', 'api/events.ts', 'api/parse.ts']) {
+    const adapters = ['hono', 'node', 'svelte', 'nextjs', 'h3', 'solidjs', 'cloudflare'].map(
+      (name) => `serve/adapters/${name}.ts`,
+    );
+    for (const file of [
+      'serve/index.ts',
+      ...adapters,
+      'serve/adapters/shared/node-request.ts',
+      'serve/core/handler.ts',
+      'serve/core/session.ts',
+      'protocol/signing.ts',
+      'protocol/validate.ts',
+      'serve/client.ts',
+      'api/client.ts',
+      'api/events.ts',
+      'api/parse.ts',
+    ]) {
       expect(files).toContain(file);
     }
   });
@@ -104,7 +134,9 @@ describe('edge-safe import graph of serve/, protocol/ and api/', () => {
       .map((e) => `${relative(ROOT, e.from)} -> ${e.specifier}`);
     expect(packages).toEqual([]);
     for (const name of allowed) {
-      const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: object };
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+        dependencies?: object;
+      };
       expect(Object.keys(manifest.dependencies ?? {}), name).toEqual([]);
     }
   });
@@ -125,11 +157,14 @@ describe('the runner API contract is the only way to the runner', () => {
   const edgesOf = (folders: string[]): ImportEdge[] =>
     folders.flatMap(sourceFiles).flatMap((file) => importsOf(readFileSync(file, 'utf8'), file));
   const target = (edge: ImportEdge): string => relative(ROOT, resolve(dirname(edge.from), edge.specifier));
-  const relativeEdges = (folders: string[]): ImportEdge[] => edgesOf(folders).filter((e) => e.specifier.startsWith('.'));
+  const relativeEdges = (folders: string[]): ImportEdge[] =>
+    edgesOf(folders).filter((e) => e.specifier.startsWith('.'));
   const show = (e: ImportEdge): string => `${relative(ROOT, e.from)} imports '${e.specifier}'`;
 
   it('keeps cli/, tui/, web/, view/ and serve/ away from runner-core/store (type-only imports included)', () => {
-    const bad = relativeEdges(['serve', 'cli', 'tui', 'web', 'view']).filter((e) => target(e).startsWith('runner-core/store'));
+    const bad = relativeEdges(['serve', 'cli', 'tui', 'web', 'view']).filter((e) =>
+      target(e).startsWith('runner-core/store'),
+    );
     expect(bad.map(show)).toEqual([]);
   });
 
@@ -166,8 +201,9 @@ describe('the import walker itself', () => {
       "const db = await import('better-sqlite3');",
       'export const helper = 1;',
     ].join('\n'),
-    [at('serve/more.ts')]: "import 'ink';\nexport { store } from '../../runner-core/store.js';\nimport fs from 'fs/promises';",
-    [join(ROOT, 'runner-core/store.ts')]: "export const store = 1;",
+    [at('serve/more.ts')]:
+      "import 'ink';\nexport { store } from '../../runner-core/store.js';\nimport fs from 'fs/promises';",
+    [join(ROOT, 'runner-core/store.ts')]: 'export const store = 1;',
   };
   const read = (file: string): string => {
     const text = fixture[file];

@@ -14,7 +14,13 @@ import { npmEnv, packBoth, PACKAGE_DIRS } from '../helpers/packages.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = (command: string, args: string[], cwd: string): string =>
-  execFileSync(command, args, { cwd, env: npmEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+  execFileSync(command, args, {
+    cwd,
+    env: npmEnv(),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 300_000,
+  });
 
 describe('wf init --wfkit-from: a new app installs the local tarballs, with no registry', () => {
   let work = '';
@@ -25,11 +31,16 @@ describe('wf init --wfkit-from: a new app installs the local tarballs, with no r
     // What `npm run pack` leaves in the checkout: both tarballs under npm's names.
     const packed = join(work, 'wfkit');
     mkdirSync(packed);
-    const version = (JSON.parse(readFileSync(join(PACKAGE_DIRS.sdk, 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (JSON.parse(readFileSync(join(PACKAGE_DIRS.sdk, 'package.json'), 'utf8')) as { version: string })
+      .version;
     const tarballs = packBoth();
     copyFileSync(tarballs.sdk, join(packed, `wfkit-${version}.tgz`));
     copyFileSync(tarballs.cli, join(packed, `wfkit-cli-${version}.tgz`));
-    run(process.execPath, [join(ROOT, 'packages/cli/dist/cli/index.js'), 'init', 'app', '--framework', 'hono', '--wfkit-from', 'wfkit'], work);
+    run(
+      process.execPath,
+      [join(ROOT, 'packages/cli/dist/cli/index.js'), 'init', 'app', '--framework', 'hono', '--wfkit-from', 'wfkit'],
+      work,
+    );
     app = join(work, 'app');
     run('npm', ['install', '--offline', '--no-audit', '--no-fund'], app);
   }, 600_000);
@@ -42,14 +53,20 @@ describe('wf init --wfkit-from: a new app installs the local tarballs, with no r
     const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
     expect(pkg.dependencies.wfkit).toMatch(/^file:\.\.\/wfkit\/wfkit-[\d.]+\.tgz$/);
     expect(pkg.devDependencies['wfkit-cli']).toMatch(/^file:\.\.\/wfkit\/wfkit-cli-[\d.]+\.tgz$/);
-    const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
+    const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { resolved?: string }>;
+    };
     expect(lock.packages['node_modules/wfkit']?.resolved).toBe(pkg.dependencies.wfkit);
     expect(lock.packages['node_modules/wfkit-cli']?.resolved).toBe(pkg.devDependencies['wfkit-cli']);
   });
 
   it("the route's import and the `wf` bin work in the installed app", () => {
     expect(existsSync(join(app, 'node_modules', 'wfkit', 'package.json'))).toBe(true);
-    const imported = run(process.execPath, ['--input-type=module', '-e', "const m = await import('wfkit/hono'); console.log(typeof m.serve)"], app);
+    const imported = run(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('wfkit/hono'); console.log(typeof m.serve)"],
+      app,
+    );
     expect(imported.trim()).toBe('function');
     expect(run('npx', ['--no-install', 'wf', '--help'], app)).toMatch(/Usage: wf/);
   });

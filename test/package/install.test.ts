@@ -11,7 +11,17 @@ import { npmEnv, packBoth } from '../helpers/packages.js';
  * everything is cached), else the registry.
  */
 
-const SUBPATHS = ['wfkit', 'wfkit/hono', 'wfkit/svelte', 'wfkit/nextjs', 'wfkit/h3', 'wfkit/solidjs', 'wfkit/cloudflare', 'wfkit/node', 'wfkit/protocol'];
+const SUBPATHS = [
+  'wfkit',
+  'wfkit/hono',
+  'wfkit/svelte',
+  'wfkit/nextjs',
+  'wfkit/h3',
+  'wfkit/solidjs',
+  'wfkit/cloudflare',
+  'wfkit/node',
+  'wfkit/protocol',
+];
 
 /** Installed packages, `@scope/name` counted once per name; `.bin` and npm's own files are not packages. */
 function installedPackages(nodeModules: string): string[] {
@@ -32,7 +42,13 @@ function walk(dir: string): { path: string; size: number }[] {
 }
 
 const npm = (args: string[], cwd: string): string =>
-  execFileSync('npm', args, { cwd, env: npmEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+  execFileSync('npm', args, {
+    cwd,
+    env: npmEnv(),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 300_000,
+  });
 
 describe('npm install of the packed packages into an empty app', () => {
   let app = '';
@@ -53,7 +69,9 @@ describe('npm install of the packed packages into an empty app', () => {
     const packages = installedPackages(join(app, 'node_modules'));
     const files = walk(join(app, 'node_modules'));
     const bytes = files.reduce((n, f) => n + f.size, 0);
-    console.log(`[wfkit installed] ${packages.length} packages (${packages.join(', ')}), ${(bytes / 1024).toFixed(0)} KiB`);
+    console.log(
+      `[wfkit installed] ${packages.length} packages (${packages.join(', ')}), ${(bytes / 1024).toFixed(0)} KiB`,
+    );
     expect(packages.sort()).toEqual(['devalue', 'ms', 'wfkit']);
     expect(bytes).toBeLessThan(2 * 1024 * 1024);
     expect(files.filter((f) => f.path.endsWith('.node'))).toEqual([]);
@@ -63,7 +81,15 @@ describe('npm install of the packed packages into an empty app', () => {
     const script = `for (const s of ${JSON.stringify(SUBPATHS)}) { const m = await import(s); if (Object.keys(m).length === 0) throw new Error(s + ' exports nothing'); } console.log('ok');`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
     expect(out.trim()).toBe('ok');
-    const exported = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('wfkit'); console.log(['serve', 'Client', 'NonRetryableError'].filter((n) => !(n in m)).join(',') || 'all')"], { cwd: app, encoding: 'utf8' });
+    const exported = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('wfkit'); console.log(['serve', 'Client', 'NonRetryableError'].filter((n) => !(n in m)).join(',') || 'all')",
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
     expect(exported.trim()).toBe('all');
   });
 
@@ -75,7 +101,15 @@ describe('npm install of the packed packages into an empty app', () => {
       expect(help).toContain('init');
       expect(help).toContain('dev');
     }
-    const runner = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('wfkit-cli/runner'); console.log(Object.keys(m).length > 0 ? 'ok' : 'empty')"], { cwd: app, encoding: 'utf8' });
+    const runner = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('wfkit-cli/runner'); console.log(Object.keys(m).length > 0 ? 'ok' : 'empty')",
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
     expect(runner.trim()).toBe('ok');
   }, 300_000);
 });

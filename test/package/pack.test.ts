@@ -13,8 +13,12 @@ describe('npm pack: wfkit, the SDK apps install', () => {
 
   it('keeps the name and every subpath apps import; the runner is not one of them', () => {
     expect(pkg.name).toBe('wfkit');
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './package.json', './protocol', ...ADAPTERS.map((a) => `./${a}`)].sort());
-    for (const [subpath, target] of Object.entries(pkg.exports as Record<string, string | { types: string; default: string }>)) {
+    expect(Object.keys(pkg.exports).sort()).toEqual(
+      ['.', './package.json', './protocol', ...ADAPTERS.map((a) => `./${a}`)].sort(),
+    );
+    for (const [subpath, target] of Object.entries(
+      pkg.exports as Record<string, string | { types: string; default: string }>,
+    )) {
       const paths = typeof target === 'string' ? [target] : [target.types, target.default];
       for (const path of paths) expect(files, subpath).toContain(path.replace(/^\.\//, ''));
     }
@@ -36,7 +40,7 @@ describe('npm pack: wfkit-cli, the runner and `wf`', () => {
   const files = packedFiles('cli').map((f) => f.path);
   const pkg = manifest(PACKAGE_DIRS.cli);
 
-  it('owns the bins wf and wfkit and exports the runner as wfkit-cli/runner, at the SDK\'s version', () => {
+  it("owns the bins wf and wfkit and exports the runner as wfkit-cli/runner, at the SDK's version", () => {
     expect(pkg.name).toBe('wfkit-cli');
     expect(pkg.version).toBe(manifest(PACKAGE_DIRS.sdk).version);
     expect(pkg.bin).toEqual({ wf: './dist/cli/index.js', wfkit: './dist/cli/index.js' });
@@ -56,19 +60,28 @@ describe('npm pack: wfkit-cli, the runner and `wf`', () => {
   it('ships the starters as they are in templates/ (a stale assembly means: run `npm run build`)', () => {
     for (const f of FRAMEWORKS) {
       const shipped = readFileSync(join(PACKAGE_DIRS.cli, 'templates', f.template, 'package.json'), 'utf8');
-      expect(shipped, f.template).toBe(readFileSync(join(PACKAGE_DIRS.cli, '..', '..', 'templates', f.template, 'package.json'), 'utf8'));
-      expect(JSON.parse(shipped).devDependencies['wfkit-cli'], f.template).toBe(`^${manifest(PACKAGE_DIRS.cli).version}`);
+      expect(shipped, f.template).toBe(
+        readFileSync(join(PACKAGE_DIRS.cli, '..', '..', 'templates', f.template, 'package.json'), 'utf8'),
+      );
+      expect(JSON.parse(shipped).devDependencies['wfkit-cli'], f.template).toBe(
+        `^${manifest(PACKAGE_DIRS.cli).version}`,
+      );
     }
   });
 
   it('ships no installs, build output or secrets from a starter that was run in place', () => {
-    const local = /(^|\/)(node_modules|\.next|\.svelte-kit|\.nuxt|\.output|\.wrangler|\.wf)\/|(^|\/)(\.env|\.env\.local|\.dev\.vars|package-lock\.json)$/;
+    const local =
+      /(^|\/)(node_modules|\.next|\.svelte-kit|\.nuxt|\.output|\.wrangler|\.wf)\/|(^|\/)(\.env|\.env\.local|\.dev\.vars|package-lock\.json)$/;
     expect(files.filter((f) => f.startsWith('templates/') && local.test(f))).toEqual([]);
   });
 
   it('ships its own compiled copy of what the runner imports from the SDK folders, and no sources or tests', () => {
     for (const a of ADAPTERS) expect(files).toContain(`dist/serve/adapters/${a}.js`);
     expect(files).toContain('dist/protocol/index.js');
-    expect(files.some((f) => f.startsWith('test/') || (f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('templates/')))).toBe(false);
+    expect(
+      files.some(
+        (f) => f.startsWith('test/') || (f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('templates/')),
+      ),
+    ).toBe(false);
   });
 });

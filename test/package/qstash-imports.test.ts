@@ -19,8 +19,13 @@ function importsUnder(folder: string): Map<string, string[]> {
   for (const name of readdirSync(join(ROOT, folder))) {
     if (!name.endsWith('.ts')) continue;
     const file = join(ROOT, folder, name);
-    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-    graph.set(file, [...text.matchAll(FROM)].map((m) => resolve(dirname(file), m[1]!).replace(/\.js$/, '.ts')));
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    graph.set(
+      file,
+      [...text.matchAll(FROM)].map((m) => resolve(dirname(file), m[1]!).replace(/\.js$/, '.ts')),
+    );
   }
   return graph;
 }
@@ -53,7 +58,9 @@ function findCycle(graph: Map<string, string[]>): string[] | undefined {
 describe('the QStash engine beside the core store', () => {
   it('store/ imports nothing from qstash/', () => {
     const qstash = join(ROOT, 'runner-core/qstash') + '/';
-    const reaching = [...importsUnder('runner-core/store')].flatMap(([file, targets]) => targets.filter((t) => t.startsWith(qstash)).map((t) => `${relative(ROOT, file)} -> ${relative(ROOT, t)}`));
+    const reaching = [...importsUnder('runner-core/store')].flatMap(([file, targets]) =>
+      targets.filter((t) => t.startsWith(qstash)).map((t) => `${relative(ROOT, file)} -> ${relative(ROOT, t)}`),
+    );
     expect(reaching).toEqual([]);
   });
 
@@ -62,6 +69,13 @@ describe('the QStash engine beside the core store', () => {
   });
 
   it('finds a cycle when there is one (the check can fail)', () => {
-    expect(findCycle(new Map([['a', ['b']], ['b', ['a']]]))).toEqual(['a', 'b', 'a']);
+    expect(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual(['a', 'b', 'a']);
   });
 });

@@ -20,7 +20,9 @@ describe('JSON depth', () => {
   });
 
   it('names the limit, where, and the character where it was passed', () => {
-    expect(() => assertJsonDepth('[[[1]]]', 'the notify body', 2)).toThrow('Expected the notify body to nest objects and arrays at most 2 levels deep, got deeper nesting at character 2.');
+    expect(() => assertJsonDepth('[[[1]]]', 'the notify body', 2)).toThrow(
+      'Expected the notify body to nest objects and arrays at most 2 levels deep, got deeper nesting at character 2.',
+    );
     expect(() => parseJson('[[1]]', 'x', 1)).toThrow(/at most 1 levels/);
   });
 

@@ -21,7 +21,11 @@ function protocolMessage(fn: () => unknown): string {
 
 describe('parseStartRequest', () => {
   it('fills the defaults of a minimal request', () => {
-    expect(parseStartRequest({ url: 'https://app.example.com/wf' })).toEqual({ url: 'https://app.example.com/wf', body: '', headers: {} });
+    expect(parseStartRequest({ url: 'https://app.example.com/wf' })).toEqual({
+      url: 'https://app.example.com/wf',
+      body: '',
+      headers: {},
+    });
   });
 
   it('keeps every field of a full request', () => {
@@ -41,14 +45,46 @@ describe('parseStartRequest', () => {
     ['null', null, 'Expected the start request to be a JSON object, got null.'],
     ['an array', [], 'Expected the start request to be a JSON object, got an array.'],
     ['no url', {}, 'Expected `url` in the start request to be a string, got undefined.'],
-    ['a relative url', { url: '/wf' }, 'Expected `url` in the start request to be an absolute URL, got the string "/wf".'],
-    ['a non-http url', { url: 'ftp://x/wf' }, 'Expected `url` in the start request to be an http(s) URL, got the string "ftp://x/wf".'],
-    ['a numeric body', { url: 'https://a/wf', body: 1 }, 'Expected `body` in the start request to be a string, got number 1.'],
-    ['headers as an array', { url: 'https://a/wf', headers: [] }, 'Expected `headers` in the start request to be a JSON object, got an array.'],
-    ['a non-string header', { url: 'https://a/wf', headers: { 'x-n': 5 } }, 'Expected `headers.x-n` in the start request to be a string, got number 5.'],
-    ['negative retries', { url: 'https://a/wf', retries: -1 }, 'Expected `retries` in the start request to be an integer >= 0, got number -1.'],
-    ['fractional retryDelayMs', { url: 'https://a/wf', retryDelayMs: 1.5 }, 'Expected `retryDelayMs` in the start request to be an integer >= 0, got number 1.5.'],
-    ['a numeric idempotencyKey', { url: 'https://a/wf', idempotencyKey: 7 }, 'Expected `idempotencyKey` in the start request to be a string, got number 7.'],
+    [
+      'a relative url',
+      { url: '/wf' },
+      'Expected `url` in the start request to be an absolute URL, got the string "/wf".',
+    ],
+    [
+      'a non-http url',
+      { url: 'ftp://x/wf' },
+      'Expected `url` in the start request to be an http(s) URL, got the string "ftp://x/wf".',
+    ],
+    [
+      'a numeric body',
+      { url: 'https://a/wf', body: 1 },
+      'Expected `body` in the start request to be a string, got number 1.',
+    ],
+    [
+      'headers as an array',
+      { url: 'https://a/wf', headers: [] },
+      'Expected `headers` in the start request to be a JSON object, got an array.',
+    ],
+    [
+      'a non-string header',
+      { url: 'https://a/wf', headers: { 'x-n': 5 } },
+      'Expected `headers.x-n` in the start request to be a string, got number 5.',
+    ],
+    [
+      'negative retries',
+      { url: 'https://a/wf', retries: -1 },
+      'Expected `retries` in the start request to be an integer >= 0, got number -1.',
+    ],
+    [
+      'fractional retryDelayMs',
+      { url: 'https://a/wf', retryDelayMs: 1.5 },
+      'Expected `retryDelayMs` in the start request to be an integer >= 0, got number 1.5.',
+    ],
+    [
+      'a numeric idempotencyKey',
+      { url: 'https://a/wf', idempotencyKey: 7 },
+      'Expected `idempotencyKey` in the start request to be a string, got number 7.',
+    ],
   ])('rejects %s', (_label, input, message) => {
     expect(protocolMessage(() => parseStartRequest(input))).toBe(message);
   });
@@ -78,7 +114,10 @@ describe('parseDriveRequest', () => {
         { index: 0, name: 'a', kind: 'call', error: { name: 'HttpError', message: 'responded 500', code: 'X' } },
         { index: 1, name: 'b', kind: 'run', pending: true },
       ],
-      failure: { error: { name: 'NonRetryableError', message: 'no' }, failedStep: { index: 0, name: 'a', kind: 'call' } },
+      failure: {
+        error: { name: 'NonRetryableError', message: 'no' },
+        failedStep: { index: 0, name: 'a', kind: 'call' },
+      },
     };
     expect(parseDriveRequest(JSON.parse(JSON.stringify(failed)))).toEqual(failed);
   });
@@ -90,20 +129,60 @@ describe('parseDriveRequest', () => {
 
   it.each([
     ['a string', 'hi', /^Expected the drive request to be a JSON object, got the string "hi"\.$/],
-    ['another protocol version', { ...good, v: 2 }, /^Expected protocol version 1 in the drive request, got 2: update wfkit/],
-    ['no version', { ...good, v: undefined }, /^Expected `v` in the drive request to be an integer >= 1, got undefined\.$/],
+    [
+      'another protocol version',
+      { ...good, v: 2 },
+      /^Expected protocol version 1 in the drive request, got 2: update wfkit/,
+    ],
+    [
+      'no version',
+      { ...good, v: undefined },
+      /^Expected `v` in the drive request to be an integer >= 1, got undefined\.$/,
+    ],
     ['no runId', { ...good, runId: undefined }, /^Expected `runId` in the drive request to be a string/],
     ['no body', { ...good, body: undefined }, /^Expected `body` in the drive request to be a string/],
     ['no headers', { ...good, headers: undefined }, /^Expected `headers` in the drive request to be a JSON object/],
     ['no steps', { ...good, steps: undefined }, /^Expected `steps` in the drive request to be an array of steps\.$/],
-    ['attempt 0', { ...good, attempt: 0 }, /^Expected `attempt` in the drive request to be an integer >= 1, got number 0\.$/],
-    ['a step that is not an object', { ...good, steps: ['a'] }, /`steps` in the drive request\[0\] to be a JSON object/],
-    ['a step without a name', { ...good, steps: [{ index: 0, kind: 'run' }] }, /^Expected `name` in `steps` in the drive request\[0\] to be a string/],
-    ['an unknown step kind', { ...good, steps: [{ index: 0, name: 'a', kind: 'nap' }] }, /^Expected `kind` in `steps` in the drive request\[0\] to be one of run, sleep, wait, call, invoke, got "nap"\.$/],
-    ['a step error without a message', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', error: { name: 'E' } }] }, /`message` in `error` in `steps` in the drive request\[0\] to be a string/],
-    ['a step with a string pending', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', pending: 'yes' }] }, /`pending` in `steps` in the drive request\[0\] to be a boolean/],
-    ['a numeric step output', { ...good, steps: [{ index: 0, name: 'a', kind: 'run', output: 1 }] }, /`output` in `steps` in the drive request\[0\] to be a string/],
-    ['steps out of order', { ...good, steps: [{ index: 1, name: 'a', kind: 'run' }] }, /`steps` in the drive request\[0\]\.index to be 0, got 1\.$/],
+    [
+      'attempt 0',
+      { ...good, attempt: 0 },
+      /^Expected `attempt` in the drive request to be an integer >= 1, got number 0\.$/,
+    ],
+    [
+      'a step that is not an object',
+      { ...good, steps: ['a'] },
+      /`steps` in the drive request\[0\] to be a JSON object/,
+    ],
+    [
+      'a step without a name',
+      { ...good, steps: [{ index: 0, kind: 'run' }] },
+      /^Expected `name` in `steps` in the drive request\[0\] to be a string/,
+    ],
+    [
+      'an unknown step kind',
+      { ...good, steps: [{ index: 0, name: 'a', kind: 'nap' }] },
+      /^Expected `kind` in `steps` in the drive request\[0\] to be one of run, sleep, wait, call, invoke, got "nap"\.$/,
+    ],
+    [
+      'a step error without a message',
+      { ...good, steps: [{ index: 0, name: 'a', kind: 'run', error: { name: 'E' } }] },
+      /`message` in `error` in `steps` in the drive request\[0\] to be a string/,
+    ],
+    [
+      'a step with a string pending',
+      { ...good, steps: [{ index: 0, name: 'a', kind: 'run', pending: 'yes' }] },
+      /`pending` in `steps` in the drive request\[0\] to be a boolean/,
+    ],
+    [
+      'a numeric step output',
+      { ...good, steps: [{ index: 0, name: 'a', kind: 'run', output: 1 }] },
+      /`output` in `steps` in the drive request\[0\] to be a string/,
+    ],
+    [
+      'steps out of order',
+      { ...good, steps: [{ index: 1, name: 'a', kind: 'run' }] },
+      /`steps` in the drive request\[0\]\.index to be 0, got 1\.$/,
+    ],
   ])('rejects %s', (_label, input, message) => {
     expect(protocolMessage(() => parseDriveRequest(input))).toMatch(message);
   });
@@ -132,7 +211,13 @@ describe('WorkflowError.is', () => {
     const copy = new CopiedWorkflowError('from another bundle');
     expect(copy instanceof WorkflowError).toBe(false);
     expect(WorkflowError.is(copy)).toBe(true);
-    expect(WorkflowError.is({ get [Symbol.for('wfkit.error')]() { return true; } })).toBe(true);
+    expect(
+      WorkflowError.is({
+        get [Symbol.for('wfkit.error')]() {
+          return true;
+        },
+      }),
+    ).toBe(true);
   });
 
   it.each([
@@ -200,6 +285,8 @@ describe('RetryAfterError', () => {
   });
 
   it.each([NaN, Infinity, new Date('not a date')])('rejects %s', (value) => {
-    expect(() => new RetryAfterError('x', value)).toThrow(/Expected `retryAfter` to be a number of milliseconds or a Date/);
+    expect(() => new RetryAfterError('x', value)).toThrow(
+      /Expected `retryAfter` to be a number of milliseconds or a Date/,
+    );
   });
 });

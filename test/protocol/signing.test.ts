@@ -1,16 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { WorkflowError } from '../../protocol/errors.js';
 import { Header } from '../../protocol/headers.js';
-import { checkSignatureClaim, hasSignature, MAX_SIGNATURES, sha256Hex, signRequest, SIGNATURE_TOLERANCE_SECONDS, verifyRequest, type VerifyOptions } from '../../protocol/signing.js';
+import {
+  checkSignatureClaim,
+  hasSignature,
+  MAX_SIGNATURES,
+  sha256Hex,
+  signRequest,
+  SIGNATURE_TOLERANCE_SECONDS,
+  verifyRequest,
+  type VerifyOptions,
+} from '../../protocol/signing.js';
 
 const URL_A = 'https://app.example.com/api/workflow';
 const BODY = JSON.stringify({ v: 1, runId: 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', body: '{"text":"ü"}' });
 const NOW = 1_750_000_000;
 
-async function signed(tokens: string[], overrides: { url?: string; body?: string; timestamp?: number; deadline?: number } = {}): Promise<Headers> {
+async function signed(
+  tokens: string[],
+  overrides: { url?: string; body?: string; timestamp?: number; deadline?: number } = {},
+): Promise<Headers> {
   const deadline = overrides.deadline ?? NOW * 1000 + 60_000;
   return new Headers(
-    await signRequest({ url: overrides.url ?? URL_A, body: overrides.body ?? BODY, tokens, timestamp: overrides.timestamp ?? NOW, deadline, id: 'msg_1' }),
+    await signRequest({
+      url: overrides.url ?? URL_A,
+      body: overrides.body ?? BODY,
+      tokens,
+      timestamp: overrides.timestamp ?? NOW,
+      deadline,
+      id: 'msg_1',
+    }),
   );
 }
 
@@ -32,7 +51,13 @@ async function signatureError(promise: Promise<unknown>, code = 'SIGNATURE'): Pr
 
 describe('signRequest', () => {
   it('sets the id, the timestamp and one v1 signature per token', async () => {
-    const headers = await signRequest({ url: URL_A, body: BODY, tokens: ['token-a', 'token-b'], timestamp: NOW, id: 'msg_1' });
+    const headers = await signRequest({
+      url: URL_A,
+      body: BODY,
+      tokens: ['token-a', 'token-b'],
+      timestamp: NOW,
+      id: 'msg_1',
+    });
     expect(headers[Header.SignatureId]).toBe('msg_1');
     expect(headers[Header.SignatureTimestamp]).toBe(String(NOW));
     const signatures = headers[Header.Signature]!.split(' ');
@@ -42,7 +67,10 @@ describe('signRequest', () => {
   });
 
   it('defaults to a fresh id and the current time', async () => {
-    const [a, b] = await Promise.all([signRequest({ url: URL_A, body: BODY, tokens: ['t'] }), signRequest({ url: URL_A, body: BODY, tokens: ['t'] })]);
+    const [a, b] = await Promise.all([
+      signRequest({ url: URL_A, body: BODY, tokens: ['t'] }),
+      signRequest({ url: URL_A, body: BODY, tokens: ['t'] }),
+    ]);
     expect(a[Header.SignatureId]).not.toBe(b[Header.SignatureId]);
     expect(Math.abs(Number(a[Header.SignatureTimestamp]) - Date.now() / 1000)).toBeLessThan(5);
   });
@@ -60,7 +88,14 @@ describe('signRequest', () => {
 describe('verifyRequest', () => {
   it('accepts a request it signed', async () => {
     await expect(verify({ headers: await signed(['token-a']) })).resolves.toBeDefined();
-    await expect(verifyRequest({ headers: await signed(['token-a'], { timestamp: Math.floor(Date.now() / 1000), deadline: Date.now() + 30_000 }), body: BODY, urls: [URL_A], token: 'token-a' })).resolves.toBeDefined();
+    await expect(
+      verifyRequest({
+        headers: await signed(['token-a'], { timestamp: Math.floor(Date.now() / 1000), deadline: Date.now() + 30_000 }),
+        body: BODY,
+        urls: [URL_A],
+        token: 'token-a',
+      }),
+    ).resolves.toBeDefined();
   });
 
   it('accepts the current and the next token during a rotation', async () => {
@@ -92,7 +127,9 @@ describe('verifyRequest', () => {
   });
 
   it('rejects a tampered URL', async () => {
-    await signatureError(verify({ headers: await signed(['token-a']), urls: ['https://app.example.com/api/workflow2'] }));
+    await signatureError(
+      verify({ headers: await signed(['token-a']), urls: ['https://app.example.com/api/workflow2'] }),
+    );
     await signatureError(verify({ headers: await signed(['token-a'], { url: 'https://evil.example/api/workflow' }) }));
   });
 
@@ -126,7 +163,9 @@ describe('verifyRequest', () => {
     const headers = await signed(['token-a'], { deadline: NOW * 1000 + 5_000 });
     await expect(verify({ headers })).resolves.toEqual({ deadline: NOW * 1000 + 5_000 });
     await expect(verify({ headers, nowMs: NOW * 1000 + 5_000 })).resolves.toEqual({ deadline: NOW * 1000 + 5_000 });
-    expect((await signatureError(verify({ headers, nowMs: NOW * 1000 + 5_001 }), 'LATE')).message).toMatch(/^Late request: its deadline passed 1 ms ago/);
+    expect((await signatureError(verify({ headers, nowMs: NOW * 1000 + 5_001 }), 'LATE')).message).toMatch(
+      /^Late request: its deadline passed 1 ms ago/,
+    );
   });
 
   it('rejects a tampered or malformed deadline', async () => {
@@ -137,11 +176,14 @@ describe('verifyRequest', () => {
     expect((await signatureError(verify({ headers }))).message).toMatch(/epoch milliseconds/);
   });
 
-  it.each([Header.SignatureId, Header.SignatureTimestamp, Header.Deadline, Header.Signature])('rejects a request without %s', async (name) => {
-    const headers = await signed(['token-a']);
-    headers.delete(name);
-    expect((await signatureError(verify({ headers }))).message).toMatch(/^Unsigned request/);
-  });
+  it.each([Header.SignatureId, Header.SignatureTimestamp, Header.Deadline, Header.Signature])(
+    'rejects a request without %s',
+    async (name) => {
+      const headers = await signed(['token-a']);
+      headers.delete(name);
+      expect((await signatureError(verify({ headers }))).message).toMatch(/^Unsigned request/);
+    },
+  );
 });
 
 describe('checkSignatureClaim: what is refused before the body is read', () => {
@@ -159,7 +201,13 @@ describe('checkSignatureClaim: what is refused before the body is read', () => {
 
   it('accepts a well-formed claim without the body, and returns its parts', async () => {
     const headers = await signed(['token-a', 'token-b']);
-    expect(claim(headers)).toEqual({ id: 'msg_1', timestamp: String(NOW), deadlineText: String(NOW * 1000 + 60_000), deadline: NOW * 1000 + 60_000, signatures: headers.get(Header.Signature)!.split(' ') });
+    expect(claim(headers)).toEqual({
+      id: 'msg_1',
+      timestamp: String(NOW),
+      deadlineText: String(NOW * 1000 + 60_000),
+      deadline: NOW * 1000 + 60_000,
+      signatures: headers.get(Header.Signature)!.split(' '),
+    });
     headers.set(Header.SignatureId, crypto.randomUUID());
     expect(claim(headers)).toBeDefined();
   });
@@ -174,11 +222,14 @@ describe('checkSignatureClaim: what is refused before the body is read', () => {
     expect(refusal(headers)).toMatch(message);
   });
 
-  it.each([['1e9'], ['+1750000000'], [' 1750000000x'], ['1750000000.0'], ['9'.repeat(40)]])('refuses the timestamp %j', async (timestamp) => {
-    const headers = await signed(['token-a']);
-    headers.set(Header.SignatureTimestamp, timestamp);
-    expect(refusal(headers)).toMatch(/outside the ±300s window/);
-  });
+  it.each([['1e9'], ['+1750000000'], [' 1750000000x'], ['1750000000.0'], ['9'.repeat(40)]])(
+    'refuses the timestamp %j',
+    async (timestamp) => {
+      const headers = await signed(['token-a']);
+      headers.set(Header.SignatureTimestamp, timestamp);
+      expect(refusal(headers)).toMatch(/outside the ±300s window/);
+    },
+  );
 
   it.each([['soon'], ['-1'], ['1e15'], ['9'.repeat(17)]])('refuses the deadline %j', async (deadline) => {
     const headers = await signed(['token-a']);
@@ -187,7 +238,9 @@ describe('checkSignatureClaim: what is refused before the body is read', () => {
   });
 
   it('refuses a deadline already past, before any HMAC', async () => {
-    expect(refusal(await signed(['token-a'], { deadline: NOW * 1000 - 1 }), 'LATE')).toMatch(/^Late request: its deadline passed 1 ms ago/);
+    expect(refusal(await signed(['token-a'], { deadline: NOW * 1000 - 1 }), 'LATE')).toMatch(
+      /^Late request: its deadline passed 1 ms ago/,
+    );
   });
 
   it.each([
@@ -200,7 +253,9 @@ describe('checkSignatureClaim: what is refused before the body is read', () => {
   ])('refuses a signature header that is %s', async (_label, value) => {
     const headers = await signed(['token-a']);
     headers.set(Header.Signature, value);
-    expect(refusal(headers)).toMatch(/Expected wf-signature to be 1 to 8 space-separated "v1,<base64 of 32 bytes>" values/);
+    expect(refusal(headers)).toMatch(
+      /Expected wf-signature to be 1 to 8 space-separated "v1,<base64 of 32 bytes>" values/,
+    );
   });
 
   it('names the headers it got when some are missing', () => {
@@ -213,7 +268,8 @@ describe('checkSignatureClaim: what is refused before the body is read', () => {
 describe('hasSignature', () => {
   it('tells drive requests (and requests claiming to be one) from starts', async () => {
     expect(hasSignature(await signed(['token-a']))).toBe(true);
-    for (const name of [Header.SignatureId, Header.SignatureTimestamp, Header.Deadline, Header.Signature]) expect(hasSignature(new Headers({ [name]: 'x' }))).toBe(true);
+    for (const name of [Header.SignatureId, Header.SignatureTimestamp, Header.Deadline, Header.Signature])
+      expect(hasSignature(new Headers({ [name]: 'x' }))).toBe(true);
     expect(hasSignature(new Headers({ 'content-type': 'application/json' }))).toBe(false);
   });
 });

@@ -7,7 +7,12 @@ const SPAN = '00f067aa0ba902b7';
 describe('traceparent (W3C Trace Context)', () => {
   it('formats and parses back the same ids, sampled or not', () => {
     expect(formatTraceparent(TRACE, SPAN)).toBe(`00-${TRACE}-${SPAN}-01`);
-    expect(parseTraceparent(formatTraceparent(TRACE, SPAN))).toEqual({ traceId: TRACE, spanId: SPAN, sampled: true, traceparent: `00-${TRACE}-${SPAN}-01` });
+    expect(parseTraceparent(formatTraceparent(TRACE, SPAN))).toEqual({
+      traceId: TRACE,
+      spanId: SPAN,
+      sampled: true,
+      traceparent: `00-${TRACE}-${SPAN}-01`,
+    });
     expect(parseTraceparent(formatTraceparent(TRACE, SPAN, false))?.sampled).toBe(false);
   });
 
@@ -32,7 +37,7 @@ describe('traceparent (W3C Trace Context)', () => {
   });
 });
 
-describe('a step\'s span id', () => {
+describe("a step's span id", () => {
   it('is derived from the drive span and the index: the same on both sides, different per step and per drive', () => {
     expect(stepSpanId(SPAN, 0)).toMatch(/^[0-9a-f]{16}$/);
     expect(stepSpanId(SPAN, 0)).toBe(stepSpanId(SPAN, 0));
@@ -41,10 +46,15 @@ describe('a step\'s span id', () => {
     expect(stepSpanId('1111111111111111', 0)).not.toBe(stepSpanId(SPAN, 0));
   });
 
-  it('makes a step\'s trace context in the drive\'s trace, keeping its sampling', () => {
+  it("makes a step's trace context in the drive's trace, keeping its sampling", () => {
     const drive = parseTraceparent(formatTraceparent(TRACE, SPAN, false))!;
     const step = stepTraceContext(drive, 3);
-    expect(step).toEqual({ traceId: TRACE, spanId: stepSpanId(SPAN, 3), sampled: false, traceparent: `00-${TRACE}-${stepSpanId(SPAN, 3)}-00` });
+    expect(step).toEqual({
+      traceId: TRACE,
+      spanId: stepSpanId(SPAN, 3),
+      sampled: false,
+      traceparent: `00-${TRACE}-${stepSpanId(SPAN, 3)}-00`,
+    });
     expect(parseTraceparent(step.traceparent)).toEqual(step);
   });
 });

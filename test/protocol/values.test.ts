@@ -5,7 +5,17 @@ import { decodeValue, encodeValue } from '../../protocol/values.js';
 describe('encodeValue / decodeValue', () => {
   it('round-trips what JSON cannot: Date, Map, Set, BigInt, undefined, NaN and repeated references', () => {
     const shared = { n: 1 };
-    const value = { d: new Date(0), m: new Map([[1, 'a']]), s: new Set([1]), b: 10n, u: undefined, nan: Number.NaN, nested: { x: [1, { y: undefined }] }, a: shared, again: shared };
+    const value = {
+      d: new Date(0),
+      m: new Map([[1, 'a']]),
+      s: new Set([1]),
+      b: 10n,
+      u: undefined,
+      nan: Number.NaN,
+      nested: { x: [1, { y: undefined }] },
+      a: shared,
+      again: shared,
+    };
     const decoded = decodeValue(encodeValue(value, 'step "v"')) as typeof value;
     expect(decoded).toEqual(value);
     expect(decoded.d).toBeInstanceOf(Date);

@@ -11,7 +11,8 @@ import { DELIVERY_SIGNATURE_LIFETIME_SECONDS, signDelivery } from '../../runner-
 const keys = { currentSigningKey: 'sig_current_0123456789', nextSigningKey: 'sig_next_0123456789' };
 const url = 'http://127.0.0.1:3000/api/workflow';
 const body = '[{"messageId":"msg_1","body":"e30=","callType":"step"}]';
-const claims = (jwt: string): Record<string, unknown> => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+const claims = (jwt: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
 
 afterEach(() => {
   vi.useRealTimers();
@@ -26,7 +27,7 @@ describe('delivery signatures', () => {
     expect(DELIVERY_SIGNATURE_LIFETIME_SECONDS).toBeLessThanOrEqual(60);
   });
 
-  it("pass the real Receiver when they arrive and fail it once they expired", async () => {
+  it('pass the real Receiver when they arrive and fail it once they expired', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const sentAt = Date.UTC(2026, 0, 1, 12, 0, 0);
     vi.setSystemTime(sentAt);
@@ -38,7 +39,10 @@ describe('delivery signatures', () => {
     vi.setSystemTime(sentAt + DELIVERY_SIGNATURE_LIFETIME_SECONDS * 1000);
     await expect(receiver.verify({ signature, body })).rejects.toThrow();
     // With the next key the same, the error the Receiver reports is the current key's: expired.
-    const sameKeys = new Receiver({ currentSigningKey: keys.currentSigningKey, nextSigningKey: keys.currentSigningKey });
+    const sameKeys = new Receiver({
+      currentSigningKey: keys.currentSigningKey,
+      nextSigningKey: keys.currentSigningKey,
+    });
     await expect(sameKeys.verify({ signature, body })).rejects.toThrow(/"exp" claim/);
   });
 

@@ -19,7 +19,12 @@ const APP = 'http://127.0.0.1:9';
 let ids = 0;
 const runId = (name: string): string => `wfr_${name}_${process.pid}_${++ids}`;
 
-async function publish(target: InvokeTarget, destination: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+async function publish(
+  target: InvokeTarget,
+  destination: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
   const response = await fetch(`${target.url}/v2/publish/${destination}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', ...headers },
@@ -30,24 +35,36 @@ async function publish(target: InvokeTarget, destination: string, headers: Recor
 
 /** The child's first message as `context.invoke` publishes it, naming `invoker`'s step 2. */
 function invoke(target: InvokeTarget, invoker: string, child: string, body?: string) {
-  const request = body ?? JSON.stringify({
-    body: '"payload"',
-    headers: {},
-    workflowRunId: invoker,
-    workflowUrl: `${APP}/parent`,
-    step: { stepId: 2, stepName: 'invoke the child', stepType: 'Invoke', concurrent: 1 },
-  });
-  return publish(target, `${APP}/child`, {
-    'upstash-workflow-runid': child,
-    'upstash-workflow-init': 'true',
-    'upstash-workflow-url': `${APP}/child`,
-    'upstash-workflow-invoke': 'true',
-  }, request);
+  const request =
+    body ??
+    JSON.stringify({
+      body: '"payload"',
+      headers: {},
+      workflowRunId: invoker,
+      workflowUrl: `${APP}/parent`,
+      step: { stepId: 2, stepName: 'invoke the child', stepType: 'Invoke', concurrent: 1 },
+    });
+  return publish(
+    target,
+    `${APP}/child`,
+    {
+      'upstash-workflow-runid': child,
+      'upstash-workflow-init': 'true',
+      'upstash-workflow-url': `${APP}/child`,
+      'upstash-workflow-invoke': 'true',
+    },
+    request,
+  );
 }
 
 /** A QStash run, started as `Client.trigger` starts one. */
 async function startUpstashRun(target: InvokeTarget, id: string): Promise<void> {
-  const started = await publish(target, `${APP}/parent`, { 'upstash-workflow-runid': id, 'upstash-workflow-init': 'true', 'upstash-workflow-url': `${APP}/parent` }, '{}');
+  const started = await publish(
+    target,
+    `${APP}/parent`,
+    { 'upstash-workflow-runid': id, 'upstash-workflow-init': 'true', 'upstash-workflow-url': `${APP}/parent` },
+    '{}',
+  );
   expect(started.status, started.text).toBe(201);
 }
 
@@ -56,7 +73,16 @@ export function describeInvokeRefusals(name: string, open: () => Promise<InvokeT
     it('refuses a native run as invoker with 409: no child run, no step row in the native run', async () => {
       const target = await open();
       const native = runId('native');
-      await target.runner.store.createRun({ id: native, url: `${APP}/native`, body: '{}', headers: {}, retries: 0, retryDelayMs: 1000, now: Date.now(), delayMs: 3_600_000 });
+      await target.runner.store.createRun({
+        id: native,
+        url: `${APP}/native`,
+        body: '{}',
+        headers: {},
+        retries: 0,
+        retryDelayMs: 1000,
+        now: Date.now(),
+        delayMs: 3_600_000,
+      });
       const child = runId('child');
       const answer = await invoke(target, native, child);
       expect(answer.status, answer.text).toBe(409);
@@ -78,7 +104,10 @@ export function describeInvokeRefusals(name: string, open: () => Promise<InvokeT
       const target = await open();
       const parent = runId('parent');
       await startUpstashRun(target, parent);
-      const cancelled = await fetch(`${target.url}/v2/workflows/runs/${parent}?cancel=true`, { method: 'DELETE', headers: { authorization: `Bearer ${target.token}` } });
+      const cancelled = await fetch(`${target.url}/v2/workflows/runs/${parent}?cancel=true`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${target.token}` },
+      });
       expect(cancelled.status).toBe(200);
       const child = runId('child');
       const late = await invoke(target, parent, child);
@@ -88,7 +117,7 @@ export function describeInvokeRefusals(name: string, open: () => Promise<InvokeT
       expect(await target.runner.store.getRun(child)).toBeUndefined();
     });
 
-    it('starts the child of an open QStash invoker and marks the invoker\'s step as invoking it', async () => {
+    it("starts the child of an open QStash invoker and marks the invoker's step as invoking it", async () => {
       const target = await open();
       const parent = runId('parent');
       await startUpstashRun(target, parent);
@@ -96,8 +125,13 @@ export function describeInvokeRefusals(name: string, open: () => Promise<InvokeT
       const answer = await invoke(target, parent, child);
       expect(answer.status, answer.text).toBe(201);
       expect(await target.runner.store.getRun(child)).toMatchObject({ status: 'running', protocol: 'upstash' });
-      expect(await target.runner.store.listSteps(parent)).toMatchObject([{ index: 2, kind: 'invoke', status: 'running' }]);
-      await fetch(`${target.url}/v2/workflows/runs/${parent}?cancel=true`, { method: 'DELETE', headers: { authorization: `Bearer ${target.token}` } });
+      expect(await target.runner.store.listSteps(parent)).toMatchObject([
+        { index: 2, kind: 'invoke', status: 'running' },
+      ]);
+      await fetch(`${target.url}/v2/workflows/runs/${parent}?cancel=true`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${target.token}` },
+      });
     });
   });
 }

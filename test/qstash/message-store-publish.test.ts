@@ -42,17 +42,51 @@ const kinds: [string, () => Promise<Store>][] = [
 ];
 
 /** A run message whose body is the SDK step `step` (deduplicated per step, as publish.ts keys it). */
-function stepMessage(id: string, step: { stepId: number; concurrent?: number; targetStep?: number; out?: unknown }): NewMessage {
-  const body = JSON.stringify({ stepName: `step ${step.targetStep ?? step.stepId}`, stepType: 'Run', concurrent: 1, ...step });
+function stepMessage(
+  id: string,
+  step: { stepId: number; concurrent?: number; targetStep?: number; out?: unknown },
+): NewMessage {
+  const body = JSON.stringify({
+    stepName: `step ${step.targetStep ?? step.stepId}`,
+    stepType: 'Run',
+    concurrent: 1,
+    ...step,
+  });
   return {
-    id, runId: RUN, callType: 'step', kind: 'workflow',
-    spec: { destination: 'http://127.0.0.1:9/wf', method: 'POST', body, headers: {}, retries: 3, retryDelay: null, timeoutMs: null, callback: null, failureCallback: null, redact: [] },
-    dueAt: NOW, dedupKey: `step:${RUN}:${step.stepId}:${step.stepId === 0 ? (step.targetStep ?? 0) : 0}`, flow: null, now: NOW,
+    id,
+    runId: RUN,
+    callType: 'step',
+    kind: 'workflow',
+    spec: {
+      destination: 'http://127.0.0.1:9/wf',
+      method: 'POST',
+      body,
+      headers: {},
+      retries: 3,
+      retryDelay: null,
+      timeoutMs: null,
+      callback: null,
+      failureCallback: null,
+      redact: [],
+    },
+    dueAt: NOW,
+    dedupKey: `step:${RUN}:${step.stepId}:${step.stepId === 0 ? (step.targetStep ?? 0) : 0}`,
+    flow: null,
+    now: NOW,
   };
 }
 
 function succeeded(index: number, value: unknown): Change {
-  return { type: 'step-succeeded', runId: RUN, index, name: `step ${index}`, kind: 'run', output: encodeValue(value, 'test') ?? null, at: NOW, durationMs: 0 };
+  return {
+    type: 'step-succeeded',
+    runId: RUN,
+    index,
+    name: `step ${index}`,
+    kind: 'run',
+    output: encodeValue(value, 'test') ?? null,
+    at: NOW,
+    durationMs: 0,
+  };
 }
 
 /** A run whose first message (the payload) is being delivered by `runner-a`. */
@@ -60,10 +94,22 @@ async function runInDelivery(open: () => Promise<Store>): Promise<Opened> {
   const store = await open();
   opened.push(store);
   const messages = openQstashStores(store.connection)!.messages;
-  const run = { id: RUN, url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 3, retryDelayMs: 1000, idempotencyKey: null, config: '{}', now: NOW };
+  const run = {
+    id: RUN,
+    url: 'http://127.0.0.1:9/wf',
+    body: '{}',
+    headers: {},
+    retries: 3,
+    retryDelayMs: 1000,
+    idempotencyKey: null,
+    config: '{}',
+    now: NOW,
+  };
   const payload = stepMessage('m1', { stepId: 0 });
   await messages.createRun(run, { ...payload, dedupKey: null, spec: { ...payload.spec, body: '{}' } });
-  expect((await messages.claimDue({ now: NOW, limit: 10, owner: 'runner-a', leaseMs: 60_000 })).map((m) => m.id)).toEqual(['m1']);
+  expect(
+    (await messages.claimDue({ now: NOW, limit: 10, owner: 'runner-a', leaseMs: 60_000 })).map((m) => m.id),
+  ).toEqual(['m1']);
   return { store, messages };
 }
 
@@ -71,25 +117,39 @@ const statuses = async (messages: MessageStore) => (await messages.runMessages(R
 const during = (stepId: number, concurrent = 1) => [{ runId: RUN, step: { stepId, concurrent } }];
 
 describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
-  it('stores the result, its step row and the delivery as delivered in one commit; the holder\'s late settle changes nothing', async () => {
+  it("stores the result, its step row and the delivery as delivered in one commit; the holder's late settle changes nothing", async () => {
     const { store, messages } = await runInDelivery(open);
-    const stored = await messages.publish([{ message: stepMessage('m2', { stepId: 1, out: '"one"' }), changes: [succeeded(1, 'one')] }], { during: during(1), returning: true, now: NOW + 5 });
+    const stored = await messages.publish(
+      [{ message: stepMessage('m2', { stepId: 1, out: '"one"' }), changes: [succeeded(1, 'one')] }],
+      { during: during(1), returning: true, now: NOW + 5 },
+    );
     expect(stored.results).toEqual([{ id: 'm2', deduplicated: false }]);
     expect(stored.applied.steps).toMatchObject([{ index: 1, status: 'succeeded' }]);
-    expect(await statuses(messages)).toEqual([['m1', 'delivered'], ['m2', 'pending']]);
+    expect(await statuses(messages)).toEqual([
+      ['m1', 'delivered'],
+      ['m2', 'pending'],
+    ]);
     expect(decodeValue((await store.listSteps(RUN))[0]!.output!)).toBe('one');
     // The delivery ends after the publish: its answer does not make the message due again.
     expect(await messages.settle('m1', 'runner-a', { status: 'pending', dueAt: NOW + 10 }, NOW + 10)).toBe(false);
     // m2 waits for m1's answer (publish-hold.ts), then goes.
     expect(await messages.claimDue({ now: NOW + 20, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toEqual([]);
     expect(await messages.releaseHeld(RUN, 'm1')).toBe(1);
-    expect(await messages.claimDue({ now: NOW + 20, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toMatchObject([{ id: 'm2' }]);
+    expect(await messages.claimDue({ now: NOW + 20, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toMatchObject([
+      { id: 'm2' },
+    ]);
   });
 
   it('writes nothing of a publish when any part of it fails: no message, no step row, the delivery still in flight', async () => {
     const { store, messages } = await runInDelivery(open);
     const broken: Change = { type: 'run', runId: 'wfr_nobody', patch: { failures: 1 }, at: NOW };
-    await expect(messages.publish([{ message: stepMessage('m2', { stepId: 1 }), changes: [succeeded(1, 'one'), broken] }], { during: during(1), returning: false, now: NOW + 5 })).rejects.toThrow();
+    await expect(
+      messages.publish([{ message: stepMessage('m2', { stepId: 1 }), changes: [succeeded(1, 'one'), broken] }], {
+        during: during(1),
+        returning: false,
+        now: NOW + 5,
+      }),
+    ).rejects.toThrow();
     expect(await statuses(messages)).toEqual([['m1', 'pending']]);
     expect(await store.listSteps(RUN)).toEqual([]);
     expect(await messages.settle('m1', 'runner-a', { status: 'delivered' }, NOW + 10)).toBe(true);
@@ -97,57 +157,129 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
 
   it('answers a second result for a step with the first message, writing no row and settling no delivery', async () => {
     const { store, messages } = await runInDelivery(open);
-    await messages.publish([{ message: stepMessage('m2', { stepId: 1, out: '"first"' }), changes: [succeeded(1, 'first')] }], { during: during(1), returning: false, now: NOW + 5 });
+    await messages.publish(
+      [{ message: stepMessage('m2', { stepId: 1, out: '"first"' }), changes: [succeeded(1, 'first')] }],
+      { during: during(1), returning: false, now: NOW + 5 },
+    );
     await messages.releaseHeld(RUN, 'm1');
     // m2 is being delivered when the first delivery, sent again, publishes step 1 once more.
-    expect((await messages.claimDue({ now: NOW + 6, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id)).toEqual(['m2']);
-    const again = await messages.publish([{ message: stepMessage('m2b', { stepId: 1, out: '"second"' }), changes: [succeeded(1, 'second')] }], { during: during(1), returning: false, now: NOW + 7 });
+    expect(
+      (await messages.claimDue({ now: NOW + 6, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
+    ).toEqual(['m2']);
+    const again = await messages.publish(
+      [{ message: stepMessage('m2b', { stepId: 1, out: '"second"' }), changes: [succeeded(1, 'second')] }],
+      { during: during(1), returning: false, now: NOW + 7 },
+    );
     expect(again.results).toEqual([{ id: 'm2', deduplicated: true }]);
-    expect(await statuses(messages)).toEqual([['m1', 'delivered'], ['m2', 'pending']]);
+    expect(await statuses(messages)).toEqual([
+      ['m1', 'delivered'],
+      ['m2', 'pending'],
+    ]);
     expect(decodeValue((await store.listSteps(RUN))[0]!.output!)).toBe('first');
     expect(await messages.settle('m2', 'runner-b', { status: 'delivered' }, NOW + 8)).toBe(true);
   });
 
   it('holds what a delivery published while its holder renews, until released; a holder that died lets it go with its lease', async () => {
     const { messages } = await runInDelivery(open);
-    await messages.publish([{ message: stepMessage('m2', { stepId: 1 }), changes: [] }], { during: during(1), returning: false, now: NOW + 5 });
+    await messages.publish([{ message: stepMessage('m2', { stepId: 1 }), changes: [] }], {
+      during: during(1),
+      returning: false,
+      now: NOW + 5,
+    });
     // runner-a is still reading m1's answer: it renews m1, and with it the hold on m2.
     await messages.renew(['m1'], 'runner-a', NOW + 120_000);
     expect(await messages.claimDue({ now: NOW + 90_000, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toEqual([]);
     // runner-a dies: nobody renews nor releases; the hold ends when the renewed lease would have.
-    expect(await messages.claimDue({ now: NOW + 120_001, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toMatchObject([{ id: 'm2' }]);
+    expect(
+      await messages.claimDue({ now: NOW + 120_001, limit: 10, owner: 'runner-b', leaseMs: 60_000 }),
+    ).toMatchObject([{ id: 'm2' }]);
     // A delivery nobody holds (its lease given back, as after a restart) holds nothing of what was published during it.
-    expect(await messages.settle('m2', 'runner-b', { status: 'pending', dueAt: NOW + 200_000 }, NOW + 120_002)).toBe(true);
-    await messages.publish([{ message: stepMessage('m3', { stepId: 2 }), changes: [] }], { during: during(2), returning: false, now: NOW + 120_003 });
-    expect(await statuses(messages)).toEqual([['m1', 'delivered'], ['m2', 'delivered'], ['m3', 'pending']]);
-    expect((await messages.claimDue({ now: NOW + 120_004, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id)).toEqual(['m3']);
+    expect(await messages.settle('m2', 'runner-b', { status: 'pending', dueAt: NOW + 200_000 }, NOW + 120_002)).toBe(
+      true,
+    );
+    await messages.publish([{ message: stepMessage('m3', { stepId: 2 }), changes: [] }], {
+      during: during(2),
+      returning: false,
+      now: NOW + 120_003,
+    });
+    expect(await statuses(messages)).toEqual([
+      ['m1', 'delivered'],
+      ['m2', 'delivered'],
+      ['m3', 'pending'],
+    ]);
+    expect(
+      (await messages.claimDue({ now: NOW + 120_004, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
+    ).toEqual(['m3']);
   });
 
-  it('settles a parallel branch\'s own plan step delivery, and the step after the group the latest delivery', async () => {
+  it("settles a parallel branch's own plan step delivery, and the step after the group the latest delivery", async () => {
     const { messages } = await runInDelivery(open);
-    const plans = [stepMessage('p2', { stepId: 0, targetStep: 2, concurrent: 2 }), stepMessage('p3', { stepId: 0, targetStep: 3, concurrent: 2 })];
-    await messages.publish(plans.map((message) => ({ message, changes: [] })), { during: during(0, 2), returning: false, now: NOW + 1 });
-    expect(await statuses(messages)).toEqual([['m1', 'delivered'], ['p2', 'pending'], ['p3', 'pending']]);
+    const plans = [
+      stepMessage('p2', { stepId: 0, targetStep: 2, concurrent: 2 }),
+      stepMessage('p3', { stepId: 0, targetStep: 3, concurrent: 2 }),
+    ];
+    await messages.publish(
+      plans.map((message) => ({ message, changes: [] })),
+      { during: during(0, 2), returning: false, now: NOW + 1 },
+    );
+    expect(await statuses(messages)).toEqual([
+      ['m1', 'delivered'],
+      ['p2', 'pending'],
+      ['p3', 'pending'],
+    ]);
     await messages.claimDue({ now: NOW + 2, limit: 10, owner: 'runner-a', leaseMs: 60_000 });
-    await messages.publish([{ message: stepMessage('r3', { stepId: 3, concurrent: 2 }), changes: [] }], { during: during(3, 2), returning: false, now: NOW + 3 });
-    await messages.publish([{ message: stepMessage('r2', { stepId: 2, concurrent: 2 }), changes: [] }], { during: during(2, 2), returning: false, now: NOW + 4 });
-    expect(await statuses(messages)).toEqual([['m1', 'delivered'], ['p2', 'delivered'], ['p3', 'delivered'], ['r3', 'pending'], ['r2', 'pending']]);
+    await messages.publish([{ message: stepMessage('r3', { stepId: 3, concurrent: 2 }), changes: [] }], {
+      during: during(3, 2),
+      returning: false,
+      now: NOW + 3,
+    });
+    await messages.publish([{ message: stepMessage('r2', { stepId: 2, concurrent: 2 }), changes: [] }], {
+      during: during(2, 2),
+      returning: false,
+      now: NOW + 4,
+    });
+    expect(await statuses(messages)).toEqual([
+      ['m1', 'delivered'],
+      ['p2', 'delivered'],
+      ['p3', 'delivered'],
+      ['r3', 'pending'],
+      ['r2', 'pending'],
+    ]);
     await messages.claimDue({ now: NOW + 5, limit: 10, owner: 'runner-a', leaseMs: 60_000 });
     // r2's delivery sees both results and runs step 4; r3's, in flight too, publishes nothing.
-    await messages.publish([{ message: stepMessage('m4', { stepId: 4 }), changes: [] }], { during: during(4), returning: false, now: NOW + 6 });
-    expect(await statuses(messages)).toEqual([['m1', 'delivered'], ['p2', 'delivered'], ['p3', 'delivered'], ['r3', 'pending'], ['r2', 'delivered'], ['m4', 'pending']]);
+    await messages.publish([{ message: stepMessage('m4', { stepId: 4 }), changes: [] }], {
+      during: during(4),
+      returning: false,
+      now: NOW + 6,
+    });
+    expect(await statuses(messages)).toEqual([
+      ['m1', 'delivered'],
+      ['p2', 'delivered'],
+      ['p3', 'delivered'],
+      ['r3', 'pending'],
+      ['r2', 'delivered'],
+      ['m4', 'pending'],
+    ]);
   });
 });
 
 describe('the delivery a publish was made during', () => {
-  const inFlight = (id: string, seq: number, body: object | string, callType = 'step', headers: Record<string, string> = {}): InFlightMessage =>
-    ({ id, seq, callType, body: typeof body === 'string' ? body : JSON.stringify(body), headers });
+  const inFlight = (
+    id: string,
+    seq: number,
+    body: object | string,
+    callType = 'step',
+    headers: Record<string, string> = {},
+  ): InFlightMessage => ({ id, seq, callType, body: typeof body === 'string' ? body : JSON.stringify(body), headers });
 
-  it('is a branch\'s plan step or its call\'s callback inside Promise.all, else the latest other delivery', () => {
+  it("is a branch's plan step or its call's callback inside Promise.all, else the latest other delivery", () => {
     const messages = [
       inFlight('payload', 1, '{"order":1}'),
       inFlight('plan2', 2, { stepId: 0, stepName: 'a', stepType: 'Run', concurrent: 2, targetStep: 2 }),
-      inFlight('callback3', 4, '{"status":200}', 'fromCallback', { 'upstash-workflow-stepid': '3', 'upstash-workflow-concurrent': '2' }),
+      inFlight('callback3', 4, '{"status":200}', 'fromCallback', {
+        'upstash-workflow-stepid': '3',
+        'upstash-workflow-concurrent': '2',
+      }),
       inFlight('result1', 3, { stepId: 1, stepName: 'one', stepType: 'Run', concurrent: 1 }),
     ];
     expect(deliveryInProgress(messages, { stepId: 2, concurrent: 2 })).toBe('plan2');

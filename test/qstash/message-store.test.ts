@@ -32,7 +32,18 @@ function message(id: string, overrides: Partial<NewMessage> = {}): NewMessage {
     runId: null,
     callType: null,
     kind: 'plain',
-    spec: { destination: 'http://127.0.0.1:9/x', method: 'POST', body: id, headers: {}, retries: 3, retryDelay: null, timeoutMs: null, callback: null, failureCallback: null, redact: [] },
+    spec: {
+      destination: 'http://127.0.0.1:9/x',
+      method: 'POST',
+      body: id,
+      headers: {},
+      retries: 3,
+      retryDelay: null,
+      timeoutMs: null,
+      callback: null,
+      failureCallback: null,
+      redact: [],
+    },
     dueAt: NOW,
     dedupKey: null,
     flow: null,
@@ -42,26 +53,56 @@ function message(id: string, overrides: Partial<NewMessage> = {}): NewMessage {
 }
 
 const kinds: [string, () => Promise<MessageStore>][] = [
-  ['sqlite', async () => {
-    const store = openSqliteStore(':memory:');
-    opened.push(store);
-    return openQstashStores(store.connection)!.messages;
-  }],
-  ['postgres', async () => {
-    const store: PostgresStore = await openPostgresStore(pg!.url, { schema: `qstash_${++schemas}`, leaseClock: 'caller' });
-    opened.push(store);
-    return openQstashStores(store.connection)!.messages;
-  }],
+  [
+    'sqlite',
+    async () => {
+      const store = openSqliteStore(':memory:');
+      opened.push(store);
+      return openQstashStores(store.connection)!.messages;
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const store: PostgresStore = await openPostgresStore(pg!.url, {
+        schema: `qstash_${++schemas}`,
+        leaseClock: 'caller',
+      });
+      opened.push(store);
+      return openQstashStores(store.connection)!.messages;
+    },
+  ],
 ];
 
 describe.each(kinds)('QStash message store (%s)', (_name, open) => {
   it('creates a run once, with its first message first in its list', async () => {
     const messages = await open();
-    const run = { id: 'wfr_a', url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 3, retryDelayMs: 1000, idempotencyKey: null, config: '{}', now: NOW };
-    expect((await messages.createRun(run, message('m1', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).created).toBe(true);
-    expect((await messages.createRun(run, message('m1b', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).created).toBe(false);
-    await messages.insertMessages([message('m2', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }), message('m3', { runId: 'wfr_a', callType: 'toCallback' })]);
-    expect((await messages.runMessages('wfr_a')).map((m) => [m.id, m.callType, m.body])).toEqual([['m1', 'step', 'm1'], ['m2', 'step', 'm2'], ['m3', 'toCallback', 'm3']]);
+    const run = {
+      id: 'wfr_a',
+      url: 'http://127.0.0.1:9/wf',
+      body: '{}',
+      headers: {},
+      retries: 3,
+      retryDelayMs: 1000,
+      idempotencyKey: null,
+      config: '{}',
+      now: NOW,
+    };
+    expect(
+      (await messages.createRun(run, message('m1', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).created,
+    ).toBe(true);
+    expect(
+      (await messages.createRun(run, message('m1b', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }))).created,
+    ).toBe(false);
+    await messages.insertMessages([
+      message('m2', { runId: 'wfr_a', callType: 'step', kind: 'workflow' }),
+      message('m3', { runId: 'wfr_a', callType: 'toCallback' }),
+    ]);
+    expect((await messages.runMessages('wfr_a')).map((m) => [m.id, m.callType, m.body])).toEqual([
+      ['m1', 'step', 'm1'],
+      ['m2', 'step', 'm2'],
+      ['m3', 'toCallback', 'm3'],
+    ]);
     expect(await messages.runConfig('wfr_a')).toBe('{}');
     expect(await messages.nextAttemptSeq('wfr_a', NOW)).toBe(1);
     expect(await messages.nextAttemptSeq('wfr_a', NOW)).toBe(2);
@@ -69,9 +110,24 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
 
   it('lists its runs newest start first, ties by id, from a cursor on', async () => {
     const messages = await open();
-    const started: [string, number][] = [['wfr_z', NOW], ['wfr_b', NOW + 1], ['wfr_a', NOW + 1], ['wfr_y', NOW + 2]];
+    const started: [string, number][] = [
+      ['wfr_z', NOW],
+      ['wfr_b', NOW + 1],
+      ['wfr_a', NOW + 1],
+      ['wfr_y', NOW + 2],
+    ];
     for (const [id, now] of started) {
-      const run = { id, url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 0, retryDelayMs: 0, idempotencyKey: null, config: '{}', now };
+      const run = {
+        id,
+        url: 'http://127.0.0.1:9/wf',
+        body: '{}',
+        headers: {},
+        retries: 0,
+        retryDelayMs: 0,
+        idempotencyKey: null,
+        config: '{}',
+        now,
+      };
       await messages.createRun(run, message(`m-${id}`, { runId: id, callType: 'step', kind: 'workflow', now }));
     }
     const order = ['wfr_y', 'wfr_b', 'wfr_a', 'wfr_z'];
@@ -85,7 +141,17 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
   it('keeps the messages of runs failed for good as dead letters, newest first, until deleted', async () => {
     const messages = await open();
     for (const id of ['wfr_d1', 'wfr_d2']) {
-      const run = { id, url: 'http://127.0.0.1:9/wf', body: '{}', headers: {}, retries: 0, retryDelayMs: 0, idempotencyKey: null, config: '{}', now: NOW };
+      const run = {
+        id,
+        url: 'http://127.0.0.1:9/wf',
+        body: '{}',
+        headers: {},
+        retries: 0,
+        retryDelayMs: 0,
+        idempotencyKey: null,
+        config: '{}',
+        now: NOW,
+      };
       await messages.createRun(run, message(`first-${id}`, { runId: id, callType: 'step', kind: 'workflow' }));
     }
     await messages.insertMessages([message('plain-failed')]);
@@ -94,8 +160,13 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
     for (const m of claimed) await messages.settle(m.id, 'one', { status: 'failed' }, NOW + 5);
     // A plain message (no run) is no workflow's: not in the DLQ.
     const letters = await messages.deadLetters({ limit: 10 });
-    expect(letters.map((l) => [l.id, l.failedAt])).toEqual([['first-wfr_d2', NOW + 5], ['first-wfr_d1', NOW + 5]]);
-    expect((await messages.deadLetters({ limit: 10, beforeSeq: letters[0]!.seq })).map((l) => l.id)).toEqual(['first-wfr_d1']);
+    expect(letters.map((l) => [l.id, l.failedAt])).toEqual([
+      ['first-wfr_d2', NOW + 5],
+      ['first-wfr_d1', NOW + 5],
+    ]);
+    expect((await messages.deadLetters({ limit: 10, beforeSeq: letters[0]!.seq })).map((l) => l.id)).toEqual([
+      'first-wfr_d1',
+    ]);
     expect((await messages.deadLetters({ limit: 10, runId: 'wfr_d1' })).map((l) => l.id)).toEqual(['first-wfr_d1']);
     expect(await messages.deleteDeadLetters(['first-wfr_d1', 'plain-failed', 'nobody'])).toBe(1);
     expect((await messages.deadLetters({ limit: 10 })).map((l) => l.id)).toEqual(['first-wfr_d2']);
@@ -118,20 +189,40 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
     const retried = await messages.claimDue({ now: NOW + 1_000, limit: 10, owner: 'three', leaseMs: 5_000 });
     expect(retried.map((m) => [m.id, m.retried])).toEqual([['a', 1]]);
     // A lease that ran out is anyone's.
-    expect((await messages.claimDue({ now: NOW + 10_000, limit: 10, owner: 'four', leaseMs: 5_000 })).map((m) => m.id).sort()).toEqual(['a', 'b']);
+    expect(
+      (await messages.claimDue({ now: NOW + 10_000, limit: 10, owner: 'four', leaseMs: 5_000 }))
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual(['a', 'b']);
     expect(await messages.nextDueAt()).toBe(NOW + 15_000);
   });
 
   it('answers a repeated deduplication key with the first message, and cancels the pending messages of a run but its failure call', async () => {
     const messages = await open();
-    const [one, two] = await messages.insertMessages([message('d1', { dedupKey: 'id:k' }), message('d2', { dedupKey: 'id:k' })]);
+    const [one, two] = await messages.insertMessages([
+      message('d1', { dedupKey: 'id:k' }),
+      message('d2', { dedupKey: 'id:k' }),
+    ]);
     expect(one).toEqual({ id: 'd1', deduplicated: false });
     expect(two).toEqual({ id: 'd1', deduplicated: true });
-    const run = { id: 'wfr_c', url: 'http://127.0.0.1:9/wf', body: '', headers: {}, retries: 0, retryDelayMs: 0, idempotencyKey: null, config: '{}', now: NOW };
+    const run = {
+      id: 'wfr_c',
+      url: 'http://127.0.0.1:9/wf',
+      body: '',
+      headers: {},
+      retries: 0,
+      retryDelayMs: 0,
+      idempotencyKey: null,
+      config: '{}',
+      now: NOW,
+    };
     await messages.createRun(run, message('c1', { runId: 'wfr_c', callType: 'step', kind: 'workflow' }));
     await messages.insertMessages([message('c2', { runId: 'wfr_c', callType: 'failureCall' })]);
     expect(await messages.cancelPending('wfr_c', NOW)).toBe(1);
-    expect((await messages.runMessages('wfr_c')).map((m) => [m.id, m.status])).toEqual([['c1', 'cancelled'], ['c2', 'pending']]);
+    expect((await messages.runMessages('wfr_c')).map((m) => [m.id, m.status])).toEqual([
+      ['c1', 'cancelled'],
+      ['c2', 'pending'],
+    ]);
   });
 
   it('holds a flow key to its parallelism across claims', async () => {
@@ -142,17 +233,23 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
     expect(claimed.map((m) => m.id).sort()).toEqual(['f1', 'free']);
     expect(await messages.claimDue({ now: NOW + 500, limit: 10, owner: 'two', leaseMs: 5_000 })).toEqual([]);
     await messages.settle('f1', 'one', { status: 'delivered' }, NOW + 600);
-    expect((await messages.claimDue({ now: NOW + 700, limit: 10, owner: 'two', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['f2']);
+    expect(
+      (await messages.claimDue({ now: NOW + 700, limit: 10, owner: 'two', leaseMs: 5_000 })).map((m) => m.id),
+    ).toEqual(['f2']);
   });
 
   it('holds a flow key to its rate: deliveries started per period, retries included', async () => {
     const messages = await open();
     const flow = { key: 'r', rate: 1, periodMs: 1_000 };
     await messages.insertMessages([message('r1', { flow }), message('r2', { flow })]);
-    expect((await messages.claimDue({ now: NOW, limit: 10, owner: 'one', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['r1']);
+    expect((await messages.claimDue({ now: NOW, limit: 10, owner: 'one', leaseMs: 5_000 })).map((m) => m.id)).toEqual([
+      'r1',
+    ]);
     await messages.settle('r1', 'one', { status: 'delivered' }, NOW + 10);
     // The rate's slot is spent until a period after the first delivery started.
     expect(await messages.claimDue({ now: NOW + 500, limit: 10, owner: 'one', leaseMs: 5_000 })).toEqual([]);
-    expect((await messages.claimDue({ now: NOW + 1_001, limit: 10, owner: 'one', leaseMs: 5_000 })).map((m) => m.id)).toEqual(['r2']);
+    expect(
+      (await messages.claimDue({ now: NOW + 1_001, limit: 10, owner: 'one', leaseMs: 5_000 })).map((m) => m.id),
+    ).toEqual(['r2']);
   });
 });

@@ -33,7 +33,10 @@ export interface PostgresApiRunnersOptions {
  * close, then the cluster. A file's own `afterAll` registered after this call runs before it
  * (vitest runs after-hooks as a stack), so apps the tests started close while the runners still serve.
  */
-export function postgresApiRunners(options: PostgresApiRunnersOptions): { runners: ApiRunner[]; stores: PostgresStore[] } {
+export function postgresApiRunners(options: PostgresApiRunnersOptions): {
+  runners: ApiRunner[];
+  stores: PostgresStore[];
+} {
   const { database, token, count = 2, leaseMs = 3_000, pollMs = 100 } = options;
   let pg: PostgresCluster | undefined;
   const stores: PostgresStore[] = [];
@@ -48,7 +51,11 @@ export function postgresApiRunners(options: PostgresApiRunnersOptions): { runner
       const server = createApiServer(runner, { host: '127.0.0.1' });
       const port = await listen(server);
       await runner.start();
-      runners.push({ runner, url: `http://127.0.0.1:${port}`, close: async () => (await closeServer(server), await runner.stop(0)) });
+      runners.push({
+        runner,
+        url: `http://127.0.0.1:${port}`,
+        close: async () => (await closeServer(server), await runner.stop(0)),
+      });
     }
   }, 300_000);
 

@@ -27,7 +27,10 @@ beforeAll(async () => {
 const { runners } = postgresApiRunners({
   database: 'qstash_alerts',
   token: TOKEN,
-  runner: () => ({ unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook!.url, publicUrl: 'https://wf.example.com' } }),
+  runner: () => ({
+    unreachable: { baseMs: 20, capMs: 100 },
+    alerts: { webhookUrl: hook!.url, publicUrl: 'https://wf.example.com' },
+  }),
 });
 
 afterAll(async () => {
@@ -59,7 +62,15 @@ describe('QStash engine on PostgreSQL: failure alerts', () => {
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     const { workflowRunId: id } = await client.trigger({ url: `${app.url}/failing`, body: {}, retries: 0 });
     await waitForFinish(first.runner, id, 30_000);
-    await vi.waitFor(async () => expect(await first.runner.store.getRun(id)).toMatchObject({ alert: 'delivered', failureCall: 'delivered', nextAt: null }), { timeout: 10_000 });
+    await vi.waitFor(
+      async () =>
+        expect(await first.runner.store.getRun(id)).toMatchObject({
+          alert: 'delivered',
+          failureCall: 'delivered',
+          nextAt: null,
+        }),
+      { timeout: 10_000 },
+    );
     await sleep(500);
     expect(hook!.received).toHaveLength(1);
     expect(JSON.parse(hook!.received[0]!.body)).toMatchObject({ type: 'run.failed', runId: id });

@@ -28,7 +28,9 @@ describe('QStash engine: failure alerts', () => {
   it('a failed Upstash run is alerted exactly once, and its failureFunction still runs once', async () => {
     const hook = await startWebhookReceiver();
     receivers.push(hook);
-    const runner = await startTestRunner({ runner: { unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url, publicUrl: PUBLIC_URL } } });
+    const runner = await startTestRunner({
+      runner: { unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url, publicUrl: PUBLIC_URL } },
+    });
     let failureCalls = 0;
     const app = await startUpstashApp(runner, {
       failing: {
@@ -84,7 +86,9 @@ describe('QStash engine: failure alerts', () => {
     receivers.push(hook);
     // The webhook answers late: the engine's failure callback (and its attempt) lands meanwhile.
     hook.answer = () => ({ status: 200, delayMs: 1_500 });
-    const runner = await startTestRunner({ runner: { unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url, publicUrl: PUBLIC_URL } } });
+    const runner = await startTestRunner({
+      runner: { unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url, publicUrl: PUBLIC_URL } },
+    });
     let failureCalls = 0;
     const app = await startUpstashApp(runner, {
       failing: {
@@ -132,7 +136,9 @@ describe('QStash engine: failure alerts', () => {
     const env = upstashEnv(runner);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     const { workflowRunId: id } = await client.trigger({ url: `${app.url}/waiting`, body: {} });
-    await vi.waitFor(async () => expect((await runner.store.listSteps(id)).some((s) => s.kind === 'wait')).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await runner.store.listSteps(id)).some((s) => s.kind === 'wait')).toBe(true), {
+      timeout: 10_000,
+    });
     // The delivery that registered the wait logs its attempt once the app answered it: after that, nothing moves.
     await vi.waitFor(async () => expect((await runner.store.listAttempts(id)).length).toBe(2), { timeout: 10_000 });
     const before = (await runner.store.getRun(id))!;
@@ -192,12 +198,16 @@ describe('QStash engine: run ends through run-end', () => {
     receivers.push(hook);
     hook.answer = () => ({ status: 404 });
     const { tracing, ended } = endsTracer();
-    const runner = await startTestRunner({ runner: { tracing, unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url } } });
+    const runner = await startTestRunner({
+      runner: { tracing, unreachable: { baseMs: 20, capMs: 100 }, alerts: { webhookUrl: hook.url } },
+    });
     let failureCalls = 0;
     const app = await startUpstashApp(runner, {
       done: { route: async (context) => context.run('only', async () => 'fine') },
       // Waits for an event nobody sends: stays running until cancelled.
-      waiting: { route: async (context) => void (await context.waitForEvent('never', 'never-sent', { timeout: '1h' })) },
+      waiting: {
+        route: async (context) => void (await context.waitForEvent('never', 'never-sent', { timeout: '1h' })),
+      },
       failing: {
         route: async (context) => {
           await context.run('charge', async () => {
@@ -210,14 +220,20 @@ describe('QStash engine: run ends through run-end', () => {
     apps.push(app);
     const env = upstashEnv(runner);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
-    const trigger = async (name: string, retries?: number) => (await client.trigger({ url: `${app.url}/${name}`, body: {}, ...(retries !== undefined && { retries }) })).workflowRunId;
+    const trigger = async (name: string, retries?: number) =>
+      (await client.trigger({ url: `${app.url}/${name}`, body: {}, ...(retries !== undefined && { retries }) }))
+        .workflowRunId;
 
     const completed = await trigger('done');
     const byClient = await trigger('waiting');
     const byWf = await trigger('waiting');
     const failed = await trigger('failing', 0);
     await waitForRun(runner.runner, completed, (r) => r.status === 'completed', 20_000);
-    for (const id of [byClient, byWf]) await vi.waitFor(async () => expect((await runner.store.listSteps(id)).some((s) => s.kind === 'wait')).toBe(true), { timeout: 20_000 });
+    for (const id of [byClient, byWf])
+      await vi.waitFor(
+        async () => expect((await runner.store.listSteps(id)).some((s) => s.kind === 'wait')).toBe(true),
+        { timeout: 20_000 },
+      );
     expect(await client.cancel({ ids: byClient })).toEqual({ cancelled: 1 });
     await runner.runner.cancelRun(byWf);
 

@@ -26,8 +26,16 @@ async function wf(runner: TestRunner, args: string[]): Promise<string[]> {
   const out: string[] = [];
   const cwd = mkdtempSync(join(tmpdir(), 'wf-qstash-cli-'));
   dirs.push(cwd);
-  const io: CliIO = { out: (line) => void out.push(line), err: (line) => void out.push(line), env: {}, cwd, interrupted: () => new Promise(() => {}) };
-  await createProgram(io).exitOverride().parseAsync([...args, '--runner', runner.url, '--token', runner.token], { from: 'user' });
+  const io: CliIO = {
+    out: (line) => void out.push(line),
+    err: (line) => void out.push(line),
+    env: {},
+    cwd,
+    interrupted: () => new Promise(() => {}),
+  };
+  await createProgram(io)
+    .exitOverride()
+    .parseAsync([...args, '--runner', runner.url, '--token', runner.token], { from: 'user' });
   return out;
 }
 
@@ -46,7 +54,8 @@ async function parkedRun(): Promise<{ runner: TestRunner; runId: string }> {
   const env = upstashEnv(runner);
   const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
   const { workflowRunId } = await client.trigger({ url: `${app.url}/approval`, body: {} });
-  for (let i = 0; i < 400 && (await runner.store.listSteps(workflowRunId)).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 400 && (await runner.store.listSteps(workflowRunId)).length < 2; i++)
+    await new Promise((r) => setTimeout(r, 25));
   return { runner, runId: workflowRunId };
 }
 

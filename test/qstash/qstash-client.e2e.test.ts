@@ -50,14 +50,20 @@ const atStep = (runner: TestRunner, runId: string, count: number) =>
 describe('Client.cancel and Client.logs with the real @upstash/workflow', () => {
   it('cancels by id, by URL prefix and all, counting only the runs it cancelled', async () => {
     const { runner, app, client } = await setup();
-    const ids = await Promise.all([1, 2, 3, 4].map(async (n) => (await client.trigger({ url: `${app.url}/parked`, body: { n }, workflowRunId: `park-${n}` })).workflowRunId));
+    const ids = await Promise.all(
+      [1, 2, 3, 4].map(
+        async (n) =>
+          (await client.trigger({ url: `${app.url}/parked`, body: { n }, workflowRunId: `park-${n}` })).workflowRunId,
+      ),
+    );
     for (const id of ids) await atStep(runner, id, 2);
     expect(await client.cancel({ ids: ids[0]! })).toEqual({ cancelled: 1 });
     expect(await client.cancel({ ids: [ids[0]!, 'wfr_nobody'] })).toEqual({ cancelled: 0 });
     expect((await runner.store.getRun(ids[0]!))?.status).toBe('cancelled');
     expect(await client.cancel({ urlStartingWith: `${app.url}/park` })).toMatchObject({ cancelled: 3 });
     for (const id of ids) expect((await runner.store.getRun(id))?.status).toBe('cancelled');
-    const another = (await client.trigger({ url: `${app.url}/parked`, body: {}, workflowRunId: 'park-5' })).workflowRunId;
+    const another = (await client.trigger({ url: `${app.url}/parked`, body: {}, workflowRunId: 'park-5' }))
+      .workflowRunId;
     await atStep(runner, another, 2);
     expect(await client.cancel({ all: true })).toMatchObject({ cancelled: 1 });
     expect((await runner.store.getRun(another))?.status).toBe('cancelled');
@@ -65,18 +71,26 @@ describe('Client.cancel and Client.logs with the real @upstash/workflow', () => 
 
   it('lists runs as WorkflowRunLog, newest start first, with filters and a cursor', async () => {
     const { runner, app, client } = await setup();
-    const done = (await client.trigger({ url: `${app.url}/twoSteps`, body: { x: 1 }, workflowRunId: 'logs-done' })).workflowRunId;
+    const done = (await client.trigger({ url: `${app.url}/twoSteps`, body: { x: 1 }, workflowRunId: 'logs-done' }))
+      .workflowRunId;
     await waitForFinish(runner.runner, done);
-    const parked = (await client.trigger({ url: `${app.url}/parked`, body: {}, workflowRunId: 'logs-parked' })).workflowRunId;
+    const parked = (await client.trigger({ url: `${app.url}/parked`, body: {}, workflowRunId: 'logs-parked' }))
+      .workflowRunId;
     await atStep(runner, parked, 2);
 
     const one = await client.logs({ workflowRunId: done });
     expect(one.runs).toHaveLength(1);
     const log = one.runs[0]!;
-    expect(log).toMatchObject({ workflowRunId: done, workflowUrl: `${app.url}/twoSteps`, workflowState: 'RUN_SUCCESS' });
+    expect(log).toMatchObject({
+      workflowRunId: done,
+      workflowUrl: `${app.url}/twoSteps`,
+      workflowState: 'RUN_SUCCESS',
+    });
     expect(typeof log.workflowRunCompletedAt).toBe('number');
     expect(JSON.parse(log.workflowRunResponse!)).toEqual({ b: 'AB' });
-    expect(log.steps.map((group) => group.steps.map((step) => ('stepName' in step ? step.stepName : undefined)))).toEqual([['init'], ['a'], ['b']]);
+    expect(
+      log.steps.map((group) => group.steps.map((step) => ('stepName' in step ? step.stepName : undefined))),
+    ).toEqual([['init'], ['a'], ['b']]);
     expect(log.steps[1]!.steps[0]).toMatchObject({ stepType: 'Run', out: 'A', state: 'STEP_SUCCESS' });
     // Message ids are those of the messages that carried the payload and each step.
     const messageIds = log.steps.map((group) => group.steps[0]!.messageId);

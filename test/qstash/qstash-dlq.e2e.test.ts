@@ -16,21 +16,30 @@ describe('the DLQ with the real @upstash/workflow', () => {
   it('lists the message each failed run failed on, newest first, with its answer; deletes by id and all', async () => {
     const runner = await startTestRunner();
     const env = upstashEnv(runner);
-    const app = await startUpstashApp(runner, {
-      doomed: {
-        route: async (context) => {
-          await context.run('breaks', async () => {
-            throw new Error('never works');
-          });
+    const app = await startUpstashApp(
+      runner,
+      {
+        doomed: {
+          route: async (context) => {
+            await context.run('breaks', async () => {
+              throw new Error('never works');
+            });
+          },
         },
+        fine: { route: async (context) => context.run('works', async () => 1) },
       },
-      fine: { route: async (context) => context.run('works', async () => 1) },
-    }, env);
+      env,
+    );
     apps.push(app);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     const failed: string[] = [];
     for (const n of [1, 2]) {
-      const { workflowRunId } = await client.trigger({ url: `${app.url}/doomed`, body: { n }, retries: 0, label: `doomed-${n}` });
+      const { workflowRunId } = await client.trigger({
+        url: `${app.url}/doomed`,
+        body: { n },
+        retries: 0,
+        label: `doomed-${n}`,
+      });
       expect((await waitForFinish(runner.runner, workflowRunId, 15_000)).run.status).toBe('failed');
       failed.push(workflowRunId);
     }
@@ -52,10 +61,14 @@ describe('the DLQ with the real @upstash/workflow', () => {
     });
     expect(newest!.responseBody).toContain('never works');
     expect(typeof newest!.workflowCreatedAt).toBe('number');
-    expect((await client.dlq.list({ filter: { workflowRunId: failed[0] } })).messages.map((m) => m.workflowRunId)).toEqual([failed[0]]);
+    expect(
+      (await client.dlq.list({ filter: { workflowRunId: failed[0] } })).messages.map((m) => m.workflowRunId),
+    ).toEqual([failed[0]]);
     const page = await client.dlq.list({ count: 1 });
     expect(page.messages.map((m) => m.workflowRunId)).toEqual([failed[1]]);
-    expect((await client.dlq.list({ count: 1, cursor: page.cursor })).messages.map((m) => m.workflowRunId)).toEqual([failed[0]]);
+    expect((await client.dlq.list({ count: 1, cursor: page.cursor })).messages.map((m) => m.workflowRunId)).toEqual([
+      failed[0],
+    ]);
     await expect(client.dlq.list({ filter: { label: 'doomed-1' } })).rejects.toThrow(/label/);
 
     expect(await client.dlq.delete(newest!.dlqId)).toMatchObject({ deleted: 1 });

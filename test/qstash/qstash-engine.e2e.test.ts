@@ -27,7 +27,9 @@ const twoSteps = {
 
 async function runIdFromList(url: string, token: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const page = (await (await fetch(`${url}/v1/runs`, { headers: { authorization: `Bearer ${token}` } })).json()) as { runs: { id: string }[] };
+    const page = (await (await fetch(`${url}/v1/runs`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      runs: { id: string }[];
+    };
     if (page.runs.length > 0) return page.runs[0]!.id;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -40,7 +42,9 @@ describe('QStash engine with the real @upstash/workflow', () => {
     const app = await startUpstashApp(runner, { 'two-steps': twoSteps });
     apps.push(app);
     const stepEvents: string[] = [];
-    runner.runner.events.subscribe((event) => void (event.type === 'step' && stepEvents.push(`${event.step.name} ${event.step.status}`)));
+    runner.runner.events.subscribe(
+      (event) => void (event.type === 'step' && stepEvents.push(`${event.step.name} ${event.step.status}`)),
+    );
     const published = await fetch(`${runner.url}/v2/publish/${app.url}/two-steps`, {
       method: 'POST',
       headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
@@ -51,14 +55,18 @@ describe('QStash engine with the real @upstash/workflow', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, runId);
     expect(run).toMatchObject({ status: 'completed', protocol: 'upstash', url: `${app.url}/two-steps` });
     // The first delivery's own headers (its signature, connection headers), which the SDK forwards, are not the run's.
-    expect(Object.keys(run.headers).filter((name) => /signature|message-id|content-length|^host$/.test(name))).toEqual([]);
+    expect(Object.keys(run.headers).filter((name) => /signature|message-id|content-length|^host$/.test(name))).toEqual(
+      [],
+    );
     expect(JSON.parse(run.output!)).toBeDefined();
     expect(steps.map((s) => [s.index, s.name, s.kind, s.status])).toEqual([
       [1, 'double', 'run', 'succeeded'],
       [2, 'greet', 'run', 'succeeded'],
     ]);
     // Through the API as the dashboards read it: the run with its steps' outputs as JSON.
-    const detail = (await (await fetch(`${runner.url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as {
+    const detail = (await (
+      await fetch(`${runner.url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${runner.token}` } })
+    ).json()) as {
       run: { output: unknown; protocol: string };
       steps: { name: string; output: unknown }[];
     };
@@ -83,7 +91,11 @@ describe('QStash engine with the real @upstash/workflow', () => {
     apps.push(app);
     const env = upstashEnv(runner);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
-    const { workflowRunId } = await client.trigger({ url: `${app.url}/two-steps`, body: { n: 5 }, workflowRunId: 'smoke-1' });
+    const { workflowRunId } = await client.trigger({
+      url: `${app.url}/two-steps`,
+      body: { n: 5 },
+      workflowRunId: 'smoke-1',
+    });
     expect(workflowRunId).toBe('wfr_smoke-1');
     const { run, steps } = await waitForFinish(runner.runner, workflowRunId);
     expect(run.status).toBe('completed');
@@ -106,7 +118,9 @@ describe('QStash engine with the real @upstash/workflow', () => {
     });
     expect(unsupported.status).toBe(400);
     expect(await unsupported.text()).toContain('upstash-queue-name');
-    const unknownEndpoint = await fetch(`${runner.url}/v2/topics`, { headers: { authorization: `Bearer ${runner.token}` } });
+    const unknownEndpoint = await fetch(`${runner.url}/v2/topics`, {
+      headers: { authorization: `Bearer ${runner.token}` },
+    });
     expect(unknownEndpoint.status).toBe(404);
     expect(await unknownEndpoint.text()).toContain('GET /v2/topics');
   });
@@ -119,9 +133,11 @@ describe('QStash engine with the real @upstash/workflow', () => {
     });
     apps.push(app);
     const publish = () =>
-      fetch(`${runner.url}/v2/publish/${app.url}/hook`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}`, 'upstash-deduplication-id': 'once' }, body: 'x' }).then(
-        (r) => r.json() as Promise<{ messageId: string; deduplicated?: boolean }>,
-      );
+      fetch(`${runner.url}/v2/publish/${app.url}/hook`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${runner.token}`, 'upstash-deduplication-id': 'once' },
+        body: 'x',
+      }).then((r) => r.json() as Promise<{ messageId: string; deduplicated?: boolean }>);
     const first = await publish();
     const second = await publish();
     expect(second).toEqual({ messageId: first.messageId, url: `${app.url}/hook`, deduplicated: true });
@@ -134,7 +150,17 @@ describe('QStash engine with the real @upstash/workflow', () => {
     const runner = await startTestRunner();
     const seen: { at: number; retried: string | undefined; signature: string | undefined }[] = [];
     const app = await startUpstashApp(runner, {}, upstashEnv(runner), (hono) => {
-      hono.post('/later', (c) => (seen.push({ at: Date.now(), retried: c.req.header('upstash-retried'), signature: c.req.header('upstash-signature') }), c.text('ok')));
+      hono.post(
+        '/later',
+        (c) => (
+          seen.push({
+            at: Date.now(),
+            retried: c.req.header('upstash-retried'),
+            signature: c.req.header('upstash-signature'),
+          }),
+          c.text('ok')
+        ),
+      );
     });
     apps.push(app);
     const notBefore = Math.ceil(Date.now() / 1000) + 1;

@@ -23,7 +23,9 @@ async function setup(
 ): Promise<{ runner: TestRunner; app: UpstashApp; client: Client }> {
   const runner = await startTestRunner(runnerOptions);
   const app = await startUpstashApp(runner, workflows, upstashEnv(runner), (hono) => {
-    hono.post('/echo', async (c) => c.json({ echoed: await c.req.json(), authorized: c.req.header('authorization') === 'Bearer secret-call' }, 201));
+    hono.post('/echo', async (c) =>
+      c.json({ echoed: await c.req.json(), authorized: c.req.header('authorization') === 'Bearer secret-call' }, 201),
+    );
   });
   apps.push(app);
   const env = upstashEnv(runner);
@@ -37,7 +39,12 @@ describe('QStash engine: what the SDK asks of QStash', () => {
         route: async (context) => {
           const [a, b] = await Promise.all([context.run('a', async () => 1), context.run('b', async () => 2)]);
           await context.sleep('nap', 1);
-          const call = await context.call('echo', { url: `${app.url}/echo`, method: 'POST', body: JSON.stringify({ sum: a + b }), headers: { authorization: 'Bearer secret-call' } });
+          const call = await context.call('echo', {
+            url: `${app.url}/echo`,
+            method: 'POST',
+            body: JSON.stringify({ sum: a + b }),
+            headers: { authorization: 'Bearer secret-call' },
+          });
           return { sum: a + b, status: call.status, body: call.body };
         },
       },
@@ -46,7 +53,9 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     const { run, steps } = await waitForFinish(runner.runner, workflowRunId, 20_000);
     expect(run.status).toBe('completed');
     expect(JSON.parse(JSON.stringify(run.output))).toBeTruthy();
-    const detail = (await (await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as {
+    const detail = (await (
+      await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })
+    ).json()) as {
       run: { output: { sum: number; status: number; body: { echoed: unknown; authorized: boolean } } };
       steps: { index: number; name: string; kind: string; status: string; output?: unknown }[];
     };
@@ -72,13 +81,26 @@ describe('QStash engine: what the SDK asks of QStash', () => {
           });
         },
         options: {
-          failureFunction: async ({ context, failStatus, failResponse }: { context: { requestPayload: unknown }; failStatus: number; failResponse: string }) => {
+          failureFunction: async ({
+            context,
+            failStatus,
+            failResponse,
+          }: {
+            context: { requestPayload: unknown };
+            failStatus: number;
+            failResponse: string;
+          }) => {
             failures.push({ failStatus, failResponse, payload: context.requestPayload });
           },
         },
       },
     });
-    const { workflowRunId } = await client.trigger({ url: `${app.url}/failing`, body: { id: 7 }, retries: 1, retryDelay: '50' });
+    const { workflowRunId } = await client.trigger({
+      url: `${app.url}/failing`,
+      body: { id: 7 },
+      retries: 1,
+      retryDelay: '50',
+    });
     const { run, attempts } = await waitForFinish(runner.runner, workflowRunId, 20_000);
     expect(run.status).toBe('failed');
     expect(run.error?.message).toContain('always broken');
@@ -87,7 +109,9 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     await vi.waitFor(async () => expect((await runner.store.getRun(workflowRunId))!.failureCall).toBe('delivered'));
     // One first try and one retry of the failing step (Upstash-Retries: 1), each an attempt.
     expect(attempts.filter((a) => a.responseStatus === 500)).toHaveLength(2);
-    expect(attempts.map((a) => a.outcome)).toEqual(expect.arrayContaining(['retry', 'failed', 'failure-function done']));
+    expect(attempts.map((a) => a.outcome)).toEqual(
+      expect.arrayContaining(['retry', 'failed', 'failure-function done']),
+    );
   });
 
   it('a non-retryable error (489) fails the run at once; context.cancel() cancels it', async () => {
@@ -165,15 +189,26 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     expect(next.startedAt - busy.startedAt).toBeGreaterThanOrEqual(900);
 
     const sleepy = await client.trigger({ url: `${app.url}/sleepy`, body: {} });
-    await vi.waitFor(async () => expect((await runner.store.listSteps(sleepy.workflowRunId)).map((s) => [s.name, s.status])).toEqual([['before', 'succeeded'], ['long', 'running']]));
+    await vi.waitFor(async () =>
+      expect((await runner.store.listSteps(sleepy.workflowRunId)).map((s) => [s.name, s.status])).toEqual([
+        ['before', 'succeeded'],
+        ['long', 'running'],
+      ]),
+    );
     const auth = { authorization: `Bearer ${runner.token}` };
-    const cancel = await fetch(`${runner.url}/v1/runs/${sleepy.workflowRunId}/cancel`, { method: 'POST', headers: auth });
+    const cancel = await fetch(`${runner.url}/v1/runs/${sleepy.workflowRunId}/cancel`, {
+      method: 'POST',
+      headers: auth,
+    });
     expect(cancel.status).toBe(200);
     const cancelled = await waitForFinish(runner.runner, sleepy.workflowRunId);
     expect(cancelled.run.status).toBe('cancelled');
     expect(cancelled.steps.find((s) => s.name === 'long')?.status).toBe('cancelled');
     for (const action of ['resume', 'rerun']) {
-      const refused = await fetch(`${runner.url}/v1/runs/${sleepy.workflowRunId}/${action}`, { method: 'POST', headers: auth });
+      const refused = await fetch(`${runner.url}/v1/runs/${sleepy.workflowRunId}/${action}`, {
+        method: 'POST',
+        headers: auth,
+      });
       expect(refused.status).toBe(409);
       expect(await refused.text()).toContain('UPSTASH_RUN');
     }
@@ -184,15 +219,25 @@ describe('QStash engine: what the SDK asks of QStash', () => {
 
   it('an app that is down is tried again without spending retries, and the run goes on when it is back', async () => {
     const runner = await startTestRunner({ runner: { unreachable: { baseMs: 50, capMs: 200 } } });
-    let app = await startUpstashApp(runner, { flaky: { route: async (context) => context.run('only', async () => 'up') } });
+    let app = await startUpstashApp(runner, {
+      flaky: { route: async (context) => context.run('only', async () => 'up') },
+    });
     const port = new URL(app.url).port;
     const env = upstashEnv(runner);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     await app.close();
     // Published while the app is down: the runner keeps trying its URL.
     const { workflowRunId } = await client.trigger({ url: `http://127.0.0.1:${port}/flaky`, body: {}, retries: 0 });
-    await vi.waitFor(async () => expect((await runner.store.getRun(workflowRunId))?.unreachableSince).not.toBeNull(), { timeout: 5_000 });
-    app = await startUpstashApp(runner, { flaky: { route: async (context) => context.run('only', async () => 'up') } }, env, undefined, Number(port));
+    await vi.waitFor(async () => expect((await runner.store.getRun(workflowRunId))?.unreachableSince).not.toBeNull(), {
+      timeout: 5_000,
+    });
+    app = await startUpstashApp(
+      runner,
+      { flaky: { route: async (context) => context.run('only', async () => 'up') } },
+      env,
+      undefined,
+      Number(port),
+    );
     apps.push(app);
     const { run, attempts } = await waitForFinish(runner.runner, workflowRunId, 10_000);
     expect(run).toMatchObject({ status: 'completed', unreachableSince: null });
@@ -219,14 +264,19 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     const triggered = await client.trigger(
       [1, 2, 3].map(() => ({ url: `${app.url}/limited`, body: {}, flowControl: { key: 'tenant-1', parallelism: 1 } })),
     );
-    for (const { workflowRunId } of triggered) expect((await waitForFinish(runner.runner, workflowRunId, 20_000)).run.status).toBe('completed');
+    for (const { workflowRunId } of triggered)
+      expect((await waitForFinish(runner.runner, workflowRunId, 20_000)).run.status).toBe('completed');
     // Without the key the three runs overlap (3 at once): the limit is what keeps this at 1.
     expect(most).toBe(1);
   });
 
   it('refuses a destination outside the allowed origins (403 naming the setting)', async () => {
     const runner = await startTestRunner();
-    const refused = await fetch(`${runner.url}/v2/publish/https://example.com/hook`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` }, body: 'x' });
+    const refused = await fetch(`${runner.url}/v2/publish/https://example.com/hook`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}` },
+      body: 'x',
+    });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('--allow-origin https://example.com');
   });
@@ -234,11 +284,17 @@ describe('QStash engine: what the SDK asks of QStash', () => {
   it('context.invoke: the child runs on its own payload and its result comes back to the invoker', async () => {
     const runner = await startTestRunner();
     const env = upstashEnv(runner);
-    const child = createWorkflow(async (context: any) => context.run('double', async () => (context.requestPayload as { n: number }).n * 2), { env });
-    const parent = createWorkflow(async (context: any) => {
-      const answer = await context.invoke('ask-child', { workflow: child, body: { n: 21 } });
-      return { body: answer.body, isFailed: answer.isFailed };
-    }, { env });
+    const child = createWorkflow(
+      async (context: any) => context.run('double', async () => (context.requestPayload as { n: number }).n * 2),
+      { env },
+    );
+    const parent = createWorkflow(
+      async (context: any) => {
+        const answer = await context.invoke('ask-child', { workflow: child, body: { n: 21 } });
+        return { body: answer.body, isFailed: answer.isFailed };
+      },
+      { env },
+    );
     const app = await startUpstashApp(runner, {}, env, (hono) => {
       hono.post('/wf/*', serveMany({ parent, child }));
     });
@@ -247,14 +303,18 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     const { workflowRunId } = await client.trigger({ url: `${app.url}/wf/parent`, body: {} });
     const { run, steps } = await waitForFinish(runner.runner, workflowRunId, 15_000);
     expect(run.status).toBe('completed');
-    const detail = (await (await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { output: unknown } };
+    const detail = (await (
+      await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })
+    ).json()) as { run: { output: unknown } };
     expect(detail.run.output).toEqual({ body: 42, isFailed: false });
     expect(steps.map((s) => [s.name, s.kind, s.status])).toEqual([['ask-child', 'invoke', 'succeeded']]);
     // The child is a run of its own, started with the payload alone.
     const children = (await runner.store.listRuns({})).runs.filter((r) => r.id !== workflowRunId);
     expect(children.map((r) => [r.url, r.body, r.status])).toEqual([[`${app.url}/wf/child`, '{"n":21}', 'completed']]);
     // Linked as native parent and child runs are, for the dashboards.
-    const childDetail = (await (await fetch(`${runner.url}/v1/runs/${children[0]!.id}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { parentRunId?: string } };
+    const childDetail = (await (
+      await fetch(`${runner.url}/v1/runs/${children[0]!.id}`, { headers: { authorization: `Bearer ${runner.token}` } })
+    ).json()) as { run: { parentRunId?: string } };
     expect(childDetail.run.parentRunId).toBe(workflowRunId);
     expect(steps[0]!.eventId).toBe(`wf-child:${children[0]!.id}`);
   });
@@ -287,22 +347,33 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     };
     const { workflowRunId } = await client.trigger({ url: `${app.url}/steady`, body: {} });
     // While the run sleeps, the unsettled message is delivered again once its lease ended.
-    await vi.waitFor(async () => expect((await messages.runMessages(workflowRunId)).find((m) => m.id === faulted)?.status).toBe('delivered'), { timeout: 5_000 });
+    await vi.waitFor(
+      async () =>
+        expect((await messages.runMessages(workflowRunId)).find((m) => m.id === faulted)?.status).toBe('delivered'),
+      { timeout: 5_000 },
+    );
     expect((await runner.store.getRun(workflowRunId))?.status).toBe('running');
     const { run, steps } = await waitForFinish(runner.runner, workflowRunId, 15_000);
     expect(faults).toBe(1);
     expect(run.status).toBe('completed');
-    expect(steps.map((s) => [s.name, s.status])).toEqual([['one', 'succeeded'], ['pause', 'succeeded'], ['two', 'succeeded']]);
+    expect(steps.map((s) => [s.name, s.status])).toEqual([
+      ['one', 'succeeded'],
+      ['pause', 'succeeded'],
+      ['two', 'succeeded'],
+    ]);
   });
 
   it('a child run cancelled with wf cancel answers its invoker as cancelled', async () => {
     const runner = await startTestRunner();
     const env = upstashEnv(runner);
     const child = createWorkflow(async (context: any) => context.sleep('forever', 3600), { env });
-    const parent = createWorkflow(async (context: any) => {
-      const answer = await context.invoke('ask-child', { workflow: child, body: {} });
-      return { isCanceled: answer.isCanceled };
-    }, { env });
+    const parent = createWorkflow(
+      async (context: any) => {
+        const answer = await context.invoke('ask-child', { workflow: child, body: {} });
+        return { isCanceled: answer.isCanceled };
+      },
+      { env },
+    );
     const app = await startUpstashApp(runner, {}, env, (hono) => {
       hono.post('/wf/*', serveMany({ parent, child }));
     });
@@ -314,17 +385,24 @@ describe('QStash engine: what the SDK asks of QStash', () => {
       if (!found) throw new Error('no child yet');
       return found.id;
     });
-    const cancel = await fetch(`${runner.url}/v1/runs/${childId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` } });
+    const cancel = await fetch(`${runner.url}/v1/runs/${childId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}` },
+    });
     expect(cancel.status).toBe(200);
     const { run } = await waitForFinish(runner.runner, workflowRunId, 10_000);
     expect(run.status).toBe('completed');
-    const detail = (await (await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })).json()) as { run: { output: unknown } };
+    const detail = (await (
+      await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })
+    ).json()) as { run: { output: unknown } };
     expect(detail.run.output).toEqual({ isCanceled: true });
   });
 
   it("a step's duration is about how long the app worked on it (the delivery it ran in)", async () => {
     const { runner, app, client } = await setup({
-      slow: { route: async (context) => context.run('slow', async () => new Promise((r) => setTimeout(() => r('done'), 80))) },
+      slow: {
+        route: async (context) => context.run('slow', async () => new Promise((r) => setTimeout(() => r('done'), 80))),
+      },
     });
     const { workflowRunId } = await client.trigger({ url: `${app.url}/slow`, body: {} });
     const { steps } = await waitForFinish(runner.runner, workflowRunId, 10_000);

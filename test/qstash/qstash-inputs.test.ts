@@ -17,16 +17,44 @@ function random(seed: number): () => number {
 }
 
 const PATHS = [
-  '/v2/publish/', '/v2/publish/http://127.0.0.1:1/x', '/v2/publish/https://example.com/y', '/v2/publish/%ZZ', '/v2/publish/queue/q',
-  '/v2/batch', '/v2/workflows/runs/wfr_nope', '/v2/workflows/runs/%E0%A4%A', '/v2/workflows/runs/', '/v2/unknown', '/v2',
+  '/v2/publish/',
+  '/v2/publish/http://127.0.0.1:1/x',
+  '/v2/publish/https://example.com/y',
+  '/v2/publish/%ZZ',
+  '/v2/publish/queue/q',
+  '/v2/batch',
+  '/v2/workflows/runs/wfr_nope',
+  '/v2/workflows/runs/%E0%A4%A',
+  '/v2/workflows/runs/',
+  '/v2/unknown',
+  '/v2',
 ];
-const BODIES = ['', '{', '[]', '[1]', '[{}]', '[{"destination":5}]', '[{"destination":"http://127.0.0.1:1/a","headers":{"a":1}}]',
-  '[{"destination":"http://127.0.0.1:1/a","body":{}}]', '[{"destination":"http://127.0.0.1:1/a","queue":"q"}]', 'null', '"x"', '{"a":1}',
+const BODIES = [
+  '',
+  '{',
+  '[]',
+  '[1]',
+  '[{}]',
+  '[{"destination":5}]',
+  '[{"destination":"http://127.0.0.1:1/a","headers":{"a":1}}]',
+  '[{"destination":"http://127.0.0.1:1/a","body":{}}]',
+  '[{"destination":"http://127.0.0.1:1/a","queue":"q"}]',
+  'null',
+  '"x"',
+  '{"a":1}',
   '[{"destination":"http://127.0.0.1:1/a","headers":{"Upstash-Workflow-RunId":"wfr_x","Upstash-Workflow-Init":"false"}}]',
-  '[{"destination":"http://127.0.0.1:1/a","headers":{"Upstash-Delay":"forever"}}]'];
+  '[{"destination":"http://127.0.0.1:1/a","headers":{"Upstash-Delay":"forever"}}]',
+];
 const HEADERS: Record<string, string>[] = [
-  {}, { 'upstash-delay': '-1s' }, { 'upstash-retries': '1e9' }, { 'upstash-retry-delay': 'pow(' }, { 'upstash-workflow-runid': 'wfr_ok', 'upstash-workflow-init': 'true' },
-  { 'upstash-callback': 'nope' }, { 'upstash-not-before': 'tomorrow' }, { 'upstash-method': 'BREW' }, { 'upstash-flow-control-key': 'k', 'upstash-flow-control-value': 'rate=x' },
+  {},
+  { 'upstash-delay': '-1s' },
+  { 'upstash-retries': '1e9' },
+  { 'upstash-retry-delay': 'pow(' },
+  { 'upstash-workflow-runid': 'wfr_ok', 'upstash-workflow-init': 'true' },
+  { 'upstash-callback': 'nope' },
+  { 'upstash-not-before': 'tomorrow' },
+  { 'upstash-method': 'BREW' },
+  { 'upstash-flow-control-key': 'k', 'upstash-flow-control-value': 'rate=x' },
   { 'upstash-forward-x': 'y', 'upstash-workflow-runid': 'wfr_unknown_run' },
 ];
 

@@ -4,7 +4,11 @@ import { HANDOVER_CALL_TYPE } from '../../runner-core/qstash/publish/handover.js
 import { checkPlanLimits, PlanLimitError, upstashLimits } from '../../runner-core/qstash/publish/limits.js';
 import { parseMessage } from '../../runner-core/qstash/messages/spec.js';
 import type { RunMessage, StoredMessage } from '../../runner-core/qstash/messages/store.js';
-import { NON_WORKFLOW_DESTINATION_MESSAGE, nonWorkflowDestination, TRIGGER_NEEDS_SDK_V1_MESSAGE } from '../../runner-core/qstash/delivery/non-workflow.js';
+import {
+  NON_WORKFLOW_DESTINATION_MESSAGE,
+  nonWorkflowDestination,
+  TRIGGER_NEEDS_SDK_V1_MESSAGE,
+} from '../../runner-core/qstash/delivery/non-workflow.js';
 import { inlineListBody, listStream } from '../../runner-core/qstash/delivery/run-list.js';
 import { dueAt } from '../../runner-core/qstash/publish/wake-time.js';
 
@@ -20,7 +24,10 @@ describe('plan limits', () => {
     const over = () => checkPlanLimits(limits, [parseMessage(URL_, { 'Upstash-Retries': '6' }, '')]);
     expect(over).toThrow(PlanLimitError);
     expect(over).toThrow(/Upstash-Retries 6 is over this runner's limit of 5/);
-    const callback = () => checkPlanLimits(limits, [parseMessage(URL_, { 'Upstash-Callback': URL_, 'Upstash-Callback-Retries': '1000000' }, '')]);
+    const callback = () =>
+      checkPlanLimits(limits, [
+        parseMessage(URL_, { 'Upstash-Callback': URL_, 'Upstash-Callback-Retries': '1000000' }, ''),
+      ]);
     expect(callback).toThrow(expect.objectContaining({ status: 412 }));
   });
 
@@ -42,8 +49,21 @@ describe('plan limits', () => {
 });
 
 describe("a run's list", () => {
-  const message = (id: string, body: string, callType: string | null = 'step'): RunMessage => ({ id, seq: 0, callType, body, status: 'pending', retried: 0, createdAt: 0 });
-  const list = [message('msg_1', '{"a":"ü"}'), message('msg_h', '{"a":"ü"}', HANDOVER_CALL_TYPE), message('msg_2', '{"stepId":1}'), message('msg_3', 'x', 'toCallback')];
+  const message = (id: string, body: string, callType: string | null = 'step'): RunMessage => ({
+    id,
+    seq: 0,
+    callType,
+    body,
+    status: 'pending',
+    retried: 0,
+    createdAt: 0,
+  });
+  const list = [
+    message('msg_1', '{"a":"ü"}'),
+    message('msg_h', '{"a":"ü"}', HANDOVER_CALL_TYPE),
+    message('msg_2', '{"stepId":1}'),
+    message('msg_3', 'x', 'toCallback'),
+  ];
   const expected = [
     { messageId: 'msg_1', body: Buffer.from('{"a":"ü"}').toString('base64'), callType: 'step' },
     { messageId: 'msg_2', body: Buffer.from('{"stepId":1}').toString('base64'), callType: 'step' },
@@ -65,7 +85,11 @@ describe("a run's list", () => {
 
 describe('wake times', () => {
   const sleepUntil = (until: number, notBefore: number) =>
-    parseMessage(URL_, { 'Upstash-Workflow-RunId': 'wfr_x', 'Upstash-Not-Before': String(notBefore) }, JSON.stringify({ stepId: 2, stepName: 's', stepType: 'SleepUntil', sleepUntil: until, concurrent: 1 }));
+    parseMessage(
+      URL_,
+      { 'Upstash-Workflow-RunId': 'wfr_x', 'Upstash-Not-Before': String(notBefore) },
+      JSON.stringify({ stepId: 2, stepName: 's', stepType: 'SleepUntil', sleepUntil: until, concurrent: 1 }),
+    );
 
   it('a sleepUntil is due at its own instant when the rounded Not-Before is earlier, never before', () => {
     expect(dueAt(sleepUntil(1_700_000_000.49, 1_700_000_000), 0)).toBe(1_700_000_000_490);
@@ -74,7 +98,16 @@ describe('wake times', () => {
 
   it('any other message is due at Not-Before, or after its delay', () => {
     expect(dueAt(parseMessage(URL_, { 'Upstash-Delay': '2s' }, '{"sleepUntil":9999999999}'), 1_000)).toBe(3_000);
-    expect(dueAt(parseMessage(URL_, { 'Upstash-Workflow-RunId': 'wfr_x', 'Upstash-Not-Before': '5' }, '{"stepType":"Run","sleepUntil":9}'), 0)).toBe(5_000);
+    expect(
+      dueAt(
+        parseMessage(
+          URL_,
+          { 'Upstash-Workflow-RunId': 'wfr_x', 'Upstash-Not-Before': '5' },
+          '{"stepType":"Run","sleepUntil":9}',
+        ),
+        0,
+      ),
+    ).toBe(5_000);
   });
 });
 
@@ -90,8 +123,22 @@ describe('non-workflow destinations', () => {
   });
 
   it('a run started by POST /v2/trigger needs the SDK of v1 or later: the protocol header alone is not enough', () => {
-    expect(nonWorkflowDestination(step, answer({ 'upstash-workflow-sdk-version': '1' }), true)?.message).toBe(TRIGGER_NEEDS_SDK_V1_MESSAGE);
-    expect(nonWorkflowDestination(step, answer({ 'upstash-workflow-sdk-version': '1', 'upstash-workflow-sdk': 'v0.2.7' }), true)?.message).toBe(TRIGGER_NEEDS_SDK_V1_MESSAGE);
-    expect(nonWorkflowDestination(step, answer({ 'upstash-workflow-sdk-version': '1', 'upstash-workflow-sdk': 'v1.3.2' }), true)).toBeUndefined();
+    expect(nonWorkflowDestination(step, answer({ 'upstash-workflow-sdk-version': '1' }), true)?.message).toBe(
+      TRIGGER_NEEDS_SDK_V1_MESSAGE,
+    );
+    expect(
+      nonWorkflowDestination(
+        step,
+        answer({ 'upstash-workflow-sdk-version': '1', 'upstash-workflow-sdk': 'v0.2.7' }),
+        true,
+      )?.message,
+    ).toBe(TRIGGER_NEEDS_SDK_V1_MESSAGE);
+    expect(
+      nonWorkflowDestination(
+        step,
+        answer({ 'upstash-workflow-sdk-version': '1', 'upstash-workflow-sdk': 'v1.3.2' }),
+        true,
+      ),
+    ).toBeUndefined();
   });
 });

@@ -27,11 +27,21 @@ describe('OpenTelemetry spans of an Upstash run', () => {
     cleanups.push(() => receiver.close());
     const dir = mkdtempSync(join(tmpdir(), 'wfkit-qstash-otel-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const runner = await createRunner({ database: join(dir, 'runner.db'), tokens: [TEST_TOKEN], port: 0, otel: { endpoint: `${receiver.url}/v1/traces`, protocol: 'http/json' } });
+    const runner = await createRunner({
+      database: join(dir, 'runner.db'),
+      tokens: [TEST_TOKEN],
+      port: 0,
+      otel: { endpoint: `${receiver.url}/v1/traces`, protocol: 'http/json' },
+    });
     let closed = false;
     cleanups.push(() => (closed ? undefined : runner.close(0)));
     const keys = runner.runner.qstash!.signingKeys;
-    const env = { QSTASH_URL: runner.url, QSTASH_TOKEN: TEST_TOKEN, QSTASH_CURRENT_SIGNING_KEY: keys.current, QSTASH_NEXT_SIGNING_KEY: keys.next };
+    const env = {
+      QSTASH_URL: runner.url,
+      QSTASH_TOKEN: TEST_TOKEN,
+      QSTASH_CURRENT_SIGNING_KEY: keys.current,
+      QSTASH_NEXT_SIGNING_KEY: keys.next,
+    };
     let app: UpstashApp | undefined;
     const workflows = {
       traced: {
@@ -44,7 +54,9 @@ describe('OpenTelemetry spans of an Upstash run', () => {
       },
     };
     // The runner is no TestRunner: the env is given, so the app never asks it for one.
-    app = await startUpstashApp(undefined as never, workflows, env, (hono) => hono.post('/echo', (c) => c.json({ ok: true })));
+    app = await startUpstashApp(undefined as never, workflows, env, (hono) =>
+      hono.post('/echo', (c) => c.json({ ok: true })),
+    );
     cleanups.push(() => app!.close());
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     const { workflowRunId } = await client.trigger({ url: `${app.url}/traced`, body: {} });
@@ -66,7 +78,11 @@ describe('OpenTelemetry spans of an Upstash run', () => {
     expect(deliveries.map((s) => s.attributes['wf.attempt.seq']).sort()).toEqual(attempts.map((a) => a.seq).sort());
     for (const span of deliveries) {
       expect(span).toMatchObject({ parentSpanId: ids.spanId, kind: SpanKindCode.CLIENT });
-      expect(span.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200, 'server.address': '127.0.0.1' });
+      expect(span.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'http.response.status_code': 200,
+        'server.address': '127.0.0.1',
+      });
       expect(span.attributes['wf.qstash.message_id']).toMatch(/^msg_/);
     }
     expect(byName(deliveries, 'drive /traced').length).toBeGreaterThanOrEqual(4);
@@ -74,7 +90,12 @@ describe('OpenTelemetry spans of an Upstash run', () => {
     expect(deliveries.every((s) => /^(drive|call|callback) \//.test(s.name))).toBe(true);
 
     // Its steps, from the stored rows, under the run: as long as the rows say.
-    for (const [name, kind] of [['step first', 'run'], ['sleep nap', 'sleep'], ['call ask', 'call'], ['step second', 'run']] as const) {
+    for (const [name, kind] of [
+      ['step first', 'run'],
+      ['sleep nap', 'sleep'],
+      ['call ask', 'call'],
+      ['step second', 'run'],
+    ] as const) {
       const [span] = byName(spans, name);
       expect(span, name).toMatchObject({ parentSpanId: ids.spanId });
       expect(span!.attributes).toMatchObject({ 'wf.step.kind': kind });

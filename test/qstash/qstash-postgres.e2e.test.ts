@@ -46,7 +46,9 @@ describe('QStash engine on PostgreSQL with two runners', () => {
     });
     const env = upstashEnv(asTest);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
-    const triggered = await client.trigger(Array.from({ length: RUNS }, (_, i) => ({ url: `${app!.url}/steps`, body: { i } })));
+    const triggered = await client.trigger(
+      Array.from({ length: RUNS }, (_, i) => ({ url: `${app!.url}/steps`, body: { i } })),
+    );
     for (const { workflowRunId } of triggered) {
       const { run, steps } = await waitForFinish(stores[1]!, workflowRunId, 30_000);
       expect(run).toMatchObject({ status: 'completed', protocol: 'upstash' });
@@ -81,9 +83,14 @@ describe('QStash engine on PostgreSQL with two runners', () => {
       const env = upstashEnv(asTest);
       const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
       const triggered = await client.trigger(
-        Array.from({ length: 6 }, () => ({ url: `${limitedApp.url}/limited`, body: {}, flowControl: { key: 'pg-tenant', parallelism: 1 } })),
+        Array.from({ length: 6 }, () => ({
+          url: `${limitedApp.url}/limited`,
+          body: {},
+          flowControl: { key: 'pg-tenant', parallelism: 1 },
+        })),
       );
-      for (const { workflowRunId } of triggered) expect((await waitForFinish(stores[0]!, workflowRunId, 30_000)).run.status).toBe('completed');
+      for (const { workflowRunId } of triggered)
+        expect((await waitForFinish(stores[0]!, workflowRunId, 30_000)).run.status).toBe('completed');
       expect(most).toBe(1);
     } finally {
       await limitedApp.close();
@@ -95,7 +102,9 @@ describe('QStash engine on PostgreSQL with two runners', () => {
     const parallelApp = await startUpstashApp(asTest, {
       fan: {
         route: async (context) => {
-          const parts = await Promise.all(['x', 'y', 'z'].map((name) => context.run(name, async () => name.toUpperCase())));
+          const parts = await Promise.all(
+            ['x', 'y', 'z'].map((name) => context.run(name, async () => name.toUpperCase())),
+          );
           return parts.join('');
         },
       },
@@ -103,11 +112,17 @@ describe('QStash engine on PostgreSQL with two runners', () => {
     try {
       const env = upstashEnv(asTest);
       const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
-      const triggered = await client.trigger(Array.from({ length: 10 }, () => ({ url: `${parallelApp.url}/fan`, body: {} })));
+      const triggered = await client.trigger(
+        Array.from({ length: 10 }, () => ({ url: `${parallelApp.url}/fan`, body: {} })),
+      );
       for (const { workflowRunId } of triggered) {
         const { run, steps } = await waitForFinish(stores[1]!, workflowRunId, 30_000);
         expect(run.status).toBe('completed');
-        expect(steps.map((s) => [s.name, s.status])).toEqual([['x', 'succeeded'], ['y', 'succeeded'], ['z', 'succeeded']]);
+        expect(steps.map((s) => [s.name, s.status])).toEqual([
+          ['x', 'succeeded'],
+          ['y', 'succeeded'],
+          ['z', 'succeeded'],
+        ]);
       }
     } finally {
       await parallelApp.close();

@@ -16,9 +16,21 @@ describe('Upstash-Signature', () => {
 
   it('verifies with the real @upstash/qstash Receiver, with the current key and after a rotation', async () => {
     const signature = signDelivery(keys.current, url, body);
-    expect(await new Receiver({ currentSigningKey: keys.current, nextSigningKey: keys.next }).verify({ signature, body, url })).toBe(true);
+    expect(
+      await new Receiver({ currentSigningKey: keys.current, nextSigningKey: keys.next }).verify({
+        signature,
+        body,
+        url,
+      }),
+    ).toBe(true);
     // Keys rotated on the app's side first: the runner's key is now its "next" one.
-    expect(await new Receiver({ currentSigningKey: 'sig_old', nextSigningKey: keys.current }).verify({ signature, body, url })).toBe(true);
+    expect(
+      await new Receiver({ currentSigningKey: 'sig_old', nextSigningKey: keys.current }).verify({
+        signature,
+        body,
+        url,
+      }),
+    ).toBe(true);
   });
 
   it('is refused for another body, another URL or another key', async () => {
@@ -26,7 +38,9 @@ describe('Upstash-Signature', () => {
     const receiver = new Receiver({ currentSigningKey: keys.current, nextSigningKey: keys.next });
     await expect(receiver.verify({ signature, body: body + ' ', url })).rejects.toThrow(/body hash/);
     await expect(receiver.verify({ signature, body, url: `${url}/other` })).rejects.toThrow(/subject/);
-    await expect(new Receiver({ currentSigningKey: 'a', nextSigningKey: 'b' }).verify({ signature, body, url })).rejects.toThrow();
+    await expect(
+      new Receiver({ currentSigningKey: 'a', nextSigningKey: 'b' }).verify({ signature, body, url }),
+    ).rejects.toThrow();
   });
 
   it('derives stable default keys from the token, different per token', () => {
@@ -64,16 +78,31 @@ describe('published headers', () => {
       retries: 2,
       retryDelay: 'pow(2, retried) * 100',
       workflow: { runId: 'wfr_abc', init: false, callType: 'toCallback' },
-      callback: { url: 'http://127.0.0.1:3000/wf', headers: { 'upstash-workflow-runid': 'wfr_abc', 'upstash-forward-upstash-workflow-callback': 'true' } },
+      callback: {
+        url: 'http://127.0.0.1:3000/wf',
+        headers: { 'upstash-workflow-runid': 'wfr_abc', 'upstash-forward-upstash-workflow-callback': 'true' },
+      },
     });
     // A call's target gets the call's headers only: not the publish request's credentials, nor the
     // SDK's control headers (a workflow endpoint there would read the call as a step list).
     expect(spec.deliverHeaders).toEqual({ 'content-type': 'application/json', 'x-tenant': 't1' });
   });
 
-  it('delivers the SDK\'s control headers with a step to the workflow', () => {
-    const spec = parseMessage('http://127.0.0.1:3000/wf', { 'Upstash-Workflow-RunId': 'wfr_abc', 'Upstash-Workflow-Init': 'false', 'Upstash-Forward-Upstash-Workflow-Sdk-Version': '1' }, '{}');
-    expect(spec.deliverHeaders).toEqual({ 'upstash-workflow-runid': 'wfr_abc', 'upstash-workflow-init': 'false', 'upstash-workflow-sdk-version': '1' });
+  it("delivers the SDK's control headers with a step to the workflow", () => {
+    const spec = parseMessage(
+      'http://127.0.0.1:3000/wf',
+      {
+        'Upstash-Workflow-RunId': 'wfr_abc',
+        'Upstash-Workflow-Init': 'false',
+        'Upstash-Forward-Upstash-Workflow-Sdk-Version': '1',
+      },
+      '{}',
+    );
+    expect(spec.deliverHeaders).toEqual({
+      'upstash-workflow-runid': 'wfr_abc',
+      'upstash-workflow-init': 'false',
+      'upstash-workflow-sdk-version': '1',
+    });
   });
 
   it('refuses what it does not support or cannot read, naming the header and the value', () => {
@@ -84,20 +113,28 @@ describe('published headers', () => {
     expect(attempt({ 'Upstash-Retry-Delay': 'launch(1)' })).toThrow(/unknown name "launch"/);
     expect(attempt({ 'Upstash-Workflow-RunId': '../etc' })).toThrow(/Upstash-Workflow-RunId/);
     expect(attempt({ 'Upstash-Callback': 'ftp://x' })).toThrow(/http\(s\)/);
-    expect(attempt({ 'Upstash-Callback': 'http://127.0.0.1/cb', 'Upstash-Callback-Queue-Name': 'q' })).toThrow(/upstash-queue-name/);
+    expect(attempt({ 'Upstash-Callback': 'http://127.0.0.1/cb', 'Upstash-Callback-Queue-Name': 'q' })).toThrow(
+      /upstash-queue-name/,
+    );
     expect(attempt({ 'Upstash-Flow-Control-Key': 'k' })).toThrow(/together/);
     expect(() => parseMessage('not a url', {}, '')).toThrow(QStashHeaderError);
     // A header the runner could not send is the publish's 400, not a delivery failing forever.
     expect(attempt({ 'Upstash-Forward-X-Note': 'a\r\nInjected: 1' })).toThrow(/control characters/);
     expect(attempt({ 'Upstash-Forward-Bad Name': 'x' })).toThrow(/HTTP token/);
-    expect(attempt({ 'Upstash-Flow-Control-Key': 'k', 'Upstash-Flow-Control-Value': 'parallelism=0' })).toThrow(/parallelism or rate/);
+    expect(attempt({ 'Upstash-Flow-Control-Key': 'k', 'Upstash-Flow-Control-Value': 'parallelism=0' })).toThrow(
+      /parallelism or rate/,
+    );
     expect(attempt({ 'Upstash-Flow-Control-Key': 'k', 'Upstash-Flow-Control-Value': 'burst=3' })).toThrow(/parts like/);
   });
 });
 
 describe('flow control values', () => {
   it('reads parallelism, rate and period in any order', () => {
-    const spec = parseMessage('http://127.0.0.1:3000/wf', { 'Upstash-Flow-Control-Key': 'tenant', 'Upstash-Flow-Control-Value': 'rate=10, parallelism=2, period=1m' }, '');
+    const spec = parseMessage(
+      'http://127.0.0.1:3000/wf',
+      { 'Upstash-Flow-Control-Key': 'tenant', 'Upstash-Flow-Control-Value': 'rate=10, parallelism=2, period=1m' },
+      '',
+    );
     expect(spec.flowControl).toEqual({ key: 'tenant', parallelism: 2, rate: 10, periodMs: 60_000 });
   });
 });
@@ -126,15 +163,15 @@ describe('durations and retry delays', () => {
 });
 
 describe('headers as QStash hands them on', () => {
-  it('names a call answer\'s headers in Go\'s canonical case, whatever case the target wrote', () => {
-    expect(['get-header', 'CONTENT-TYPE', 'x-request-id', 'Fail-Header-Foo', 'www-authenticate'].map(canonicalHeaderName)).toEqual([
-      'Get-Header', 'Content-Type', 'X-Request-Id', 'Fail-Header-Foo', 'Www-Authenticate',
-    ]);
+  it("names a call answer's headers in Go's canonical case, whatever case the target wrote", () => {
+    expect(
+      ['get-header', 'CONTENT-TYPE', 'x-request-id', 'Fail-Header-Foo', 'www-authenticate'].map(canonicalHeaderName),
+    ).toEqual(['Get-Header', 'Content-Type', 'X-Request-Id', 'Fail-Header-Foo', 'Www-Authenticate']);
     // Not an HTTP token: left as it is, as Go leaves it.
     expect(canonicalHeaderName('bad header')).toBe('bad header');
   });
 
-  it('gives a run\'s headers to its steps and call answers (without the SDK version), not to a call\'s target', () => {
+  it("gives a run's headers to its steps and call answers (without the SDK version), not to a call's target", () => {
     const forwarded = { 'x-tenant': 'acme', 'upstash-workflow-sdk-version': '1' };
     expect(runHeadersFor('workflow', 'step')?.(forwarded)).toEqual(forwarded);
     expect(runHeadersFor('plain', 'fromCallback')?.(forwarded)).toEqual({ 'x-tenant': 'acme' });

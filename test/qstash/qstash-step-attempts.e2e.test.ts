@@ -30,20 +30,29 @@ describe('QStash engine: the deliveries that ran each step', () => {
             return 'b';
           });
           // Both branches in flight at once: each result must link to its own delivery.
-          await Promise.all([context.run('c', () => pause(80).then(() => 'c')), context.run('d', () => pause(20).then(() => 'd'))]);
+          await Promise.all([
+            context.run('c', () => pause(80).then(() => 'c')),
+            context.run('d', () => pause(20).then(() => 'd')),
+          ]);
         },
       },
     });
     apps.push(app);
     const env = upstashEnv(runner);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
-    const { workflowRunId: id } = await client.trigger({ url: `${app.url}/steps`, body: {}, retries: 2, retryDelay: '20' });
+    const { workflowRunId: id } = await client.trigger({
+      url: `${app.url}/steps`,
+      body: {},
+      retries: 2,
+      retryDelay: '20',
+    });
     const { run, steps, attempts } = await waitForFinish(runner.runner, id, 20_000);
     expect(run).toMatchObject({ status: 'completed', protocol: 'upstash' });
 
     const byName = (name: string) => {
       const step = steps.find((s) => s.name === name);
-      if (!step) throw new Error(`Expected a step named ${name}, but the run has ${steps.map((s) => s.name).join(', ')}.`);
+      if (!step)
+        throw new Error(`Expected a step named ${name}, but the run has ${steps.map((s) => s.name).join(', ')}.`);
       return attemptsOfStep(run, attempts, step);
     };
     const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(byName);
@@ -61,26 +70,37 @@ describe('QStash engine: the deliveries that ran each step', () => {
 
   it('links a sleep, a wait and a call to the deliveries that resolved them', async () => {
     const runner = await startTestRunner();
-    const app = await startUpstashApp(runner, {
-      resolved: {
-        route: async (context) => {
-          await context.sleep('nap', 1);
-          await context.waitForEvent('hold', `go-${context.workflowRunId}`, { timeout: 60 });
-          await context.call('ask', { url: `${app.url}/echo`, method: 'POST', body: '{"q":1}' });
+    const app = await startUpstashApp(
+      runner,
+      {
+        resolved: {
+          route: async (context) => {
+            await context.sleep('nap', 1);
+            await context.waitForEvent('hold', `go-${context.workflowRunId}`, { timeout: 60 });
+            await context.call('ask', { url: `${app.url}/echo`, method: 'POST', body: '{"q":1}' });
+          },
         },
       },
-    }, upstashEnv(runner), (hono) => hono.post('/echo', (c) => c.json({ ok: true })));
+      upstashEnv(runner),
+      (hono) => hono.post('/echo', (c) => c.json({ ok: true })),
+    );
     apps.push(app);
     const env = upstashEnv(runner);
     const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
     const { workflowRunId: id } = await client.trigger({ url: `${app.url}/resolved`, body: {} });
-    await vi.waitFor(async () => expect(await client.getWaiters({ eventId: `go-${id}` })).toHaveLength(1), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await client.getWaiters({ eventId: `go-${id}` })).toHaveLength(1), {
+      timeout: 10_000,
+    });
     await client.notify({ eventId: `go-${id}`, eventData: 'now' });
     const { run, steps, attempts } = await waitForFinish(runner.runner, id, 20_000);
     expect(run.status).toBe('completed');
     const linked = (name: string) => attemptsOfStep(run, attempts, steps.find((s) => s.name === name)!);
     // The sleep's end and the wait's event: each the delivery of its own result message.
-    for (const name of ['nap', 'hold']) expect(linked(name).map((x) => x.responseStatus), name).toEqual([200]);
+    for (const name of ['nap', 'hold'])
+      expect(
+        linked(name).map((x) => x.responseStatus),
+        name,
+      ).toEqual([200]);
     // The call: its request to the target, then the callback that brought the answer back (then the
     // delivery of its result, as a sleep's, once that delivery's attempt is logged: it ends the run).
     const call = linked('ask');

@@ -62,7 +62,11 @@ async function runsEachStepOnce(target: TestRunner): Promise<void> {
   expect(faults).toBe(1);
   expect(run.status).toBe('completed');
   expect(Object.fromEntries(executions)).toEqual({ one: 1, two: 1 });
-  expect(steps.map((s) => [s.name, decodeValue(s.output ?? undefined)])).toEqual([['one', 1], ['pause', undefined], ['two', 1]]);
+  expect(steps.map((s) => [s.name, decodeValue(s.output ?? undefined)])).toEqual([
+    ['one', 1],
+    ['pause', undefined],
+    ['two', 1],
+  ]);
   expect(decodeValue(run.output ?? undefined)).toEqual([1, 1]);
 }
 

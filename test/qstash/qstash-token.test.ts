@@ -40,7 +40,14 @@ describe('QSTASH_TOKEN shape', () => {
 describe('webhook URLs', () => {
   it('parses /workflows/hooks/<user>/<run>/<event> and nothing longer, shorter or empty', () => {
     expect(parseHookPath('/workflows/hooks/u/wfr_1/evt_1')).toEqual({ userId: 'u', runId: 'wfr_1', eventId: 'evt_1' });
-    for (const path of ['/workflows/hooks/u/wfr_1', '/workflows/hooks/u/wfr_1/evt_1/x', '/workflows/hooks/u//evt_1', '/workflows/hooks/', '/workflows/hook/u/r/e', `/workflows/hooks/u/r/${'e'.repeat(201)}`]) {
+    for (const path of [
+      '/workflows/hooks/u/wfr_1',
+      '/workflows/hooks/u/wfr_1/evt_1/x',
+      '/workflows/hooks/u//evt_1',
+      '/workflows/hooks/',
+      '/workflows/hook/u/r/e',
+      `/workflows/hooks/u/r/${'e'.repeat(201)}`,
+    ]) {
       expect(parseHookPath(path), path).toBeUndefined();
     }
   });

@@ -25,7 +25,9 @@ afterAll(async () => {
 const clientOf = (url: string): Client => new Client({ baseUrl: url, token: TOKEN });
 
 describe('Upstash waits on PostgreSQL with two runners', () => {
-  it('notifies through the other runner reach the right runs once, with lookback and timeouts', { timeout: 60_000 }, async () => {
+  it('notifies through the other runner reach the right runs once, with lookback and timeouts', {
+    timeout: 60_000,
+  }, async () => {
     const [a, b] = runners as [(typeof runners)[0], (typeof runners)[0]];
     const asTest = { runner: a.runner, url: a.url, token: TOKEN } as TestRunner;
     const received = new Map<string, number>();
@@ -34,7 +36,9 @@ describe('Upstash waits on PostgreSQL with two runners', () => {
         route: async (context) => {
           const { i, timeout } = context.requestPayload as { i: number; timeout?: number };
           await context.run('ready', async () => i);
-          const { eventData, timeout: timedOut } = await context.waitForEvent('event', `pg-ev-${i}`, { timeout: timeout ?? 60 });
+          const { eventData, timeout: timedOut } = await context.waitForEvent('event', `pg-ev-${i}`, {
+            timeout: timeout ?? 60,
+          });
           return await context.run('got', async () => {
             received.set(context.workflowRunId, (received.get(context.workflowRunId) ?? 0) + 1);
             return { eventData, timedOut };
@@ -47,9 +51,18 @@ describe('Upstash waits on PostgreSQL with two runners', () => {
     const viaB = clientOf(b.url);
     const ids = Array.from({ length: RUNS }, (_, i) => `pg-wait-${i}`);
     // The first third is notified (through B) before it even starts: lookback by run id.
-    for (let i = 0; i < RUNS / 3; i++) expect(await viaB.notify({ eventId: `pg-ev-${i}`, eventData: { i, early: true }, workflowRunId: `wfr_${ids[i]}` })).toEqual([]);
+    for (let i = 0; i < RUNS / 3; i++)
+      expect(
+        await viaB.notify({ eventId: `pg-ev-${i}`, eventData: { i, early: true }, workflowRunId: `wfr_${ids[i]}` }),
+      ).toEqual([]);
     const last = RUNS - 1;
-    const triggered = await viaA.trigger(ids.map((id, i) => ({ url: `${app!.url}/waits`, body: i === last ? { i, timeout: 1 } : { i }, workflowRunId: id })));
+    const triggered = await viaA.trigger(
+      ids.map((id, i) => ({
+        url: `${app!.url}/waits`,
+        body: i === last ? { i, timeout: 1 } : { i },
+        workflowRunId: id,
+      })),
+    );
     // The rest but the last, once it waits, through B again.
     for (let i = RUNS / 3; i < last; i++) {
       for (let tries = 0; (await viaB.getWaiters({ eventId: `pg-ev-${i}` })).length === 0; tries++) {

@@ -21,7 +21,9 @@ const waiting = {
   route: async (context: any) => {
     const { eventId, timeout } = context.requestPayload as { eventId: string; timeout?: number };
     const before = await context.run('before', async () => 'ready');
-    const { eventData, timeout: timedOut } = await context.waitForEvent('wait for approval', eventId, { timeout: timeout ?? 60 });
+    const { eventData, timeout: timedOut } = await context.waitForEvent('wait for approval', eventId, {
+      timeout: timeout ?? 60,
+    });
     const after = await context.run('after', async () => ({ before, eventData, timedOut }));
     return after;
   },
@@ -37,7 +39,11 @@ async function setup(): Promise<{ runner: TestRunner; app: UpstashApp; client: C
 }
 
 /** Polls `GET /v2/waiters/:eventId` through the SDK until `count` waiters are there. */
-async function waitersOf(client: Client, eventId: string, count: number): Promise<Awaited<ReturnType<Client['getWaiters']>>> {
+async function waitersOf(
+  client: Client,
+  eventId: string,
+  count: number,
+): Promise<Awaited<ReturnType<Client['getWaiters']>>> {
   for (let i = 0; i < 200; i++) {
     const waiters = await client.getWaiters({ eventId });
     if (waiters.length >= count) return waiters;
@@ -72,7 +78,11 @@ describe('waitForEvent and notify with the real @upstash/workflow', () => {
   it('a notify naming the run before it waits is kept and taken by its wait (lookback); one without a run id is lost', async () => {
     const { runner, app, client } = await setup();
     expect(await client.notify({ eventId: 'early', eventData: 'lost' })).toEqual([]);
-    const { workflowRunId } = await client.trigger({ url: `${app.url}/waiting`, body: { eventId: 'early' }, workflowRunId: 'lookback-1' });
+    const { workflowRunId } = await client.trigger({
+      url: `${app.url}/waiting`,
+      body: { eventId: 'early' },
+      workflowRunId: 'lookback-1',
+    });
     expect(await client.notify({ eventId: 'early', eventData: 'kept for the run', workflowRunId })).toEqual([]);
     const { run } = await waitForFinish(runner.runner, workflowRunId);
     expect(decodeValue(run.output!)).toEqual({ before: 'ready', eventData: 'kept for the run', timedOut: false });
@@ -80,7 +90,10 @@ describe('waitForEvent and notify with the real @upstash/workflow', () => {
 
   it('a wait nobody notifies times out: the workflow goes on with timeout true', async () => {
     const { runner, app, client } = await setup();
-    const { workflowRunId } = await client.trigger({ url: `${app.url}/waiting`, body: { eventId: 'never', timeout: 1 } });
+    const { workflowRunId } = await client.trigger({
+      url: `${app.url}/waiting`,
+      body: { eventId: 'never', timeout: 1 },
+    });
     const { run, steps } = await waitForFinish(runner.runner, workflowRunId, 15_000);
     expect(decodeValue(run.output!)).toEqual({ before: 'ready', timedOut: true });
     expect(decodeValue(steps[1]!.output!)).toEqual({ eventData: undefined, timeout: true });

@@ -17,7 +17,11 @@ beforeAll(async () => {
   hook = await startWebhookReceiver();
 });
 
-const { runners } = postgresApiRunners({ database: 'qstash_signatures', token: TOKEN, runner: () => ({ alerts: { webhookUrl: hook!.url } }) });
+const { runners } = postgresApiRunners({
+  database: 'qstash_signatures',
+  token: TOKEN,
+  runner: () => ({ alerts: { webhookUrl: hook!.url } }),
+});
 
 afterAll(async () => {
   await closeApp?.();
@@ -28,6 +32,11 @@ describe('QStash engine on PostgreSQL: signatures are never recorded', () => {
   it("an Upstash run's attempts, read from the other runner, hold neither the JWTs nor the alert's signature", async () => {
     const [first, second] = runners;
     const asTest = { runner: first!.runner, url: first!.url, token: TOKEN } as TestRunner;
-    await expectUpstashSignaturesUnrecorded(asTest, { url: second!.url, token: TOKEN }, hook!, (app) => (closeApp = () => app.close()));
+    await expectUpstashSignaturesUnrecorded(
+      asTest,
+      { url: second!.url, token: TOKEN },
+      hook!,
+      (app) => (closeApp = () => app.close()),
+    );
   });
 });

@@ -21,7 +21,12 @@ export type RouteFunction = (context: WorkflowContext<any>) => Promise<unknown>;
 
 export function upstashEnv(runner: TestRunner): Record<string, string> {
   const keys = runner.runner.qstash!.signingKeys;
-  return { QSTASH_URL: runner.url, QSTASH_TOKEN: runner.token, QSTASH_CURRENT_SIGNING_KEY: keys.current, QSTASH_NEXT_SIGNING_KEY: keys.next };
+  return {
+    QSTASH_URL: runner.url,
+    QSTASH_TOKEN: runner.token,
+    QSTASH_CURRENT_SIGNING_KEY: keys.current,
+    QSTASH_NEXT_SIGNING_KEY: keys.next,
+  };
 }
 
 export async function startUpstashApp(
@@ -35,10 +40,13 @@ export async function startUpstashApp(
 ): Promise<UpstashApp> {
   const app = new Hono();
   extra?.(app);
-  for (const [name, { route, options }] of Object.entries(workflows)) app.post(`/${name}`, serve(route, { ...options, env } as WorkflowServeOptions));
+  for (const [name, { route, options }] of Object.entries(workflows))
+    app.post(`/${name}`, serve(route, { ...options, env } as WorkflowServeOptions));
   let server: ServerType | undefined;
   const port = await new Promise<number>((resolve) => {
-    server = serveNode({ fetch: app.fetch, hostname: '127.0.0.1', port: listenPort }, (info: AddressInfo) => resolve(info.port));
+    server = serveNode({ fetch: app.fetch, hostname: '127.0.0.1', port: listenPort }, (info: AddressInfo) =>
+      resolve(info.port),
+    );
   });
   return {
     url: `http://127.0.0.1:${port}`,

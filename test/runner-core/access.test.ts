@@ -13,15 +13,28 @@ describe('route access levels', () => {
     ['read', true, true, false],
     ['dashboard-write', false, true, false],
     ['token', false, false, false],
-  ])('%s on wf dev (loopback reads open): local %s, page %s, rebinding %s', (level, fromLocal, fromPage, fromRebinding) => {
-    const access = createAccess({ host: '127.0.0.1', openOnLoopback: true });
-    expect([access.open(level, local), access.open(level, page), access.open(level, rebinding)]).toEqual([fromLocal, fromPage, fromRebinding]);
-  });
+  ])(
+    '%s on wf dev (loopback reads open): local %s, page %s, rebinding %s',
+    (level, fromLocal, fromPage, fromRebinding) => {
+      const access = createAccess({ host: '127.0.0.1', openOnLoopback: true });
+      expect([access.open(level, local), access.open(level, page), access.open(level, rebinding)]).toEqual([
+        fromLocal,
+        fromPage,
+        fromRebinding,
+      ]);
+    },
+  );
 
-  it.each<RouteAccess>(['read', 'dashboard-write', 'token'])('%s always wants the token where reads are not open', (level) => {
-    for (const options of [{ host: '127.0.0.1', openOnLoopback: false }, { host: '0.0.0.0', openOnLoopback: true }]) {
-      expect(createAccess(options).open(level, page)).toBe(false);
-    }
-    expect(createAccess({ host: '0.0.0.0', openOnLoopback: false }).open('public', page)).toBe(true);
-  });
+  it.each<RouteAccess>(['read', 'dashboard-write', 'token'])(
+    '%s always wants the token where reads are not open',
+    (level) => {
+      for (const options of [
+        { host: '127.0.0.1', openOnLoopback: false },
+        { host: '0.0.0.0', openOnLoopback: true },
+      ]) {
+        expect(createAccess(options).open(level, page)).toBe(false);
+      }
+      expect(createAccess({ host: '0.0.0.0', openOnLoopback: false }).open('public', page)).toBe(true);
+    },
+  );
 });

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { postgresApiRunners } from '../qstash/postgres-runners.js';
 import { closeStarted } from '../helpers/runner.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { failureCallNotHeldByHangingWebhook, failureCallNotHeldByRefusingWebhook, type IndependenceWorld } from './alert-independence.js';
+import {
+  failureCallNotHeldByHangingWebhook,
+  failureCallNotHeldByRefusingWebhook,
+  type IndependenceWorld,
+} from './alert-independence.js';
 
 /**
  * The failureFunction call and the alert are independent deliveries on PostgreSQL, with two runners
@@ -30,7 +34,12 @@ afterAll(async () => {
 
 function world(): IndependenceWorld {
   const reader = stores[1]!;
-  return { runnerUrl: runners[0]!.url, token: TOKEN, getRun: (id) => reader.getRun(id), listAttempts: (id) => reader.listAttempts(id) };
+  return {
+    runnerUrl: runners[0]!.url,
+    token: TOKEN,
+    getRun: (id) => reader.getRun(id),
+    listAttempts: (id) => reader.listAttempts(id),
+  };
 }
 
 describe('failureFunction and alert are independent (PostgreSQL, two runners)', () => {

@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { closeStarted, startApp, startTestRunner, startThroughApp, waitForRun } from '../helpers/runner.js';
 import { NonRetryableError } from '../../protocol/errors.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { failureCallNotHeldByHangingWebhook, failureCallNotHeldByRefusingWebhook, type IndependenceWorld } from './alert-independence.js';
+import {
+  failureCallNotHeldByHangingWebhook,
+  failureCallNotHeldByRefusingWebhook,
+  type IndependenceWorld,
+} from './alert-independence.js';
 
 /**
  * A failed run's failureFunction call and its alert are independent deliveries (issue 19, finding 5),
@@ -19,11 +23,18 @@ async function world(capMs = 100) {
   const hook = await startWebhookReceiver();
   receivers.push(hook);
   // The default horizon (24 h): the alert never gives up during the test.
-  const runner = await startTestRunner({ runner: { unreachable: { baseMs: 20, capMs }, alerts: { webhookUrl: hook.url } } });
+  const runner = await startTestRunner({
+    runner: { unreachable: { baseMs: 20, capMs }, alerts: { webhookUrl: hook.url } },
+  });
   return {
     hook,
     runner,
-    world: { runnerUrl: runner.url, token: runner.token, getRun: (id: string) => runner.store.getRun(id), listAttempts: (id: string) => runner.store.listAttempts(id) } satisfies IndependenceWorld,
+    world: {
+      runnerUrl: runner.url,
+      token: runner.token,
+      getRun: (id: string) => runner.store.getRun(id),
+      listAttempts: (id: string) => runner.store.listAttempts(id),
+    } satisfies IndependenceWorld,
   };
 }
 
@@ -55,11 +66,17 @@ describe('failureFunction and alert are independent (SQLite)', () => {
         retries: 2,
         failureFunction: async () => {},
         // Once the run failed, every request is its failureFunction call.
-        wrap: (handler) => (req, res) => (failed ? void res.writeHead(429, { 'retry-after': '30' }).end() : handler(req, res)),
+        wrap: (handler) => (req, res) =>
+          failed ? void res.writeHead(429, { 'retry-after': '30' }).end() : handler(req, res),
       },
     );
     const id = await startThroughApp(app.url);
-    const tried = await waitForRun(runner.runner, id, (r) => r.failureCallAttempts >= 1 && (r.alertAttempts ?? 0) >= 1, 20_000);
+    const tried = await waitForRun(
+      runner.runner,
+      id,
+      (r) => r.failureCallAttempts >= 1 && (r.alertAttempts ?? 0) >= 1,
+      20_000,
+    );
     expect(tried).toMatchObject({ status: 'failed', failureCall: 'pending', alert: 'pending' });
     // Both owed, neither due for 30 s: no drive holds the run meanwhile, and it is due when the earlier one is.
     await vi.waitFor(() => expect(runner.runner.drivesInFlight).toBe(0), { timeout: 10_000 });

@@ -37,7 +37,10 @@ async function failedRunWithFailureFunction(world: IndependenceWorld): Promise<{
 }
 
 /** A webhook answering 404 for ever: the failureFunction is delivered, and the alert goes on being retried after it. */
-export async function failureCallNotHeldByRefusingWebhook(world: IndependenceWorld, hook: WebhookReceiver): Promise<void> {
+export async function failureCallNotHeldByRefusingWebhook(
+  world: IndependenceWorld,
+  hook: WebhookReceiver,
+): Promise<void> {
   hook.answer = () => ({ status: 404 });
   const { id, calls } = await failedRunWithFailureFunction(world);
   const store = { getRun: (runId: string) => world.getRun(runId) } as never;
@@ -59,7 +62,10 @@ export async function failureCallNotHeldByRefusingWebhook(world: IndependenceWor
  * A webhook that never answers: the alert's first delivery hangs (until the alert's own timeout,
  * 10 s), and the failureFunction is delivered while it does.
  */
-export async function failureCallNotHeldByHangingWebhook(world: IndependenceWorld, hook: WebhookReceiver): Promise<void> {
+export async function failureCallNotHeldByHangingWebhook(
+  world: IndependenceWorld,
+  hook: WebhookReceiver,
+): Promise<void> {
   hook.answer = () => ({ status: 200, delayMs: 120_000 });
   const { id, calls } = await failedRunWithFailureFunction(world);
   const store = { getRun: (runId: string) => world.getRun(runId) } as never;

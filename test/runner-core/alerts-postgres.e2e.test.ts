@@ -37,14 +37,20 @@ describe('failure alerts on PostgreSQL with three wf start runners', () => {
       );
       const clients = runners.map((r) => new Client({ runnerUrl: r.url, token: TOKEN }));
       const ids: string[] = [];
-      for (let n = 0; n < RUNS; n++) ids.push((await clients[n % 3]!.trigger({ url: app.url, retries: 0 })).workflowRunId);
+      for (let n = 0; n < RUNS; n++)
+        ids.push((await clients[n % 3]!.trigger({ url: app.url, retries: 0 })).workflowRunId);
       for (const id of ids) await waitForRun(reader, id, (r) => r.alert === 'delivered', 60_000);
 
       const accepted = hook.accepted();
       expect(accepted.map((d) => d.runId).sort()).toEqual([...ids].sort());
       expect(hook.received.filter((r) => r.status === 503)).toHaveLength(REFUSED);
-      for (const hit of hook.received) expect(verifyAlertSignature(hit.body, hit.headers['wf-alert-signature'] as string, SECRET)).toBe(true);
-      for (const doc of accepted) expect(doc).toMatchObject({ dashboardUrl: `https://wf.example.com/runs/${doc.runId}`, failedStep: { name: 'only' } });
+      for (const hit of hook.received)
+        expect(verifyAlertSignature(hit.body, hit.headers['wf-alert-signature'] as string, SECRET)).toBe(true);
+      for (const doc of accepted)
+        expect(doc).toMatchObject({
+          dashboardUrl: `https://wf.example.com/runs/${doc.runId}`,
+          failedStep: { name: 'only' },
+        });
       // Each run's log holds its deliveries: the refused ones, then the one that got through.
       let refusedLogged = 0;
       for (const id of ids) {
@@ -55,7 +61,9 @@ describe('failure alerts on PostgreSQL with three wf start runners', () => {
       expect(refusedLogged).toBe(REFUSED);
       // The runners logged where they alert, without the webhook's path.
       for (const runner of runners) {
-        const line = runner.jsonLines().find((l) => typeof l.msg === 'string' && (l.msg as string).startsWith('alerting failed runs'));
+        const line = runner
+          .jsonLines()
+          .find((l) => typeof l.msg === 'string' && (l.msg as string).startsWith('alerting failed runs'));
         expect(line).toMatchObject({ alertWebhook: `http://127.0.0.1:${hook.port}`, signedWith: 'WF_ALERT_SECRET' });
         expect(runner.stdout()).not.toContain('/hook');
       }

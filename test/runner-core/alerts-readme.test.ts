@@ -9,13 +9,17 @@ import { alertSignature } from '../../runner-core/alerts/signature.js';
 describe("README: a receiver's check of the alert signature", () => {
   it('accepts what the runner signs, and refuses a changed body, another secret or an old timestamp', async () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const snippet = /```js\n(import \{ createHmac, timingSafeEqual \} from 'node:crypto';[\s\S]*?)```/.exec(readme)?.[1];
+    const snippet = /```js\n(import \{ createHmac, timingSafeEqual \} from 'node:crypto';[\s\S]*?)```/.exec(
+      readme,
+    )?.[1];
     expect(snippet, 'the verification snippet in README.md').toBeDefined();
     const dir = mkdtempSync(join(tmpdir(), 'wfkit-readme-'));
     try {
       const file = join(dir, 'verify.mjs');
       writeFileSync(file, snippet!);
-      const { verifyWfAlert } = (await import(pathToFileURL(file).href)) as { verifyWfAlert: (body: string, header?: string, secret?: string) => boolean };
+      const { verifyWfAlert } = (await import(pathToFileURL(file).href)) as {
+        verifyWfAlert: (body: string, header?: string, secret?: string) => boolean;
+      };
       const body = JSON.stringify({ type: 'run.failed', runId: 'wfr_x', text: 'é ✓' });
       const secret = 'readme-secret-0123456789';
       const now = Math.floor(Date.now() / 1000);

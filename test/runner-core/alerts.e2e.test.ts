@@ -4,7 +4,16 @@ import { NonRetryableError } from '../../protocol/errors.js';
 import { verifyAlertSignature } from '../../runner-core/alerts/signature.js';
 import type { RunnerOptions } from '../../runner-core/runner.js';
 import type { Workflow } from '../../serve/core/handler.js';
-import { closeStarted, startApp, startTestRunner, startThroughApp, TEST_TOKEN, unusedPort, waitForRun, type TestRunner } from '../helpers/runner.js';
+import {
+  closeStarted,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  TEST_TOKEN,
+  unusedPort,
+  waitForRun,
+  type TestRunner,
+} from '../helpers/runner.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
@@ -30,12 +39,22 @@ async function receiver(port?: number): Promise<WebhookReceiver> {
   return r;
 }
 
-async function world(workflow: Workflow<any, any>, hookUrl: string, options: { runner?: Partial<RunnerOptions>; dbPath?: string; failureFunction?: () => Promise<void> } = {}) {
+async function world(
+  workflow: Workflow<any, any>,
+  hookUrl: string,
+  options: { runner?: Partial<RunnerOptions>; dbPath?: string; failureFunction?: () => Promise<void> } = {},
+) {
   const runner = await startTestRunner({
     ...(options.dbPath !== undefined && { dbPath: options.dbPath }),
     runner: { ...FAST, alerts: { webhookUrl: hookUrl, publicUrl: PUBLIC_URL }, ...options.runner },
   });
-  const app = await startApp(workflow, { token: TEST_TOKEN, runnerUrl: runner.url, retryDelay: 5, retries: 2, ...(options.failureFunction && { failureFunction: options.failureFunction }) });
+  const app = await startApp(workflow, {
+    token: TEST_TOKEN,
+    runnerUrl: runner.url,
+    retryDelay: 5,
+    retries: 2,
+    ...(options.failureFunction && { failureFunction: options.failureFunction }),
+  });
   return { runner, app };
 }
 
@@ -76,7 +95,9 @@ describe('failure alerts', () => {
       dashboardUrl: `${PUBLIC_URL}/runs/${id}`,
       failedAt: new Date(run.finishedAt!).toISOString(),
     });
-    expect(document.text).toBe(`wfkit run ${id} failed at step "charge" (#1): Error: card declined\n${PUBLIC_URL}/runs/${id}`);
+    expect(document.text).toBe(
+      `wfkit run ${id} failed at step "charge" (#1): Error: card declined\n${PUBLIC_URL}/runs/${id}`,
+    );
     expect(hit!.headers['content-type']).toBe('application/json');
     expect(hit!.headers['wf-alert-id']).toBe(document.id);
     // Signed with the runner's token (no secret set): verifies, and a changed body does not.
@@ -88,7 +109,12 @@ describe('failure alerts', () => {
     // The delivery is the run's last attempt, the webhook's path hidden.
     const attempts = await runner.store.listAttempts(id);
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'failed', 'failed', 'alert delivered']);
-    expect(attempts.at(-1)).toMatchObject({ requestUrl: `http://127.0.0.1:${hook.port}/…`, responseStatus: 200, responseBody: 'ok', error: null });
+    expect(attempts.at(-1)).toMatchObject({
+      requestUrl: `http://127.0.0.1:${hook.port}/…`,
+      responseStatus: 200,
+      responseBody: 'ok',
+      error: null,
+    });
   });
 
   it('a completed run never alerts', async () => {
@@ -118,11 +144,15 @@ describe('failure alerts', () => {
   it('the alert and the failureFunction call are each delivered once, neither waiting for the other', async () => {
     const hook = await receiver();
     let calls = 0;
-    const { runner, app } = await world(async (context) => {
-      await context.run('boom', () => {
-        throw new NonRetryableError('boom');
-      });
-    }, hook.url, { failureFunction: async () => void calls++ });
+    const { runner, app } = await world(
+      async (context) => {
+        await context.run('boom', () => {
+          throw new NonRetryableError('boom');
+        });
+      },
+      hook.url,
+      { failureFunction: async () => void calls++ },
+    );
     const id = await startThroughApp(app.url);
     const run = await waitForRun(runner.runner, id, (r) => r.failureCall === 'delivered' && r.alert === 'delivered');
     expect(run).toMatchObject({ alertAttempts: 1, failureCallAttempts: 1, attempts: 4 });
@@ -132,12 +162,22 @@ describe('failure alerts', () => {
     const attempts = await runner.store.listAttempts(id);
     expect(attempts.map((a) => a.seq)).toEqual([1, 2, 3, 4]);
     expect(attempts.slice(0, 2).map((a) => a.outcome)).toEqual(['failed', 'failed']);
-    expect(attempts.slice(2).map((a) => a.outcome).sort()).toEqual(['alert delivered', 'failure-function done']);
+    expect(
+      attempts
+        .slice(2)
+        .map((a) => a.outcome)
+        .sort(),
+    ).toEqual(['alert delivered', 'failure-function done']);
   });
 
   it('a receiver that refuses (503, a redirect) is tried again until it takes the alert, one document for all tries', async () => {
     const hook = await receiver();
-    hook.answer = (n) => (n === 1 ? { status: 503 } : n === 2 ? { status: 302, headers: { location: 'https://elsewhere.example/hook' } } : { status: 200 });
+    hook.answer = (n) =>
+      n === 1
+        ? { status: 503 }
+        : n === 2
+          ? { status: 302, headers: { location: 'https://elsewhere.example/hook' } }
+          : { status: 200 };
     const { runner, app } = await world(failing, hook.url);
     const id = await startThroughApp(app.url);
     const run = await alertSettled(runner, id);
@@ -148,9 +188,18 @@ describe('failure alerts', () => {
     expect(new Set(hook.received.map((r) => r.body)).size).toBe(1);
     expect(new Set(hook.received.map((r) => r.headers['wf-alert-id'])).size).toBe(1);
     const alerts = (await runner.store.listAttempts(id)).filter((a) => a.outcome.startsWith('alert'));
-    expect(alerts.map((a) => [a.outcome, a.responseStatus])).toEqual([['alert error', 503], ['alert error', 302], ['alert delivered', 200]]);
-    expect(alerts[0]!.error).toMatchObject({ code: 'ALERT_NOT_DELIVERED', message: expect.stringContaining('answered 503') });
-    expect(alerts[1]!.error!.message).toContain('redirected to https://elsewhere.example/hook; redirects are not followed');
+    expect(alerts.map((a) => [a.outcome, a.responseStatus])).toEqual([
+      ['alert error', 503],
+      ['alert error', 302],
+      ['alert delivered', 200],
+    ]);
+    expect(alerts[0]!.error).toMatchObject({
+      code: 'ALERT_NOT_DELIVERED',
+      message: expect.stringContaining('answered 503'),
+    });
+    expect(alerts[1]!.error!.message).toContain(
+      'redirected to https://elsewhere.example/hook; redirects are not followed',
+    );
   });
 
   it('a receiver that answers 2xx and then drops the connection mid-body has the alert: the status decides', async () => {
@@ -215,7 +264,9 @@ describe('failure alerts', () => {
 
   it('gives up once the unreachable horizon has passed since the run failed', async () => {
     const port = await unusedPort();
-    const { runner, app } = await world(failing, `http://127.0.0.1:${port}/hook`, { runner: { unreachable: { baseMs: 20, capMs: 50, horizonMs: 300 } } });
+    const { runner, app } = await world(failing, `http://127.0.0.1:${port}/hook`, {
+      runner: { unreachable: { baseMs: 20, capMs: 50, horizonMs: 300 } },
+    });
     const id = await startThroughApp(app.url);
     const run = await alertSettled(runner, id);
     expect(run.alert).toBe('failed');
@@ -224,23 +275,47 @@ describe('failure alerts', () => {
 
   it('an app that is down: the run fails at the horizon and is alerted at once, while its failureFunction call waits out the app', async () => {
     const hook = await receiver();
-    const { runner } = await world(failing, hook.url, { runner: { unreachable: { baseMs: 20, capMs: 50, horizonMs: 400 } } });
-    const { run: started } = await runner.runner.startRun({ url: `http://127.0.0.1:${await unusedPort()}/workflow`, body: '{}', headers: {} });
+    const { runner } = await world(failing, hook.url, {
+      runner: { unreachable: { baseMs: 20, capMs: 50, horizonMs: 400 } },
+    });
+    const { run: started } = await runner.runner.startRun({
+      url: `http://127.0.0.1:${await unusedPort()}/workflow`,
+      body: '{}',
+      headers: {},
+    });
     const run = await alertSettled(runner, started.id);
     expect(run).toMatchObject({ status: 'failed', alert: 'delivered', error: { code: 'APP_UNREACHABLE' } });
     // Never answered, so a failureFunction call is owed too: on the app's schedule, not the alert's.
     expect(run.failureCall).not.toBeNull();
-    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({ runId: started.id, failedStep: null, error: { code: 'APP_UNREACHABLE' } });
-    expect((await runner.store.listAttempts(started.id)).filter((a) => a.outcome === 'alert delivered')).toHaveLength(1);
+    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({
+      runId: started.id,
+      failedStep: null,
+      error: { code: 'APP_UNREACHABLE' },
+    });
+    expect((await runner.store.listAttempts(started.id)).filter((a) => a.outcome === 'alert delivered')).toHaveLength(
+      1,
+    );
   });
 
   it('a run that a cancel kept cancelled while its failing drive settled is not alerted', async () => {
     const hook = await receiver();
     const { runner } = await world(failing, hook.url);
     // The state that race leaves (injected through the store): cancelled, yet an alert owed and due.
-    const { run } = await runner.runner.startRun({ url: `http://127.0.0.1:${await unusedPort()}/workflow`, body: '{}', headers: {}, delayMs: 60_000 });
+    const { run } = await runner.runner.startRun({
+      url: `http://127.0.0.1:${await unusedPort()}/workflow`,
+      body: '{}',
+      headers: {},
+      delayMs: 60_000,
+    });
     const now = Date.now();
-    await runner.store.apply([{ type: 'run', runId: run.id, at: now, patch: { status: 'cancelled', finishedAt: now, alert: 'pending', alertAttempts: 0, nextAt: now } }]);
+    await runner.store.apply([
+      {
+        type: 'run',
+        runId: run.id,
+        at: now,
+        patch: { status: 'cancelled', finishedAt: now, alert: 'pending', alertAttempts: 0, nextAt: now },
+      },
+    ]);
     const settled = await waitForRun(runner.runner, run.id, (r) => r.alert !== 'pending');
     expect(settled).toMatchObject({ status: 'cancelled', alert: null });
     expect(hook.received).toHaveLength(0);

@@ -36,7 +36,11 @@ describe('runner API errors: the one place domain errors become statuses', () =>
     [new ApiError(413, 'TOO_LARGE', 'Request body is over the limit.'), 413, 'TOO_LARGE'],
   ])('maps %o to %i %s with its message', (error, status, code) => {
     const apiError = toApiError(error, silentLogger());
-    expect({ status: apiError.status, code: apiError.code, message: apiError.message }).toEqual({ status, code, message: (error as Error).message });
+    expect({ status: apiError.status, code: apiError.code, message: apiError.message }).toEqual({
+      status,
+      code,
+      message: (error as Error).message,
+    });
   });
 
   it('answers 500 INTERNAL for anything else, without its message', () => {
@@ -66,9 +70,17 @@ describe('runner API app: requests without a socket', () => {
         controller.close();
       },
     });
-    const tooLarge = await requestApp(runner.app, '/v1/runs', { method: 'POST', headers: auth, body, duplex: 'half' } as RequestInit);
+    const tooLarge = await requestApp(runner.app, '/v1/runs', {
+      method: 'POST',
+      headers: auth,
+      body,
+      duplex: 'half',
+    } as RequestInit);
     expect(tooLarge.status).toBe(413);
-    expect((await tooLarge.json()).error).toEqual({ code: 'TOO_LARGE', message: 'Request body is over the limit of 1024 bytes.' });
+    expect((await tooLarge.json()).error).toEqual({
+      code: 'TOO_LARGE',
+      message: 'Request body is over the limit of 1024 bytes.',
+    });
 
     const deep = '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1);
     const tooDeep = await requestApp(runner.app, '/v1/runs', { method: 'POST', headers: auth, body: deep });

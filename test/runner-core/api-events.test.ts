@@ -100,7 +100,9 @@ async function readFrames(response: Response, count: number): Promise<Frame[]> {
 
 /** Subscribes: the runner registers a stream before it answers 200, so once the headers are here it is live. */
 async function subscribe(query: string): Promise<Response> {
-  const response = await fetch(`${runner!.url}/v1/events${query}`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+  const response = await fetch(`${runner!.url}/v1/events${query}`, {
+    headers: { authorization: `Bearer ${TEST_TOKEN}` },
+  });
   expect(response.status).toBe(200);
   return response;
 }
@@ -111,7 +113,27 @@ describe('GET /v1/events: slim and whole events', () => {
     const response = await subscribe('');
     const r = run();
     runner.runner.events.emit({ type: 'run', run: r });
-    runner.runner.events.emit({ type: 'step', step: { runId: r.id, index: 0, name: 'a', kind: 'run', status: 'succeeded', output: '[2]', error: null, startedAt: 1, finishedAt: 2, durationMs: 1, reportedExecutions: 1, failures: 0, group: null, until: null, eventId: null, request: null } });
+    runner.runner.events.emit({
+      type: 'step',
+      step: {
+        runId: r.id,
+        index: 0,
+        name: 'a',
+        kind: 'run',
+        status: 'succeeded',
+        output: '[2]',
+        error: null,
+        startedAt: 1,
+        finishedAt: 2,
+        durationMs: 1,
+        reportedExecutions: 1,
+        failures: 0,
+        group: null,
+        until: null,
+        eventId: null,
+        request: null,
+      },
+    });
     runner.runner.events.emit({ type: 'attempt', attempt: attempt(r.id, 1, 'x'.repeat(10 * KIB)) });
     const frames = await readFrames(response, 3);
     expect(frames.map((f) => f.event)).toEqual(['run', 'step', 'attempt']);
@@ -147,13 +169,18 @@ describe('GET /v1/events: slim and whole events', () => {
     runner = await startTestRunner();
     const response = await fetch(`${runner.url}/v1/events?bodies=yes`);
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: { code: 'BAD_REQUEST', message: 'Expected `bodies` to be 1 or 0, got "yes".' } });
+    expect(await response.json()).toEqual({
+      error: { code: 'BAD_REQUEST', message: 'Expected `bodies` to be 1 or 0, got "yes".' },
+    });
   });
 
   it('refuses streams over the subscriber limit with 429, and takes one again after a close', async () => {
     runner = await startTestRunner({ api: { events: { maxSubscribers: 2 } } });
     const streams: ServerResponse[] = [];
-    runner.server.on('request', (req, res: ServerResponse) => void (req.url?.startsWith('/v1/events') && streams.push(res)));
+    runner.server.on(
+      'request',
+      (req, res: ServerResponse) => void (req.url?.startsWith('/v1/events') && streams.push(res)),
+    );
     const first = await subscribe('');
     await subscribe('');
     const third = await fetch(`${runner.url}/v1/events`);

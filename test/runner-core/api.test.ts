@@ -50,7 +50,11 @@ async function callSocket(path: string, init: RequestInit = {}): ReturnType<type
 }
 
 function postInit(body: unknown, headers: Record<string, string>): RequestInit {
-  return { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) };
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  };
 }
 
 function post(path: string, body: unknown, headers: Record<string, string> = auth()): ReturnType<typeof call> {
@@ -74,7 +78,9 @@ describe('runner API: POST /v1/runs', () => {
       const response = await post('/v1/runs', start, headers);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
-      expect(response.body).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.stringContaining('bearer token') } });
+      expect(response.body).toEqual({
+        error: { code: 'UNAUTHORIZED', message: expect.stringContaining('bearer token') },
+      });
     }
     expect((await runner.store.listRuns({})).runs).toEqual([]);
   });
@@ -116,7 +122,12 @@ describe('runner API: POST /v1/runs', () => {
         controller.close();
       },
     });
-    const streamed = await callSocket('/v1/runs', { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: stream, duplex: 'half' } as RequestInit);
+    const streamed = await callSocket('/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth() },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(streamed.status).toBe(413);
     expect((await runner.store.listRuns({})).runs).toEqual([]);
   });
@@ -143,11 +154,17 @@ describe('runner API: POST /v1/runs', () => {
 describe('runner API: allowed origins', () => {
   it('refuses a start for an origin the operator did not allow: 403 ORIGIN_NOT_ALLOWED naming it and how to allow it, nothing created', async () => {
     runner = await startTestRunner({ runner: { allowedOrigins: ['https://app.example.com', 'http://127.0.0.1:*'] } });
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'https://evil.example.com/wf', 'http://localhost:3000/wf']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'https://evil.example.com/wf',
+      'http://localhost:3000/wf',
+    ]) {
       const response = await post('/v1/runs', { url, body: '{}', headers: {} });
       expect(response.status, url).toBe(403);
       const origin = new URL(url).origin;
-      expect(response.body).toEqual({ error: { code: 'ORIGIN_NOT_ALLOWED', message: expect.stringContaining(`may not call ${origin}`) } });
+      expect(response.body).toEqual({
+        error: { code: 'ORIGIN_NOT_ALLOWED', message: expect.stringContaining(`may not call ${origin}`) },
+      });
       expect(response.body.error.message).toContain(`--allow-origin ${origin}`);
       expect(response.body.error.message).toContain(`WF_ALLOWED_ORIGINS=${origin}`);
       expect(response.body.error.message).toContain('https://app.example.com, http://127.0.0.1:*');
@@ -218,7 +235,8 @@ describe('runner API: routing', () => {
       (await call('/v1/runs', { headers: { host, ...headers } })).status;
     expect(await statusWithHost('evil.example:7766')).toBe(401);
     expect(await statusWithHost('evil.example:7766', auth())).toBe(200);
-    for (const host of ['127.0.0.1:7766', 'localhost:7766', '[::1]:7766', 'localhost']) expect(await statusWithHost(host), host).toBe(200);
+    for (const host of ['127.0.0.1:7766', 'localhost:7766', '[::1]:7766', 'localhost'])
+      expect(await statusWithHost(host), host).toBe(200);
   });
 });
 
@@ -228,13 +246,30 @@ describe('runner API: reads', () => {
     dirs.push(dir);
     const dbPath = join(dir, 'runs.db');
     const seeded = openSqliteStore(dbPath);
-    const statuses: RunStatus[] = ['completed', 'failed', 'completed', 'cancelled', 'completed', 'failed', 'completed', 'completed'];
+    const statuses: RunStatus[] = [
+      'completed',
+      'failed',
+      'completed',
+      'cancelled',
+      'completed',
+      'failed',
+      'completed',
+      'completed',
+    ];
     const ids: string[] = [];
     const t0 = Date.now() - 60_000;
     for (const [i, status] of statuses.entries()) {
       const id = newRunId(t0 + i);
       ids.push(id);
-      await seeded.createRun({ id, url: 'http://127.0.0.1:1/w', body: '{}', headers: {}, retries: 0, retryDelayMs: 10, now: t0 + i });
+      await seeded.createRun({
+        id,
+        url: 'http://127.0.0.1:1/w',
+        body: '{}',
+        headers: {},
+        retries: 0,
+        retryDelayMs: 10,
+        now: t0 + i,
+      });
       await seeded.apply([{ type: 'run', runId: id, patch: { status, nextAt: null, finishedAt: t0 + i }, at: t0 + i }]);
     }
     await seeded.close();
@@ -267,13 +302,34 @@ describe('runner API: reads', () => {
 
   it('GET /v1/runs/:id returns the run, its steps and its attempts', async () => {
     runner = await startTestRunner();
-    app = await startApp(async (context) => context.run('only', () => 'value'), { token: runner.token, runnerUrl: runner.url, retryDelay: 10 });
+    app = await startApp(async (context) => context.run('only', () => 'value'), {
+      token: runner.token,
+      runnerUrl: runner.url,
+      retryDelay: 10,
+    });
     const id = await startThroughApp(app.url, { n: 1 });
     await waitForFinish(runner.runner, id);
     const { status, body } = await call(`/v1/runs/${id}`);
     expect(status).toBe(200);
-    expect(body.run).toMatchObject({ id, status: 'completed', output: 'value', outputEncoded: encodeValue('value', 'only'), stepsDone: 1, body: '{"n":1}', url: app.url });
-    expect(body.steps).toMatchObject([{ index: 0, name: 'only', status: 'succeeded', output: 'value', outputEncoded: encodeValue('value', 'only'), group: 1 }]);
+    expect(body.run).toMatchObject({
+      id,
+      status: 'completed',
+      output: 'value',
+      outputEncoded: encodeValue('value', 'only'),
+      stepsDone: 1,
+      body: '{"n":1}',
+      url: app.url,
+    });
+    expect(body.steps).toMatchObject([
+      {
+        index: 0,
+        name: 'only',
+        status: 'succeeded',
+        output: 'value',
+        outputEncoded: encodeValue('value', 'only'),
+        group: 1,
+      },
+    ]);
     expect(body.attempts).toMatchObject([{ seq: 1, responseStatus: 200, outcome: 'done' }]);
     expect(body.attempts[0].requestHeaders['wf-signature']).toBe('[redacted]');
   });
@@ -357,10 +413,18 @@ describe('runner API: GET /v1/events', () => {
         const runId = e.event === 'run' ? e.data.run.id : e.event === 'step' ? e.data.step.runId : e.data.attempt.runId;
         expect(runId).toBe(id);
       }
-      const steps = events.filter((e) => e.event === 'step' && e.data.step.status === 'succeeded').map((e) => e.data.step.name);
+      const steps = events
+        .filter((e) => e.event === 'step' && e.data.step.status === 'succeeded')
+        .map((e) => e.data.step.name);
       expect(steps).toEqual(['a', 'b']);
       expect(events.some((e) => e.event === 'attempt' && e.data.attempt.outcome === 'done')).toBe(true);
-      expect(events.at(-1)!.data.run).toMatchObject({ id, status: 'completed', output: 2, outputEncoded: encodeValue(2, 'the workflow'), stepsDone: 2 });
+      expect(events.at(-1)!.data.run).toMatchObject({
+        id,
+        status: 'completed',
+        output: 2,
+        outputEncoded: encodeValue(2, 'the workflow'),
+        stepsDone: 2,
+      });
     } finally {
       controller.abort();
     }

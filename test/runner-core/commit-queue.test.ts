@@ -6,7 +6,10 @@ import type { ApplyOptions, Change, Store } from '../../runner-core/store/types.
 const patch = (runId: string): Change => ({ type: 'run', runId, patch: { attempts: 1 }, at: 1 });
 
 /** A store that records each `apply` and rejects the changes of runs in `lost` as a fenced store would. */
-function recordingStore(lost: ReadonlySet<string> = new Set()): { store: Store; applied: { runs: string[]; owner: string | undefined }[] } {
+function recordingStore(lost: ReadonlySet<string> = new Set()): {
+  store: Store;
+  applied: { runs: string[]; owner: string | undefined }[];
+} {
   const applied: { runs: string[]; owner: string | undefined }[] = [];
   const store = {
     async apply(changes: readonly Change[], options: ApplyOptions = {}) {
@@ -39,9 +42,16 @@ describe('CommitQueue', () => {
   it("rejects only the pushes of a run whose lease was lost; the others' changes commit", async () => {
     const { store, applied } = recordingStore(new Set(['b']));
     const queue = new CommitQueue(store);
-    const results = await Promise.allSettled([queue.push([patch('a')], 'r1'), queue.push([patch('b')], 'r1'), queue.push([patch('c')], 'r1')]);
+    const results = await Promise.allSettled([
+      queue.push([patch('a')], 'r1'),
+      queue.push([patch('b')], 'r1'),
+      queue.push([patch('c')], 'r1'),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(LeaseLostError.is((results[1] as PromiseRejectedResult).reason)).toBe(true);
-    expect(applied).toEqual([{ runs: ['a'], owner: 'r1' }, { runs: ['c'], owner: 'r1' }]);
+    expect(applied).toEqual([
+      { runs: ['a'], owner: 'r1' },
+      { runs: ['c'], owner: 'r1' },
+    ]);
   });
 });

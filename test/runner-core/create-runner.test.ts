@@ -32,11 +32,17 @@ describe('createRunner', () => {
     const health = await fetch(`${created.url}/healthz`);
     expect(health.status).toBe(200);
     // Domain errors from the actions come out of the API as statuses.
-    const missing = await fetch(`${created.url}/v1/runs/run_missing/cancel`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
-    expect([missing.status, ((await missing.json()) as { error: { code: string } }).error.code]).toEqual([404, 'NOT_FOUND']);
+    const missing = await fetch(`${created.url}/v1/runs/run_missing/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect([missing.status, ((await missing.json()) as { error: { code: string } }).error.code]).toEqual([
+      404,
+      'NOT_FOUND',
+    ]);
   });
 
-  it('takes an open store, which it leaves open, and the injected logger gets the runner\'s lines', async () => {
+  it("takes an open store, which it leaves open, and the injected logger gets the runner's lines", async () => {
     const store = await openSqliteStore(':memory:');
     const logger = recordingLogger();
     const created = await createRunner({ store, tokens: [TEST_TOKEN], port: 0, logger });
@@ -53,11 +59,15 @@ describe('createRunner', () => {
 
   it('refuses options that do not make a runner, with typed errors', async () => {
     await expect(createRunner({ tokens: [TEST_TOKEN] })).rejects.toThrow(RunnerConfigError);
-    await expect(createRunner({ database: 'mysql://db/wf', tokens: [TEST_TOKEN] })).rejects.toThrow(/Expected a PostgreSQL URL/);
+    await expect(createRunner({ database: 'mysql://db/wf', tokens: [TEST_TOKEN] })).rejects.toThrow(
+      /Expected a PostgreSQL URL/,
+    );
     await expect(createRunner({ database: ':memory:', tokens: [], port: 0 })).rejects.toThrow(RunnerConfigError);
     const dir = mkdtempSync(join(tmpdir(), 'wfkit-create-'));
     dirs.push(dir);
     writeFileSync(join(dir, 'a-file'), '');
-    await expect(createRunner({ database: join(dir, 'a-file', 'runner.db'), tokens: [TEST_TOKEN], port: 0 })).rejects.toThrow(DatabaseOpenError);
+    await expect(
+      createRunner({ database: join(dir, 'a-file', 'runner.db'), tokens: [TEST_TOKEN], port: 0 }),
+    ).rejects.toThrow(DatabaseOpenError);
   });
 });

@@ -27,7 +27,8 @@ async function start(target: WfStartProcess, body: unknown, flowControl: unknown
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ url: app!.url, body: JSON.stringify(body), headers: {}, retryDelayMs: 50, flowControl }),
   });
-  if (response.status !== 201 && response.status !== 200) throw new Error(`POST /v1/runs answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 201 && response.status !== 200)
+    throw new Error(`POST /v1/runs answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { workflowRunId: string }).workflowRunId;
 }
 
@@ -35,9 +36,13 @@ async function start(target: WfStartProcess, body: unknown, flowControl: unknown
 async function allCompleted(ids: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const rows = await reader!.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status = 'completed'`, [ids]);
+    const rows = await reader!.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status = 'completed'`,
+      [ids],
+    );
     if (rows[0]?.n === ids.length) return;
-    if (Date.now() > deadline) throw new Error(`Expected ${ids.length} completed runs within ${timeoutMs} ms, got ${rows[0]?.n}.`);
+    if (Date.now() > deadline)
+      throw new Error(`Expected ${ids.length} completed runs within ${timeoutMs} ms, got ${rows[0]?.n}.`);
     await sleep(100);
   }
 }
@@ -52,35 +57,43 @@ describe('flow control on PostgreSQL with three wf start runners', () => {
     let executing = 0;
     let maxExecuting = 0;
     const rateStarts: number[] = [];
-    app = await startApp(async (context) => {
-      const payload = context.requestPayload as { kind: 'parallel' | 'rate' };
-      if (payload.kind === 'rate') {
-        await context.run('first', () => {
-          rateStarts.push(Date.now());
-        });
-        return;
-      }
-      for (let i = 0; i < 3; i++) {
-        await context.run(`step-${i}`, async () => {
-          executing += 1;
-          maxExecuting = Math.max(maxExecuting, executing);
-          try {
-            await sleep(40);
-          } finally {
-            executing -= 1;
-          }
-        });
-      }
-    }, { token: TOKEN, runnerUrl: survivors[0].url, retryDelay: 50 });
+    app = await startApp(
+      async (context) => {
+        const payload = context.requestPayload as { kind: 'parallel' | 'rate' };
+        if (payload.kind === 'rate') {
+          await context.run('first', () => {
+            rateStarts.push(Date.now());
+          });
+          return;
+        }
+        for (let i = 0; i < 3; i++) {
+          await context.run(`step-${i}`, async () => {
+            executing += 1;
+            maxExecuting = Math.max(maxExecuting, executing);
+            try {
+              await sleep(40);
+            } finally {
+              executing -= 1;
+            }
+          });
+        }
+      },
+      { token: TOKEN, runnerUrl: survivors[0].url, retryDelay: 50 },
+    );
 
     const ids: string[] = [];
-    for (let n = 0; n < RUNS; n++) ids.push(await start(runners[n % 3]!, { kind: 'parallel', n }, { key: 'shared', parallelism: PARALLELISM }));
+    for (let n = 0; n < RUNS; n++)
+      ids.push(await start(runners[n % 3]!, { kind: 'parallel', n }, { key: 'shared', parallelism: PARALLELISM }));
     // Kill the first runner once it holds a run of the key (bounded wait).
     const until = Date.now() + 20_000;
     for (;;) {
-      const held = await reader.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM runs WHERE lease_owner = $1 AND status NOT IN ('completed', 'failed', 'cancelled')`, [killed.owner]);
+      const held = await reader.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM runs WHERE lease_owner = $1 AND status NOT IN ('completed', 'failed', 'cancelled')`,
+        [killed.owner],
+      );
       if ((held[0]?.n ?? 0) > 0) break;
-      if (Date.now() > until) throw new Error(`Expected runner ${killed.owner} to hold a run within 20 s, it held none.`);
+      if (Date.now() > until)
+        throw new Error(`Expected runner ${killed.owner} to hold a run within 20 s, it held none.`);
       await sleep(10);
     }
     killed.child.kill('SIGKILL');
@@ -91,13 +104,19 @@ describe('flow control on PostgreSQL with three wf start runners', () => {
 
     // Rate 4 per second over the two survivors: any five first drives span at least the period.
     const rateIds: string[] = [];
-    for (let n = 0; n < 10; n++) rateIds.push(await start(survivors[n % 2]!, { kind: 'rate', n }, { key: 'metered', rate: 4, periodMs: 1000 }));
+    for (let n = 0; n < 10; n++)
+      rateIds.push(await start(survivors[n % 2]!, { kind: 'rate', n }, { key: 'metered', rate: 4, periodMs: 1000 }));
     await allCompleted(rateIds, 30_000);
     expect(rateStarts).toHaveLength(10);
     // What the store guarantees, on the database's clock: any five admissions (each run's first
     // drive, stamped by the claim that admitted it) span at least the period. The app's own step
     // times add a busy machine's jitter between claim and step, so they are not what is asserted.
-    const admitted = (await reader.query<{ at: number }[]>('SELECT flow_started_at::float8 AS at FROM runs WHERE id = ANY($1) ORDER BY flow_started_at', [rateIds])).map((row) => row.at);
+    const admitted = (
+      await reader.query<{ at: number }[]>(
+        'SELECT flow_started_at::float8 AS at FROM runs WHERE id = ANY($1) ORDER BY flow_started_at',
+        [rateIds],
+      )
+    ).map((row) => row.at);
     expect(admitted).toHaveLength(10);
     for (let i = 0; i + 4 < admitted.length; i++) expect(admitted[i + 4]! - admitted[i]!).toBeGreaterThanOrEqual(999);
   }, 120_000);

@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
 import type { Workflow } from '../../serve/core/handler.js';
-import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  closeStarted,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 
 /** Flow control end to end: the real `serve` route on node:http, the real Runner and API, a real SQLite file. */
 
@@ -38,7 +46,9 @@ describe('flow control e2e', () => {
     };
     runner = await startTestRunner();
     app = await startApp(workflow, {
-      token: runner.token, runnerUrl: runner.url, retryDelay: 10,
+      token: runner.token,
+      runnerUrl: runner.url,
+      retryDelay: 10,
       flowControl: { key: (payload: { tenant: string }) => `tenant-${payload.tenant}`, parallelism: 2 },
     });
     // Listeners (the dashboards' event stream) are told live when a run starts waiting, and why.
@@ -65,15 +75,21 @@ describe('flow control e2e', () => {
   it('starts at most `rate` runs of a key per period (client.trigger), none dropped', async () => {
     const starts: number[] = [];
     runner = await startTestRunner();
-    app = await startApp(async (context) => {
-      await context.run('first', () => {
-        starts.push(Date.now());
-      });
-    }, { token: runner.token, runnerUrl: runner.url, retryDelay: 10 });
+    app = await startApp(
+      async (context) => {
+        await context.run('first', () => {
+          starts.push(Date.now());
+        });
+      },
+      { token: runner.token, runnerUrl: runner.url, retryDelay: 10 },
+    );
     const client = new Client({ runnerUrl: runner.url, token: runner.token });
     const ids: string[] = [];
     for (let n = 0; n < 7; n++) {
-      ids.push((await client.trigger({ url: app.url, body: { n }, flowControl: { key: 'api', rate: 3, period: '1s' } })).workflowRunId);
+      ids.push(
+        (await client.trigger({ url: app.url, body: { n }, flowControl: { key: 'api', rate: 3, period: '1s' } }))
+          .workflowRunId,
+      );
     }
     for (const id of ids) expect((await waitForFinish(runner.runner, id, 20_000)).run.status).toBe('completed');
     expect(starts).toHaveLength(7);
@@ -82,16 +98,28 @@ describe('flow control e2e', () => {
     // a busy machine between claim and step, so they are not what is asserted.
     const connection = runner.store.connection;
     if (connection?.kind !== 'sqlite') throw new Error('Expected the test runner on SQLite.');
-    const admitted = (connection.db.prepare(`SELECT flow_started_at FROM runs WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY flow_started_at`).pluck().all(...ids) as number[]);
+    const admitted = connection.db
+      .prepare(
+        `SELECT flow_started_at FROM runs WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY flow_started_at`,
+      )
+      .pluck()
+      .all(...ids) as number[];
     expect(admitted).toHaveLength(7);
     for (let i = 0; i + 3 < admitted.length; i++) expect(admitted[i + 3]! - admitted[i]!).toBeGreaterThanOrEqual(1000);
   }, 30_000);
 
-  it('a rerun (the API\'s POST /v1/runs/:id/rerun) keeps the run\'s flow control key and limits', async () => {
+  it("a rerun (the API's POST /v1/runs/:id/rerun) keeps the run's flow control key and limits", async () => {
     runner = await startTestRunner();
     app = await startApp(async (context) => context.run('first', () => 1), {
-      token: runner.token, runnerUrl: runner.url, retryDelay: 10,
-      flowControl: { key: (payload: { tenant: string }) => `tenant-${payload.tenant}`, parallelism: 2, rate: 5, period: '2s' },
+      token: runner.token,
+      runnerUrl: runner.url,
+      retryDelay: 10,
+      flowControl: {
+        key: (payload: { tenant: string }) => `tenant-${payload.tenant}`,
+        parallelism: 2,
+        rate: 5,
+        period: '2s',
+      },
     });
     const first = await startThroughApp(app.url, { tenant: '7' });
     expect((await waitForFinish(runner.runner, first, 20_000)).run.status).toBe('completed');

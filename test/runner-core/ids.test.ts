@@ -28,7 +28,8 @@ describe('newRunId', () => {
     const ids = Array.from({ length: 10_000 }, () => newRunId(now));
     expect(new Set(ids).size).toBe(ids.length);
     for (let i = 1; i < ids.length; i++) {
-      if (!(ids[i]! > ids[i - 1]!)) throw new Error(`id ${i} (${ids[i]}) does not sort after id ${i - 1} (${ids[i - 1]})`);
+      if (!(ids[i]! > ids[i - 1]!))
+        throw new Error(`id ${i} (${ids[i]}) does not sort after id ${i - 1} (${ids[i - 1]})`);
     }
     for (const id of ids) expect(id).toMatch(FORMAT);
   });

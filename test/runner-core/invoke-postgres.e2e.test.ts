@@ -59,7 +59,16 @@ describe('context.invoke on PostgreSQL with two runners', () => {
     await startRunner();
     app = await startApp(workflow, { token: TEST_TOKEN, runnerUrl: 'http://127.0.0.1:9', retryDelay: 10 });
     const ids: string[] = [];
-    for (let n = 0; n < PARENTS; n++) ids.push((await a.startRun({ url: app.url, body: JSON.stringify({ n }), headers: { 'content-type': 'application/json' } })).run.id);
+    for (let n = 0; n < PARENTS; n++)
+      ids.push(
+        (
+          await a.startRun({
+            url: app.url,
+            body: JSON.stringify({ n }),
+            headers: { 'content-type': 'application/json' },
+          })
+        ).run.id,
+      );
     // Children are running: stop one runner (its leases lapse; the other takes its runs over).
     await waitForRun(stores[0]!, ids[0]!, (r) => r.status === 'waiting');
     await a.stop(0);

@@ -26,14 +26,29 @@ function readmeLoopbackRoutes(): string[] {
 describe('writes open to the dashboard on loopback', () => {
   it('are the routes README names, and only those answer the page without a token', async () => {
     const runner = await startTestRunner();
-    const routes = apiRoutes({ runner: runner.runner, access: createAccess({ host: '127.0.0.1', openOnLoopback: true }), streams: {} as EventStreams, maxBodyBytes: 1024, healthTimeoutMs: 1_000 });
-    const open = routes.filter((route) => route.access === 'dashboard-write').map((route) => `${route.method} ${route.path}`);
+    const routes = apiRoutes({
+      runner: runner.runner,
+      access: createAccess({ host: '127.0.0.1', openOnLoopback: true }),
+      streams: {} as EventStreams,
+      maxBodyBytes: 1024,
+      healthTimeoutMs: 1_000,
+    });
+    const open = routes
+      .filter((route) => route.access === 'dashboard-write')
+      .map((route) => `${route.method} ${route.path}`);
     expect(open.sort()).toEqual(readmeLoopbackRoutes().sort());
 
     const host = new URL(runner.url).host;
     for (const route of routes.filter((r) => r.access === 'dashboard-write' || r.access === 'token')) {
-      const path = route.path.replace(':id', route.path.startsWith('/v1/runs') ? 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B' : 'sch_none');
-      const response = await requestApp(runner.app, path, { method: route.method, headers: { host, origin: `http://${host}`, 'content-type': 'application/json' }, ...(route.method !== 'GET' && { body: '{}' }) });
+      const path = route.path.replace(
+        ':id',
+        route.path.startsWith('/v1/runs') ? 'wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B' : 'sch_none',
+      );
+      const response = await requestApp(runner.app, path, {
+        method: route.method,
+        headers: { host, origin: `http://${host}`, 'content-type': 'application/json' },
+        ...(route.method !== 'GET' && { body: '{}' }),
+      });
       const label = `${route.method} ${route.path}`;
       if (route.access === 'dashboard-write') expect(response.status, label).not.toBe(401);
       else expect(response.status, label).toBe(401);

@@ -7,7 +7,14 @@ describe('metrics', () => {
   it('keeps a cumulative histogram in Prometheus buckets', () => {
     const h = new Histogram([0.01, 0.1, 1]);
     for (const v of [0.005, 0.05, 0.05, 2]) h.observe(v);
-    expect(h.lines('x')).toEqual(['x_bucket{le="0.01"} 1', 'x_bucket{le="0.1"} 3', 'x_bucket{le="1"} 3', 'x_bucket{le="+Inf"} 4', 'x_sum 2.105', 'x_count 4']);
+    expect(h.lines('x')).toEqual([
+      'x_bucket{le="0.01"} 1',
+      'x_bucket{le="0.1"} 3',
+      'x_bucket{le="1"} 3',
+      'x_bucket{le="+Inf"} 4',
+      'x_sum 2.105',
+      'x_count 4',
+    ]);
   });
 
   it('renders runs by status, queue depth, drives in flight and committed step durations', async () => {
@@ -15,10 +22,35 @@ describe('metrics', () => {
     const store = instrumentStore(openSqliteStore(':memory:'), stepDuration);
     const runner = new Runner({ store, tokens: ['t'] });
     const now = Date.now();
-    const { run } = await store.createRun({ id: 'wfr_00000000000000000000000001', url: 'http://127.0.0.1:9/', body: '{}', headers: {}, retries: 0, retryDelayMs: 10, now });
-    await store.createRun({ id: 'wfr_00000000000000000000000002', url: 'http://127.0.0.1:9/', body: '{}', headers: {}, retries: 0, retryDelayMs: 10, now });
+    const { run } = await store.createRun({
+      id: 'wfr_00000000000000000000000001',
+      url: 'http://127.0.0.1:9/',
+      body: '{}',
+      headers: {},
+      retries: 0,
+      retryDelayMs: 10,
+      now,
+    });
+    await store.createRun({
+      id: 'wfr_00000000000000000000000002',
+      url: 'http://127.0.0.1:9/',
+      body: '{}',
+      headers: {},
+      retries: 0,
+      retryDelayMs: 10,
+      now,
+    });
     await store.apply([
-      { type: 'step-succeeded', runId: run.id, index: 0, name: 'a', kind: 'run', output: null, at: now, durationMs: 40 },
+      {
+        type: 'step-succeeded',
+        runId: run.id,
+        index: 0,
+        name: 'a',
+        kind: 'run',
+        output: null,
+        at: now,
+        durationMs: 40,
+      },
       { type: 'run', runId: run.id, patch: { status: 'completed', finishedAt: now }, at: now },
     ]);
     const text = await renderMetrics({ runner, stepDuration, now: now + 1 });
@@ -35,7 +67,7 @@ describe('metrics', () => {
     await store.close();
   });
 
-  it('hands a getter\'s value out as it is: a connection that is also a function keeps its methods', async () => {
+  it("hands a getter's value out as it is: a connection that is also a function keeps its methods", async () => {
     const store = openSqliteStore(':memory:');
     const pool = Object.assign(() => 'query', { begin: () => 'transaction' });
     Object.defineProperty(store, 'sql', { get: () => pool });

@@ -46,14 +46,19 @@ afterAll(async () => {
 
 /** Runs whose lease `owner` holds now. */
 async function leasedBy(owner: string): Promise<string[]> {
-  const rows = await reader!.query<{ id: string }[]>(`SELECT id FROM runs WHERE lease_owner = $1 AND ${UNFINISHED}`, [owner]);
+  const rows = await reader!.query<{ id: string }[]>(`SELECT id FROM runs WHERE lease_owner = $1 AND ${UNFINISHED}`, [
+    owner,
+  ]);
   return rows.map((r) => r.id);
 }
 
 /** Milliseconds from `since` until none of `runIds` is leased by `owner` any more (another runner claimed them). */
 async function takeoverTime(owner: string, runIds: string[], since: number): Promise<number> {
   for (;;) {
-    const rows = await reader!.query<{ n: number }[]>('SELECT count(*) AS n FROM runs WHERE lease_owner = $1 AND id = ANY($2)', [owner, runIds]);
+    const rows = await reader!.query<{ n: number }[]>(
+      'SELECT count(*) AS n FROM runs WHERE lease_owner = $1 AND id = ANY($2)',
+      [owner, runIds],
+    );
     if (rows[0]?.n === 0) return Date.now() - since;
     if (Date.now() - since > 30_000) throw new Error(`${owner}'s runs were not taken over within 30 s`);
     await sleep(25);
@@ -97,9 +102,16 @@ describe('three wf start runners on one PostgreSQL', () => {
           const response = await fetch(`${target.url}/v1/runs`, {
             method: 'POST',
             headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ url: app!.url, body: JSON.stringify({ n }), headers: {}, idempotencyKey: `multi-${n}`, retryDelayMs: 50 }),
+            body: JSON.stringify({
+              url: app!.url,
+              body: JSON.stringify({ n }),
+              headers: {},
+              idempotencyKey: `multi-${n}`,
+              retryDelayMs: 50,
+            }),
           });
-          if (response.status !== 201 && response.status !== 200) throw new Error(`POST /v1/runs answered ${response.status}: ${await response.text()}`);
+          if (response.status !== 201 && response.status !== 200)
+            throw new Error(`POST /v1/runs answered ${response.status}: ${await response.text()}`);
           return ((await response.json()) as { workflowRunId: string }).workflowRunId;
         } catch (error) {
           if (tries >= 5) throw error;
@@ -151,9 +163,9 @@ describe('three wf start runners on one PostgreSQL', () => {
 
     // One committed result per (run, step) (the steps table's primary key allows no other), all
     // of them succeeded, and each step built on the one before it.
-    const steps = await reader.query<{ run_id: string; idx: number; status: string; output: string; reported_executions: number }[]>(
-      'SELECT run_id, idx, status, output, reported_executions FROM steps ORDER BY run_id, idx',
-    );
+    const steps = await reader.query<
+      { run_id: string; idx: number; status: string; output: string; reported_executions: number }[]
+    >('SELECT run_id, idx, status, output, reported_executions FROM steps ORDER BY run_id, idx');
     expect(steps.length).toBe(RUNS * STEPS);
     const outputs = new Map<string, string[]>();
     for (const step of steps) {
@@ -162,7 +174,9 @@ describe('three wf start runners on one PostgreSQL', () => {
       list.push(decodeValue(step.output) as string);
       outputs.set(step.run_id, list);
     }
-    const runs = await reader.query<{ id: string; output: string; steps_done: number }[]>('SELECT id, output, steps_done FROM runs');
+    const runs = await reader.query<{ id: string; output: string; steps_done: number }[]>(
+      'SELECT id, output, steps_done FROM runs',
+    );
     for (const run of runs) {
       const chain = outputs.get(run.id)!;
       for (const [i, output] of chain.entries()) {
@@ -181,7 +195,8 @@ describe('three wf start runners on one PostgreSQL', () => {
     const appExecutions = [...executions.counts.values()].reduce((a, b) => a + b, 0);
     const storeExecutions = steps.reduce((sum, s) => sum + s.reported_executions, 0);
     const reExecutedSteps = [...executions.counts.values()].filter((n) => n > 1).length;
-    const tail = (r: WfStartProcess): string => `its log ends:\n${`${r.stdout()}\n${r.stderr()}`.trim().split('\n').slice(-15).join('\n')}`;
+    const tail = (r: WfStartProcess): string =>
+      `its log ends:\n${`${r.stdout()}\n${r.stderr()}`.trim().split('\n').slice(-15).join('\n')}`;
     const rejected = stopped.jsonLines().filter((line) => /lost the lease/.test(String(line.msg))).length;
     expect(appExecutions).toBeGreaterThanOrEqual(storeExecutions);
     expect(storeExecutions).toBeGreaterThanOrEqual(RUNS * STEPS);
@@ -198,10 +213,21 @@ describe('three wf start runners on one PostgreSQL', () => {
     expect(survivor.otherLines()).toEqual([]);
 
     const report = {
-      runs: RUNS, stepsPerRun: STEPS, runners: 3, leaseMs: LEASE_MS, seconds: Math.round((Date.now() - started) / 100) / 10,
-      reExecutions: appExecutions - RUNS * STEPS, reExecutedSteps, storeCountedReExecutions: storeExecutions - RUNS * STEPS,
+      runs: RUNS,
+      stepsPerRun: STEPS,
+      runners: 3,
+      leaseMs: LEASE_MS,
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+      reExecutions: appExecutions - RUNS * STEPS,
+      reExecutedSteps,
+      storeCountedReExecutions: storeExecutions - RUNS * STEPS,
       killed: { heldRuns: heldByKilled.length, takeoverMs: killTakeoverMs },
-      stopped: { heldRuns: heldByStopped.length, stoppedMs: STOPPED_MS, takeoverMs: stopTakeoverMs, staleDrivesFenced: rejected },
+      stopped: {
+        heldRuns: heldByStopped.length,
+        stoppedMs: STOPPED_MS,
+        takeoverMs: stopTakeoverMs,
+        staleDrivesFenced: rejected,
+      },
     };
     console.log(`multi-runner: ${JSON.stringify(report)}`);
   }, 120_000);

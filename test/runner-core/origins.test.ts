@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { LOOPBACK_ORIGINS, originAllowed, parseOriginPattern, parseOriginPatterns, splitOriginList } from '../../runner-core/egress/origins.js';
+import {
+  LOOPBACK_ORIGINS,
+  originAllowed,
+  parseOriginPattern,
+  parseOriginPatterns,
+  splitOriginList,
+} from '../../runner-core/egress/origins.js';
 
 describe('parseOriginPattern', () => {
   it.each([
@@ -13,17 +19,29 @@ describe('parseOriginPattern', () => {
     expect(parseOriginPattern(text)).toMatchObject(expected);
   });
 
-  it.each(['app.example.com', 'ftp://example.com', 'https://example.com/api', 'https://*', 'https://a.*.com', 'http://localhost:0', 'http://localhost:70000', 'https://user@example.com', ''])(
-    'refuses %j, naming it and the expected shape',
-    (text) => {
-      expect(() => parseOriginPattern(text)).toThrow(`got "${text}"`);
-      expect(() => parseOriginPattern(text)).toThrow('https://*.example.com');
-    },
-  );
+  it.each([
+    'app.example.com',
+    'ftp://example.com',
+    'https://example.com/api',
+    'https://*',
+    'https://a.*.com',
+    'http://localhost:0',
+    'http://localhost:70000',
+    'https://user@example.com',
+    '',
+  ])('refuses %j, naming it and the expected shape', (text) => {
+    expect(() => parseOriginPattern(text)).toThrow(`got "${text}"`);
+    expect(() => parseOriginPattern(text)).toThrow('https://*.example.com');
+  });
 });
 
 describe('originAllowed', () => {
-  const patterns = parseOriginPatterns(['https://app.example.com', 'https://*.tenant.io', 'http://127.0.0.1:*', 'http://10.0.0.5:8080']);
+  const patterns = parseOriginPatterns([
+    'https://app.example.com',
+    'https://*.tenant.io',
+    'http://127.0.0.1:*',
+    'http://10.0.0.5:8080',
+  ]);
   it.each([
     ['https://app.example.com/api/wf', true],
     ['https://app.example.com:443/api/wf', true],
@@ -55,8 +73,10 @@ describe('originAllowed', () => {
 
   it('loopback defaults: localhost, 127.0.0.1 and ::1 on any port, over http', () => {
     const loopback = parseOriginPatterns(LOOPBACK_ORIGINS);
-    for (const url of ['http://localhost:3000/a', 'http://127.0.0.1:8787/a', 'http://[::1]:5173/a']) expect(originAllowed(url, loopback), url).toBe(true);
-    for (const url of ['https://localhost:3000/a', 'http://192.168.1.2:3000/a', 'http://localhost.evil.com/a']) expect(originAllowed(url, loopback), url).toBe(false);
+    for (const url of ['http://localhost:3000/a', 'http://127.0.0.1:8787/a', 'http://[::1]:5173/a'])
+      expect(originAllowed(url, loopback), url).toBe(true);
+    for (const url of ['https://localhost:3000/a', 'http://192.168.1.2:3000/a', 'http://localhost.evil.com/a'])
+      expect(originAllowed(url, loopback), url).toBe(false);
   });
 
   it('nothing is allowed by an empty list', () => {
@@ -66,7 +86,11 @@ describe('originAllowed', () => {
 
 describe('splitOriginList', () => {
   it('splits WF_ALLOWED_ORIGINS on commas and spaces', () => {
-    expect(splitOriginList(' https://a.com, https://*.b.com  http://127.0.0.1:*,,')).toEqual(['https://a.com', 'https://*.b.com', 'http://127.0.0.1:*']);
+    expect(splitOriginList(' https://a.com, https://*.b.com  http://127.0.0.1:*,,')).toEqual([
+      'https://a.com',
+      'https://*.b.com',
+      'http://127.0.0.1:*',
+    ]);
     expect(splitOriginList(undefined)).toEqual([]);
   });
 });

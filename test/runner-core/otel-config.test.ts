@@ -16,8 +16,13 @@ describe('otelConfigFromEnv: the standard OTEL_* variables and --otel-endpoint',
       headers: {},
       serviceName: 'wfkit-runner',
     });
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/otlp/' })?.endpoint).toBe('https://otel.example.com/otlp/v1/traces');
-    const both = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/custom/path' };
+    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/otlp/' })?.endpoint).toBe(
+      'https://otel.example.com/otlp/v1/traces',
+    );
+    const both = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/custom/path',
+    };
     expect(otelConfigFromEnv(both)?.endpoint).toBe('http://b:4318/custom/path');
   });
 
@@ -46,10 +51,19 @@ describe('otelConfigFromEnv: the standard OTEL_* variables and --otel-endpoint',
   });
 
   it.each([
-    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }, /OTEL_EXPORTER_OTLP_ENDPOINT to be an http\(s\) URL.*got "not a url"/],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' },
+      /OTEL_EXPORTER_OTLP_ENDPOINT to be an http\(s\) URL.*got "not a url"/,
+    ],
     [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://x/v1/traces' }, /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT/],
-    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, /http\/protobuf or http\/json, got "grpc" \(gRPC is not supported/],
-    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }, /OTEL_EXPORTER_OTLP_HEADERS to be comma-separated key=value pairs, got "novalue"/],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      /http\/protobuf or http\/json, got "grpc" \(gRPC is not supported/,
+    ],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: 'novalue' },
+      /OTEL_EXPORTER_OTLP_HEADERS to be comma-separated key=value pairs, got "novalue"/,
+    ],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: 'k=%zz' }, /URL-encoded, got "%zz"/],
   ])('refuses %o with a RunnerConfigError naming the variable', (env, message) => {
     expect(() => otelConfigFromEnv(env)).toThrow(RunnerConfigError);

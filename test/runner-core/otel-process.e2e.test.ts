@@ -16,7 +16,14 @@ import { assertBuiltCli, runWfStartToExit, spawnWfStart, type WfStartProcess } f
 
 const HOOK = `--import=${pathToFileURL(resolve(import.meta.dirname, '../helpers/record-otel-loads.mjs')).href}`;
 /** Cleared so the test machine's own OTEL_* variables cannot switch telemetry on. */
-const NO_OTEL = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_EXPORTER_OTLP_PROTOCOL: '', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '', OTEL_EXPORTER_OTLP_HEADERS: '', OTEL_SDK_DISABLED: '' };
+const NO_OTEL = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_PROTOCOL: '',
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '',
+  OTEL_EXPORTER_OTLP_HEADERS: '',
+  OTEL_SDK_DISABLED: '',
+};
 
 let dir: string;
 const processes: WfStartProcess[] = [];
@@ -41,8 +48,16 @@ afterAll(() => {
 });
 
 /** `wf start` on its own SQLite file, runs one workflow through a real app to the end, then stops it (SIGTERM). */
-async function runOneWorkflow(name: string, args: string[], env: Record<string, string>): Promise<{ p: WfStartProcess; runId: string; traceparent: string | undefined }> {
-  const p = await spawnWfStart(['--database', join(dir, `${name}.db`), ...args], { WF_TOKEN: TEST_TOKEN, NODE_OPTIONS: HOOK, ...NO_OTEL, ...env }, dir);
+async function runOneWorkflow(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ p: WfStartProcess; runId: string; traceparent: string | undefined }> {
+  const p = await spawnWfStart(
+    ['--database', join(dir, `${name}.db`), ...args],
+    { WF_TOKEN: TEST_TOKEN, NODE_OPTIONS: HOOK, ...NO_OTEL, ...env },
+    dir,
+  );
   processes.push(p);
   let traceparent: string | undefined;
   const app = await startApp(
@@ -89,7 +104,11 @@ describe('wf start and OpenTelemetry', () => {
     const spans = receiver.spans.filter((s) => s.attributes['wf.run_id'] === runId);
     expect(spans.map((s) => s.name).sort()).toEqual(['drive /workflow', 'run /workflow', 'step greet']);
     expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['wf-start-under-test']));
-    expect(receiver.requests.every((r) => r.contentType === 'application/x-protobuf' && r.headers['x-api-key'] === 'secret 1')).toBe(true);
+    expect(
+      receiver.requests.every(
+        (r) => r.contentType === 'application/x-protobuf' && r.headers['x-api-key'] === 'secret 1',
+      ),
+    ).toBe(true);
     const drive = spans.find((s) => s.name === 'drive /workflow')!;
     expect(traceparent).toBe(`00-${runTraceIds(runId).traceId}-${drive.spanId}-01`);
   });
@@ -97,7 +116,9 @@ describe('wf start and OpenTelemetry', () => {
   it('exports to --otel-endpoint over http/json when OTEL_EXPORTER_OTLP_PROTOCOL says so', async () => {
     const receiver = await startOtlpReceiver();
     receivers.push(receiver);
-    const { p, runId } = await runOneWorkflow('flag', ['--otel-endpoint', receiver.url], { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    const { p, runId } = await runOneWorkflow('flag', ['--otel-endpoint', receiver.url], {
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
     expect(p.stderr()).toContain('[otel-hook] loaded @opentelemetry/exporter-trace-otlp-http');
     const spans = receiver.spans.filter((s) => s.attributes['wf.run_id'] === runId);
     expect(spans.map((s) => s.name).sort()).toEqual(['drive /workflow', 'run /workflow', 'step greet']);
@@ -106,7 +127,16 @@ describe('wf start and OpenTelemetry', () => {
   });
 
   it('refuses a protocol it does not speak, naming the variable (exit 2)', async () => {
-    const { code, stderr, stdout } = await runWfStartToExit(['--port', '0'], { WF_TOKEN: TEST_TOKEN, ...NO_OTEL, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, dir);
+    const { code, stderr, stdout } = await runWfStartToExit(
+      ['--port', '0'],
+      {
+        WF_TOKEN: TEST_TOKEN,
+        ...NO_OTEL,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      },
+      dir,
+    );
     expect(code).toBe(2);
     expect(stderr + stdout).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL to be http\/protobuf or http\/json, got "grpc"/);
   });

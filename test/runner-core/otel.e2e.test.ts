@@ -11,9 +11,25 @@ import { RunnerConfigError } from '../../runner-core/errors.js';
 import type { OtlpProtocol } from '../../runner-core/telemetry/otel-config.js';
 import { runTraceIds } from '../../runner-core/telemetry/run-trace-ids.js';
 import type { WorkflowContext } from '../../serve/core/context.js';
-import { startOtlpReceiver, SpanKindCode, StatusCode, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import {
+  startOtlpReceiver,
+  SpanKindCode,
+  StatusCode,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../helpers/otlp-receiver.js';
 import type { Logger } from '../../runner-core/telemetry/logger.js';
-import { closeServer, closeStarted, listen, startApp, startThroughApp, TEST_TOKEN, unusedPort, waitForFinish, waitForRun } from '../helpers/runner.js';
+import {
+  closeServer,
+  closeStarted,
+  listen,
+  startApp,
+  startThroughApp,
+  TEST_TOKEN,
+  unusedPort,
+  waitForFinish,
+  waitForRun,
+} from '../helpers/runner.js';
 
 /**
  * The runner exports a run's trace over OTLP to a loopback receiver, in both protocols: a real
@@ -26,14 +42,24 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function runnerExportingTo(receiver: Pick<OtlpReceiver, 'url'>, protocol: OtlpProtocol, logger?: Logger, database?: string): Promise<CreatedRunner> {
+async function runnerExportingTo(
+  receiver: Pick<OtlpReceiver, 'url'>,
+  protocol: OtlpProtocol,
+  logger?: Logger,
+  database?: string,
+): Promise<CreatedRunner> {
   const dir = mkdtempSync(join(tmpdir(), 'wfkit-otel-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const created = await createRunner({
     database: database ?? join(dir, 'runner.db'),
     tokens: [TEST_TOKEN],
     port: 0,
-    otel: { endpoint: `${receiver.url}/v1/traces`, protocol, serviceName: 'orders-runner', headers: { 'x-collector-key': 'k1' } },
+    otel: {
+      endpoint: `${receiver.url}/v1/traces`,
+      protocol,
+      serviceName: 'orders-runner',
+      headers: { 'x-collector-key': 'k1' },
+    },
     ...(logger && { logger }),
   });
   let closed = false;
@@ -48,7 +74,10 @@ async function runnerExportingTo(receiver: Pick<OtlpReceiver, 'url'>, protocol: 
 }
 
 /** What each drive request showed the workflow as `context.trace`, and each step's `fn` as `step.trace`. */
-function orderWorkflow(seen: (TraceContext | undefined)[], seenByStep: Map<string, TraceContext | undefined> = new Map()) {
+function orderWorkflow(
+  seen: (TraceContext | undefined)[],
+  seenByStep: Map<string, TraceContext | undefined> = new Map(),
+) {
   let flakyCalls = 0;
   return async (context: WorkflowContext<{ fail?: boolean }>) => {
     seen.push(context.trace);
@@ -103,8 +132,19 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     // The run: a root span with the ids derived from the run id, from createdAt to the end.
     const [root, ...more] = byName(spans, 'run /workflow');
     expect(more).toEqual([]);
-    expect(root).toMatchObject({ spanId: ids.spanId, parentSpanId: '', kind: SpanKindCode.INTERNAL, status: { code: StatusCode.OK } });
-    expect(root!.attributes).toMatchObject({ 'wf.run_id': runId, 'wf.run.status': 'completed', 'url.full': app.url, 'wf.run.steps_done': 3, 'wf.run.attempts': attempts.length });
+    expect(root).toMatchObject({
+      spanId: ids.spanId,
+      parentSpanId: '',
+      kind: SpanKindCode.INTERNAL,
+      status: { code: StatusCode.OK },
+    });
+    expect(root!.attributes).toMatchObject({
+      'wf.run_id': runId,
+      'wf.run.status': 'completed',
+      'url.full': app.url,
+      'wf.run.steps_done': 3,
+      'wf.run.attempts': attempts.length,
+    });
     expect(root!.startMs).toBe(Math.floor(run.createdAt));
     expect(root!.endMs).toBeGreaterThanOrEqual(root!.startMs);
 
@@ -113,7 +153,12 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     expect(drives).toHaveLength(attempts.length);
     for (const drive of drives) {
       expect(drive).toMatchObject({ parentSpanId: ids.spanId, kind: SpanKindCode.CLIENT });
-      expect(drive.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.full': app.url, 'server.address': '127.0.0.1', 'http.response.status_code': 200 });
+      expect(drive.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'url.full': app.url,
+        'server.address': '127.0.0.1',
+        'http.response.status_code': 200,
+      });
     }
     expect(drives.map((d) => d.attributes['wf.attempt.seq']).sort()).toEqual(attempts.map((a) => a.seq).sort());
     const failedDrive = drives.find((d) => d.attributes['wf.outcome'] === 'failed')!;
@@ -123,9 +168,16 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     // Each executed step: a span under the drive that ran it; the retried step shows once per try.
     const driveIds = new Set(drives.map((d) => d.spanId));
     const [load] = byName(spans, 'step load');
-    expect(load!.attributes).toMatchObject({ 'wf.step.name': 'load', 'wf.step.index': 0, 'wf.step.kind': 'run', 'wf.attempt': 1 });
+    expect(load!.attributes).toMatchObject({
+      'wf.step.name': 'load',
+      'wf.step.index': 0,
+      'wf.step.kind': 'run',
+      'wf.attempt': 1,
+    });
     expect(driveIds.has(load!.parentSpanId)).toBe(true);
-    const flaky = byName(spans, 'step flaky').sort((a, b) => Number(a.attributes['wf.attempt']) - Number(b.attributes['wf.attempt']));
+    const flaky = byName(spans, 'step flaky').sort(
+      (a, b) => Number(a.attributes['wf.attempt']) - Number(b.attributes['wf.attempt']),
+    );
     expect(flaky.map((s) => [s.attributes['wf.step.index'], s.attributes['wf.attempt'], s.status.code])).toEqual([
       [2, 1, StatusCode.ERROR],
       [2, 2, StatusCode.OK],
@@ -137,7 +189,10 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     const [pause] = byName(spans, 'sleep pause');
     expect(pause).toMatchObject({ parentSpanId: ids.spanId });
     expect(pause!.attributes).toMatchObject({ 'wf.step.name': 'pause', 'wf.step.index': 1, 'wf.step.kind': 'sleep' });
-    expect([pause!.startMs, pause!.endMs]).toEqual([Math.floor(steps[1]!.startedAt), Math.floor(steps[1]!.finishedAt!)]);
+    expect([pause!.startMs, pause!.endMs]).toEqual([
+      Math.floor(steps[1]!.startedAt),
+      Math.floor(steps[1]!.finishedAt!),
+    ]);
 
     // The app saw each drive's own span as its trace context (the traceparent it was sent).
     expect(seen).toHaveLength(drives.length);
@@ -149,7 +204,12 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     }
     expect(new Set(seen.map((t) => t!.spanId)).size).toBe(drives.length);
     // Inside a step, its fn was handed the step's own span, so the app's spans nest under the step.
-    expect(seenByStep.get('load')).toEqual({ traceId: ids.traceId, spanId: load!.spanId, sampled: true, traceparent: `00-${ids.traceId}-${load!.spanId}-01` });
+    expect(seenByStep.get('load')).toEqual({
+      traceId: ids.traceId,
+      spanId: load!.spanId,
+      sampled: true,
+      traceparent: `00-${ids.traceId}-${load!.spanId}-01`,
+    });
     // And the attempt log shows the header it was sent.
     expect(attempts.every((a) => parseTraceparent(a.requestHeaders.traceparent)?.traceId === ids.traceId)).toBe(true);
   });
@@ -158,7 +218,11 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     const receiver = await startOtlpReceiver();
     cleanups.push(() => receiver.close());
     const runner = await runnerExportingTo(receiver, protocol);
-    const app = await startApp(orderWorkflow([]), { token: TEST_TOKEN, runnerUrl: runner.url, failureFunction: () => {} });
+    const app = await startApp(orderWorkflow([]), {
+      token: TEST_TOKEN,
+      runnerUrl: runner.url,
+      failureFunction: () => {},
+    });
     const runId = await startThroughApp(app.url, { fail: true });
     const { run } = await waitForFinish(runner.runner, runId);
     expect(run.status).toBe('failed');
@@ -168,20 +232,31 @@ describe.each<OtlpProtocol>(['http/protobuf', 'http/json'])('OpenTelemetry expor
     const [root] = byName(spans, 'run /workflow');
     expect(root).toMatchObject({ status: { code: StatusCode.ERROR, message: 'boom failed for good' } });
     expect(root!.attributes['wf.run.status']).toBe('failed');
-    expect(root!.events.find((e) => e.name === 'exception')!.attributes).toMatchObject({ 'exception.type': 'NonRetryableError', 'exception.message': 'boom failed for good' });
+    expect(root!.events.find((e) => e.name === 'exception')!.attributes).toMatchObject({
+      'exception.type': 'NonRetryableError',
+      'exception.message': 'boom failed for good',
+    });
     const [boom, ...again] = byName(spans, 'step boom');
     expect(again).toEqual([]);
     expect(boom).toMatchObject({ status: { code: StatusCode.ERROR, message: 'boom failed for good' } });
-    expect(boom!.attributes).toMatchObject({ 'wf.step.name': 'boom', 'wf.step.index': 3, 'error.type': 'NonRetryableError' });
+    expect(boom!.attributes).toMatchObject({
+      'wf.step.name': 'boom',
+      'wf.step.index': 3,
+      'error.type': 'NonRetryableError',
+    });
     // The failureFunction's delivery is a drive of its own, under the run.
     const [delivery] = byName(spans, 'failure-function /workflow');
-    expect(delivery).toMatchObject({ parentSpanId: root!.spanId, kind: SpanKindCode.CLIENT, status: { code: StatusCode.UNSET } });
+    expect(delivery).toMatchObject({
+      parentSpanId: root!.spanId,
+      kind: SpanKindCode.CLIENT,
+      status: { code: StatusCode.UNSET },
+    });
     expect(delivery!.attributes).toMatchObject({ 'wf.outcome': 'done', 'http.response.status_code': 200 });
   });
 });
 
 describe('OpenTelemetry export, beyond the happy path', () => {
-  it('ends a cancelled run\'s span, with the wait it was in', async () => {
+  it("ends a cancelled run's span, with the wait it was in", async () => {
     const receiver = await startOtlpReceiver();
     cleanups.push(() => receiver.close());
     const runner = await runnerExportingTo(receiver, 'http/protobuf');
@@ -222,15 +297,23 @@ describe('OpenTelemetry export, beyond the happy path', () => {
     const childId = childRunIdOf(steps[0]!)!;
     await runner.close(0);
     const parentIds = runTraceIds(parentId);
-    const [childRoot] = receiver.spans.filter((s) => s.name === 'run /workflow' && s.attributes['wf.run_id'] === childId);
-    expect(childRoot).toMatchObject({ traceId: runTraceIds(childId).traceId, parentSpanId: '', links: [{ traceId: parentIds.traceId, spanId: parentIds.spanId, attributes: { 'wf.run_id': parentId } }] });
+    const [childRoot] = receiver.spans.filter(
+      (s) => s.name === 'run /workflow' && s.attributes['wf.run_id'] === childId,
+    );
+    expect(childRoot).toMatchObject({
+      traceId: runTraceIds(childId).traceId,
+      parentSpanId: '',
+      links: [{ traceId: parentIds.traceId, spanId: parentIds.spanId, attributes: { 'wf.run_id': parentId } }],
+    });
     expect(childRoot!.attributes['wf.parent_run_id']).toBe(parentId);
     const [invoke] = receiver.spans.filter((s) => s.name === 'invoke make-thumbnail');
     expect(invoke).toMatchObject({ traceId: parentIds.traceId, parentSpanId: parentIds.spanId });
-    expect(receiver.spans.some((s) => s.name === 'step resize' && s.traceId === runTraceIds(childId).traceId)).toBe(true);
+    expect(receiver.spans.some((s) => s.name === 'step resize' && s.traceId === runTraceIds(childId).traceId)).toBe(
+      true,
+    );
   });
 
-  it('sends a context.call\'s request with its call span\'s traceparent, unless the app set one', async () => {
+  it("sends a context.call's request with its call span's traceparent, unless the app set one", async () => {
     const receiver = await startOtlpReceiver();
     cleanups.push(() => receiver.close());
     const seenByApi: (string | undefined)[] = [];
@@ -254,7 +337,11 @@ describe('OpenTelemetry export, beyond the happy path', () => {
     await runner.close(0);
     const [quote] = receiver.spans.filter((s) => s.name === 'call quote' && s.attributes['wf.run_id'] === runId);
     expect(quote).toMatchObject({ parentSpanId: runTraceIds(runId).spanId, kind: SpanKindCode.CLIENT });
-    expect(quote!.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.full': `http://127.0.0.1:${apiPort}/quote`, 'wf.step.kind': 'call' });
+    expect(quote!.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.full': `http://127.0.0.1:${apiPort}/quote`,
+      'wf.step.kind': 'call',
+    });
     expect(seenByApi).toEqual([`00-${runTraceIds(runId).traceId}-${quote!.spanId}-01`, own]);
   });
 
@@ -310,18 +397,38 @@ describe('OpenTelemetry export, beyond the happy path', () => {
         else process.env[name] = value;
       }
     }
-    const app = await startApp(async (context) => void (await context.run('one', () => 1)), { token: TEST_TOKEN, runnerUrl: runner.url });
+    const app = await startApp(async (context) => void (await context.run('one', () => 1)), {
+      token: TEST_TOKEN,
+      runnerUrl: runner.url,
+    });
     const first = await startThroughApp(app.url);
     expect((await waitForFinish(runner.runner, first)).run.status).toBe('completed');
-    await vi.waitFor(() => expect(lines.filter((l) => l.includes('failed'))).toEqual([expect.stringMatching(new RegExp(`^warn: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces failed`))]), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(
+      () =>
+        expect(lines.filter((l) => l.includes('failed'))).toEqual([
+          expect.stringMatching(
+            new RegExp(`^warn: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces failed`),
+          ),
+        ]),
+      { timeout: 10_000, interval: 20 },
+    );
 
     const receiver = await startOtlpReceiver(port);
     cleanups.push(() => receiver.close());
     const second = await startThroughApp(app.url);
     expect((await waitForFinish(runner.runner, second)).run.status).toBe('completed');
-    await vi.waitFor(() => expect(receiver.spans.some((s) => s.attributes['wf.run_id'] === second && s.name === 'run /workflow')).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(
+      () =>
+        expect(receiver.spans.some((s) => s.attributes['wf.run_id'] === second && s.name === 'run /workflow')).toBe(
+          true,
+        ),
+      { timeout: 10_000, interval: 20 },
+    );
     // Said when the export's answer is back, which can come a moment after the receiver has the spans.
-    await vi.waitFor(() => expect(lines).toContain(`info: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces works again`), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(
+      () => expect(lines).toContain(`info: tracing: exporting spans to http://127.0.0.1:${port}/v1/traces works again`),
+      { timeout: 10_000, interval: 20 },
+    );
     expect(lines.filter((l) => l.startsWith('warn'))).toHaveLength(1);
     await runner.close(0);
   });
@@ -331,7 +438,12 @@ describe('OpenTelemetry misconfigured', () => {
   it('refuses to start with a RunnerConfigError naming the endpoint', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wfkit-otel-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const failed = createRunner({ database: join(dir, 'runner.db'), tokens: [TEST_TOKEN], port: 0, otel: { endpoint: 'not a url' } });
+    const failed = createRunner({
+      database: join(dir, 'runner.db'),
+      tokens: [TEST_TOKEN],
+      port: 0,
+      otel: { endpoint: 'not a url' },
+    });
     await expect(failed).rejects.toThrow(RunnerConfigError);
     await expect(failed).rejects.toThrow(/OpenTelemetry export to not a url: .*not a url/);
   });

@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Workflow } from '../../serve/core/handler.js';
 import type { FailureFunctionArgs } from '../../serve/core/options.js';
-import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  closeStarted,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  waitForRun,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 
 /**
  * The app goes down and comes back on the same port (a real server closed and bound again): an
@@ -37,7 +46,8 @@ describe('an app outage', () => {
     // Every run has started and is asleep (or about to be): in flight when the app goes down.
     for (const id of ids) await waitForRun(runner.runner, id, (r) => r.stepsDone >= 1);
     await app.close();
-    for (const id of ids) expect((await runner.store.getRun(id))!.finishedAt, 'every run is in flight when the app goes down').toBeNull();
+    for (const id of ids)
+      expect((await runner.store.getRun(id))!.finishedAt, 'every run is in flight when the app goes down').toBeNull();
     const downAt = Date.now();
     // The runs wake up to an app that refuses connections: they wait, marked unreachable.
     await vi.waitFor(
@@ -45,24 +55,36 @@ describe('an app outage', () => {
         const runs = await Promise.all(ids.map((id) => runner!.store.getRun(id)));
         const waiting = runs.filter((r) => r!.unreachableSince === null);
         const last = waiting[0] && (await runner!.store.listAttempts(waiting[0].id)).at(-1);
-        expect(waiting.length, `runs not marked unreachable, e.g. ${JSON.stringify(waiting[0])}, last attempt ${JSON.stringify(last?.error)}`).toBe(0);
+        expect(
+          waiting.length,
+          `runs not marked unreachable, e.g. ${JSON.stringify(waiting[0])}, last attempt ${JSON.stringify(last?.error)}`,
+        ).toBe(0);
       },
       { timeout: 9_500, interval: 50 },
     );
     // The rest of the ten seconds: still nothing failed, no retry spent.
-    await vi.waitFor(() => expect(Date.now() - downAt).toBeGreaterThanOrEqual(10_000), { timeout: 12_000, interval: 100 });
-    for (const id of ids) expect(await runner.store.getRun(id)).toMatchObject({ status: 'running', failures: 0, finishedAt: null });
+    await vi.waitFor(() => expect(Date.now() - downAt).toBeGreaterThanOrEqual(10_000), {
+      timeout: 12_000,
+      interval: 100,
+    });
+    for (const id of ids)
+      expect(await runner.store.getRun(id)).toMatchObject({ status: 'running', failures: 0, finishedAt: null });
     app = await startApp(workflow, { ...serveOptions, port });
 
     for (const id of ids) {
       const { run, steps, attempts } = await waitForFinish(runner.runner, id, 45_000);
       expect(run).toMatchObject({ status: 'completed', failures: 0, unreachableSince: null });
-      expect(steps.map((s) => [s.name, s.status, s.failures])).toEqual([['a', 'succeeded', 0], ['nap', 'succeeded', 0], ['b', 'succeeded', 0], ['c', 'succeeded', 0]]);
+      expect(steps.map((s) => [s.name, s.status, s.failures])).toEqual([
+        ['a', 'succeeded', 0],
+        ['nap', 'succeeded', 0],
+        ['b', 'succeeded', 0],
+        ['c', 'succeeded', 0],
+      ]);
       expect(attempts.some((a) => a.outcome === 'error' && a.responseStatus === null)).toBe(true);
     }
   }, 90_000);
 
-  it("past the unreachable horizon the run fails, and its failureFunction is delivered once the app is back", async () => {
+  it('past the unreachable horizon the run fails, and its failureFunction is delivered once the app is back', async () => {
     runner = await startTestRunner({ runner: { unreachable: { baseMs: 50, capMs: 200, horizonMs: 1_000 } } });
     const calls: { message: string }[] = [];
     const failureFunction = async ({ error }: FailureFunctionArgs): Promise<void> => {
@@ -118,7 +140,11 @@ describe('an app outage', () => {
       await waitForRun(first.runner, id, (r) => r.stepsDone >= 1);
       await app.close();
       // Failed while the app was down; the call it owes is committed, not yet delivered, when the runner goes.
-      await waitForRun(first.runner, id, (r) => r.status === 'failed' && r.failureCall === 'pending' && r.failureCallAttempts >= 1);
+      await waitForRun(
+        first.runner,
+        id,
+        (r) => r.status === 'failed' && r.failureCall === 'pending' && r.failureCallAttempts >= 1,
+      );
       await first.close();
       expect(calls).toEqual([]);
 

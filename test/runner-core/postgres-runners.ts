@@ -13,7 +13,11 @@ export type ThreeRunners = [WfStartProcess, WfStartProcess, WfStartProcess];
  */
 export function postgresRunners(database: string): {
   /** `extra`: more flags and environment for every runner (the same for all three). */
-  start(token: string, leaseMs: number, extra?: { args?: string[]; env?: Record<string, string> }): Promise<{ runners: ThreeRunners; reader: PostgresStore }>;
+  start(
+    token: string,
+    leaseMs: number,
+    extra?: { args?: string[]; env?: Record<string, string> },
+  ): Promise<{ runners: ThreeRunners; reader: PostgresStore }>;
 } {
   let pg: PostgresCluster | undefined;
   let reader: PostgresStore | undefined;
@@ -34,7 +38,17 @@ export function postgresRunners(database: string): {
 
   return {
     async start(token, leaseMs, extra = {}) {
-      const args = ['--database', pg!.url, '--lease-ms', String(leaseMs), '--log-format', 'json', '--grace-ms', '500', ...(extra.args ?? [])];
+      const args = [
+        '--database',
+        pg!.url,
+        '--lease-ms',
+        String(leaseMs),
+        '--log-format',
+        'json',
+        '--grace-ms',
+        '500',
+        ...(extra.args ?? []),
+      ];
       runners.push(...(await Promise.all([0, 1, 2].map(() => spawnWfStart(args, { WF_TOKENS: token, ...extra.env })))));
       reader = await openPostgresStore(pg!.url);
       return { runners: runners as ThreeRunners, reader };

@@ -27,13 +27,29 @@ function seedRuns(insert: (row: unknown[]) => void): void {
     insert([runId(i), 'http://app.test/wf', status, '{}', '{}', T0 + i * 1000, T0 + i * 1000, finished, 3, 1000]);
   }
 }
-const RUN_COLUMNS = ['id', 'url', 'status', 'body', 'headers', 'created_at', 'updated_at', 'finished_at', 'retries', 'retry_delay_ms'];
+const RUN_COLUMNS = [
+  'id',
+  'url',
+  'status',
+  'body',
+  'headers',
+  'created_at',
+  'updated_at',
+  'finished_at',
+  'retries',
+  'retry_delay_ms',
+];
 
 /** What a batch runs per run (sqlite-retention.ts, the QStash stores) and what the foreign keys' cascade looks up. */
 const PER_RUN = [
-  'SELECT COUNT(*) FROM steps WHERE run_id = ?', 'DELETE FROM attempts WHERE run_id = ?', 'DELETE FROM step_logs WHERE run_id = ?',
-  'DELETE FROM qstash_messages WHERE run_id = ?', 'DELETE FROM qstash_runs WHERE run_id = ?', 'DELETE FROM qstash_waits WHERE run_id = ?',
-  'DELETE FROM qstash_kept_events WHERE run_id = ?', `SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' LIMIT 1`,
+  'SELECT COUNT(*) FROM steps WHERE run_id = ?',
+  'DELETE FROM attempts WHERE run_id = ?',
+  'DELETE FROM step_logs WHERE run_id = ?',
+  'DELETE FROM qstash_messages WHERE run_id = ?',
+  'DELETE FROM qstash_runs WHERE run_id = ?',
+  'DELETE FROM qstash_waits WHERE run_id = ?',
+  'DELETE FROM qstash_kept_events WHERE run_id = ?',
+  `SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' LIMIT 1`,
 ];
 
 describe('pruning on SQLite', () => {
@@ -44,7 +60,9 @@ describe('pruning on SQLite', () => {
     const path = join(dir, 'runs.db');
     await openSqliteStore(path).close();
     db = new Database(path);
-    const insert = db.prepare(`INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map(() => '?').join(', ')})`);
+    const insert = db.prepare(
+      `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map(() => '?').join(', ')})`,
+    );
     // No ANALYZE: a runner's store never has statistics, and without them SQLite preferred runs_status.
     db.transaction(() => seedRuns((row) => insert.run(...row)))();
   });
@@ -54,10 +72,15 @@ describe('pruning on SQLite', () => {
   });
 
   const plan = (text: string, params: unknown[]): string =>
-    (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('\n');
+    (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[])
+      .map((row) => row.detail)
+      .join('\n');
 
   it.each([false, true])('finds candidates in runs_finished, in its order (cursor: %s)', (withCursor) => {
-    const text = plan(candidatesSql('sqlite', withCursor), withCursor ? [T0 + 2_000_000, T0 + 1000, runId(1), 200] : [T0 + 2_000_000, 200]);
+    const text = plan(
+      candidatesSql('sqlite', withCursor),
+      withCursor ? [T0 + 2_000_000, T0 + 1000, runId(1), 200] : [T0 + 2_000_000, 200],
+    );
     expect(text).toMatch(/SEARCH runs USING INDEX runs_finished/);
     expect(text).not.toMatch(/SCAN runs|TEMP B-TREE/);
   });
@@ -68,7 +91,10 @@ describe('pruning on SQLite', () => {
   });
 
   it('finds settled messages of no run in qstash_messages_settled', () => {
-    const text = plan(`SELECT seq FROM qstash_messages WHERE run_id IS NULL AND status != 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ?`, [T0, 200]);
+    const text = plan(
+      `SELECT seq FROM qstash_messages WHERE run_id IS NULL AND status != 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ?`,
+      [T0, 200],
+    );
     expect(text).toMatch(/SEARCH qstash_messages USING INDEX qstash_messages_settled/);
   });
 });
@@ -82,7 +108,10 @@ describe('pruning on PostgreSQL', () => {
     sql = postgres(pg.url, { onnotice: () => {}, connection: { search_path: 'plan' } });
     const rows: unknown[][] = [];
     seedRuns((row) => rows.push(row));
-    const records = rows.map((row) => Object.fromEntries(RUN_COLUMNS.map((c, k) => [c, row[k]])) as Record<string, postgres.ParameterOrJSON<never>>);
+    const records = rows.map(
+      (row) =>
+        Object.fromEntries(RUN_COLUMNS.map((c, k) => [c, row[k]])) as Record<string, postgres.ParameterOrJSON<never>>,
+    );
     for (let i = 0; i < records.length; i += 500) await sql`INSERT INTO runs ${sql(records.slice(i, i + 500))}`;
     await sql`ANALYZE`;
   }, 300_000);
@@ -100,12 +129,20 @@ describe('pruning on PostgreSQL', () => {
     });
 
   it.each([false, true])('finds candidates in runs_finished (cursor: %s)', async (withCursor) => {
-    const text = await plan(candidatesSql('postgres', withCursor), withCursor ? [T0 + 2_000_000, T0 + 1000, runId(1), 200] : [T0 + 2_000_000, 200]);
+    const text = await plan(
+      candidatesSql('postgres', withCursor),
+      withCursor ? [T0 + 2_000_000, T0 + 1000, runId(1), 200] : [T0 + 2_000_000, 200],
+    );
     expect(text).toMatch(/runs_finished/);
     expect(text).not.toMatch(/Seq Scan on runs/);
   });
 
-  it.each(PER_RUN.map((text) => { let n = 0; return text.replace(/\?/g, () => `$${++n}`); }))('%s: uses an index', async (text) => {
+  it.each(
+    PER_RUN.map((text) => {
+      let n = 0;
+      return text.replace(/\?/g, () => `$${++n}`);
+    }),
+  )('%s: uses an index', async (text) => {
     expect(await plan(text, [runId(1)])).not.toMatch(/Seq Scan/);
   });
 });

@@ -49,10 +49,38 @@ async function setup(options: { failFor?: string } = {}) {
     if (status) await store.apply([{ type: 'run', runId: run.id, patch: { status, finishedAt: T0 }, at: T0 }]);
     return run.id;
   };
-  const request = (method: string, path: string, body?: string, headers: Record<string, string> = {}) => app.request(new Request(`http://runner${path}`, { method, body, headers }));
-  const wait = (runId: string, eventId: string, step: Record<string, unknown> = { stepId: 2, stepName: 'approval', stepType: 'Wait', concurrent: 1 }, timeout = '30s') =>
-    request('POST', `/v2/wait/${eventId}`, JSON.stringify({ url: 'http://127.0.0.1:3000/wf', timeout, timeoutUrl: 'http://127.0.0.1:3000/wf', timeoutHeaders: { 'Upstash-Workflow-Runid': [runId] }, step }), { 'Upstash-Workflow-RunId': runId });
-  return { store, waitStore, app, appended, waits, run, request, wait, tick: (ms: number) => (clock += ms), now: () => clock };
+  const request = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+    app.request(new Request(`http://runner${path}`, { method, body, headers }));
+  const wait = (
+    runId: string,
+    eventId: string,
+    step: Record<string, unknown> = { stepId: 2, stepName: 'approval', stepType: 'Wait', concurrent: 1 },
+    timeout = '30s',
+  ) =>
+    request(
+      'POST',
+      `/v2/wait/${eventId}`,
+      JSON.stringify({
+        url: 'http://127.0.0.1:3000/wf',
+        timeout,
+        timeoutUrl: 'http://127.0.0.1:3000/wf',
+        timeoutHeaders: { 'Upstash-Workflow-Runid': [runId] },
+        step,
+      }),
+      { 'Upstash-Workflow-RunId': runId },
+    );
+  return {
+    store,
+    waitStore,
+    app,
+    appended,
+    waits,
+    run,
+    request,
+    wait,
+    tick: (ms: number) => (clock += ms),
+    now: () => clock,
+  };
 }
 
 describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
@@ -62,15 +90,37 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     expect((await t.wait(runId, 'order-7')).status).toBe(200);
     expect(t.appended).toEqual([]);
     // The wait is a step of the run for the dashboards: waiting until its deadline, no native event id.
-    expect(await t.store.listSteps(runId)).toMatchObject([{ index: 2, name: 'approval', kind: 'wait', status: 'running', until: T0 + 30_000, eventId: null }]);
+    expect(await t.store.listSteps(runId)).toMatchObject([
+      { index: 2, name: 'approval', kind: 'wait', status: 'running', until: T0 + 30_000, eventId: null },
+    ]);
     const waiters = await (await t.request('GET', '/v2/waiters/order-7')).json();
-    expect(waiters).toEqual([{ url: 'http://127.0.0.1:3000/wf', deadline: Math.floor((T0 + 30_000) / 1000), headers: { 'upstash-workflow-runid': [runId] }, timeoutUrl: 'http://127.0.0.1:3000/wf', timeoutHeaders: { 'Upstash-Workflow-Runid': [runId] } }]);
+    expect(waiters).toEqual([
+      {
+        url: 'http://127.0.0.1:3000/wf',
+        deadline: Math.floor((T0 + 30_000) / 1000),
+        headers: { 'upstash-workflow-runid': [runId] },
+        timeoutUrl: 'http://127.0.0.1:3000/wf',
+        timeoutHeaders: { 'Upstash-Workflow-Runid': [runId] },
+      },
+    ]);
     const response = await t.request('POST', '/v2/notify/order-7', JSON.stringify({ approved: true }));
     expect(response.status).toBe(200);
     const notified = (await response.json()) as { messageId: string; error: string; waiter: { url: string } }[];
     expect(notified).toEqual([{ waiter: waiters[0], messageId: 'msg_1', error: '' }]);
     expect(t.appended).toEqual([
-      { runId, step: { stepId: 2, stepName: 'approval', stepType: 'Wait', waitEventId: 'order-7', timeout: '30s', concurrent: 1, out: Buffer.from('{"approved":true}').toString('base64'), waitTimeout: false } },
+      {
+        runId,
+        step: {
+          stepId: 2,
+          stepName: 'approval',
+          stepType: 'Wait',
+          waitEventId: 'order-7',
+          timeout: '30s',
+          concurrent: 1,
+          out: Buffer.from('{"approved":true}').toString('base64'),
+          waitTimeout: false,
+        },
+      },
     ]);
     const [step] = await t.store.listSteps(runId);
     expect(step).toMatchObject({ index: 2, kind: 'wait', status: 'succeeded' });
@@ -87,7 +137,11 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     expect(await (await t.request('POST', `/v2/notify/${runId}/early`, 'kept data')).json()).toEqual([]);
     const response = await t.wait(runId, 'early');
     expect(await response.json()).toEqual({ waiting: false, messageId: 'msg_1' });
-    expect(t.appended[0]?.step).toMatchObject({ waitEventId: 'early', out: Buffer.from('kept data').toString('base64'), waitTimeout: false });
+    expect(t.appended[0]?.step).toMatchObject({
+      waitEventId: 'early',
+      out: Buffer.from('kept data').toString('base64'),
+      waitTimeout: false,
+    });
   });
 
   it('stores no credential: Authorization and forwarded credentials are redacted in what getWaiters shows', async () => {
@@ -96,14 +150,29 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     const body = {
       url: 'http://127.0.0.1:3000/wf',
       timeout: '30s',
-      timeoutHeaders: { 'Upstash-Workflow-Runid': [runId], Authorization: ['Bearer app-secret'], 'Upstash-Forward-X-Api-Key': ['k-secret'], 'X-Plain': ['visible'] },
+      timeoutHeaders: {
+        'Upstash-Workflow-Runid': [runId],
+        Authorization: ['Bearer app-secret'],
+        'Upstash-Forward-X-Api-Key': ['k-secret'],
+        'X-Plain': ['visible'],
+      },
       step: { stepId: 2, stepName: 'approval', stepType: 'Wait', concurrent: 1 },
     };
-    await t.request('POST', '/v2/wait/secret', JSON.stringify(body), { 'Upstash-Workflow-RunId': runId, 'Upstash-Forward-Authorization': 'Bearer fwd-secret' });
-    const [waiter] = (await (await t.request('GET', '/v2/waiters/secret')).json()) as { headers: Record<string, string[]>; timeoutHeaders: Record<string, string[]> }[];
+    await t.request('POST', '/v2/wait/secret', JSON.stringify(body), {
+      'Upstash-Workflow-RunId': runId,
+      'Upstash-Forward-Authorization': 'Bearer fwd-secret',
+    });
+    const [waiter] = (await (await t.request('GET', '/v2/waiters/secret')).json()) as {
+      headers: Record<string, string[]>;
+      timeoutHeaders: Record<string, string[]>;
+    }[];
     expect(JSON.stringify(waiter)).not.toMatch(/secret/);
     expect(waiter!.headers['upstash-forward-authorization']).toEqual(['[redacted]']);
-    expect(waiter!.timeoutHeaders).toMatchObject({ Authorization: ['[redacted]'], 'Upstash-Forward-X-Api-Key': ['[redacted]'], 'X-Plain': ['visible'] });
+    expect(waiter!.timeoutHeaders).toMatchObject({
+      Authorization: ['[redacted]'],
+      'Upstash-Forward-X-Api-Key': ['[redacted]'],
+      'X-Plain': ['visible'],
+    });
   });
 
   it('the same wait posted again after it ended (a retried delivery) is not registered anew', async () => {
@@ -125,13 +194,16 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
     expect(t.appended[0]?.step).toMatchObject({ stepId: 4, stepName: 'second', concurrent: 2 });
   });
 
-  it('a notify reaching a run that finished meanwhile reports it in that waiter\'s error, and the others still get the event', async () => {
+  it("a notify reaching a run that finished meanwhile reports it in that waiter's error, and the others still get the event", async () => {
     const t = await setup({ failFor: 'wfr_00000000000000000000000001' });
     await t.run(1);
     const other = await t.run(2);
     await t.wait('wfr_00000000000000000000000001', 'e');
     await t.wait(other, 'e');
-    const notified = (await (await t.request('POST', '/v2/notify/e', 'd')).json()) as { error: string; messageId: string }[];
+    const notified = (await (await t.request('POST', '/v2/notify/e', 'd')).json()) as {
+      error: string;
+      messageId: string;
+    }[];
     expect(notified.map((n) => n.error).sort()).toEqual(['', 'run wfr_00000000000000000000000001 is finished']);
     expect(t.appended.map((a) => a.runId)).toEqual([other]);
   });
@@ -147,8 +219,29 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
       [t.wait('wfr_unknown', 'e'), 404, /wfr_unknown/],
       [t.wait(finished, 'e'), 409, /completed/],
       [t.request('POST', '/v2/wait/e', '{not json', { 'Upstash-Workflow-RunId': runId }), 400, /JSON/],
-      [t.request('POST', '/v2/wait/e', JSON.stringify({ url: 'http://a/wf', timeout: '1m', step: { stepId: 1, stepName: 'a', stepType: 'Wait' } })), 400, /Upstash-Workflow-RunId/],
-      [t.request('POST', '/v2/wait/e', JSON.stringify({ url: 'http://a/wf', timeoutUrl: 'http://elsewhere/x', step: { stepId: 1, stepName: 'a', stepType: 'Wait' } }), { 'Upstash-Workflow-RunId': runId }), 400, /timeoutUrl/],
+      [
+        t.request(
+          'POST',
+          '/v2/wait/e',
+          JSON.stringify({ url: 'http://a/wf', timeout: '1m', step: { stepId: 1, stepName: 'a', stepType: 'Wait' } }),
+        ),
+        400,
+        /Upstash-Workflow-RunId/,
+      ],
+      [
+        t.request(
+          'POST',
+          '/v2/wait/e',
+          JSON.stringify({
+            url: 'http://a/wf',
+            timeoutUrl: 'http://elsewhere/x',
+            step: { stepId: 1, stepName: 'a', stepType: 'Wait' },
+          }),
+          { 'Upstash-Workflow-RunId': runId },
+        ),
+        400,
+        /timeoutUrl/,
+      ],
       [t.request('POST', `/v2/notify/${'x'.repeat(600)}`, 'd'), 400, /at most 512/],
       [t.request('POST', `/v2/notify/wfr_${'x'.repeat(600)}/e`, 'd'), 400, /workflow run id of at most 512/],
       [t.request('POST', '/v2/notify/e', 'x'.repeat(1024 * 1024 + 1)), 413, /limit/],
@@ -162,7 +255,7 @@ describe('POST /v2/wait/:eventId and POST /v2/notify/:eventId', () => {
   });
 });
 
-describe('odd input through the runner\'s own /v2 app', () => {
+describe("odd input through the runner's own /v2 app", () => {
   it('answers 4xx, never 5xx, to malformed escapes, odd ids and odd bodies', async () => {
     const runner = await startTestRunner();
     const auth = { authorization: `Bearer ${runner.token}` };
@@ -172,7 +265,16 @@ describe('odd input through the runner\'s own /v2 app', () => {
       ['GET', '/v2/waiters/%'],
       ['POST', '/v2/wait/e', '[]'],
       ['POST', '/v2/wait/e', 'null'],
-      ['POST', '/v2/wait/e', JSON.stringify({ url: 'http://a', timeout: '1m', step: { stepId: 1, stepName: 'a', stepType: 'Wait' }, timeoutHeaders: { x: [1] } })],
+      [
+        'POST',
+        '/v2/wait/e',
+        JSON.stringify({
+          url: 'http://a',
+          timeout: '1m',
+          step: { stepId: 1, stepName: 'a', stepType: 'Wait' },
+          timeoutHeaders: { x: [1] },
+        }),
+      ],
       ['POST', '/v2/wait/e', '{"a":'.repeat(200)],
       ['DELETE', '/v2/workflows/runs?count=abc'],
       ['DELETE', '/v2/workflows/runs?workflowRunIds=' + 'x'.repeat(5000)],
@@ -180,7 +282,9 @@ describe('odd input through the runner\'s own /v2 app', () => {
       ['GET', '/v2/workflows/events?groupBy=workflowRunId&workflowRunId=nope'],
     ];
     for (const [method, path, body] of cases) {
-      const response = await runner.app.request(new Request(`http://127.0.0.1${path}`, { method, headers: auth, body }));
+      const response = await runner.app.request(
+        new Request(`http://127.0.0.1${path}`, { method, headers: auth, body }),
+      );
       expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(500);
     }
   });
@@ -194,11 +298,30 @@ describe('wait timeouts', () => {
     await t.wait(runId, 'e');
     await t.wait(finished, 'e');
     await t.store.apply([{ type: 'run', runId: finished, patch: { status: 'cancelled', finishedAt: T0 }, at: T0 }]);
-    const timeouts = new WaitTimeouts({ store: t.store, waitStore: t.waitStore, waits: t.waits, logger: quiet, now: t.now });
+    const timeouts = new WaitTimeouts({
+      store: t.store,
+      waitStore: t.waitStore,
+      waits: t.waits,
+      logger: quiet,
+      now: t.now,
+    });
     expect(await timeouts.fireDue()).toBe(0);
     t.tick(30_000);
     expect(await timeouts.fireDue()).toBe(1);
-    expect(t.appended).toEqual([{ runId, step: { stepId: 2, stepName: 'approval', stepType: 'Wait', waitEventId: 'e', timeout: '30s', concurrent: 1, waitTimeout: true } }]);
+    expect(t.appended).toEqual([
+      {
+        runId,
+        step: {
+          stepId: 2,
+          stepName: 'approval',
+          stepType: 'Wait',
+          waitEventId: 'e',
+          timeout: '30s',
+          concurrent: 1,
+          waitTimeout: true,
+        },
+      },
+    ]);
     expect(await timeouts.fireDue()).toBe(0);
     expect(await t.waitStore.listWaits('e', 10)).toEqual([]);
     const [step] = await t.store.listSteps(runId);
@@ -210,10 +333,19 @@ describe('wait timeouts', () => {
     const t = await setup({ failFor: 'wfr_00000000000000000000000001' });
     await t.run(1);
     await t.wait('wfr_00000000000000000000000001', 'e');
-    const timeouts = new WaitTimeouts({ store: t.store, waitStore: t.waitStore, waits: t.waits, logger: quiet, now: t.now, leaseMs: 5_000 });
+    const timeouts = new WaitTimeouts({
+      store: t.store,
+      waitStore: t.waitStore,
+      waits: t.waits,
+      logger: quiet,
+      now: t.now,
+      leaseMs: 5_000,
+    });
     t.tick(30_000);
     expect(await timeouts.fireDue()).toBe(0);
     expect(await t.waitStore.claimTimedOut(t.now() + 1, 5_000, 10)).toEqual([]);
-    expect((await t.waitStore.claimTimedOut(t.now() + 5_000, 5_000, 10)).map((w) => w.runId)).toEqual(['wfr_00000000000000000000000001']);
+    expect((await t.waitStore.claimTimedOut(t.now() + 5_000, 5_000, 10)).map((w) => w.runId)).toEqual([
+      'wfr_00000000000000000000000001',
+    ]);
   });
 });

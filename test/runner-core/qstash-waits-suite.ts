@@ -5,7 +5,11 @@ import type { Store } from '../../runner-core/store/types.js';
 import { newRun, runId as storeRunId, T0 } from './store-fixtures.js';
 
 /** A wait of `runId` on `eventId` at step `stepId`, registered at `at`, timing out `timeoutMs` later. */
-export function newWait(runId: string, eventId: string, options: { stepId?: number; at?: number; timeoutMs?: number } = {}): Wait {
+export function newWait(
+  runId: string,
+  eventId: string,
+  options: { stepId?: number; at?: number; timeoutMs?: number } = {},
+): Wait {
   const at = options.at ?? T0;
   return {
     runId,
@@ -29,7 +33,11 @@ function waitsOf(store: Store): QstashWaitStore {
  * `QstashWaitStore` against a fresh store from `open` (SQLite or PostgreSQL). `peer` opens a second
  * handle on the same database, standing for a second runner.
  */
-export function describeWaitStore(name: string, open: () => Promise<Store>, options: { peer?: () => Promise<Store> } = {}): void {
+export function describeWaitStore(
+  name: string,
+  open: () => Promise<Store>,
+  options: { peer?: () => Promise<Store> } = {},
+): void {
   describe(`qstash waits: ${name}`, () => {
     it('stores a wait, lists it by event, and a notify takes it exactly once', async () => {
       const waits = waitsOf(await open());
@@ -45,12 +53,18 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
       expect((await waits.listWaits('order-2', 10)).map((w) => w.runId)).toEqual(['wfr_c']);
     });
 
-    it('a notify for a run with no wait yet is kept, and the run\'s next wait takes it (lookback)', async () => {
+    it("a notify for a run with no wait yet is kept, and the run's next wait takes it (lookback)", async () => {
       const waits = waitsOf(await open());
-      expect(await waits.notifyRun('wfr_a', 'approved', '{"ok":true}', T0, T0 + 1_000)).toEqual({ waits: [], kept: true });
+      expect(await waits.notifyRun('wfr_a', 'approved', '{"ok":true}', T0, T0 + 1_000)).toEqual({
+        waits: [],
+        kept: true,
+      });
       // Another run waiting on the same event id does not get it: the kept event is the run's.
       expect(await waits.register(newWait('wfr_b', 'approved'), T0 + 1)).toEqual({ kind: 'waiting' });
-      expect(await waits.register(newWait('wfr_a', 'approved'), T0 + 2)).toEqual({ kind: 'kept-event', data: '{"ok":true}' });
+      expect(await waits.register(newWait('wfr_a', 'approved'), T0 + 2)).toEqual({
+        kind: 'kept-event',
+        data: '{"ok":true}',
+      });
       // Taken once: the next wait of that run waits.
       expect(await waits.register(newWait('wfr_a', 'approved', { stepId: 3 }), T0 + 3)).toEqual({ kind: 'waiting' });
     });
@@ -59,11 +73,14 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
       const waits = waitsOf(await open());
       await waits.notifyRun('wfr_a', 'e', 'first', T0, T0 + 1_000);
       await waits.notifyRun('wfr_a', 'e', 'second', T0 + 1, T0 + 1_000);
-      expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 2)).toEqual({ kind: 'kept-event', data: 'first' });
+      expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 2)).toEqual({
+        kind: 'kept-event',
+        data: 'first',
+      });
       expect(await waits.register(newWait('wfr_a', 'e', { stepId: 2 }), T0 + 1_000)).toEqual({ kind: 'waiting' });
     });
 
-    it('keeps at most maxKept events for a run and event (a webhook\'s lookback), counting unexpired ones only', async () => {
+    it("keeps at most maxKept events for a run and event (a webhook's lookback), counting unexpired ones only", async () => {
       const waits = waitsOf(await open());
       expect(await waits.notifyRun('wfr_a', 'e', 'one', T0, T0 + 10, 2)).toEqual({ waits: [], kept: true });
       expect(await waits.notifyRun('wfr_a', 'e', 'two', T0, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
@@ -71,10 +88,13 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
       expect(await waits.notifyRun('wfr_a', 'other', 'x', T0 + 1, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
       // The first expired: room for one more.
       expect(await waits.notifyRun('wfr_a', 'e', 'four', T0 + 10, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
-      expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 11)).toEqual({ kind: 'kept-event', data: 'two' });
+      expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 11)).toEqual({
+        kind: 'kept-event',
+        data: 'two',
+      });
     });
 
-    it('a run-targeted notify takes only that run\'s waits and keeps nothing when it found one', async () => {
+    it("a run-targeted notify takes only that run's waits and keeps nothing when it found one", async () => {
       const waits = waitsOf(await open());
       await waits.register(newWait('wfr_a', 'e'), T0);
       await waits.register(newWait('wfr_b', 'e'), T0);
@@ -132,7 +152,7 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
 
     if (options.peer) {
       const peer = options.peer;
-      it('two runners racing a run\'s wait against its notify: the event is never lost', async () => {
+      it("two runners racing a run's wait against its notify: the event is never lost", async () => {
         const first = await open();
         const second = await peer();
         for (let i = 0; i < 20; i++) {
@@ -151,7 +171,10 @@ export function describeWaitStore(name: string, open: () => Promise<Store>, opti
         const first = await open();
         const second = await peer();
         for (let i = 0; i < 30; i++) await waitsOf(first).register(newWait(`wfr_t${i}`, 'e', { timeoutMs: 1 }), T0);
-        const [a, b] = await Promise.all([waitsOf(first).claimTimedOut(T0 + 10, 5_000, 20), waitsOf(second).claimTimedOut(T0 + 10, 5_000, 20)]);
+        const [a, b] = await Promise.all([
+          waitsOf(first).claimTimedOut(T0 + 10, 5_000, 20),
+          waitsOf(second).claimTimedOut(T0 + 10, 5_000, 20),
+        ]);
         const ids = [...a, ...b].map((w) => w.runId);
         expect(new Set(ids).size).toBe(ids.length);
         expect(ids).toHaveLength(30);

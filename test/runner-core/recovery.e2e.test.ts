@@ -41,7 +41,10 @@ function startRunnerProcess(): Promise<{ child: ChildProcess; url: string }> {
   let stdout = '';
   let stderr = '';
   return new Promise((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wf dev printed no URL within 20 s.\nstdout: ${stdout}\nstderr: ${stderr}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`wf dev printed no URL within 20 s.\nstdout: ${stdout}\nstderr: ${stderr}`)),
+      20_000,
+    );
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
@@ -60,7 +63,9 @@ function startRunnerProcess(): Promise<{ child: ChildProcess; url: string }> {
 
 beforeAll(() => {
   if (!existsSync(CLI)) {
-    throw new Error(`${CLI} is missing: run \`npm run build\` first (this test runs the built \`wf dev\` as a child process).`);
+    throw new Error(
+      `${CLI} is missing: run \`npm run build\` first (this test runs the built \`wf dev\` as a child process).`,
+    );
   }
   dir = mkdtempSync(join(tmpdir(), 'wfkit-recovery-'));
   dbPath = join(dir, 'dev.db');
@@ -141,7 +146,8 @@ describe('recovery after kill -9', () => {
     expect(held).toBeGreaterThanOrEqual(1);
     expect(held).toBeLessThanOrEqual(2);
     expect(steps[HELD]!.reportedExecutions).toBe(held);
-    for (const step of steps) if (step.index !== HELD) expect(step.reportedExecutions, `executions of step ${step.index}`).toBe(1);
+    for (const step of steps)
+      if (step.index !== HELD) expect(step.reportedExecutions, `executions of step ${step.index}`).toBe(1);
 
     // The new runner stops cleanly on SIGTERM; no runner process is left behind.
     second.child.kill('SIGTERM');

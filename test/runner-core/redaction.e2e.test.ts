@@ -7,7 +7,15 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { CliIO } from '../../cli/lib/io.js';
 import { createProgram } from '../../cli/program.js';
 import { startServer, type Endpoint } from '../helpers/endpoint.js';
-import { startApp, startTestRunner, startThroughApp, unusedPort, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  unusedPort,
+  waitForFinish,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 
 /**
  * Credential headers never reach storage or any reader: a real app whose workflow makes a
@@ -54,7 +62,10 @@ function leaks(where: string, text: string, served = true): void {
 /** Every SSE `data:` line the runner sends from now until `stop()`. */
 async function followEvents(runner: TestRunner): Promise<{ text: () => string; stop: () => void }> {
   const controller = new AbortController();
-  const response = await fetch(`${runner.url}/v1/events`, { headers: { authorization: `Bearer ${runner.token}` }, signal: controller.signal });
+  const response = await fetch(`${runner.url}/v1/events`, {
+    headers: { authorization: `Bearer ${runner.token}` },
+    signal: controller.signal,
+  });
   expect(response.status).toBe(200);
   let text = '';
   void (async () => {
@@ -66,8 +77,16 @@ async function followEvents(runner: TestRunner): Promise<{ text: () => string; s
 
 async function wfLogsJson(runner: TestRunner, runId: string): Promise<string> {
   const out: string[] = [];
-  const io: CliIO = { out: (l) => void out.push(l), err: (l) => void out.push(l), env: { WF_RUNNER_URL: runner.url, WF_TOKEN: runner.token }, cwd: dir, interrupted: () => new Promise(() => {}) };
-  await createProgram(io).exitOverride().parseAsync(['logs', runId, '--json', '--runner', runner.url], { from: 'user' });
+  const io: CliIO = {
+    out: (l) => void out.push(l),
+    err: (l) => void out.push(l),
+    env: { WF_RUNNER_URL: runner.url, WF_TOKEN: runner.token },
+    cwd: dir,
+    interrupted: () => new Promise(() => {}),
+  };
+  await createProgram(io)
+    .exitOverride()
+    .parseAsync(['logs', runId, '--json', '--runner', runner.url], { from: 'user' });
   return out.join('\n');
 }
 
@@ -92,7 +111,12 @@ describe('credential headers are redacted before anything is stored or served', 
     const port = await unusedPort();
     const app: TestApp = await startApp(
       async (context) => {
-        const answer = await context.call<{ charged: boolean }>('charge', { url: `${target.url}/charge`, method: 'POST', headers: { ...SECRETS }, body: { amount: 5 } });
+        const answer = await context.call<{ charged: boolean }>('charge', {
+          url: `${target.url}/charge`,
+          method: 'POST',
+          headers: { ...SECRETS },
+          body: { amount: 5 },
+        });
         return context.run('after', () => ({ status: answer.status, cookie: answer.headers['set-cookie'] }));
       },
       {
@@ -121,7 +145,8 @@ describe('credential headers are redacted before anything is stored or served', 
     const { run, steps } = await waitForFinish(runner.runner, id, 15_000);
     expect(run.status).toBe('completed');
     expect(received).toHaveLength(2);
-    for (const [name, value] of Object.entries(SECRETS)) expect(received[1]![name], `${name} after the restart`).toBe(value);
+    for (const [name, value] of Object.entries(SECRETS))
+      expect(received[1]![name], `${name} after the restart`).toBe(value);
     // The workflow sees the answer as it was stored: its Set-Cookie redacted.
     expect(steps.find((s) => s.name === 'after')?.output).toContain('[redacted]');
     expect(run.headers).toMatchObject({ authorization: '[redacted]', 'x-tenant': '[redacted]' });
@@ -130,13 +155,24 @@ describe('credential headers are redacted before anything is stored or served', 
     const raw = await fetch(`${runner.url}/v1/runs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: app.url, body: '{}', headers: { cookie: RAW_START_COOKIE, 'X-Tenant': 'start-tenant-5678' } }),
+      body: JSON.stringify({
+        url: app.url,
+        body: '{}',
+        headers: { cookie: RAW_START_COOKIE, 'X-Tenant': 'start-tenant-5678' },
+      }),
     });
     const { workflowRunId: rawId } = (await raw.json()) as { workflowRunId: string };
     expect(raw.status, JSON.stringify(rawId)).toBeLessThan(300);
-    await vi.waitFor(async () => expect((await runner.store.getRun(rawId))?.headers).toMatchObject({ cookie: '[redacted]', 'X-Tenant': '[redacted]' }));
+    await vi.waitFor(async () =>
+      expect((await runner.store.getRun(rawId))?.headers).toMatchObject({
+        cookie: '[redacted]',
+        'X-Tenant': '[redacted]',
+      }),
+    );
 
-    const shown = await (await fetch(`${runner.url}/v1/runs/${id}`, { headers: { authorization: `Bearer ${runner.token}` } })).text();
+    const shown = await (
+      await fetch(`${runner.url}/v1/runs/${id}`, { headers: { authorization: `Bearer ${runner.token}` } })
+    ).text();
     expect(shown).toContain('[redacted]');
     leaks('GET /v1/runs/:id', shown);
     await vi.waitFor(() => expect(events2.text()).toContain('"status":"completed"'));
@@ -149,7 +185,11 @@ describe('credential headers are redacted before anything is stored or served', 
     const db = new Database(dbPath);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    const bytes = ['', '-wal', '-shm'].map((suffix) => dbPath + suffix).filter(existsSync).map((path) => readFileSync(path).toString('latin1')).join('');
+    const bytes = ['', '-wal', '-shm']
+      .map((suffix) => dbPath + suffix)
+      .filter(existsSync)
+      .map((path) => readFileSync(path).toString('latin1'))
+      .join('');
     expect(bytes).toContain('[redacted]');
     leaks('the SQLite file', bytes, false);
   });

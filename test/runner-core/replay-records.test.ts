@@ -3,14 +3,31 @@ import { toReplayRecords } from '../../runner-core/drive/replay-records.js';
 import type { Step, StepStatus } from '../../runner-core/store/types.js';
 
 const step = (index: number, status: StepStatus, patch: Partial<Step> = {}): Step => ({
-  runId: 'wfr_1', index, name: `s${index}`, kind: 'run', status, output: status === 'succeeded' ? `[${index}]` : null, error: null,
-  startedAt: 0, finishedAt: null, durationMs: null, reportedExecutions: 1, failures: 0, group: 1, until: null, eventId: null, request: null, ...patch,
+  runId: 'wfr_1',
+  index,
+  name: `s${index}`,
+  kind: 'run',
+  status,
+  output: status === 'succeeded' ? `[${index}]` : null,
+  error: null,
+  startedAt: 0,
+  finishedAt: null,
+  durationMs: null,
+  reportedExecutions: 1,
+  failures: 0,
+  group: 1,
+  until: null,
+  eventId: null,
+  request: null,
+  ...patch,
 });
 
 describe('toReplayRecords', () => {
   it('carries finished steps with their output or error', () => {
     const error = { name: 'Error', message: 'no' };
-    expect(toReplayRecords([step(0, 'succeeded'), step(1, 'succeeded', { output: null }), step(2, 'failed', { error })])).toEqual([
+    expect(
+      toReplayRecords([step(0, 'succeeded'), step(1, 'succeeded', { output: null }), step(2, 'failed', { error })]),
+    ).toEqual([
       { index: 0, name: 's0', kind: 'run', output: '[0]' },
       { index: 1, name: 's1', kind: 'run' },
       { index: 2, name: 's2', kind: 'run', error },
@@ -18,7 +35,14 @@ describe('toReplayRecords', () => {
   });
 
   it('holds the position of an unfinished step before a finished one as pending, and drops unfinished ones at the end', () => {
-    const steps = [step(0, 'retrying'), step(1, 'succeeded'), step(2, 'running', { kind: 'wait', eventId: 'e' }), step(3, 'succeeded'), step(4, 'running'), step(5, 'retrying')];
+    const steps = [
+      step(0, 'retrying'),
+      step(1, 'succeeded'),
+      step(2, 'running', { kind: 'wait', eventId: 'e' }),
+      step(3, 'succeeded'),
+      step(4, 'running'),
+      step(5, 'retrying'),
+    ];
     expect(toReplayRecords(steps)).toEqual([
       { index: 0, name: 's0', kind: 'run', pending: true },
       { index: 1, name: 's1', kind: 'run', output: '[1]' },
@@ -28,7 +52,9 @@ describe('toReplayRecords', () => {
   });
 
   it('stops at a position without any step', () => {
-    expect(toReplayRecords([step(0, 'succeeded'), step(2, 'succeeded')])).toEqual([{ index: 0, name: 's0', kind: 'run', output: '[0]' }]);
+    expect(toReplayRecords([step(0, 'succeeded'), step(2, 'succeeded')])).toEqual([
+      { index: 0, name: 's0', kind: 'run', output: '[0]' },
+    ]);
     expect(toReplayRecords([])).toEqual([]);
   });
 });

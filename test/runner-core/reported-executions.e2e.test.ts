@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Header, NDJSON } from '../../protocol/headers.js';
 import { encodeOutcome } from '../../protocol/outcome.js';
-import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  closeStarted,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 
 /** `reportedExecutions` counts every start the runner read, even when what follows it is unusable. */
 

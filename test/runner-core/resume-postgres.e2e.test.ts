@@ -40,19 +40,25 @@ describe('resume on PostgreSQL with three wf start runners', () => {
     );
     const clients = runners.map((r) => new Client({ runnerUrl: r.url, token: TOKEN }));
     const ids: string[] = [];
-    for (let n = 0; n < RUNS; n++) ids.push((await clients[n % 3]!.trigger({ url: app.url, retries: 0 })).workflowRunId);
+    for (let n = 0; n < RUNS; n++)
+      ids.push((await clients[n % 3]!.trigger({ url: app.url, retries: 0 })).workflowRunId);
     for (const id of ids) expect((await waitForFinish(reader, id, 30_000)).run.status).toBe('failed');
 
     state.broken = false;
     // Resumed through the runner about to be killed: it wakes at once and claims them first.
     const client = clients[0]!;
-    expect(await client.bulk({ action: 'resume', filter: { status: 'failed', url: app.url }, dryRun: true })).toMatchObject({ matched: RUNS, done: 0 });
+    expect(
+      await client.bulk({ action: 'resume', filter: { status: 'failed', url: app.url }, dryRun: true }),
+    ).toMatchObject({ matched: RUNS, done: 0 });
     const result = await client.bulk({ action: 'resume', filter: { status: 'failed', url: app.url } });
     expect(result).toEqual({ matched: RUNS, done: RUNS, failed: [], truncated: false });
     // Kill one runner while it holds resumed runs (bounded wait: the runs are claimed within a poll or two).
     let heldAtKill = 0;
     for (let i = 0; i < 200 && heldAtKill === 0; i++) {
-      const rows = await reader.query<{ n: number }[]>(`SELECT count(*) AS n FROM runs WHERE lease_owner = $1 AND status NOT IN ('completed', 'failed', 'cancelled')`, [killed.owner]);
+      const rows = await reader.query<{ n: number }[]>(
+        `SELECT count(*) AS n FROM runs WHERE lease_owner = $1 AND status NOT IN ('completed', 'failed', 'cancelled')`,
+        [killed.owner],
+      );
       heldAtKill = Number(rows[0]?.n ?? 0);
       if (heldAtKill === 0) await sleep(10);
     }
@@ -62,12 +68,25 @@ describe('resume on PostgreSQL with three wf start runners', () => {
     for (const id of ids) {
       const { run, steps } = await waitForFinish(reader, id, 30_000);
       expect(run.status, id).toBe('completed');
-      expect(steps.map((s) => [s.name, s.status]), id).toEqual([['one', 'succeeded'], ['two', 'succeeded'], ['three', 'succeeded'], ['four', 'succeeded']]);
-      expect(steps.slice(0, 2).map((s) => s.reportedExecutions), id).toEqual([1, 1]);
+      expect(
+        steps.map((s) => [s.name, s.status]),
+        id,
+      ).toEqual([
+        ['one', 'succeeded'],
+        ['two', 'succeeded'],
+        ['three', 'succeeded'],
+        ['four', 'succeeded'],
+      ]);
+      expect(
+        steps.slice(0, 2).map((s) => s.reportedExecutions),
+        id,
+      ).toEqual([1, 1]);
       expect([executions.of(`${id}:one`), executions.of(`${id}:two`)], id).toEqual([1, 1]);
       expect(executions.of(`${id}:three`), id).toBeGreaterThanOrEqual(2);
     }
     // Nothing resumed twice, nothing failed again: a second resume finds nothing to do.
-    expect((await clients[2]!.bulk({ action: 'resume', filter: { status: 'failed', url: app.url }, dryRun: true })).matched).toBe(0);
+    expect(
+      (await clients[2]!.bulk({ action: 'resume', filter: { status: 'failed', url: app.url }, dryRun: true })).matched,
+    ).toBe(0);
   });
 });

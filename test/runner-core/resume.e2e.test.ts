@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
 import { ClientError } from '../../api/errors.js';
-import { closeStarted, Counter, startApp, startTestRunner, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  closeStarted,
+  Counter,
+  startApp,
+  startTestRunner,
+  waitForFinish,
+  waitForRun,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 
 /** Resume from the failed step, and bulk actions: a real runner and a real app over real HTTP. */
 
@@ -37,7 +46,11 @@ describe('resume', () => {
     const { workflowRunId: id } = await client.trigger({ url, retries: 0 });
     const failed = await waitForFinish(runner!.runner, id);
     expect(failed.run.status).toBe('failed');
-    expect(failed.steps.map((s) => [s.name, s.status])).toEqual([['one', 'succeeded'], ['two', 'succeeded'], ['three', 'failed']]);
+    expect(failed.steps.map((s) => [s.name, s.status])).toEqual([
+      ['one', 'succeeded'],
+      ['two', 'succeeded'],
+      ['three', 'failed'],
+    ]);
     const keptExecutions = failed.steps.slice(0, 2).map((s) => s.reportedExecutions);
 
     state.broken = false;
@@ -49,7 +62,12 @@ describe('resume', () => {
     expect(done.run.status).toBe('completed');
     expect((await client.get(id)).run.output).toBe(3); // four (1) + three's a + b (1 + 1)
     expect([counter.of('one'), counter.of('two'), counter.of('three'), counter.of('four')]).toEqual([1, 1, 2, 1]);
-    expect(done.steps.map((s) => [s.name, s.status])).toEqual([['one', 'succeeded'], ['two', 'succeeded'], ['three', 'succeeded'], ['four', 'succeeded']]);
+    expect(done.steps.map((s) => [s.name, s.status])).toEqual([
+      ['one', 'succeeded'],
+      ['two', 'succeeded'],
+      ['three', 'succeeded'],
+      ['four', 'succeeded'],
+    ]);
     expect(done.steps.slice(0, 2).map((s) => s.reportedExecutions)).toEqual(keptExecutions);
   });
 
@@ -84,7 +102,10 @@ describe('bulk', () => {
     // Another URL matches nothing.
     expect((await client.bulk({ action: 'resume', filter: { url: `${url}-other` }, dryRun: true })).matched).toBe(0);
     // A time range: the runs created from the second on.
-    expect((await client.bulk({ action: 'resume', filter: { status: 'failed', createdAfter: afterFirst }, dryRun: true })).matched).toBe(2);
+    expect(
+      (await client.bulk({ action: 'resume', filter: { status: 'failed', createdAfter: afterFirst }, dryRun: true }))
+        .matched,
+    ).toBe(2);
 
     state.broken = false;
     const resumed = await client.bulk({ action: 'resume', filter: { status: 'failed', url } });

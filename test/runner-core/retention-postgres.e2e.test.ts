@@ -18,25 +18,46 @@ describe('retention on PostgreSQL with three wf start runners', () => {
   it('prunes each finished run once and keeps the runs still to do', async () => {
     const { runners, reader } = await cluster.start(TOKEN, 2_000, { args: ['--retention', '2s'] });
     const ran = new Counter();
-    const app = await startApp(async (context) => context.run('only', () => ran.hit(context.workflowRunId)), { token: TOKEN, runnerUrl: runners[0].url });
+    const app = await startApp(async (context) => context.run('only', () => ran.hit(context.workflowRunId)), {
+      token: TOKEN,
+      runnerUrl: runners[0].url,
+    });
     const clients = runners.map((r) => new Client({ runnerUrl: r.url, token: TOKEN }));
     const later = (await clients[0]!.trigger({ url: app.url, delay: '1h' })).workflowRunId;
     const ids: string[] = [];
     for (let n = 0; n < RUNS; n++) ids.push((await clients[n % 3]!.trigger({ url: app.url })).workflowRunId);
     // Each ran (a run may be pruned 2 s after it finished: its row is no witness).
-    await vi.waitFor(() => expect(ids.filter((id) => ran.of(id) === 0)).toEqual([]), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(() => expect(ids.filter((id) => ran.of(id) === 0)).toEqual([]), {
+      timeout: 30_000,
+      interval: 100,
+    });
 
-    await vi.waitFor(async () => {
-      const [row] = await reader.query<{ n: number }[]>('SELECT count(*)::int AS n FROM runs WHERE id = ANY($1)', [ids]);
-      expect(row?.n, runners.map((r) => r.stderr() + r.stdout()).join('\n').slice(-3000)).toBe(0);
-    }, { timeout: 30_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        const [row] = await reader.query<{ n: number }[]>('SELECT count(*)::int AS n FROM runs WHERE id = ANY($1)', [
+          ids,
+        ]);
+        expect(
+          row?.n,
+          runners
+            .map((r) => r.stderr() + r.stdout())
+            .join('\n')
+            .slice(-3000),
+        ).toBe(0);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     const [leftovers] = await reader.query<{ steps: number; attempts: number }[]>(
-      'SELECT (SELECT count(*)::int FROM steps WHERE run_id = ANY($1)) AS steps, (SELECT count(*)::int FROM attempts WHERE run_id = ANY($1)) AS attempts', [ids]);
+      'SELECT (SELECT count(*)::int FROM steps WHERE run_id = ANY($1)) AS steps, (SELECT count(*)::int FROM attempts WHERE run_id = ANY($1)) AS attempts',
+      [ids],
+    );
     expect(leftovers).toEqual({ steps: 0, attempts: 0 });
     expect((await reader.getRun(later))?.status).toBe('queued');
 
     const lines = runners.flatMap((r) => r.jsonLines());
-    const pruned = lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('pruned ')).reduce((sum, line) => sum + Number(line.runs), 0);
+    const pruned = lines
+      .filter((line) => typeof line.msg === 'string' && line.msg.startsWith('pruned '))
+      .reduce((sum, line) => sum + Number(line.runs), 0);
     expect(pruned).toBe(RUNS);
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
 

@@ -32,22 +32,79 @@ function seedRows(insertRun: (row: unknown[]) => void, insertStep: (row: unknown
     const status = i % 100 === 0 ? 'failed' : i % 100 === 50 ? 'cancelled' : COMMON[i % COMMON.length]!;
     const url = i % 100 === 0 ? 'http://app3.test/wf' : `http://app${10 + (i % 20)}.test/wf`;
     insertRun([runId(i), url, status, '{}', '{}', T0 + i * 1000, T0 + i * 1000, 3, 1000]);
-    insertStep([runId(i), 0, i % 100 === 0 ? 'charge' : 'email', 'run', status === 'failed' ? 'failed' : 'succeeded', T0 + i * 1000]);
+    insertStep([
+      runId(i),
+      0,
+      i % 100 === 0 ? 'charge' : 'email',
+      'run',
+      status === 'failed' ? 'failed' : 'succeeded',
+      T0 + i * 1000,
+    ]);
   }
 }
 
 /** Each filter alone and a few together, with the index the plan must name. */
 const SHAPES: { name: string; query: RunQuery; sqlite: RegExp; postgres: RegExp }[] = [
-  { name: 'one status', query: { status: 'failed' }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status/, postgres: /runs_status/ },
-  { name: 'several statuses', query: { status: ['failed', 'cancelled'] }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status/, postgres: /runs_status/ },
-  { name: 'exact URL', query: { url: 'http://app3.test/wf' }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_url \(url=\?\)/, postgres: /runs_url/ },
-  { name: 'URL prefix', query: { urlPrefix: 'http://app3.' }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_url \(url>\? AND url<\?\)/, postgres: /runs_url/ },
-  { name: 'created from', query: { createdAfter: T0 + 2900_000 }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_created/, postgres: /runs_created|runs_pkey/ },
-  { name: 'created range', query: { createdAfter: T0 + 1000_000, createdBefore: T0 + 1100_000 }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_created/, postgres: /runs_created/ },
-  { name: 'failed step', query: { failedStep: 'charge' }, sqlite: /SEARCH steps USING COVERING INDEX steps_failed \(name=\?\)/, postgres: /steps_failed/ },
-  { name: 'id prefix', query: { idPrefix: runId(1234) }, sqlite: /SEARCH runs USING (COVERING )?INDEX sqlite_autoindex_runs_1 \(id>\? AND id<\?\)/, postgres: /runs_id_prefix|runs_pkey/ },
-  { name: 'status and URL', query: { status: 'failed', url: 'http://app3.test/wf' }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_(url|status)/, postgres: /runs_(url|status)/ },
-  { name: 'a later page of several statuses', query: { status: ['failed', 'cancelled'], cursor: runId(1500) }, sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status \(status=\? AND id<\?\)/, postgres: /runs_status/ },
+  {
+    name: 'one status',
+    query: { status: 'failed' },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status/,
+    postgres: /runs_status/,
+  },
+  {
+    name: 'several statuses',
+    query: { status: ['failed', 'cancelled'] },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status/,
+    postgres: /runs_status/,
+  },
+  {
+    name: 'exact URL',
+    query: { url: 'http://app3.test/wf' },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX runs_url \(url=\?\)/,
+    postgres: /runs_url/,
+  },
+  {
+    name: 'URL prefix',
+    query: { urlPrefix: 'http://app3.' },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX runs_url \(url>\? AND url<\?\)/,
+    postgres: /runs_url/,
+  },
+  {
+    name: 'created from',
+    query: { createdAfter: T0 + 2900_000 },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX runs_created/,
+    postgres: /runs_created|runs_pkey/,
+  },
+  {
+    name: 'created range',
+    query: { createdAfter: T0 + 1000_000, createdBefore: T0 + 1100_000 },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX runs_created/,
+    postgres: /runs_created/,
+  },
+  {
+    name: 'failed step',
+    query: { failedStep: 'charge' },
+    sqlite: /SEARCH steps USING COVERING INDEX steps_failed \(name=\?\)/,
+    postgres: /steps_failed/,
+  },
+  {
+    name: 'id prefix',
+    query: { idPrefix: runId(1234) },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX sqlite_autoindex_runs_1 \(id>\? AND id<\?\)/,
+    postgres: /runs_id_prefix|runs_pkey/,
+  },
+  {
+    name: 'status and URL',
+    query: { status: 'failed', url: 'http://app3.test/wf' },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX runs_(url|status)/,
+    postgres: /runs_(url|status)/,
+  },
+  {
+    name: 'a later page of several statuses',
+    query: { status: ['failed', 'cancelled'], cursor: runId(1500) },
+    sqlite: /SEARCH runs USING (COVERING )?INDEX runs_status \(status=\? AND id<\?\)/,
+    postgres: /runs_status/,
+  },
 ];
 
 describe('the run list on SQLite', () => {
@@ -58,9 +115,18 @@ describe('the run list on SQLite', () => {
     const path = join(dir, 'runs.db');
     await openSqliteStore(path).close(); // creates the schema, migrations included
     db = new Database(path);
-    const run = db.prepare('INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, retries, retry_delay_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    const step = db.prepare('INSERT INTO steps (run_id, idx, name, kind, status, started_at) VALUES (?, ?, ?, ?, ?, ?)');
-    db.transaction(() => seedRows((row) => run.run(...row), (row) => step.run(...row)))();
+    const run = db.prepare(
+      'INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, retries, retry_delay_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const step = db.prepare(
+      'INSERT INTO steps (run_id, idx, name, kind, status, started_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    db.transaction(() =>
+      seedRows(
+        (row) => run.run(...row),
+        (row) => step.run(...row),
+      ),
+    )();
   });
   afterAll(() => {
     db?.close();
@@ -69,7 +135,9 @@ describe('the run list on SQLite', () => {
 
   const plan = (query: RunQuery): string => {
     const { text, params } = runListSql(query, 51, 'sqlite');
-    return (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('\n');
+    return (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[])
+      .map((row) => row.detail)
+      .join('\n');
   };
 
   it.each(SHAPES)('$name: searches an index, never scans the table', ({ query, sqlite }) => {
@@ -89,9 +157,13 @@ describe('the run list on SQLite', () => {
     };
     const failedCharge = rows({ failedStep: 'charge' });
     expect(failedCharge.length).toBeGreaterThan(0);
-    expect(failedCharge.map((row) => Number(row.id.slice(4)))).toEqual(Array.from({ length: RUNS / 100 }, (_, k) => RUNS - 100 - k * 100));
+    expect(failedCharge.map((row) => Number(row.id.slice(4)))).toEqual(
+      Array.from({ length: RUNS / 100 }, (_, k) => RUNS - 100 - k * 100),
+    );
     expect(rows({ urlPrefix: 'http://app3.' }).every((row) => row.url === 'http://app3.test/wf')).toBe(true);
-    expect(rows({ createdAfter: T0 + 2900_000 }).map((row) => row.created_at)).toEqual(Array.from({ length: 100 }, (_, k) => T0 + (2999 - k) * 1000));
+    expect(rows({ createdAfter: T0 + 2900_000 }).map((row) => row.created_at)).toEqual(
+      Array.from({ length: 100 }, (_, k) => T0 + (2999 - k) * 1000),
+    );
   });
 });
 
@@ -104,10 +176,27 @@ describe('the run list on PostgreSQL', () => {
     sql = postgres(pg.url, { onnotice: () => {}, connection: { search_path: 'plan' } });
     const runs: unknown[][] = [];
     const steps: unknown[][] = [];
-    seedRows((row) => runs.push(row), (row) => steps.push(row));
-    const runColumns = ['id', 'url', 'status', 'body', 'headers', 'created_at', 'updated_at', 'retries', 'retry_delay_ms'];
+    seedRows(
+      (row) => runs.push(row),
+      (row) => steps.push(row),
+    );
+    const runColumns = [
+      'id',
+      'url',
+      'status',
+      'body',
+      'headers',
+      'created_at',
+      'updated_at',
+      'retries',
+      'retry_delay_ms',
+    ];
     const stepColumns = ['run_id', 'idx', 'name', 'kind', 'status', 'started_at'];
-    const records = (rows: unknown[][], columns: string[]) => rows.map((row) => Object.fromEntries(columns.map((c, k) => [c, row[k]])) as Record<string, postgres.ParameterOrJSON<never>>);
+    const records = (rows: unknown[][], columns: string[]) =>
+      rows.map(
+        (row) =>
+          Object.fromEntries(columns.map((c, k) => [c, row[k]])) as Record<string, postgres.ParameterOrJSON<never>>,
+      );
     for (let i = 0; i < runs.length; i += 500) {
       await sql`INSERT INTO runs ${sql(records(runs.slice(i, i + 500), runColumns))}`;
       await sql`INSERT INTO steps ${sql(records(steps.slice(i, i + 500), stepColumns))}`;

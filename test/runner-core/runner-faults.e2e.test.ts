@@ -50,21 +50,18 @@ describe('runner e2e: an unavailable route', () => {
   it('retries a 503 with Retry-After: 0 at once, then completes', async () => {
     const calls = new Counter();
     let refused = 0;
-    const { runner, app } = await setup(
-      async (context) => context.run('work', () => calls.hit('work')),
-      {
-        retryDelay: 60_000, // only Retry-After: 0 makes the retries fast
-        wrap: (handler) => (req, res) => {
-          if (isDrive(req.headers) && refused < 2) {
-            refused++;
-            res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/json' });
-            res.end(JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'warming up' } }));
-            return;
-          }
-          handler(req, res);
-        },
+    const { runner, app } = await setup(async (context) => context.run('work', () => calls.hit('work')), {
+      retryDelay: 60_000, // only Retry-After: 0 makes the retries fast
+      wrap: (handler) => (req, res) => {
+        if (isDrive(req.headers) && refused < 2) {
+          refused++;
+          res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'warming up' } }));
+          return;
+        }
+        handler(req, res);
       },
-    );
+    });
     const id = await startThroughApp(app.url);
     const { run, attempts } = await waitForFinish(runner.runner, id);
     expect(run).toMatchObject({ status: 'completed', output: encodeValue(1, 'the workflow') });
@@ -73,7 +70,10 @@ describe('runner e2e: an unavailable route', () => {
       [503, 'error'],
       [200, 'done'],
     ]);
-    expect(attempts[0]!.error).toMatchObject({ name: 'EndpointError', message: expect.stringContaining('503: warming up') });
+    expect(attempts[0]!.error).toMatchObject({
+      name: 'EndpointError',
+      message: expect.stringContaining('503: warming up'),
+    });
     expect(attempts[0]!.responseHeaders!['retry-after']).toBe('0');
     expect(attempts[0]!.responseBody).toContain('warming up');
     expect(calls.of('work')).toBe(1);
@@ -115,16 +115,26 @@ describe('runner e2e: an unavailable route', () => {
     });
     expect(response.status).toBe(201);
     const { workflowRunId: id } = (await response.json()) as { workflowRunId: string };
-    await vi.waitFor(async () => expect((await runner!.store.listAttempts(id)).length).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
-
-    app = await startApp(async (context) => context.run('double', () => (context.requestPayload as { n: number }).n * 2), {
-      token: runner.token,
-      runnerUrl: runner.url,
-      port,
+    await vi.waitFor(async () => expect((await runner!.store.listAttempts(id)).length).toBeGreaterThan(0), {
+      timeout: 10_000,
+      interval: 10,
     });
+
+    app = await startApp(
+      async (context) => context.run('double', () => (context.requestPayload as { n: number }).n * 2),
+      {
+        token: runner.token,
+        runnerUrl: runner.url,
+        port,
+      },
+    );
     const { run, attempts } = await waitForFinish(runner.runner, id);
     expect(run).toMatchObject({ status: 'completed', output: encodeValue(4, 'the workflow') });
-    expect(attempts[0]).toMatchObject({ responseStatus: null, outcome: 'error', error: { message: expect.stringContaining('ECONNREFUSED') } });
+    expect(attempts[0]).toMatchObject({
+      responseStatus: null,
+      outcome: 'error',
+      error: { message: expect.stringContaining('ECONNREFUSED') },
+    });
     expect(attempts.at(-1)!.outcome).toBe('done');
   });
 });
@@ -137,7 +147,14 @@ describe('runner e2e: drive requests the app must refuse', () => {
       return context.run('step', () => context.requestPayload);
     });
     const forgedId = newRunId();
-    const drive: DriveRequest = { v: PROTOCOL_VERSION, runId: forgedId, body: '{"evil":true}', headers: {}, steps: [], attempt: 1 };
+    const drive: DriveRequest = {
+      v: PROTOCOL_VERSION,
+      runId: forgedId,
+      body: '{"evil":true}',
+      headers: {},
+      steps: [],
+      attempt: 1,
+    };
     const body = JSON.stringify(drive);
     const post = (headers: Record<string, string>) =>
       fetch(app.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
@@ -145,7 +162,12 @@ describe('runner e2e: drive requests the app must refuse', () => {
     const forgeries = [
       await signRequest({ url: app.url, body, tokens: ['another-token'] }),
       await signRequest({ url: 'http://127.0.0.1:1/elsewhere', body, tokens: [runner.token] }),
-      await signRequest({ url: app.url, body, tokens: [runner.token], timestamp: Math.floor(Date.now() / 1000) - 3600 }),
+      await signRequest({
+        url: app.url,
+        body,
+        tokens: [runner.token],
+        timestamp: Math.floor(Date.now() / 1000) - 3600,
+      }),
       { 'wf-signature-id': 'x' },
     ];
     for (const headers of forgeries) {
@@ -243,7 +265,10 @@ describe('runner e2e: cancel', () => {
     );
     const id = await startThroughApp(app.url);
     await waitForRun(runner.runner, id, (r) => r.attempts === 1 && r.failures === 1);
-    const response = await fetch(`${runner.url}/v1/runs/${id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` } });
+    const response = await fetch(`${runner.url}/v1/runs/${id}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}` },
+    });
     expect(response.status).toBe(200);
     const run = await runner.store.getRun(id);
     expect(run).toMatchObject({ status: 'cancelled', nextAt: null, attempts: 1 });
@@ -265,10 +290,16 @@ describe('runner e2e: cancel', () => {
     });
     const id = await startThroughApp(app.url);
     await inStep.promise;
-    const response = await fetch(`${runner.url}/v1/runs/${id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` } });
+    const response = await fetch(`${runner.url}/v1/runs/${id}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}` },
+    });
     expect(response.status).toBe(200);
     hold.open();
-    await vi.waitFor(async () => expect(await runner.store.listAttempts(id)).toMatchObject([{ seq: 1, outcome: 'aborted' }]), { timeout: 10_000 });
+    await vi.waitFor(
+      async () => expect(await runner.store.listAttempts(id)).toMatchObject([{ seq: 1, outcome: 'aborted' }]),
+      { timeout: 10_000 },
+    );
     const run = await runner.store.getRun(id);
     expect(run).toMatchObject({ status: 'cancelled', nextAt: null, attempts: 1 });
     expect(await dueEver(runner)).toEqual([]);

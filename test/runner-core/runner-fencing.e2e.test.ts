@@ -2,7 +2,16 @@ import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeValue } from '../../protocol/values.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite/store.js';
-import { Counter, gate, startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  Counter,
+  gate,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 
 /**
  * The runner's side of fencing, in one process on a real SQLite file: a second handle on the file
@@ -44,7 +53,9 @@ describe('runner: a lost lease', () => {
         await context.run('after', () => calls.hit('after'));
       },
       {
-        token: test.token, runnerUrl: test.url, retryDelay: 10,
+        token: test.token,
+        runnerUrl: test.url,
+        retryDelay: 10,
         wrap: (handler) => (req: IncomingMessage, res) => {
           if (req.headers['wf-signature'] !== undefined) drives++;
           handler(req, res);
@@ -56,7 +67,12 @@ describe('runner: a lost lease', () => {
     await vi.waitFor(async () => expect((await test.store.listSteps(id))[0]?.status).toBe('running'));
 
     // Another runner takes the run over, as if this one had stalled past its lease.
-    const taken = await thief.claimDue({ now: Date.now() + 120_000, owner: 'runner-thief', leaseMs: 600_000, limit: 10 });
+    const taken = await thief.claimDue({
+      now: Date.now() + 120_000,
+      owner: 'runner-thief',
+      leaseMs: 600_000,
+      limit: 10,
+    });
     expect(taken.map((r) => r.id)).toEqual([id]);
     held.open();
     await vi.waitFor(() => expect(test.runner.drivesInFlight).toBe(0));
@@ -76,7 +92,10 @@ describe('runner: a lost lease', () => {
     await thief.release(id, 'runner-thief');
     const { run, steps } = await waitForFinish(test.runner, id);
     expect(run.status).toBe('completed');
-    expect(steps.map((s) => [s.name, s.status, decodeValue(s.output ?? undefined)])).toEqual([['slow', 'succeeded', 'done'], ['after', 'succeeded', calls.of('after')]]);
+    expect(steps.map((s) => [s.name, s.status, decodeValue(s.output ?? undefined)])).toEqual([
+      ['slow', 'succeeded', 'done'],
+      ['after', 'succeeded', calls.of('after')],
+    ]);
     expect(calls.of('slow')).toBe(2);
     expect(drives).toBe(2);
   });

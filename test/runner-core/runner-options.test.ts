@@ -15,7 +15,14 @@ describe('resolveRunnerOptions', () => {
   });
 
   it('keeps what was given, and fills the rest of a partial unreachable policy', () => {
-    const resolved = resolveRunnerOptions({ store, tokens: ['t'], leaseMs: 5_000, pollMs: 50, retention: 60_000, unreachable: { horizonMs: 1_000 } });
+    const resolved = resolveRunnerOptions({
+      store,
+      tokens: ['t'],
+      leaseMs: 5_000,
+      pollMs: 50,
+      retention: 60_000,
+      unreachable: { horizonMs: 1_000 },
+    });
     expect(resolved).toMatchObject({ leaseMs: 5_000, pollMs: 50, retention: 60_000, concurrency: 256 });
     expect(resolved.unreachable.horizonMs).toBe(1_000);
     expect(resolved.unreachable.baseMs).toBe(DEFAULT_UNREACHABLE_POLICY.baseMs);
@@ -27,6 +34,8 @@ describe('resolveRunnerOptions', () => {
   });
 
   it.each([-1, 1.5, Number.NaN])('refuses a retention of %s, naming the option', (retention) => {
-    expect(() => resolveRunnerOptions({ store, tokens: ['t'], retention })).toThrow(/Expected `retention` to be a whole number of milliseconds/);
+    expect(() => resolveRunnerOptions({ store, tokens: ['t'], retention })).toThrow(
+      /Expected `retention` to be a whole number of milliseconds/,
+    );
   });
 });

@@ -31,7 +31,10 @@ afterEach(async () => {
 });
 
 /** A fresh runner and an app serving `workflow` against it (retries 10 ms apart unless told). */
-async function setup(workflow: Workflow<any, any>, options: Partial<AppOptions> = {}): Promise<{ runner: TestRunner; app: TestApp }> {
+async function setup(
+  workflow: Workflow<any, any>,
+  options: Partial<AppOptions> = {},
+): Promise<{ runner: TestRunner; app: TestApp }> {
   runner = await startTestRunner();
   app = await startApp(workflow, { token: runner.token, runnerUrl: runner.url, retryDelay: 10, ...options });
   return { runner, app };
@@ -60,14 +63,27 @@ describe('runner e2e: happy paths', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     expect(run).toMatchObject({ status: 'completed', stepsDone: 2, attempts: 1, failures: 0, error: null });
     expect(decodeValue(run.output ?? undefined)).toEqual({ length: 'HELLO:5' });
-    expect(steps.map((s) => [s.index, s.name, s.status, decodeValue(s.output ?? undefined), s.reportedExecutions, s.group])).toEqual([
+    expect(
+      steps.map((s) => [s.index, s.name, s.status, decodeValue(s.output ?? undefined), s.reportedExecutions, s.group]),
+    ).toEqual([
       [0, 'initial-step', 'succeeded', 'HELLO', 1, 1],
       [1, 'second-step', 'succeeded', 'HELLO:5', 1, 2],
     ]);
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ seq: 1, responseStatus: 200, outcome: 'done', error: null, requestUrl: app.url });
+    expect(attempts[0]).toMatchObject({
+      seq: 1,
+      responseStatus: 200,
+      outcome: 'done',
+      error: null,
+      requestUrl: app.url,
+    });
     expect(attempts[0]!.requestHeaders['wf-signature']).toBe('[redacted]');
-    expect(calls.counts).toEqual(new Map([['initial-step', 1], ['second-step', 1]]));
+    expect(calls.counts).toEqual(
+      new Map([
+        ['initial-step', 1],
+        ['second-step', 1],
+      ]),
+    );
   });
 
   it('runs sync and async steps, with any JSON-like result and undefined', async () => {
@@ -85,10 +101,25 @@ describe('runner e2e: happy paths', () => {
     const id = await startThroughApp(app.url, undefined, { authorization: 'Bearer client-secret' });
     const { run, steps } = await waitForFinish(runner.runner, id);
     expect(run.status).toBe('completed');
-    expect(steps.map((s) => s.output)).toEqual([encodeValue(21, 'sync'), expect.any(String), null, encodeValue(null, 'null')]);
-    expect(steps.map((s) => decodeValue(s.output ?? undefined))).toEqual([21, { doubled: 42, list: [null, true, 'x'] }, undefined, null]);
+    expect(steps.map((s) => s.output)).toEqual([
+      encodeValue(21, 'sync'),
+      expect.any(String),
+      null,
+      encodeValue(null, 'null'),
+    ]);
+    expect(steps.map((s) => decodeValue(s.output ?? undefined))).toEqual([
+      21,
+      { doubled: 42, list: [null, true, 'x'] },
+      undefined,
+      null,
+    ]);
     // Credentials of the start request are redacted before they are stored or handed to the workflow.
-    expect(decodeValue(run.output!)).toEqual({ b: { doubled: 42, list: [null, true, 'x'] }, nothing: true, nil: null, auth: '[redacted]' });
+    expect(decodeValue(run.output!)).toEqual({
+      b: { doubled: 42, list: [null, true, 'x'] },
+      nothing: true,
+      nil: null,
+      auth: '[redacted]',
+    });
     expect(run.headers.authorization).toBe('[redacted]');
   });
 });
@@ -108,7 +139,13 @@ describe('runner e2e: failures and retries', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     expect(run).toMatchObject({ status: 'completed', stepsDone: 2, attempts: 3, failures: 0 });
     expect(steps[0]).toMatchObject({ name: 'first', status: 'succeeded', reportedExecutions: 1, failures: 0 });
-    expect(steps[1]).toMatchObject({ name: 'flaky', status: 'succeeded', reportedExecutions: 3, failures: 2, output: encodeValue(3, 'flaky') });
+    expect(steps[1]).toMatchObject({
+      name: 'flaky',
+      status: 'succeeded',
+      reportedExecutions: 3,
+      failures: 2,
+      output: encodeValue(3, 'flaky'),
+    });
     expect(calls.of('first')).toBe(1);
     expect(calls.of('flaky')).toBe(3);
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'done']);
@@ -117,7 +154,10 @@ describe('runner e2e: failures and retries', () => {
       expect(attempt.error!.stack).toContain(`flaky failure ${i + 1}`);
       expect(attempt.error!.stack).toMatch(/\n\s+at /);
     }
-    expect(JSON.parse(attempts[1]!.requestBody)).toMatchObject({ attempt: 2, steps: [{ index: 0, name: 'first', kind: 'run', output: encodeValue(1, 'first') }] });
+    expect(JSON.parse(attempts[1]!.requestBody)).toMatchObject({
+      attempt: 2,
+      steps: [{ index: 0, name: 'first', kind: 'run', output: encodeValue(1, 'first') }],
+    });
   });
 
   it('fails at once on NonRetryableError: the step fails for good, one replay rethrows it, the run fails', async () => {
@@ -133,11 +173,25 @@ describe('runner e2e: failures and retries', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     // The replay rethrows the step's error (StepFailedError, same name, message and stack) and
     // the workflow does not catch it, so the run fails with it.
-    expect(run).toMatchObject({ status: 'failed', attempts: 2, error: { name: 'NonRetryableError', message: 'card declined', code: 'STEP_FAILED' } });
+    expect(run).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      error: { name: 'NonRetryableError', message: 'card declined', code: 'STEP_FAILED' },
+    });
     expect(run.error!.stack).toBe(steps[0]!.error!.stack);
-    expect(steps).toMatchObject([{ name: 'charge', status: 'failed', reportedExecutions: 1, failures: 1, error: { message: 'card declined', code: 'NON_RETRYABLE' } }]);
+    expect(steps).toMatchObject([
+      {
+        name: 'charge',
+        status: 'failed',
+        reportedExecutions: 1,
+        failures: 1,
+        error: { message: 'card declined', code: 'NON_RETRYABLE' },
+      },
+    ]);
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed']);
-    expect(JSON.parse(attempts[1]!.requestBody)).toMatchObject({ steps: [{ index: 0, name: 'charge', error: { message: 'card declined' } }] });
+    expect(JSON.parse(attempts[1]!.requestBody)).toMatchObject({
+      steps: [{ index: 0, name: 'charge', error: { message: 'card declined' } }],
+    });
     // No failureFunction on this route: the route says so, and the runner does not call it.
     expect(attempts[1]!.responseHeaders).not.toHaveProperty('wf-failure-function');
     expect(calls.counts).toEqual(new Map([['charge', 1]]));
@@ -157,9 +211,20 @@ describe('runner e2e: failures and retries', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     expect(calls.of('always-fails')).toBe(3);
     // Three executions fail the step for good; a fourth drive replays its error into the workflow.
-    expect(run).toMatchObject({ status: 'failed', retries: 2, failures: 1, attempts: 4, error: { message: 'attempt 3 failed', code: 'STEP_FAILED' } });
+    expect(run).toMatchObject({
+      status: 'failed',
+      retries: 2,
+      failures: 1,
+      attempts: 4,
+      error: { message: 'attempt 3 failed', code: 'STEP_FAILED' },
+    });
     expect(steps).toMatchObject([{ status: 'failed', reportedExecutions: 3, failures: 3 }]);
-    expect(attempts.map((a) => a.error?.message)).toEqual(['attempt 1 failed', 'attempt 2 failed', 'attempt 3 failed', 'attempt 3 failed']);
+    expect(attempts.map((a) => a.error?.message)).toEqual([
+      'attempt 1 failed',
+      'attempt 2 failed',
+      'attempt 3 failed',
+      'attempt 3 failed',
+    ]);
   });
 
   it('delays the retry by RetryAfterError', async () => {
@@ -199,7 +264,12 @@ describe('runner e2e: failures and retries', () => {
     expect(run.error!.message).toContain('"a"');
     expect(run.error!.message).toContain('"x"');
     expect(attempts).toHaveLength(2);
-    expect(calls.counts).toEqual(new Map([['a', 1], ['b', 1]]));
+    expect(calls.counts).toEqual(
+      new Map([
+        ['a', 1],
+        ['b', 1],
+      ]),
+    );
   });
 });
 

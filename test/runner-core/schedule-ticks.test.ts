@@ -177,6 +177,7 @@ describe.each(Object.keys(opens))('schedule ticks (%s)', (name) => {
       expect((error as Error).message).toContain(`"${cron}"`);
     }
     expect(await t.store.schedules.listSchedules()).toEqual([]);
-    for (const cron of ['*/5 * * * *', '30 */5 * * * *', '  0 9 * * 1-5  ']) await expect(t.service.create({ url: URL_, cron })).resolves.toMatchObject({ cron: cron.trim() });
+    for (const cron of ['*/5 * * * *', '30 */5 * * * *', '  0 9 * * 1-5  '])
+      await expect(t.service.create({ url: URL_, cron })).resolves.toMatchObject({ cron: cron.trim() });
   });
 });

@@ -51,7 +51,10 @@ describe('schedules on PostgreSQL with three wf start runners', () => {
     // No tick lost across the kill: consecutive seconds from the first to the last.
     for (let i = 1; i < fired.length; i++) expect(fired[i]!.tick - fired[i - 1]!.tick).toBe(1000);
     // The runner API lists a schedule's runs from PostgreSQL too (at least every tick counted above).
-    const page = await new Client({ runnerUrl: survivor.url, token: TOKEN }).list({ scheduleId: schedule.id, limit: 500 });
+    const page = await new Client({ runnerUrl: survivor.url, token: TOKEN }).list({
+      scheduleId: schedule.id,
+      limit: 500,
+    });
     expect(page.runs.length).toBeGreaterThanOrEqual(fired.length); // a tick in flight at the delete may add one
     expect(page.runs.every((r) => r.scheduleId === schedule.id)).toBe(true);
     const runnerLines = runners.flatMap((r) => r.jsonLines());

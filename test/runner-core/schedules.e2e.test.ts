@@ -28,7 +28,9 @@ async function runnerOn(dbPath?: string): Promise<TestRunner> {
 async function runsOf(runner: TestRunner, scheduleId: string): Promise<Array<{ run: Run; tick: number }>> {
   const { runs } = await runner.store.listRuns({ limit: 500 });
   const prefix = `schedule:${scheduleId}:`;
-  return runs.filter((r) => r.idempotencyKey?.startsWith(prefix)).map((run) => ({ run, tick: Number(run.idempotencyKey!.slice(prefix.length)) }));
+  return runs
+    .filter((r) => r.idempotencyKey?.startsWith(prefix))
+    .map((run) => ({ run, tick: Number(run.idempotencyKey!.slice(prefix.length)) }));
 }
 
 /** Polls `check` every 50 ms until it returns a value, at most `timeoutMs`. */
@@ -46,8 +48,20 @@ describe('schedules', () => {
   it('are created, listed and deleted through the Client; bad input is a 400 naming the field', async () => {
     const runner = await runnerOn();
     const client = new Client({ runnerUrl: runner.url, token: TEST_TOKEN });
-    const created = await client.schedules.create({ url: 'http://127.0.0.1:9/wf', cron: '0 9 * * 1-5', body: { report: 'daily' }, timezone: 'Europe/Paris', headers: { authorization: 'Bearer secret' } });
-    expect(created).toMatchObject({ url: 'http://127.0.0.1:9/wf', cron: '0 9 * * 1-5', timezone: 'Europe/Paris', body: '{"report":"daily"}', lastFiredAt: null });
+    const created = await client.schedules.create({
+      url: 'http://127.0.0.1:9/wf',
+      cron: '0 9 * * 1-5',
+      body: { report: 'daily' },
+      timezone: 'Europe/Paris',
+      headers: { authorization: 'Bearer secret' },
+    });
+    expect(created).toMatchObject({
+      url: 'http://127.0.0.1:9/wf',
+      cron: '0 9 * * 1-5',
+      timezone: 'Europe/Paris',
+      body: '{"report":"daily"}',
+      lastFiredAt: null,
+    });
     expect(created.id).toMatch(/^wfs_/);
     expect(created.headers.authorization).not.toBe('Bearer secret');
     expect(created.nextAt).toBeGreaterThan(Date.now());
@@ -55,14 +69,20 @@ describe('schedules', () => {
     expect([7, 8]).toContain(new Date(created.nextAt).getUTCHours());
     expect(await client.schedules.list()).toEqual([created]);
 
-    const badCron = await client.schedules.create({ url: 'http://127.0.0.1:9/wf', cron: '61 * * * *' }).catch((e: unknown) => e);
+    const badCron = await client.schedules
+      .create({ url: 'http://127.0.0.1:9/wf', cron: '61 * * * *' })
+      .catch((e: unknown) => e);
     expect(badCron).toBeInstanceOf(ClientError);
     expect((badCron as ClientError).status).toBe(400);
     expect((badCron as ClientError).message).toContain('`cron`');
-    const badZone = await client.schedules.create({ url: 'http://127.0.0.1:9/wf', cron: '* * * * *', timezone: 'Mars/Olympus' }).catch((e: unknown) => e);
+    const badZone = await client.schedules
+      .create({ url: 'http://127.0.0.1:9/wf', cron: '* * * * *', timezone: 'Mars/Olympus' })
+      .catch((e: unknown) => e);
     expect((badZone as ClientError).status).toBe(400);
     expect((badZone as ClientError).message).toContain('`timezone`');
-    const badOrigin = await client.schedules.create({ url: 'https://elsewhere.example/wf', cron: '* * * * *' }).catch((e: unknown) => e);
+    const badOrigin = await client.schedules
+      .create({ url: 'https://elsewhere.example/wf', cron: '* * * * *' })
+      .catch((e: unknown) => e);
     expect((badOrigin as ClientError).status).toBe(403);
 
     await client.schedules.delete(created.id);
@@ -74,7 +94,9 @@ describe('schedules', () => {
   it('a 7-field cron is a 400 naming the field count and the expression', async () => {
     const runner = await runnerOn();
     const client = new Client({ runnerUrl: runner.url, token: TEST_TOKEN });
-    const error = await client.schedules.create({ url: 'http://127.0.0.1:9/wf', cron: '0 0 9 * * 1-5 2030' }).catch((e: unknown) => e);
+    const error = await client.schedules
+      .create({ url: 'http://127.0.0.1:9/wf', cron: '0 0 9 * * 1-5 2030' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientError);
     expect((error as ClientError).status).toBe(400);
     expect((error as ClientError).message).toContain('got 7 fields: "0 0 9 * * 1-5 2030"');
@@ -84,14 +106,31 @@ describe('schedules', () => {
   it('a schedule whose origin is no longer allowed skips its ticks, shows the refusal, and logs it once', async () => {
     const errors: string[] = [];
     const logger = { info: () => {}, warn: () => {}, error: (message: string) => errors.push(message) };
-    const runner = await startTestRunner({ api: { openOnLoopback: false }, runner: { pollMs: 100, allowedOrigins: ['https://app.example'], logger } });
+    const runner = await startTestRunner({
+      api: { openOnLoopback: false },
+      runner: { pollMs: 100, allowedOrigins: ['https://app.example'], logger },
+    });
     runners.push(runner);
     // Created while its origin was allowed (stored directly: the API would refuse it now).
     const id = 'wfs_refused-origin';
     const url = 'http://127.0.0.1:9/wf';
-    await runner.store.schedules.createSchedule({ id, url, cron: '* * * * * *', timezone: 'UTC', body: '', headers: {}, nextAt: Date.now(), lastFiredAt: null, lastRefusal: null, createdAt: Date.now() });
+    await runner.store.schedules.createSchedule({
+      id,
+      url,
+      cron: '* * * * * *',
+      timezone: 'UTC',
+      body: '',
+      headers: {},
+      nextAt: Date.now(),
+      lastFiredAt: null,
+      lastRefusal: null,
+      createdAt: Date.now(),
+    });
     const client = new Client({ runnerUrl: runner.url, token: TEST_TOKEN });
-    const first = await until('a first refused tick', async () => (await client.schedules.list())[0]?.lastRefusal ?? undefined);
+    const first = await until(
+      'a first refused tick',
+      async () => (await client.schedules.list())[0]?.lastRefusal ?? undefined,
+    );
     expect(first).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
     expect(first.message).toContain('http://127.0.0.1:9');
     // Every second a tick is refused and skipped; the ticker looks 4 times a second meanwhile.
@@ -107,7 +146,10 @@ describe('schedules', () => {
 
   it('an every-second schedule starts one completed run per tick in a real app', async () => {
     const runner = await runnerOn();
-    app = await startApp(async (context) => context.run('echo', () => context.requestPayload), { token: runner.token, runnerUrl: runner.url });
+    app = await startApp(async (context) => context.run('echo', () => context.requestPayload), {
+      token: runner.token,
+      runnerUrl: runner.url,
+    });
     const client = new Client({ runnerUrl: runner.url, token: TEST_TOKEN });
     const schedule = await client.schedules.create({ url: app.url, cron: '*/1 * * * * *', body: { hello: 'tick' } });
     const runs = await until('3 completed scheduled runs', async () => {
@@ -132,7 +174,10 @@ describe('schedules', () => {
     const dbPath = join(dir, 'runner.db');
     try {
       const first = await runnerOn(dbPath);
-      app = await startApp(async (context) => context.run('echo', () => 1), { token: first.token, runnerUrl: first.url });
+      app = await startApp(async (context) => context.run('echo', () => 1), {
+        token: first.token,
+        runnerUrl: first.url,
+      });
       const schedule = await first.runner.schedules.create({ url: app.url, cron: '* * * * * *' });
       await until('a first tick', async () => ((await runsOf(first, schedule.id)).length > 0 ? true : undefined));
       await first.close();
@@ -141,14 +186,16 @@ describe('schedules', () => {
       const reader = new SqliteStore(dbPath);
       const before = (await reader.schedules.getSchedule(schedule.id))!;
       await reader.close();
-    // The downtime itself is the scenario: five ticks pass with no runner.
-    await new Promise((r) => setTimeout(r, 5_000));
-    const restartedAt = Date.now();
-    const second = await runnerOn(dbPath);
-    await until('the schedule to move past the restart', async () => ((await second.store.schedules.getSchedule(schedule.id))!.nextAt > restartedAt ? true : undefined));
-    const missed = (await runsOf(second, schedule.id)).filter((r) => r.tick >= before.nextAt && r.tick < restartedAt);
-    expect(stoppedAt).toBeLessThan(restartedAt - 4_000);
-    expect(missed.map((r) => r.tick)).toEqual([before.nextAt]);
+      // The downtime itself is the scenario: five ticks pass with no runner.
+      await new Promise((r) => setTimeout(r, 5_000));
+      const restartedAt = Date.now();
+      const second = await runnerOn(dbPath);
+      await until('the schedule to move past the restart', async () =>
+        (await second.store.schedules.getSchedule(schedule.id))!.nextAt > restartedAt ? true : undefined,
+      );
+      const missed = (await runsOf(second, schedule.id)).filter((r) => r.tick >= before.nextAt && r.tick < restartedAt);
+      expect(stoppedAt).toBeLessThan(restartedAt - 4_000);
+      expect(missed.map((r) => r.tick)).toEqual([before.nextAt]);
     } finally {
       for (const r of runners) await r.close();
       runners = [];

@@ -5,7 +5,15 @@ import type { Run } from '../../api/dto.js';
 import type { CliIO } from '../../cli/lib/io.js';
 import { createProgram } from '../../cli/program.js';
 import { NonRetryableError } from '../../protocol/errors.js';
-import { closeStarted, startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  closeStarted,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 
 /**
  * Finding runs end to end: a real runner, two real apps (two workflow URLs), runs that complete and
@@ -17,7 +25,11 @@ let runner: TestRunner;
 let shop: TestApp;
 let mail: TestApp;
 /** Run ids by what they did: checkout ones failed at "charge" when asked to. */
-const made: { completed: string[]; failedAtCharge: string[]; mail: string[] } = { completed: [], failedAtCharge: [], mail: [] };
+const made: { completed: string[]; failedAtCharge: string[]; mail: string[] } = {
+  completed: [],
+  failedAtCharge: [],
+  mail: [],
+};
 let client: Client;
 let beforeSecond = 0;
 
@@ -29,13 +41,16 @@ beforeEach(async () => {
   made.mail = [];
   runner = await startTestRunner();
   const options = { token: runner.token, runnerUrl: runner.url, retries: 0, retryDelay: 10 };
-  shop = await startApp(async (context) => {
-    await context.run('reserve', () => 'reserved');
-    await context.run('charge', () => {
-      if ((context.requestPayload as { fail?: boolean }).fail) throw new NonRetryableError('card declined');
-      return 'charged';
-    });
-  }, { ...options, path: '/api/checkout' });
+  shop = await startApp(
+    async (context) => {
+      await context.run('reserve', () => 'reserved');
+      await context.run('charge', () => {
+        if ((context.requestPayload as { fail?: boolean }).fail) throw new NonRetryableError('card declined');
+        return 'charged';
+      });
+    },
+    { ...options, path: '/api/checkout' },
+  );
   mail = await startApp(async (context) => context.run('send', () => 'sent'), { ...options, path: '/api/mail' });
   for (const fail of [false, true, false, true]) {
     const id = await startThroughApp(shop.url, { fail });
@@ -69,11 +84,14 @@ describe('GET /v1/runs filters, through the Client', () => {
     const target = made.failedAtCharge[0]!;
     expect(ids((await client.list({ idPrefix: target.slice(0, -3) })).runs)).toContain(target);
     expect(ids((await client.list({ idPrefix: target })).runs)).toEqual([target]);
-    expect(ids((await client.list({ status: 'completed', url: shop.url, createdBefore: beforeSecond })).runs)).toEqual(newestFirst(made.completed));
+    expect(ids((await client.list({ status: 'completed', url: shop.url, createdBefore: beforeSecond })).runs)).toEqual(
+      newestFirst(made.completed),
+    );
   });
 
   it('takes ISO dates, epoch ms and repeated or comma-separated statuses in the query string', async () => {
-    const get = async (query: string) => (await (await fetch(`${runner.url}/v1/runs?${query}`)).json()) as { runs: Run[] };
+    const get = async (query: string) =>
+      (await (await fetch(`${runner.url}/v1/runs?${query}`)).json()) as { runs: Run[] };
     const iso = new Date(beforeSecond).toISOString();
     expect(ids((await get(`createdAfter=${encodeURIComponent(iso)}`)).runs)).toEqual(made.mail);
     expect(ids((await get(`createdAfter=${beforeSecond}`)).runs)).toEqual(made.mail);
@@ -110,7 +128,14 @@ describe('GET /v1/runs filters, through the Client', () => {
       expect(response.status, query).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message, query).toMatch(message);
     }
-    for (const query of ['urlPrefix=%25', 'idPrefix=%5C', 'failedStep=%FF', 'url=%F0%9F%92%A5', 'urlPrefix=%F4%8F%BF%BF', 'createdAfter=9999999999999999']) {
+    for (const query of [
+      'urlPrefix=%25',
+      'idPrefix=%5C',
+      'failedStep=%FF',
+      'url=%F0%9F%92%A5',
+      'urlPrefix=%F4%8F%BF%BF',
+      'createdAfter=9999999999999999',
+    ]) {
       expect((await fetch(`${runner.url}/v1/runs?${query}`)).status, query).toBe(200);
     }
   });
@@ -119,16 +144,25 @@ describe('GET /v1/runs filters, through the Client', () => {
 /** A CliIO whose lines land in `out`. */
 function captureIO(): { io: CliIO; out: string[] } {
   const out: string[] = [];
-  const io: CliIO = { out: (line) => void out.push(line), err: (line) => void out.push(line), env: {}, cwd: tmpdir(), interrupted: () => new Promise(() => {}) };
+  const io: CliIO = {
+    out: (line) => void out.push(line),
+    err: (line) => void out.push(line),
+    env: {},
+    cwd: tmpdir(),
+    interrupted: () => new Promise(() => {}),
+  };
   return { io, out };
 }
 
 async function wf(...args: string[]): Promise<{ out: string[]; error: unknown }> {
   const { io, out } = captureIO();
-  const error = await createProgram(io).exitOverride().parseAsync([...args, '--runner', runner.url, '--token', runner.token], { from: 'user' }).then(
-    () => undefined,
-    (failure: unknown) => failure,
-  );
+  const error = await createProgram(io)
+    .exitOverride()
+    .parseAsync([...args, '--runner', runner.url, '--token', runner.token], { from: 'user' })
+    .then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
   return { out, error };
 }
 
@@ -145,20 +179,47 @@ describe('wf runs flags and wf bulk on the same filter', () => {
 
     const paged = await wf('runs', '--status', 'completed,failed', '--url', shop.url, '-n', '3');
     expect(paged.out).toHaveLength(4);
-    expect(paged.out[3]).toMatch(new RegExp(`^… more: wf runs --status completed,failed --url ${shop.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} -n 3 --cursor wfr_`));
+    expect(paged.out[3]).toMatch(
+      new RegExp(
+        `^… more: wf runs --status completed,failed --url ${shop.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} -n 3 --cursor wfr_`,
+      ),
+    );
 
-    expect((await wf('runs', '--status', 'done')).error).toMatchObject({ message: expect.stringContaining('got "done"') });
-    expect((await wf('runs', '--since', 'last tuesday')).error).toMatchObject({ code: 'BAD_ARGUMENT', message: expect.stringContaining('got "last tuesday"') });
+    expect((await wf('runs', '--status', 'done')).error).toMatchObject({
+      message: expect.stringContaining('got "done"'),
+    });
+    expect((await wf('runs', '--since', 'last tuesday')).error).toMatchObject({
+      code: 'BAD_ARGUMENT',
+      message: expect.stringContaining('got "last tuesday"'),
+    });
   });
 
   it('wf bulk acts on the runs the store query finds (failed step and URL prefix included)', async () => {
-    const result = await client.bulk({ action: 'rerun', filter: { failedStep: 'charge', urlPrefix: shop.url }, dryRun: true });
+    const result = await client.bulk({
+      action: 'rerun',
+      filter: { failedStep: 'charge', urlPrefix: shop.url },
+      dryRun: true,
+    });
     expect(result).toEqual({ matched: 2, done: 0, failed: [], truncated: false });
-    const dry = await client.bulk({ action: 'cancel', filter: { url: shop.url, createdAfter: beforeSecond }, dryRun: true });
+    const dry = await client.bulk({
+      action: 'cancel',
+      filter: { url: shop.url, createdAfter: beforeSecond },
+      dryRun: true,
+    });
     expect(dry.matched).toBe(0);
     const none = await wf('bulk', 'cancel', '--failed-step', 'reserve', '--url-prefix', shop.url, '--yes');
     expect(none.out).toEqual(['No runs match; nothing to cancel.']);
-    const resumed = await wf('bulk', 'resume', '--status', 'failed,cancelled', '--failed-step', 'charge', '--url', shop.url, '--yes');
+    const resumed = await wf(
+      'bulk',
+      'resume',
+      '--status',
+      'failed,cancelled',
+      '--failed-step',
+      'charge',
+      '--url',
+      shop.url,
+      '--yes',
+    );
     expect(resumed.out).toEqual(['resume: 2 of 2 done']);
   });
 });

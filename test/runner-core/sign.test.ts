@@ -9,14 +9,26 @@ describe('runner signing (node:crypto) against the route verifier (Web Crypto)',
 
   it('is accepted by verifyRequest for each token it signs with', async () => {
     const headers = new Headers(signDrive(url, body, ['current-token', 'next-token'], Date.now() + 30_000));
-    for (const token of ['current-token', 'next-token']) await expect(verifyRequest({ headers, body, urls: [url], token })).resolves.toBeDefined();
-    await expect(verifyRequest({ headers, body, urls: [url], token: 'other' })).rejects.toMatchObject({ code: 'SIGNATURE' });
-    await expect(verifyRequest({ headers, body: body + ' ', urls: [url], token: 'current-token' })).rejects.toMatchObject({ code: 'SIGNATURE' });
+    for (const token of ['current-token', 'next-token'])
+      await expect(verifyRequest({ headers, body, urls: [url], token })).resolves.toBeDefined();
+    await expect(verifyRequest({ headers, body, urls: [url], token: 'other' })).rejects.toMatchObject({
+      code: 'SIGNATURE',
+    });
+    await expect(
+      verifyRequest({ headers, body: body + ' ', urls: [url], token: 'current-token' }),
+    ).rejects.toMatchObject({ code: 'SIGNATURE' });
   });
 
   it('produces the very signature the Web Crypto signer does for the same id and time', async () => {
     const fast = signDrive(url, body, ['t1', 't2'], 1_700_000_012_345, 1_700_000_000);
-    const web = await signRequest({ url, body, tokens: ['t1', 't2'], id: fast[Header.SignatureId], timestamp: 1_700_000_000, deadline: 1_700_000_012_345 });
+    const web = await signRequest({
+      url,
+      body,
+      tokens: ['t1', 't2'],
+      id: fast[Header.SignatureId],
+      timestamp: 1_700_000_000,
+      deadline: 1_700_000_012_345,
+    });
     expect(fast).toEqual(web);
   });
 });

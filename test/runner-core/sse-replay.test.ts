@@ -6,7 +6,8 @@ import { makeAttempt } from '../tui/fixtures.js';
 /** The ring behind `Last-Event-ID`: what it replays, and when it must answer with a reset. */
 
 const emit = (bus: EventBus, count: number, body = ''): void => {
-  for (let i = 0; i < count; i++) bus.emit({ type: 'attempt', attempt: { ...makeAttempt(1, i + 1), requestBody: body } });
+  for (let i = 0; i < count; i++)
+    bus.emit({ type: 'attempt', attempt: { ...makeAttempt(1, i + 1), requestBody: body } });
 };
 
 describe('the SSE replay ring', () => {

@@ -31,9 +31,12 @@ beforeAll(() => {
   // Wire: a `fixed` suspension has no fields of its own beyond the base ones.
   registerWireKind('fixed', () => ({}));
   // Route: `context.fixed(name)` claims a position and hands the step to the runner.
-  registerRouteKind('fixed', (tools): FixedMethods => ({
-    fixed: (name) => tools.suspend('fixed' as never, name, () => ({}) as never) as Promise<typeof FIXED_VALUE>,
-  }));
+  registerRouteKind(
+    'fixed',
+    (tools): FixedMethods => ({
+      fixed: (name) => tools.suspend('fixed' as never, name, () => ({}) as never) as Promise<typeof FIXED_VALUE>,
+    }),
+  );
   // Runner: nothing to store, always described, resolved at once with the fixed value.
   registerRunnerKind('fixed', {
     stored: () => ({ until: null, eventId: null, request: null }),
@@ -60,7 +63,9 @@ afterAll(closeStarted);
 it('fails the run, naming the kind, when the route suspends a kind the runner has no module for', async () => {
   // Registered on the wire and the route only: the runner must not leave it pending forever.
   registerWireKind('orphan', () => ({}));
-  registerRouteKind('orphan', (tools) => ({ orphan: (name: string) => tools.suspend('orphan' as never, name, () => ({}) as never) }));
+  registerRouteKind('orphan', (tools) => ({
+    orphan: (name: string) => tools.suspend('orphan' as never, name, () => ({}) as never),
+  }));
   const runner = await startTestRunner();
   const app = await startApp(
     async (context: WorkflowContext) => {
@@ -92,10 +97,19 @@ it('runs a route that uses a registered toy kind on a real runner, and shows the
   const { run, steps, attempts } = await waitForFinish(runner.runner, runId);
   expect(run.status).toBe('completed');
   expect(decodeValue(run.output!)).toEqual({ fixed: FIXED_VALUE, after: 43 });
-  expect(steps.map((s) => `${s.index}:${s.kind}:${s.name}:${s.status}`)).toEqual(['0:run:before:succeeded', '1:fixed:ask:succeeded', '2:run:after:succeeded']);
+  expect(steps.map((s) => `${s.index}:${s.kind}:${s.name}:${s.status}`)).toEqual([
+    '0:run:before:succeeded',
+    '1:fixed:ask:succeeded',
+    '2:run:after:succeeded',
+  ]);
   // The route suspended it on the wire (a `suspend` line naming the toy kind), and the runner resolved it.
-  const suspended = attempts.flatMap((a) => (a.responseBody ?? '').split('\n').filter(Boolean).map(decodeOutcome)).find((o) => o.t === 'suspend');
-  expect(suspended).toEqual({ t: 'suspend', steps: [{ kind: 'fixed', index: 1, name: 'ask', group: expect.any(Number) }] });
+  const suspended = attempts
+    .flatMap((a) => (a.responseBody ?? '').split('\n').filter(Boolean).map(decodeOutcome))
+    .find((o) => o.t === 'suspend');
+  expect(suspended).toEqual({
+    t: 'suspend',
+    steps: [{ kind: 'fixed', index: 1, name: 'ask', group: expect.any(Number) }],
+  });
 
   // The API's record over HTTP, read the way the CLI and dashboards read it.
   const response = await fetch(`${runner.url}/v1/runs/${runId}`);
@@ -107,6 +121,8 @@ it('runs a route that uses a registered toy kind on a real runner, and shows the
   // The views: the plain line, the terminal dashboard's row, the timeline's span.
   expect(eventLine({ type: 'step', step })).toMatch(/ step 1 fixed ask succeeded \([^)]+\) · answered by the runner$/);
   expect(stepDetail(step, Date.now())).toBe('answered by the runner');
-  const row = buildTimeline(detail.run, detail.steps, detail.attempts, Date.now()).rows.find((r) => r.key === 'step-1')!;
+  const row = buildTimeline(detail.run, detail.steps, detail.attempts, Date.now()).rows.find(
+    (r) => r.key === 'step-1',
+  )!;
   expect(row.spans.map((s) => s.kind)).toEqual(['calling']);
 });

@@ -39,12 +39,18 @@ describe('step logs on PostgreSQL with three wf start runners', () => {
     for (const [n, id] of ids.entries()) {
       expect((await waitForFinish(reader, id, 30_000)).run.status, id).toBe('completed');
       const logs = await reader.listStepLogs(id);
-      expect(logs.map((log) => [log.name, log.status, log.lines.map((l) => l.message)]), id).toEqual([
+      expect(
+        logs.map((log) => [log.name, log.status, log.lines.map((l) => l.message)]),
+        id,
+      ).toEqual([
         ['first', 'succeeded', [`first of ${id}`]],
         ['flaky', 'failed', ['trying']],
         ['flaky', 'succeeded', ['trying']],
       ]);
-      expect(logs.filter((log) => log.name === 'flaky').map((log) => log.lines[0]!.fields)).toEqual([{ n: 1 }, { n: 2 }]);
+      expect(logs.filter((log) => log.name === 'flaky').map((log) => log.lines[0]!.fields)).toEqual([
+        { n: 1 },
+        { n: 2 },
+      ]);
       const served = await clients[(n + 1) % 3]!.get(id);
       expect(served.logs).toEqual(logs);
       // Each execution's lines are kept under the attempt it ran in.

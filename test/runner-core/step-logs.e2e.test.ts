@@ -15,7 +15,10 @@ afterEach(closeStarted);
 // Spied before any step runs, so the route's capture (installed once, at the first step) forwards
 // to these: the test sees the app's own output still happen, and the terminal stays quiet.
 const printed = Object.fromEntries(
-  (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => [level, vi.spyOn(console, level).mockImplementation(() => {})]),
+  (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => [
+    level,
+    vi.spyOn(console, level).mockImplementation(() => {}),
+  ]),
 ) as Record<'log' | 'info' | 'warn' | 'error' | 'debug', ReturnType<typeof vi.spyOn>>;
 afterAll(() => vi.restoreAllMocks());
 
@@ -23,7 +26,13 @@ const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 2
 
 function captureIO(): { io: CliIO; out: string[] } {
   const out: string[] = [];
-  const io: CliIO = { out: (line) => void out.push(line), err: (line) => void out.push(line), env: {}, cwd: process.cwd(), interrupted: () => new Promise(() => {}) };
+  const io: CliIO = {
+    out: (line) => void out.push(line),
+    err: (line) => void out.push(line),
+    env: {},
+    cwd: process.cwd(),
+    interrupted: () => new Promise(() => {}),
+  };
   return { io, out };
 }
 
@@ -70,7 +79,12 @@ describe('step logs end to end', () => {
     expect(run.status).toBe('completed');
 
     const detail = await new Client({ runnerUrl: runner.url, token: runner.token }).get(id);
-    const summary = detail.logs.map((log) => [log.name, log.attempt, log.status, log.lines.map((l) => `${l.level}:${l.message}`)]);
+    const summary = detail.logs.map((log) => [
+      log.name,
+      log.attempt,
+      log.status,
+      log.lines.map((l) => `${l.level}:${l.message}`),
+    ]);
     const charge = detail.logs.filter((log) => log.name === 'charge');
     expect(charge.map((log) => log.status)).toEqual(['failed', 'succeeded']);
     expect(charge[0]!.attempt).toBeLessThan(charge[1]!.attempt);
@@ -92,13 +106,20 @@ describe('step logs end to end', () => {
     expect(text[0]).toBe('step 1 charge · succeeded · run');
     expect(text).toContain(`◆ attempt ${charge[0]!.attempt} · failed · 3 lines`);
     expect(text).toContain(`◆ attempt ${charge[1]!.attempt} · succeeded · 3 lines`);
-    expect(text.some((line) => /^ {2}\d\d:\d\d:\d\d\.\d{3} info {2}card checked last4="4242" try=2$/.test(line))).toBe(true);
+    expect(text.some((line) => /^ {2}\d\d:\d\d:\d\d\.\d{3} info {2}card checked last4="4242" try=2$/.test(line))).toBe(
+      true,
+    );
     expect(text.some((line) => /^ {2}\d\d:\d\d:\d\d\.\d{3} error gateway said no$/.test(line))).toBe(true);
 
-    expect(await wf('logs', id, '--step', '0', '--runner', runner.url, '--token', runner.token)).toEqual(['step 0 quiet · succeeded · run', '  (printed nothing)']);
+    expect(await wf('logs', id, '--step', '0', '--runner', runner.url, '--token', runner.token)).toEqual([
+      'step 0 quiet · succeeded · run',
+      '  (printed nothing)',
+    ]);
     // The run's story ends with which steps printed, and how to read it.
     const story = await wf('logs', id, '--runner', runner.url, '--token', runner.token);
-    expect(story.at(-1)).toBe(`steps that printed: 1 charge (6 lines), 2 left (2 lines), 3 right (2 lines) · wf logs ${id} --step <index|name>`);
+    expect(story.at(-1)).toBe(
+      `steps that printed: 1 charge (6 lines), 2 left (2 lines), 3 right (2 lines) · wf logs ${id} --step <index|name>`,
+    );
     const json = await wf('logs', id, '--step', 'left', '--json', '--runner', runner.url, '--token', runner.token);
     expect(json.map((line) => (JSON.parse(line) as { name: string }).name)).toEqual(['left']);
     await expect(wf('logs', id, '--step', 'nope', '--runner', runner.url, '--token', runner.token)).rejects.toThrow(

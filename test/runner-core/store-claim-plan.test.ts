@@ -13,7 +13,9 @@ describe('the claim query plan (SQLite)', () => {
     const db = new Database(':memory:');
     migrate(db);
     const plan = db
-      .prepare(`EXPLAIN QUERY PLAN SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= 5 AND (lease_until IS NULL OR lease_until < 5) ORDER BY next_at LIMIT 10`)
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= 5 AND (lease_until IS NULL OR lease_until < 5) ORDER BY next_at LIMIT 10`,
+      )
       .all() as { detail: string }[];
     expect(plan.map((row) => row.detail).join('\n')).toMatch(/USING INDEX runs_claimable/);
     db.close();

@@ -59,7 +59,10 @@ describe('PostgreSQL upgrades', () => {
       const query = 'SELECT version FROM wfkit_migrations ORDER BY version';
       const versions = await store.query<{ version: number }[]>(query);
       const all = PG_MIGRATIONS.map((_, i) => i + 1);
-      expect(versions.map((row) => row.version), `from version ${version}`).toEqual(all);
+      expect(
+        versions.map((row) => row.version),
+        `from version ${version}`,
+      ).toEqual(all);
       await expectCurrentStoreWorks(store);
     }
   });
@@ -86,7 +89,10 @@ describe('PostgreSQL upgrades', () => {
         await live.createRun(newRun(n));
         const end = { type: 'run', runId: id, patch: { status: 'completed', finishedAt: 3 }, at: 3 } as const;
         const changes = [started(id, 0, 1), succeeded(id, 0, '"x"', 2), end];
-        await live.apply(changes).then(() => commits++, (error) => failures.push(error));
+        await live.apply(changes).then(
+          () => commits++,
+          (error) => failures.push(error),
+        );
       }
     })();
     for (let i = 0; i < 10; i++) await (await openPostgresStore(pg!.url, { schema, leaseClock: 'caller' })).close();

@@ -51,7 +51,12 @@ describe('SQLite migration 3 on a file written by the previous version', () => {
 
     const store = openSqliteStore(path);
     expect(store.pragma('user_version')).toBe(MIGRATIONS.length);
-    expect(await store.getRun('wfr_1')).toMatchObject({ status: 'failed', unreachableSince: null, failureCall: null, failureCallAttempts: 0 });
+    expect(await store.getRun('wfr_1')).toMatchObject({
+      status: 'failed',
+      unreachableSince: null,
+      failureCall: null,
+      failureCallAttempts: 0,
+    });
     expect((await store.listSteps('wfr_1')).map((s) => s.reportedExecutions)).toEqual([4]);
     expect(await store.claimDue({ now: 10, limit: 10, owner: 'a', leaseMs: 1000 })).toEqual([]);
     await store.close();

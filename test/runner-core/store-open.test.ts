@@ -6,12 +6,21 @@ import { openStore, parseDatabaseUrl, redactDatabaseUrl, SqliteStore } from '../
 
 describe('openStore / parseDatabaseUrl', () => {
   it('tells PostgreSQL URLs from SQLite paths, and takes the schema out of the URL', () => {
-    expect(parseDatabaseUrl('postgres://wf:pw@db:5432/wf')).toEqual({ kind: 'postgres', url: 'postgres://wf:pw@db:5432/wf' });
-    expect(parseDatabaseUrl('postgresql://db/wf?schema=jobs&sslmode=require')).toEqual({ kind: 'postgres', url: 'postgresql://db/wf?sslmode=require', schema: 'jobs' });
+    expect(parseDatabaseUrl('postgres://wf:pw@db:5432/wf')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://wf:pw@db:5432/wf',
+    });
+    expect(parseDatabaseUrl('postgresql://db/wf?schema=jobs&sslmode=require')).toEqual({
+      kind: 'postgres',
+      url: 'postgresql://db/wf?sslmode=require',
+      schema: 'jobs',
+    });
     expect(parseDatabaseUrl('.wf/runner.db')).toEqual({ kind: 'sqlite', path: '.wf/runner.db' });
     expect(parseDatabaseUrl('sqlite:/var/lib/wf.db')).toEqual({ kind: 'sqlite', path: '/var/lib/wf.db' });
     expect(parseDatabaseUrl(':memory:')).toEqual({ kind: 'sqlite', path: ':memory:' });
-    expect(() => parseDatabaseUrl('mysql://u:secret@db/wf')).toThrow('Expected a PostgreSQL URL (postgres://…) or a SQLite file path, got "mysql://u:***@db/wf".');
+    expect(() => parseDatabaseUrl('mysql://u:secret@db/wf')).toThrow(
+      'Expected a PostgreSQL URL (postgres://…) or a SQLite file path, got "mysql://u:***@db/wf".',
+    );
   });
 
   it('redacts passwords for logs', () => {
@@ -39,7 +48,10 @@ describe('openStore / parseDatabaseUrl', () => {
       const afterSqlite = seen.has('postgres');
       await openStore('postgres://127.0.0.1:1/none').catch(() => {});
       console.log(JSON.stringify({ afterSqlite, afterPostgres: seen.has('postgres') }));`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, PGCONNECT_TIMEOUT: '1' } });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, PGCONNECT_TIMEOUT: '1' },
+    });
     expect(JSON.parse(out)).toEqual({ afterSqlite: false, afterPostgres: true });
   });
 });

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PG_MIGRATIONS } from '../../runner-core/store/migrations/postgres.js';
-import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../runner-core/store/postgres/store.js';
+import {
+  openPostgresStore,
+  type PostgresStore,
+  type PostgresStoreOptions,
+} from '../../runner-core/store/postgres/store.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { describeStore, newRun } from './store-suite.js';
 
@@ -30,7 +34,9 @@ async function open(options: PostgresStoreOptions = {}): Promise<PostgresStore> 
   return store;
 }
 
-describeStore('postgres', () => open({ schema: (lastSchema = `suite_${++schemas}`) }), { peer: () => open({ schema: lastSchema }) });
+describeStore('postgres', () => open({ schema: (lastSchema = `suite_${++schemas}`) }), {
+  peer: () => open({ schema: lastSchema }),
+});
 
 describe('postgres store', () => {
   it('migrates once when many runners start at the same moment', async () => {
@@ -54,8 +60,12 @@ describe('postgres store', () => {
 
   it('rejects steps of an unknown run, a patch of an unknown run, and a bad schema name', async () => {
     const store = await open({ schema: `unknown_${++schemas}` });
-    await expect(store.apply([{ type: 'step-started', runId: 'wfr_nope', index: 0, name: 'a', kind: 'run', group: null, at: 1 }])).rejects.toThrow(/foreign key/);
-    await expect(store.apply([{ type: 'run', runId: 'wfr_nope', patch: { status: 'running' }, at: 1 }])).rejects.toThrow(/wfr_nope/);
+    await expect(
+      store.apply([{ type: 'step-started', runId: 'wfr_nope', index: 0, name: 'a', kind: 'run', group: null, at: 1 }]),
+    ).rejects.toThrow(/foreign key/);
+    await expect(
+      store.apply([{ type: 'run', runId: 'wfr_nope', patch: { status: 'running' }, at: 1 }]),
+    ).rejects.toThrow(/wfr_nope/);
     await expect(openPostgresStore(pg!.url, { schema: 'Robert"; DROP TABLE runs' })).rejects.toThrow(/schema name/);
   });
 
@@ -67,8 +77,23 @@ describe('postgres store', () => {
   it('stores fractional step durations from a route and rounds times to whole milliseconds', async () => {
     const store = await open({ schema: `fractions_${++schemas}` });
     const { run } = await store.createRun(newRun(1));
-    await store.apply([{ type: 'step-succeeded', runId: run.id, index: 0, name: 's', kind: 'run', output: null, at: 1_700_000_000_100, durationMs: 0.375 }]);
-    expect((await store.listSteps(run.id))[0]).toMatchObject({ durationMs: 0.375, startedAt: 1_700_000_000_100, finishedAt: 1_700_000_000_100 });
+    await store.apply([
+      {
+        type: 'step-succeeded',
+        runId: run.id,
+        index: 0,
+        name: 's',
+        kind: 'run',
+        output: null,
+        at: 1_700_000_000_100,
+        durationMs: 0.375,
+      },
+    ]);
+    expect((await store.listSteps(run.id))[0]).toMatchObject({
+      durationMs: 0.375,
+      startedAt: 1_700_000_000_100,
+      finishedAt: 1_700_000_000_100,
+    });
   });
 
   describe("leases on the database's clock (the default)", () => {
@@ -80,7 +105,9 @@ describe('postgres store', () => {
       const ahead = await open({ schema, leaseClock: 'database' });
       const { run } = await behind.createRun(newRun(1, { now: Date.now() - HOUR }));
       // The runner whose clock is an hour behind leases the run for 600 ms of the server's time…
-      expect((await behind.claimDue({ owner: 'behind', leaseMs: 600, now: Date.now() - HOUR, limit: 10 })).map((r) => r.id)).toEqual([run.id]);
+      expect(
+        (await behind.claimDue({ owner: 'behind', leaseMs: 600, now: Date.now() - HOUR, limit: 10 })).map((r) => r.id),
+      ).toEqual([run.id]);
       // …and the one an hour ahead cannot take it: by its own clock the lease ended long ago.
       expect(await ahead.claimDue({ owner: 'ahead', leaseMs: 600, now: Date.now() + HOUR, limit: 10 })).toEqual([]);
       expect((await ahead.stats(Date.now() + HOUR)).due).toBe(0);
@@ -105,7 +132,9 @@ describe('postgres store', () => {
       const store = await open({ schema: `next_due_${++schemas}`, leaseClock: 'database' });
       const now = Date.now();
       const { run } = await store.createRun(newRun(1, { now }));
-      expect((await store.claimDue({ owner: 'a', leaseMs: 10_000, now, limit: 10 })).map((r) => r.id)).toEqual([run.id]);
+      expect((await store.claimDue({ owner: 'a', leaseMs: 10_000, now, limit: 10 })).map((r) => r.id)).toEqual([
+        run.id,
+      ]);
       const next = await store.nextDueAt();
       expect(next).toBeGreaterThanOrEqual(now + 9_000);
       expect(next).toBeLessThanOrEqual(Date.now() + 10_000);
@@ -122,7 +151,10 @@ describe('postgres retention', () => {
       sameSchema: await b.retention.exclusively(async () => 'b'),
       otherSchema: await elsewhere.retention.exclusively(async () => 'elsewhere'),
     }));
-    expect(inner).toEqual({ ran: true, value: { sameSchema: { ran: false }, otherSchema: { ran: true, value: 'elsewhere' } } });
+    expect(inner).toEqual({
+      ran: true,
+      value: { sameSchema: { ran: false }, otherSchema: { ran: true, value: 'elsewhere' } },
+    });
     // Released once the work ends, also when it throws.
     await expect(a.retention.exclusively(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await b.retention.exclusively(async () => 'b')).toEqual({ ran: true, value: 'b' });

@@ -20,10 +20,20 @@ export function describeAlerts(open: () => Promise<Store> | Store): void {
     });
 
     async function fail(alert: 'pending' | null): Promise<void> {
-      await store.apply([{
-        type: 'run', runId: id, at: T0 + 10,
-        patch: { status: 'failed', finishedAt: T0 + 10, nextAt: alert ? T0 + 10 : null, error: { name: 'Error', message: 'boom' }, ...(alert && { alert, alertAttempts: 0 }) },
-      }]);
+      await store.apply([
+        {
+          type: 'run',
+          runId: id,
+          at: T0 + 10,
+          patch: {
+            status: 'failed',
+            finishedAt: T0 + 10,
+            nextAt: alert ? T0 + 10 : null,
+            error: { name: 'Error', message: 'boom' },
+            ...(alert && { alert, alertAttempts: 0 }),
+          },
+        },
+      ]);
     }
 
     it('a run that owes no alert shows none; a failed run with one pending is claimable until it is delivered', async () => {
@@ -33,12 +43,25 @@ export function describeAlerts(open: () => Promise<Store> | Store): void {
       expect(await store.nextDueAt()).toBe(T0 + 10);
       const claimed = await claimRun(store, id, { owner: 'r1', leaseMs: 1000, now: T0 + 20 });
       expect(claimed).toMatchObject({ id, alert: 'pending' });
-      await store.apply([
-        { type: 'attempt', attempt: attempt(id, 1, { outcome: 'alert delivered' }) },
-        { type: 'run', runId: id, at: T0 + 30, patch: { attempts: 1, alert: 'delivered', alertAttempts: 1, nextAt: null } },
-        { type: 'release', runId: id, owner: 'r1' },
-      ], { owner: 'r1' });
-      expect(await store.getRun(id)).toMatchObject({ status: 'failed', alert: 'delivered', alertAttempts: 1, nextAt: null });
+      await store.apply(
+        [
+          { type: 'attempt', attempt: attempt(id, 1, { outcome: 'alert delivered' }) },
+          {
+            type: 'run',
+            runId: id,
+            at: T0 + 30,
+            patch: { attempts: 1, alert: 'delivered', alertAttempts: 1, nextAt: null },
+          },
+          { type: 'release', runId: id, owner: 'r1' },
+        ],
+        { owner: 'r1' },
+      );
+      expect(await store.getRun(id)).toMatchObject({
+        status: 'failed',
+        alert: 'delivered',
+        alertAttempts: 1,
+        nextAt: null,
+      });
       expect(await claimRun(store, id, { owner: 'r2', leaseMs: 1000, now: T0 + 40 })).toBeUndefined();
       expect(await store.nextDueAt()).toBeNull();
     });
@@ -48,16 +71,48 @@ export function describeAlerts(open: () => Promise<Store> | Store): void {
       expect(await claimRun(store, id, { owner: 'r1', leaseMs: 1000, now: T0 + 20 })).toBeUndefined();
     });
 
-    it('the failureFunction call and the alert keep their own schedules beside the run\'s claim time', async () => {
-      await store.apply([{
-        type: 'run', runId: id, at: T0 + 10,
-        patch: { status: 'failed', finishedAt: T0 + 10, nextAt: T0 + 10, failureCall: 'pending', failureCallAttempts: 0, failureCallNextAt: T0 + 10, alert: 'pending', alertAttempts: 0, alertNextAt: T0 + 10 },
-      }]);
+    it("the failureFunction call and the alert keep their own schedules beside the run's claim time", async () => {
+      await store.apply([
+        {
+          type: 'run',
+          runId: id,
+          at: T0 + 10,
+          patch: {
+            status: 'failed',
+            finishedAt: T0 + 10,
+            nextAt: T0 + 10,
+            failureCall: 'pending',
+            failureCallAttempts: 0,
+            failureCallNextAt: T0 + 10,
+            alert: 'pending',
+            alertAttempts: 0,
+            alertNextAt: T0 + 10,
+          },
+        },
+      ]);
       expect(await store.getRun(id)).toMatchObject({ failureCallNextAt: T0 + 10, alertNextAt: T0 + 10 });
       // The call delivered, the alert on its own retry: the run is due when the alert is.
-      await store.apply([{ type: 'run', runId: id, at: T0 + 20, patch: { failureCall: 'delivered', failureCallNextAt: null, alertAttempts: 1, alertNextAt: T0 + 500, nextAt: T0 + 500 } }]);
+      await store.apply([
+        {
+          type: 'run',
+          runId: id,
+          at: T0 + 20,
+          patch: {
+            failureCall: 'delivered',
+            failureCallNextAt: null,
+            alertAttempts: 1,
+            alertNextAt: T0 + 500,
+            nextAt: T0 + 500,
+          },
+        },
+      ]);
       const run = await store.getRun(id);
-      expect(run).toMatchObject({ failureCall: 'delivered', alert: 'pending', alertNextAt: T0 + 500, nextAt: T0 + 500 });
+      expect(run).toMatchObject({
+        failureCall: 'delivered',
+        alert: 'pending',
+        alertNextAt: T0 + 500,
+        nextAt: T0 + 500,
+      });
       expect(run).not.toHaveProperty('failureCallNextAt');
       expect(await store.nextDueAt()).toBe(T0 + 500);
     });

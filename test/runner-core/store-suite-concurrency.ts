@@ -8,7 +8,10 @@ const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(res
  * Two handles on one store, each with its own connection, stand for two runner processes.
  * Skipped for a store only one handle can open (`:memory:`).
  */
-export function describeConcurrency(open: () => Promise<Store> | Store, peer: (() => Promise<Store> | Store) | undefined): void {
+export function describeConcurrency(
+  open: () => Promise<Store> | Store,
+  peer: (() => Promise<Store> | Store) | undefined,
+): void {
   describe.skipIf(!peer)('two handles on one store (two runners)', () => {
     let a: Store;
     let b: Store;
@@ -42,7 +45,9 @@ export function describeConcurrency(open: () => Promise<Store> | Store, peer: ((
       expect([...claimed].sort()).toEqual(ids);
       // Leases respected: nobody else gets a run while its lease lasts, everybody once it ran out.
       expect(await b.claimDue({ now: now + leaseMs - 1, limit: 500, owner: 'c', leaseMs })).toEqual([]);
-      expect((await a.claimDue({ now: now + leaseMs + 1, limit: 500, owner: 'c', leaseMs })).map((r) => r.id).sort()).toEqual(ids);
+      expect(
+        (await a.claimDue({ now: now + leaseMs + 1, limit: 500, owner: 'c', leaseMs })).map((r) => r.id).sort(),
+      ).toEqual(ids);
     });
 
     it('gives a run to exactly one of two racing claims', async () => {
@@ -52,7 +57,10 @@ export function describeConcurrency(open: () => Promise<Store> | Store, peer: ((
           claimRun(a, runId(n), { owner: 'a', leaseMs: 60_000, now: T0 + 100 }),
           claimRun(b, runId(n), { owner: 'b', leaseMs: 60_000, now: T0 + 100 }),
         ]);
-        expect([first, second].filter((run) => run !== undefined), `run ${n}`).toHaveLength(1);
+        expect(
+          [first, second].filter((run) => run !== undefined),
+          `run ${n}`,
+        ).toHaveLength(1);
       }
     });
 
@@ -63,10 +71,24 @@ export function describeConcurrency(open: () => Promise<Store> | Store, peer: ((
         await a.createRun(newRun(n));
         // The runner's order: commit the wait, then look for a kept event (suspensions.ts).
         const wait = async (): Promise<string | undefined> => {
-          await a.apply([{ type: 'step-suspended', runId: id, index: 0, name: 'w', kind: 'wait', group: null, until: T0 + 60_000, eventId, request: null, at: T0 }]);
+          await a.apply([
+            {
+              type: 'step-suspended',
+              runId: id,
+              index: 0,
+              name: 'w',
+              kind: 'wait',
+              group: null,
+              until: T0 + 60_000,
+              eventId,
+              request: null,
+              at: T0,
+            },
+          ]);
           return a.takeEvent(eventId, T0 + 10);
         };
-        const notify = (): Promise<string[]> => b.deliverEvent({ eventId, data: `"${n}"`, output: `"out-${n}"`, now: T0 + 10, keepUntil: T0 + 60_000 });
+        const notify = (): Promise<string[]> =>
+          b.deliverEvent({ eventId, data: `"${n}"`, output: `"out-${n}"`, now: T0 + 10, keepUntil: T0 + 60_000 });
         let taken: string | undefined;
         let woke: string[];
         if (n % 2 === 0) [taken, woke] = await Promise.all([wait(), notify()]);

@@ -14,7 +14,8 @@ export function describeFlow(open: () => Promise<Store> | Store): void {
       await store.close();
     });
 
-    const claim = async (now: number, owner = 'r1') => (await store.claimDue({ now, limit: 10, owner, leaseMs: 30_000 })).map((run) => run.id);
+    const claim = async (now: number, owner = 'r1') =>
+      (await store.claimDue({ now, limit: 10, owner, leaseMs: 30_000 })).map((run) => run.id);
 
     it('reads a run back with the key and limits it was created with (a rerun starts under them); none without', async () => {
       const flowControl = { key: 'tenant-42', parallelism: 2, rate: 5, periodMs: 2000 };
@@ -27,23 +28,35 @@ export function describeFlow(open: () => Promise<Store> | Store): void {
     });
 
     it('leases at most `parallelism` runs of a key, oldest first, and the next once one is released', async () => {
-      for (let n = 1; n <= 5; n++) await store.createRun(newRun(n, { flowControl: { key: 'tenant-42', parallelism: 2 } }));
+      for (let n = 1; n <= 5; n++)
+        await store.createRun(newRun(n, { flowControl: { key: 'tenant-42', parallelism: 2 } }));
       expect(await claim(T0 + 10)).toEqual([runId(1), runId(2)]);
       // Another runner finds the key full: nothing of it, not even later runs.
       expect(await claim(T0 + 10 + FLOW_RECHECK_MS, 'r2')).toEqual([]);
       // Every waiting run says why, in the words the dashboards and `wf logs` show.
-      expect(await store.getRun(runId(5))).toMatchObject({ flowKey: 'tenant-42', queuedReason: 'flow control `tenant-42`: 2 of 2 running' });
+      expect(await store.getRun(runId(5))).toMatchObject({
+        flowKey: 'tenant-42',
+        queuedReason: 'flow control `tenant-42`: 2 of 2 running',
+      });
       expect((await store.getRun(runId(1)))?.queuedReason).toBeUndefined();
       // A released lease (a run sleeping, waiting or done) holds no slot.
       await store.release(runId(1), 'r1');
       expect(await claim(T0 + 20 + 2 * FLOW_RECHECK_MS, 'r2')).toEqual([runId(1)]);
-      await store.apply([{ type: 'run', runId: runId(1), patch: { status: 'completed', finishedAt: T0 + 30, nextAt: null }, at: T0 + 30 }]);
+      await store.apply([
+        {
+          type: 'run',
+          runId: runId(1),
+          patch: { status: 'completed', finishedAt: T0 + 30, nextAt: null },
+          at: T0 + 30,
+        },
+      ]);
       await store.release(runId(1), 'r2');
       expect(await claim(T0 + 40 + 3 * FLOW_RECHECK_MS, 'r2')).toEqual([runId(3)]);
     });
 
     it('starts at most `rate` runs of a key per period, the rest once the period has passed', async () => {
-      for (let n = 1; n <= 5; n++) await store.createRun(newRun(n, { flowControl: { key: 'api', rate: 3, periodMs: 1000 } }));
+      for (let n = 1; n <= 5; n++)
+        await store.createRun(newRun(n, { flowControl: { key: 'api', rate: 3, periodMs: 1000 } }));
       expect(await claim(T0 + 10)).toEqual([runId(1), runId(2), runId(3)]);
       for (let n = 1; n <= 3; n++) await store.release(runId(n), 'r1');
       // Released runs are due again, but they were started already: only new starts count.

@@ -22,7 +22,12 @@ export function describeResilience(open: () => Promise<Store> | Store): void {
     it('stores and clears unreachableSince, leaving failures alone', async () => {
       await store.createRun(newRun(1));
       await store.apply([patch(1, { unreachableSince: T0 + 10, nextAt: T0 + 2000 })]);
-      expect(await store.getRun(runId(1))).toMatchObject({ unreachableSince: T0 + 10, nextAt: T0 + 2000, failures: 0, status: 'queued' });
+      expect(await store.getRun(runId(1))).toMatchObject({
+        unreachableSince: T0 + 10,
+        nextAt: T0 + 2000,
+        failures: 0,
+        status: 'queued',
+      });
       await store.apply([patch(1, { unreachableSince: null })]);
       expect((await store.getRun(runId(1)))!.unreachableSince).toBeNull();
     });
@@ -41,13 +46,32 @@ export function describeResilience(open: () => Promise<Store> | Store): void {
       expect(claimed.map((r) => [r.id, r.status, r.failureCall])).toEqual([[runId(1), 'failed', 'pending']]);
 
       // A throwing failureFunction: retried later; a try at making it running again is ignored.
-      await store.apply([patch(1, { status: 'running', failureCallAttempts: 1, failures: 1, nextAt: T0 + 5000 }), { type: 'release', runId: runId(1), owner: 'a' }], { owner: 'a' });
-      expect(await store.getRun(runId(1))).toMatchObject({ status: 'failed', failureCall: 'pending', failureCallAttempts: 1, failures: 1 });
+      await store.apply(
+        [
+          patch(1, { status: 'running', failureCallAttempts: 1, failures: 1, nextAt: T0 + 5000 }),
+          { type: 'release', runId: runId(1), owner: 'a' },
+        ],
+        { owner: 'a' },
+      );
+      expect(await store.getRun(runId(1))).toMatchObject({
+        status: 'failed',
+        failureCall: 'pending',
+        failureCallAttempts: 1,
+        failures: 1,
+      });
       expect(await store.claimDue({ ...lease, now: T0 + 4999, limit: 10 })).toEqual([]);
-      expect(await claimRun(store, runId(1), { ...lease, now: T0 + 5000 })).toMatchObject({ id: runId(1), status: 'failed' });
+      expect(await claimRun(store, runId(1), { ...lease, now: T0 + 5000 })).toMatchObject({
+        id: runId(1),
+        status: 'failed',
+      });
 
       await store.apply([patch(1, { failureCall: 'delivered', failureCallAttempts: 2, nextAt: null })], { owner: 'a' });
-      expect(await store.getRun(runId(1))).toMatchObject({ status: 'failed', failureCall: 'delivered', failureCallAttempts: 2, nextAt: null });
+      expect(await store.getRun(runId(1))).toMatchObject({
+        status: 'failed',
+        failureCall: 'delivered',
+        failureCallAttempts: 2,
+        nextAt: null,
+      });
       expect(await store.claimDue({ ...lease, now: T0 + 1e9, limit: 10 })).toEqual([]);
       expect(await claimRun(store, runId(1), { ...lease, owner: 'b', now: T0 + 1e9 })).toBeUndefined();
       expect(await store.nextDueAt()).toBeNull();
@@ -55,7 +79,10 @@ export function describeResilience(open: () => Promise<Store> | Store): void {
 
     it('a finished run without a pending call is never claimed, even with a stale nextAt', async () => {
       await store.createRun(newRun(1));
-      await store.apply([patch(1, { status: 'cancelled', finishedAt: T0 + 50, nextAt: null }), patch(1, { nextAt: T0 + 60 })]);
+      await store.apply([
+        patch(1, { status: 'cancelled', finishedAt: T0 + 50, nextAt: null }),
+        patch(1, { nextAt: T0 + 60 }),
+      ]);
       await store.apply([patch(1, { failureCall: 'failed' })]);
       expect(await store.claimDue({ ...lease, now: T0 + 1e9, limit: 10 })).toEqual([]);
       expect(await store.nextDueAt()).toBeNull();

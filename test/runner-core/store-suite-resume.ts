@@ -21,11 +21,27 @@ export function describeResume(open: () => Promise<Store> | Store): void {
     async function failRun(status: 'failed' | 'cancelled'): Promise<void> {
       const id = runId(1);
       await store.apply([
-        started(id, 0, T0 + 10), succeeded(id, 0, '"a"', T0 + 11),
-        started(id, 1, T0 + 12), succeeded(id, 1, '"b"', T0 + 13),
-        started(id, 2, T0 + 14), failed(id, 2, 'failed', T0 + 15), started(id, 3, T0 + 14),
+        started(id, 0, T0 + 10),
+        succeeded(id, 0, '"a"', T0 + 11),
+        started(id, 1, T0 + 12),
+        succeeded(id, 1, '"b"', T0 + 13),
+        started(id, 2, T0 + 14),
+        failed(id, 2, 'failed', T0 + 15),
+        started(id, 3, T0 + 14),
         { type: 'steps-closed', runId: id, status: status === 'failed' ? 'failed' : 'cancelled', at: T0 + 16 },
-        { type: 'run', runId: id, at: T0 + 16, patch: { status, finishedAt: T0 + 16, nextAt: null, failures: 2, error: { name: 'Error', message: 'boom' }, failureCall: status === 'failed' ? 'pending' : null } },
+        {
+          type: 'run',
+          runId: id,
+          at: T0 + 16,
+          patch: {
+            status,
+            finishedAt: T0 + 16,
+            nextAt: null,
+            failures: 2,
+            error: { name: 'Error', message: 'boom' },
+            failureCall: status === 'failed' ? 'pending' : null,
+          },
+        },
       ] as Change[]);
     }
 
@@ -35,8 +51,15 @@ export function describeResume(open: () => Promise<Store> | Store): void {
       const result = await store.resumeRun(runId(1), T0 + 100);
       expect(result?.resumed).toBe(true);
       expect(result?.run).toMatchObject({
-        status: 'queued', nextAt: T0 + 100, finishedAt: null, error: null, output: null, failures: 0,
-        failureCall: null, failureCallAttempts: 0, stepsDone: 2,
+        status: 'queued',
+        nextAt: T0 + 100,
+        finishedAt: null,
+        error: null,
+        output: null,
+        failures: 0,
+        failureCall: null,
+        failureCallAttempts: 0,
+        stepsDone: 2,
       });
       expect(await store.getRun(runId(1))).toEqual(result?.run);
       expect(await store.listSteps(runId(1))).toEqual(kept);
@@ -48,7 +71,10 @@ export function describeResume(open: () => Promise<Store> | Store): void {
       await failRun('cancelled');
       const result = await store.resumeRun(runId(1), T0 + 100);
       expect(result).toMatchObject({ resumed: true, run: { status: 'queued' } });
-      expect((await store.listSteps(runId(1))).map((s) => [s.index, s.status])).toEqual([[0, 'succeeded'], [1, 'succeeded']]);
+      expect((await store.listSteps(runId(1))).map((s) => [s.index, s.status])).toEqual([
+        [0, 'succeeded'],
+        [1, 'succeeded'],
+      ]);
     });
 
     it('changes nothing for a run in another status, and answers undefined for an unknown run', async () => {

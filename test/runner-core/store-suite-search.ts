@@ -21,11 +21,24 @@ function stepFailed(n: number, index: number, name: string, status: 'retrying' |
   const id = runId(n);
   return [
     { type: 'step-started', runId: id, index, name, kind: 'run', group: null, at: at(n) + 10 },
-    { type: 'step-failed', runId: id, index, name, kind: 'run', status, at: at(n) + 20, durationMs: 10, error: { name: 'Error', message: `${name} broke` } },
+    {
+      type: 'step-failed',
+      runId: id,
+      index,
+      name,
+      kind: 'run',
+      status,
+      at: at(n) + 20,
+      durationMs: 10,
+      error: { name: 'Error', message: `${name} broke` },
+    },
   ];
 }
 const finish = (n: number, status: 'completed' | 'failed' | 'cancelled'): Change => ({
-  type: 'run', runId: runId(n), at: at(n) + 30, patch: { status, finishedAt: at(n) + 30, nextAt: null },
+  type: 'run',
+  runId: runId(n),
+  at: at(n) + 30,
+  patch: { status, finishedAt: at(n) + 30, nextAt: null },
 });
 
 export function describeSearch(open: () => Promise<Store> | Store): void {
@@ -35,18 +48,26 @@ export function describeSearch(open: () => Promise<Store> | Store): void {
       store = await open();
       for (let n = 1; n <= 12; n++) await store.createRun(newRun(n, { url: urlOf(n), now: at(n) }));
       await store.apply([
-        ...stepFailed(3, 0, 'charge', 'failed'), finish(3, 'failed'),
-        ...stepFailed(6, 1, 'charge', 'failed'), finish(6, 'failed'),
-        ...stepFailed(9, 0, 'email', 'retrying'), ...stepFailed(9, 1, 'charge', 'failed'), finish(9, 'failed'),
-        ...stepFailed(4, 0, 'email', 'failed'), finish(4, 'failed'),
-        finish(5, 'completed'), finish(10, 'completed'), finish(12, 'cancelled'),
+        ...stepFailed(3, 0, 'charge', 'failed'),
+        finish(3, 'failed'),
+        ...stepFailed(6, 1, 'charge', 'failed'),
+        finish(6, 'failed'),
+        ...stepFailed(9, 0, 'email', 'retrying'),
+        ...stepFailed(9, 1, 'charge', 'failed'),
+        finish(9, 'failed'),
+        ...stepFailed(4, 0, 'email', 'failed'),
+        finish(4, 'failed'),
+        finish(5, 'completed'),
+        finish(10, 'completed'),
+        finish(12, 'cancelled'),
       ]);
     });
     afterEach(async () => {
       await store.close();
     });
 
-    const ids = async (query: RunQuery): Promise<number[]> => (await store.listRuns(query)).runs.map((run) => Number(run.id.slice(4)));
+    const ids = async (query: RunQuery): Promise<number[]> =>
+      (await store.listRuns(query)).runs.map((run) => Number(run.id.slice(4)));
 
     it('filters by one status or several', async () => {
       expect(await ids({ status: 'failed' })).toEqual([9, 6, 4, 3]);
@@ -70,8 +91,14 @@ export function describeSearch(open: () => Promise<Store> | Store): void {
 
     it('answers odd but valid text and times with no match rather than an error', async () => {
       for (const query of [
-        { urlPrefix: '\\' }, { idPrefix: '\u{10ffff}' }, { urlPrefix: 'https://shop.test/\u{10ffff}' }, { url: '💥' }, { failedStep: "'; DROP TABLE runs; --" },
-        { createdAfter: 10_000_000_000_000_000 }, { createdBefore: -1 }, { createdAfter: 0.5, createdBefore: 1.5 },
+        { urlPrefix: '\\' },
+        { idPrefix: '\u{10ffff}' },
+        { urlPrefix: 'https://shop.test/\u{10ffff}' },
+        { url: '💥' },
+        { failedStep: "'; DROP TABLE runs; --" },
+        { createdAfter: 10_000_000_000_000_000 },
+        { createdBefore: -1 },
+        { createdAfter: 0.5, createdBefore: 1.5 },
       ] satisfies RunQuery[]) {
         expect(await ids(query), JSON.stringify(query)).toEqual([]);
       }
@@ -109,7 +136,11 @@ export function describeSearch(open: () => Promise<Store> | Store): void {
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const page = await store.listRuns({ urlPrefix: 'https://shop.test/', limit: 3, ...(cursor !== undefined && { cursor }) });
+        const page = await store.listRuns({
+          urlPrefix: 'https://shop.test/',
+          limit: 3,
+          ...(cursor !== undefined && { cursor }),
+        });
         seen.push(...page.runs.map((run) => Number(run.id.slice(4))));
         cursor = page.nextCursor ?? undefined;
         pages++;

@@ -50,11 +50,28 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         const { run, created } = await store.createRun(newRun(1));
         expect(created).toBe(true);
         expect(run).toEqual({
-          id: runId(1), url: 'http://localhost:3000/api/wf', status: 'queued', body: '{"text":"hi"}',
-          headers: { 'content-type': 'application/json' }, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null,
-          nextAt: T0 + 1, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0,
-          output: null, error: null, idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
-          alert: null, alertAttempts: 0,
+          id: runId(1),
+          url: 'http://localhost:3000/api/wf',
+          status: 'queued',
+          body: '{"text":"hi"}',
+          headers: { 'content-type': 'application/json' },
+          createdAt: T0 + 1,
+          updatedAt: T0 + 1,
+          finishedAt: null,
+          nextAt: T0 + 1,
+          failures: 0,
+          retries: 3,
+          retryDelayMs: 1000,
+          stepsDone: 0,
+          attempts: 0,
+          output: null,
+          error: null,
+          idempotencyKey: null,
+          unreachableSince: null,
+          failureCall: null,
+          failureCallAttempts: 0,
+          alert: null,
+          alertAttempts: 0,
         });
         expect(await store.getRun(runId(1))).toEqual(run);
         expect(await store.getRun(runId(2))).toBeUndefined();
@@ -117,33 +134,55 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
       });
 
       it('returns the runs and steps it touched, as committed, with returning; the attempts always', async () => {
-        const applied = await store.apply([
-          started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, '"x"', T0 + 12), started(runId(1), 1, T0 + 13),
-          started(runId(2), 0, T0 + 12),
-          { type: 'attempt', attempt: attempt(runId(1), 1) },
-          { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 14 },
-        ], { returning: true });
+        const applied = await store.apply(
+          [
+            started(runId(1), 0, T0 + 10),
+            succeeded(runId(1), 0, '"x"', T0 + 12),
+            started(runId(1), 1, T0 + 13),
+            started(runId(2), 0, T0 + 12),
+            { type: 'attempt', attempt: attempt(runId(1), 1) },
+            { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 14 },
+          ],
+          { returning: true },
+        );
         expect(applied.attempts).toEqual([attempt(runId(1), 1)]);
         expect(applied.runs).toEqual([await store.getRun(runId(1))]);
         expect(applied.runs[0]).toMatchObject({ status: 'running', stepsDone: 1, updatedAt: T0 + 14 });
         expect(applied.steps).toEqual([...(await store.listSteps(runId(1))), ...(await store.listSteps(runId(2)))]);
         expect(applied.steps.map((step) => [step.runId, step.index, step.status])).toEqual([
-          [runId(1), 0, 'succeeded'], [runId(1), 1, 'running'], [runId(2), 0, 'running'],
+          [runId(1), 0, 'succeeded'],
+          [runId(1), 1, 'running'],
+          [runId(2), 0, 'running'],
         ]);
       });
 
       it('returns only the steps a change named, or all of a run whose steps were closed', async () => {
-        await store.apply([started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, null, T0 + 11), started(runId(1), 1, T0 + 12)]);
+        await store.apply([
+          started(runId(1), 0, T0 + 10),
+          succeeded(runId(1), 0, null, T0 + 11),
+          started(runId(1), 1, T0 + 12),
+        ]);
         const one = await store.apply([succeeded(runId(1), 1, null, T0 + 13)], { returning: true });
         expect(one.steps.map((step) => step.index)).toEqual([1]);
         expect(one.runs).toEqual([]);
         await store.apply([started(runId(1), 2, T0 + 14)]);
-        const closed = await store.apply([{ type: 'steps-closed', runId: runId(1), status: 'cancelled', at: T0 + 15 }], { returning: true });
-        expect(closed.steps.map((step) => [step.index, step.status])).toEqual([[0, 'succeeded'], [1, 'succeeded'], [2, 'cancelled']]);
+        const closed = await store.apply(
+          [{ type: 'steps-closed', runId: runId(1), status: 'cancelled', at: T0 + 15 }],
+          { returning: true },
+        );
+        expect(closed.steps.map((step) => [step.index, step.status])).toEqual([
+          [0, 'succeeded'],
+          [1, 'succeeded'],
+          [2, 'cancelled'],
+        ]);
       });
 
       it('reads nothing back without returning', async () => {
-        const applied = await store.apply([started(runId(1), 0, T0 + 10), { type: 'attempt', attempt: attempt(runId(1), 1) }, { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 11 }]);
+        const applied = await store.apply([
+          started(runId(1), 0, T0 + 10),
+          { type: 'attempt', attempt: attempt(runId(1), 1) },
+          { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 11 },
+        ]);
         expect(applied).toEqual({ runs: [], steps: [], attempts: [attempt(runId(1), 1)] });
       });
     });
@@ -155,22 +194,46 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
 
       it('takes a step from started to succeeded and counts it once', async () => {
         await store.apply([{ ...started(runId(1), 0, T0 + 10), group: 3 } as Change]);
-        expect(await store.listSteps(runId(1))).toEqual([{
-          runId: runId(1), index: 0, name: 's0', kind: 'run', status: 'running', output: null, error: null,
-          startedAt: T0 + 10, finishedAt: null, durationMs: null, reportedExecutions: 1, failures: 0,
-          group: 3, until: null, eventId: null, request: null,
-        }]);
+        expect(await store.listSteps(runId(1))).toEqual([
+          {
+            runId: runId(1),
+            index: 0,
+            name: 's0',
+            kind: 'run',
+            status: 'running',
+            output: null,
+            error: null,
+            startedAt: T0 + 10,
+            finishedAt: null,
+            durationMs: null,
+            reportedExecutions: 1,
+            failures: 0,
+            group: 3,
+            until: null,
+            eventId: null,
+            request: null,
+          },
+        ]);
         await store.apply([succeeded(runId(1), 0, '"first"', T0 + 15)]);
         await store.apply([succeeded(runId(1), 0, '"second"', T0 + 20)]);
         const [step] = await store.listSteps(runId(1));
-        expect(step).toMatchObject({ status: 'succeeded', output: '"first"', finishedAt: T0 + 15, durationMs: 5, reportedExecutions: 1 });
+        expect(step).toMatchObject({
+          status: 'succeeded',
+          output: '"first"',
+          finishedAt: T0 + 15,
+          durationMs: 5,
+          reportedExecutions: 1,
+        });
         expect((await store.getRun(runId(1)))?.stepsDone).toBe(1);
       });
 
       it('records a success that arrives without a start, and keeps steps ordered by index', async () => {
         await store.apply([succeeded(runId(1), 1, null, T0 + 30), succeeded(runId(1), 0, '1', T0 + 20)]);
         const steps = await store.listSteps(runId(1));
-        expect(steps.map((s) => [s.index, s.status, s.output, s.reportedExecutions])).toEqual([[0, 'succeeded', '1', 1], [1, 'succeeded', null, 1]]);
+        expect(steps.map((s) => [s.index, s.status, s.output, s.reportedExecutions])).toEqual([
+          [0, 'succeeded', '1', 1],
+          [1, 'succeeded', null, 1],
+        ]);
         expect(steps[0]?.startedAt).toBe(T0 + 15);
         expect((await store.getRun(runId(1)))?.stepsDone).toBe(2);
       });
@@ -198,7 +261,13 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
 
         await store.apply([started(runId(1), 0, T0 + 30)]);
         [step] = await store.listSteps(runId(1));
-        expect(step).toMatchObject({ status: 'running', reportedExecutions: 2, failures: 1, finishedAt: null, durationMs: null });
+        expect(step).toMatchObject({
+          status: 'running',
+          reportedExecutions: 2,
+          failures: 1,
+          finishedAt: null,
+          durationMs: null,
+        });
 
         await store.apply([failed(runId(1), 0, 'failed', T0 + 40)]);
         [step] = await store.listSteps(runId(1));
@@ -210,18 +279,36 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
       it('applies a streamed batch of many steps and runs exactly as the same changes one by one', async () => {
         const [r1, r2] = [runId(1), runId(2)];
         await store.createRun(newRun(2));
-        await store.apply([started(r1, 0, T0 + 1), failed(r1, 0, 'retrying', T0 + 2), started(r2, 0, T0 + 3), started(r1, 4, T0 + 4), succeeded(r1, 4, '"kept"', T0 + 5)]);
         await store.apply([
-          started(r1, 0, T0 + 10), succeeded(r1, 0, '"a"', T0 + 11), // re-executed after a failure
-          started(r1, 1, T0 + 12), succeeded(r1, 1, '"b"', T0 + 13), // new
+          started(r1, 0, T0 + 1),
+          failed(r1, 0, 'retrying', T0 + 2),
+          started(r2, 0, T0 + 3),
+          started(r1, 4, T0 + 4),
+          succeeded(r1, 4, '"kept"', T0 + 5),
+        ]);
+        await store.apply([
+          started(r1, 0, T0 + 10),
+          succeeded(r1, 0, '"a"', T0 + 11), // re-executed after a failure
+          started(r1, 1, T0 + 12),
+          succeeded(r1, 1, '"b"', T0 + 13), // new
           succeeded(r2, 0, '"c"', T0 + 14), // started in an earlier batch
           started(r1, 2, T0 + 15), // still running at the end of the batch
-          started(r1, 3, T0 + 16), started(r1, 3, T0 + 17), // started twice
-          started(r1, 4, T0 + 18), succeeded(r1, 4, '"again"', T0 + 19), // already succeeded: untouched
+          started(r1, 3, T0 + 16),
+          started(r1, 3, T0 + 17), // started twice
+          started(r1, 4, T0 + 18),
+          succeeded(r1, 4, '"again"', T0 + 19), // already succeeded: untouched
           started(r1, 5, T0 + 20),
           { type: 'steps-closed', runId: r1, status: 'cancelled', at: T0 + 21 }, // after the starts before it
         ]);
-        const row = (s: Step) => [s.index, s.status, s.output, s.reportedExecutions, s.failures, s.startedAt, s.finishedAt];
+        const row = (s: Step) => [
+          s.index,
+          s.status,
+          s.output,
+          s.reportedExecutions,
+          s.failures,
+          s.startedAt,
+          s.finishedAt,
+        ];
         expect((await store.listSteps(r1)).map(row)).toEqual([
           [0, 'succeeded', '"a"', 2, 1, T0 + 10, T0 + 11],
           [1, 'succeeded', '"b"', 1, 0, T0 + 12, T0 + 13],
@@ -236,7 +323,13 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
       });
 
       it('records a sleep, a wait and a call with their details; the first record of a position wins', async () => {
-        const request = { url: 'http://127.0.0.1:9/charge', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}', retries: 1 };
+        const request = {
+          url: 'http://127.0.0.1:9/charge',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"a":1}',
+          retries: 1,
+        };
         const base = { type: 'step-suspended' as const, runId: runId(1), group: 2, at: T0 + 10 };
         await store.apply([
           { ...base, index: 0, name: 'nap', kind: 'sleep', until: T0 + 300, eventId: null, request: null },
@@ -244,9 +337,22 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           { ...base, index: 2, name: 'charge', kind: 'call', until: null, eventId: null, request },
         ]);
         // A later drive suspends at the same position again: the sleep keeps its first wake-up time.
-        await store.apply([{ ...base, index: 0, name: 'nap', kind: 'sleep', until: T0 + 99_999, eventId: null, request: null, at: T0 + 50 }]);
+        await store.apply([
+          {
+            ...base,
+            index: 0,
+            name: 'nap',
+            kind: 'sleep',
+            until: T0 + 99_999,
+            eventId: null,
+            request: null,
+            at: T0 + 50,
+          },
+        ]);
         const steps = await store.listSteps(runId(1));
-        expect(steps.map((s) => [s.index, s.kind, s.status, s.group, s.until, s.eventId, s.request, s.startedAt])).toEqual([
+        expect(
+          steps.map((s) => [s.index, s.kind, s.status, s.group, s.until, s.eventId, s.request, s.startedAt]),
+        ).toEqual([
           [0, 'sleep', 'running', 2, T0 + 300, null, null, T0 + 10],
           [1, 'wait', 'running', 2, T0 + 900, 'order-1', null, T0 + 10],
           [2, 'call', 'running', 2, null, null, request, T0 + 10],
@@ -255,36 +361,66 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
 
       it('closes the steps still running or retrying when the run ends, and leaves finished ones', async () => {
         await store.apply([
-          started(runId(1), 0, T0 + 10), succeeded(runId(1), 0, '[1]', T0 + 15),
-          started(runId(1), 1, T0 + 20), failed(runId(1), 1, 'retrying', T0 + 25),
+          started(runId(1), 0, T0 + 10),
+          succeeded(runId(1), 0, '[1]', T0 + 15),
+          started(runId(1), 1, T0 + 20),
+          failed(runId(1), 1, 'retrying', T0 + 25),
           started(runId(1), 2, T0 + 20),
-          started(runId(1), 3, T0 + 20), failed(runId(1), 3, 'failed', T0 + 26),
+          started(runId(1), 3, T0 + 20),
+          failed(runId(1), 3, 'failed', T0 + 26),
         ]);
         await store.apply([{ type: 'steps-closed', runId: runId(1), status: 'cancelled', at: T0 + 40 }]);
         const steps = await store.listSteps(runId(1));
         expect(steps.map((s) => [s.index, s.status, s.finishedAt])).toEqual([
-          [0, 'succeeded', T0 + 15], [1, 'cancelled', T0 + 40], [2, 'cancelled', T0 + 40], [3, 'failed', T0 + 26],
+          [0, 'succeeded', T0 + 15],
+          [1, 'cancelled', T0 + 40],
+          [2, 'cancelled', T0 + 40],
+          [3, 'failed', T0 + 26],
         ]);
       });
     });
 
     describe('events', () => {
       const waitFor = (n: number, index: number, eventId: string): Change => ({
-        type: 'step-suspended', runId: runId(n), index, name: `wait-${index}`, kind: 'wait', group: 1, until: T0 + 60_000, eventId, request: null, at: T0 + 5,
+        type: 'step-suspended',
+        runId: runId(n),
+        index,
+        name: `wait-${index}`,
+        kind: 'wait',
+        group: 1,
+        until: T0 + 60_000,
+        eventId,
+        request: null,
+        at: T0 + 5,
       });
       const notify = (eventId: string, now: number, keepUntil = now + 1000) =>
-        store.deliverEvent({ eventId, data: '{"ok":true}', output: '[{"eventData":1,"timeout":2},{"ok":3},true,false]', now, keepUntil });
+        store.deliverEvent({
+          eventId,
+          data: '{"ok":true}',
+          output: '[{"eventData":1,"timeout":2},{"ok":3},true,false]',
+          now,
+          keepUntil,
+        });
 
       it('resolves every wait for the event, wakes its run and keeps nothing', async () => {
         for (const n of [1, 2, 3]) await store.createRun(newRun(n));
         await store.apply([
           { type: 'run', runId: runId(1), patch: { status: 'waiting', nextAt: null }, at: T0 },
           { type: 'run', runId: runId(2), patch: { status: 'waiting', nextAt: T0 + 60_000 }, at: T0 },
-          waitFor(1, 0, 'e1'), waitFor(2, 0, 'e1'), waitFor(3, 0, 'other'),
+          waitFor(1, 0, 'e1'),
+          waitFor(2, 0, 'e1'),
+          waitFor(3, 0, 'other'),
         ]);
         expect((await notify('e1', T0 + 100)).sort()).toEqual([runId(1), runId(2)]);
         for (const n of [1, 2]) {
-          expect(await store.listSteps(runId(n))).toEqual([expect.objectContaining({ status: 'succeeded', output: expect.any(String), finishedAt: T0 + 100, durationMs: 95 })]);
+          expect(await store.listSteps(runId(n))).toEqual([
+            expect.objectContaining({
+              status: 'succeeded',
+              output: expect.any(String),
+              finishedAt: T0 + 100,
+              durationMs: 95,
+            }),
+          ]);
           expect(await store.getRun(runId(n))).toMatchObject({ nextAt: T0 + 100, stepsDone: 1 });
         }
         expect((await store.listSteps(runId(3)))[0]?.status).toBe('running');
@@ -306,7 +442,10 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
 
       it('does not resolve the wait of a finished run', async () => {
         await store.createRun(newRun(1));
-        await store.apply([waitFor(1, 0, 'e'), { type: 'run', runId: runId(1), patch: { status: 'cancelled' }, at: T0 + 10 }]);
+        await store.apply([
+          waitFor(1, 0, 'e'),
+          { type: 'run', runId: runId(1), patch: { status: 'cancelled' }, at: T0 + 10 },
+        ]);
         expect(await notify('e', T0 + 20)).toEqual([]);
       });
     });
@@ -318,35 +457,73 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
 
       it('stores attempts and lists them in order, headers and errors intact', async () => {
         const transport = attempt(runId(1), 2, {
-          responseStatus: null, responseHeaders: null, responseBody: null, outcome: 'error',
+          responseStatus: null,
+          responseHeaders: null,
+          responseBody: null,
+          outcome: 'error',
           error: { name: 'TypeError', message: 'fetch failed', code: 'ECONNREFUSED' },
         });
-        await store.apply([{ type: 'attempt', attempt: transport }, { type: 'attempt', attempt: attempt(runId(1), 1) }]);
+        await store.apply([
+          { type: 'attempt', attempt: transport },
+          { type: 'attempt', attempt: attempt(runId(1), 1) },
+        ]);
         expect(await store.listAttempts(runId(1))).toEqual([attempt(runId(1), 1), transport]);
         expect(await store.listAttempts(runId(2))).toEqual([]);
       });
 
       it('sets only the fields in the patch, and tells null from absent', async () => {
         const error = { name: 'NonRetryableError', message: 'no', code: 'NON_RETRYABLE' };
-        await store.apply([{
-          type: 'run', runId: runId(1), at: T0 + 50,
-          patch: { status: 'sleeping', nextAt: T0 + 5000, failures: 2, attempts: 4, output: '"x"', error },
-        }]);
+        await store.apply([
+          {
+            type: 'run',
+            runId: runId(1),
+            at: T0 + 50,
+            patch: { status: 'sleeping', nextAt: T0 + 5000, failures: 2, attempts: 4, output: '"x"', error },
+          },
+        ]);
         expect(await store.getRun(runId(1))).toMatchObject({
-          status: 'sleeping', nextAt: T0 + 5000, failures: 2, attempts: 4, output: '"x"', error, updatedAt: T0 + 50, finishedAt: null,
+          status: 'sleeping',
+          nextAt: T0 + 5000,
+          failures: 2,
+          attempts: 4,
+          output: '"x"',
+          error,
+          updatedAt: T0 + 50,
+          finishedAt: null,
         });
 
         await store.apply([{ type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 60 }]);
-        expect(await store.getRun(runId(1))).toMatchObject({ status: 'running', nextAt: T0 + 5000, output: '"x"', error, updatedAt: T0 + 60 });
-
-        await store.apply([{ type: 'run', runId: runId(1), patch: { nextAt: null, output: null, error: null, finishedAt: T0 + 70, status: 'completed' }, at: T0 + 70 }]);
         expect(await store.getRun(runId(1))).toMatchObject({
-          status: 'completed', nextAt: null, output: null, error: null, finishedAt: T0 + 70, failures: 2, attempts: 4,
+          status: 'running',
+          nextAt: T0 + 5000,
+          output: '"x"',
+          error,
+          updatedAt: T0 + 60,
+        });
+
+        await store.apply([
+          {
+            type: 'run',
+            runId: runId(1),
+            patch: { nextAt: null, output: null, error: null, finishedAt: T0 + 70, status: 'completed' },
+            at: T0 + 70,
+          },
+        ]);
+        expect(await store.getRun(runId(1))).toMatchObject({
+          status: 'completed',
+          nextAt: null,
+          output: null,
+          error: null,
+          finishedAt: T0 + 70,
+          failures: 2,
+          attempts: 4,
         });
       });
 
       it('never moves a finished run out of its status, but still records other fields', async () => {
-        await store.apply([{ type: 'run', runId: runId(1), patch: { status: 'cancelled', finishedAt: T0 + 10 }, at: T0 + 10 }]);
+        await store.apply([
+          { type: 'run', runId: runId(1), patch: { status: 'cancelled', finishedAt: T0 + 10 }, at: T0 + 10 },
+        ]);
         await store.apply([{ type: 'run', runId: runId(1), patch: { status: 'running', attempts: 3 }, at: T0 + 20 }]);
         expect(await store.getRun(runId(1))).toMatchObject({ status: 'cancelled', attempts: 3, finishedAt: T0 + 10 });
       });
@@ -401,7 +578,9 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         await store.release(runId(1), 'b');
         expect(await store.claimDue({ owner: 'b', leaseMs: 1000, now: T0 + 20, limit: 10 })).toEqual([]);
         await store.release(runId(1), 'a');
-        expect((await store.claimDue({ owner: 'b', leaseMs: 1000, now: T0 + 20, limit: 10 })).map((r) => r.id)).toEqual([runId(1)]);
+        expect((await store.claimDue({ owner: 'b', leaseMs: 1000, now: T0 + 20, limit: 10 })).map((r) => r.id)).toEqual(
+          [runId(1)],
+        );
 
         // a renews both, but holds only run 2 now: run 1 must stay b's lease (until T0 + 1020).
         await store.renew([runId(1), runId(2)], 'a', T0 + 50_000);
@@ -418,7 +597,15 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         ]);
         await claimRun(store, runId(4), { ...lease, now: T0 + 100 });
         const stats = await store.stats(T0 + 100);
-        expect(stats.runs).toEqual({ queued: 3, running: 0, sleeping: 0, waiting: 1, completed: 1, failed: 0, cancelled: 0 });
+        expect(stats.runs).toEqual({
+          queued: 3,
+          running: 0,
+          sleeping: 0,
+          waiting: 1,
+          completed: 1,
+          failed: 0,
+          cancelled: 0,
+        });
         // Due: 5 (4 is leased, 3 is not due yet, 2 waits with nothing scheduled, 1 is finished).
         expect(stats.due).toBe(1);
       });

@@ -18,7 +18,9 @@ afterAll(() => {
 
 describeStore('sqlite :memory:', () => openSqliteStore(':memory:'));
 let lastFile = '';
-describeStore('sqlite file', () => openSqliteStore((lastFile = freshFile())), { peer: () => openSqliteStore(lastFile) });
+describeStore('sqlite file', () => openSqliteStore((lastFile = freshFile())), {
+  peer: () => openSqliteStore(lastFile),
+});
 
 describe('sqlite store', () => {
   const open: SqliteStore[] = [];
@@ -64,7 +66,11 @@ describe('sqlite store', () => {
 
   it('rejects steps and attempts of an unknown run', async () => {
     const store = track(openSqliteStore(':memory:'));
-    await expect(store.apply([{ type: 'step-started', runId: 'wfr_nope', index: 0, name: 'a', kind: 'run', group: null, at: 1 }])).rejects.toThrow(/FOREIGN KEY/);
-    await expect(store.apply([{ type: 'run', runId: 'wfr_nope', patch: { status: 'running' }, at: 1 }])).rejects.toThrow(/wfr_nope/);
+    await expect(
+      store.apply([{ type: 'step-started', runId: 'wfr_nope', index: 0, name: 'a', kind: 'run', group: null, at: 1 }]),
+    ).rejects.toThrow(/FOREIGN KEY/);
+    await expect(
+      store.apply([{ type: 'run', runId: 'wfr_nope', patch: { status: 'running' }, at: 1 }]),
+    ).rejects.toThrow(/wfr_nope/);
   });
 });

@@ -10,11 +10,19 @@ describe('slim events', () => {
     const slim = slimEvent({ type: 'run', run });
     expect(isSlim(slim)).toBe(true);
     expect(isSlim({ type: 'run', run })).toBe(false);
-    expect(Object.keys(run).filter((key) => !(key in slim.run))).toEqual(OMITTED_WHEN_SLIM.run.filter((key) => key in run));
+    expect(Object.keys(run).filter((key) => !(key in slim.run))).toEqual(
+      OMITTED_WHEN_SLIM.run.filter((key) => key in run),
+    );
     const step = slimEvent({ type: 'step', step: makeStep(1, 0) });
-    expect(Object.keys(makeStep(1, 0)).filter((key) => !(key in step.step))).toEqual(OMITTED_WHEN_SLIM.step.filter((key) => key in makeStep(1, 0)));
+    expect(Object.keys(makeStep(1, 0)).filter((key) => !(key in step.step))).toEqual(
+      OMITTED_WHEN_SLIM.step.filter((key) => key in makeStep(1, 0)),
+    );
     const attempt = slimEvent({ type: 'attempt', attempt: makeAttempt(1, 1) });
-    expect(Object.keys(makeAttempt(1, 1)).filter((key) => !(key in attempt.attempt)).sort()).toEqual([...OMITTED_WHEN_SLIM.attempt].sort());
+    expect(
+      Object.keys(makeAttempt(1, 1))
+        .filter((key) => !(key in attempt.attempt))
+        .sort(),
+    ).toEqual([...OMITTED_WHEN_SLIM.attempt].sort());
     expect([eventRunId(slim), eventRunId(step), eventRunId(attempt)]).toEqual([runId(1), runId(1), runId(1)]);
   });
 
@@ -23,9 +31,19 @@ describe('slim events', () => {
     const newer = { ...makeRun(1, { status: 'failed', updatedAt: held.updatedAt + 1 }) };
     const slim = slimEvent({ type: 'run', run: newer });
     expect(fillRun(held, slim.run)).toEqual({ ...newer, body: '{"n":1}', headers: held.headers, outputEncoded: '[1]' });
-    expect(fillRun(undefined, slim.run)).toMatchObject({ body: '', headers: {}, outputEncoded: null, status: 'failed' });
-    expect(fillStep(undefined, slimEvent({ type: 'step', step: makeStep(1, 0) }).step)).toMatchObject({ outputEncoded: null, request: null });
-    expect(fillAttempt(makeAttempt(1, 1), slimEvent({ type: 'attempt', attempt: makeAttempt(1, 1) }).attempt)).toEqual(makeAttempt(1, 1));
+    expect(fillRun(undefined, slim.run)).toMatchObject({
+      body: '',
+      headers: {},
+      outputEncoded: null,
+      status: 'failed',
+    });
+    expect(fillStep(undefined, slimEvent({ type: 'step', step: makeStep(1, 0) }).step)).toMatchObject({
+      outputEncoded: null,
+      request: null,
+    });
+    expect(fillAttempt(makeAttempt(1, 1), slimEvent({ type: 'attempt', attempt: makeAttempt(1, 1) }).attempt)).toEqual(
+      makeAttempt(1, 1),
+    );
     // A whole event replaces what was held.
     expect(fillRun(held, newer)).toEqual(newer);
   });

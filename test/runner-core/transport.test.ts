@@ -16,10 +16,18 @@ describe('isUnreachable', () => {
     ['undici: connect timeout', new undiciErrors.ConnectTimeoutError(), true],
     ['the drive timeout', new EndpointTimeoutError('http://127.0.0.1:3000/wf'), true],
     ['wrapped in a cause chain', new TypeError('fetch failed', { cause: coded('ECONNREFUSED') }), true],
-    ['every address refused (happy eyeballs)', new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')]), true],
+    [
+      'every address refused (happy eyeballs)',
+      new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')]),
+      true,
+    ],
     ['some address failed otherwise', new AggregateError([coded('ECONNREFUSED'), new Error('bad certificate')]), false],
     ['a 500 the app answered', new EndpointError(500, 'http://127.0.0.1:3000/wf', 'boom'), false],
-    ['a protocol error in the stream', Object.assign(new Error('bad line'), { name: 'ProtocolError', code: 'PROTOCOL' }), false],
+    [
+      'a protocol error in the stream',
+      Object.assign(new Error('bad line'), { name: 'ProtocolError', code: 'PROTOCOL' }),
+      false,
+    ],
     ['a TLS certificate problem (a change to make, not an outage)', coded('CERT_HAS_EXPIRED'), false],
     ['not an error at all', 'ECONNREFUSED', false],
   ])('%s → %s', (_, error, expected) => {

@@ -8,7 +8,9 @@ export const CLI = resolve(import.meta.dirname, '../../dist/cli/index.js');
 
 export function assertBuiltCli(): void {
   if (!existsSync(CLI)) {
-    throw new Error(`${CLI} is missing: run \`npm run build\` first (this test runs the built \`wf start\` as a child process).`);
+    throw new Error(
+      `${CLI} is missing: run \`npm run build\` first (this test runs the built \`wf start\` as a child process).`,
+    );
   }
 }
 
@@ -43,20 +45,38 @@ function parseLines(text: string): { json: Record<string, unknown>[]; other: str
 }
 
 /** Starts `wf start …args` and resolves once it listens (rejects if it exits first). */
-export function spawnWfStart(args: readonly string[], env: Record<string, string>, cwd?: string): Promise<WfStartProcess> {
+export function spawnWfStart(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<WfStartProcess> {
   const child = spawn(process.execPath, [CLI, 'start', '--port', '0', ...args], {
     cwd,
-    env: { ...process.env, WF_TOKEN: '', WF_TOKENS: '', SERVICE_TOKEN: '', WF_DATABASE_URL: '', WF_LEASE_MS: '', WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*', ...env },
+    env: {
+      ...process.env,
+      WF_TOKEN: '',
+      WF_TOKENS: '',
+      SERVICE_TOKEN: '',
+      WF_DATABASE_URL: '',
+      WF_LEASE_MS: '',
+      WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
   const both = (): string => `${stdout}\n${stderr}`;
   return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wf start did not listen within 20 s.\nstdout: ${stdout}\nstderr: ${stderr}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`wf start did not listen within 20 s.\nstdout: ${stdout}\nstderr: ${stderr}`)),
+      20_000,
+    );
     const onData = (): void => {
       const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
       if (!match) return;
@@ -84,10 +104,22 @@ export function spawnWfStart(args: readonly string[], env: Record<string, string
 }
 
 /** Runs `wf start …args` expecting it to exit by itself (a refusal); its code and output. */
-export async function runWfStartToExit(args: readonly string[], env: Record<string, string>, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runWfStartToExit(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, 'start', ...args], {
     cwd,
-    env: { ...process.env, WF_TOKEN: '', WF_TOKENS: '', SERVICE_TOKEN: '', WF_DATABASE_URL: '', WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*', ...env },
+    env: {
+      ...process.env,
+      WF_TOKEN: '',
+      WF_TOKENS: '',
+      SERVICE_TOKEN: '',
+      WF_DATABASE_URL: '',
+      WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

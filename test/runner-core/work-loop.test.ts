@@ -62,7 +62,19 @@ function harness(options: Partial<WorkLoopOptions<Job>> = {}) {
   const setNextDue = (at: number | null): void => {
     nextDue = at;
   };
-  return { loop, due, claims, renewals, released, failures, errors, held, ended, setNextDue, mostClaimsAtOnce: () => mostClaimsAtOnce };
+  return {
+    loop,
+    due,
+    claims,
+    renewals,
+    released,
+    failures,
+    errors,
+    held,
+    ended,
+    setNextDue,
+    mostClaimsAtOnce: () => mostClaimsAtOnce,
+  };
 }
 
 /** A started loop (stopped after the test) working on the jobs `ids`, all of them held. */
@@ -209,6 +221,9 @@ describe('WorkLoop', () => {
     t.loop.start();
     await vi.waitFor(() => expect(t.held.has('a')).toBe(true));
     expect(t.errors[0]).toMatch(/^test loop poll failed: Error: database down/);
-    await vi.waitFor(() => expect(t.errors.some((e) => e.startsWith('test loop lease renewal failed: Error: renew down'))).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(
+      () => expect(t.errors.some((e) => e.startsWith('test loop lease renewal failed: Error: renew down'))).toBe(true),
+      { timeout: 10_000 },
+    );
   });
 });

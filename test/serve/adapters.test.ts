@@ -145,7 +145,12 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
 }
 
 /** Reads decoded lines from a response body into `lines` until a chunk brought one for which `until` holds. */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, splitter: OutcomeLineSplitter, lines: Outcome[], until: (o: Outcome) => boolean): Promise<void> {
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  splitter: OutcomeLineSplitter,
+  lines: Outcome[],
+  until: (o: Outcome) => boolean,
+): Promise<void> {
   for (;;) {
     const { done, value } = await reader.read();
     if (done) throw new Error(`The stream ended before the expected line; got ${JSON.stringify(lines)}`);
@@ -164,7 +169,12 @@ describe('node adapter', () => {
   });
 
   /** Three steps; the second waits for the test. `serverClosed` resolves when the route's response closes. */
-  async function gatedRoute(): Promise<{ url: string; gate: ReturnType<typeof deferred<string>>; calls: { second: number; third: number }; serverClosed: Promise<void> }> {
+  async function gatedRoute(): Promise<{
+    url: string;
+    gate: ReturnType<typeof deferred<string>>;
+    calls: { second: number; third: number };
+    serverClosed: Promise<void>;
+  }> {
     const gate = deferred<string>();
     const closed = deferred();
     const calls = { second: 0, third: 0 };
@@ -203,7 +213,13 @@ describe('node adapter', () => {
     gate.resolve('two');
     await readUntil(reader, splitter, lines, (o) => o.t === 'done');
     expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual([
-      'started:first', 'step:first', 'started:second', 'step:second', 'started:third', 'step:third', 'done',
+      'started:first',
+      'step:first',
+      'started:second',
+      'step:second',
+      'started:third',
+      'step:third',
+      'done',
     ]);
     expect(lines.at(-1)).toEqual({ t: 'done', output: encodeValue(['one', 'two', 0], 'the workflow') });
     expect((await reader.read()).done).toBe(true);
@@ -212,7 +228,9 @@ describe('node adapter', () => {
   it('survives the runner hanging up mid-stream, and starts no new step after it', { timeout: 10_000 }, async () => {
     const { url, gate, calls, serverClosed } = await gatedRoute();
     const abort = new AbortController();
-    const response = await fetch(await driveRequest(url, TOKEN, { runId: 'wfr_HANGUP', body: '', steps: [] }), { signal: abort.signal });
+    const response = await fetch(await driveRequest(url, TOKEN, { runId: 'wfr_HANGUP', body: '', steps: [] }), {
+      signal: abort.signal,
+    });
     const reader = response.body!.getReader();
     await readUntil(reader, new OutcomeLineSplitter(), [], (o) => o.t === 'started' && o.name === 'second');
     abort.abort();
@@ -231,7 +249,9 @@ describe('node adapter', () => {
     const { port } = new URL(endpoint.url);
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`POST http://other.example/x HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+        socket.write(
+          `POST http://other.example/x HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        );
       });
       let text = '';
       socket.on('data', (chunk: Buffer) => (text += chunk.toString()));

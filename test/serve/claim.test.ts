@@ -37,10 +37,32 @@ describe('a claimed signature is checked before the body is read', () => {
 
   it.each([
     ['one header only', 401, 'SIGNATURE', async () => ({ [Header.Signature]: 'v1,whatever' })],
-    ['a malformed signature list', 401, 'SIGNATURE', async () => ({ ...(await valid()), [Header.Signature]: 'v1,' + 'A'.repeat(5000) })],
+    [
+      'a malformed signature list',
+      401,
+      'SIGNATURE',
+      async () => ({ ...(await valid()), [Header.Signature]: 'v1,' + 'A'.repeat(5000) }),
+    ],
     // Late is not forged: 408, which the runner retries as a delay on the way.
-    ['a deadline already past', 408, 'LATE', async () => signRequest({ url: URL_, body: 'x', tokens: [TOKEN], deadline: Date.now() - 1 })],
-    ['a timestamp outside the window', 401, 'SIGNATURE', async () => signRequest({ url: URL_, body: 'x', tokens: [TOKEN], timestamp: Math.floor(Date.now() / 1000) - 3600, deadline: Date.now() + 30_000 })],
+    [
+      'a deadline already past',
+      408,
+      'LATE',
+      async () => signRequest({ url: URL_, body: 'x', tokens: [TOKEN], deadline: Date.now() - 1 }),
+    ],
+    [
+      'a timestamp outside the window',
+      401,
+      'SIGNATURE',
+      async () =>
+        signRequest({
+          url: URL_,
+          body: 'x',
+          tokens: [TOKEN],
+          timestamp: Math.floor(Date.now() / 1000) - 3600,
+          deadline: Date.now() + 30_000,
+        }),
+    ],
     ['a probe without a signature', 401, 'SIGNATURE', async () => ({ [Header.Probe]: '1' })],
   ] as const)('%s: %i, with no byte of the body pulled', async (_label, status, code, headers) => {
     const { body, pulled } = countingBody(8 * MAX_DRIVE_BODY_BYTES);
@@ -62,7 +84,9 @@ describe('a claimed signature is checked before the body is read', () => {
     const { body, pulled } = countingBody(CHUNK);
     const response = await post(await valid(), body);
     expect(response.status).toBe(401);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(`over this route's URL ${URL_}`);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+      `over this route's URL ${URL_}`,
+    );
     expect(pulled()).toBe(CHUNK);
   });
 });

@@ -40,7 +40,8 @@ function follow(client: Client): { runs: string[]; opens: boolean[]; resets: () 
 const emitRuns = (from: number, to: number): void => {
   for (let n = from; n <= to; n++) runner!.runner.events.emit({ type: 'run', run: storedRun(makeRun(n)) });
 };
-const ids = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => makeRun(from + i).id);
+const ids = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => makeRun(from + i).id);
 
 /** A runner behind a cutting proxy, followed through it, with runs 1..`first` already received. */
 async function followingThroughProxy(first: number, options?: TestRunnerOptions): Promise<ReturnType<typeof follow>> {
@@ -80,7 +81,9 @@ describe('Client.events()', () => {
   it('answers a Last-Event-ID it cannot place (another process, not a number) with a reset frame', async () => {
     runner = await startTestRunner();
     for (const lastEventId of ['12', 'not-a-number']) {
-      const response = await fetch(`${runner.url}/v1/events`, { headers: { authorization: `Bearer ${TEST_TOKEN}`, 'last-event-id': lastEventId } });
+      const response = await fetch(`${runner.url}/v1/events`, {
+        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'last-event-id': lastEventId },
+      });
       const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
       let text = '';
       while (!text.includes('event: reset')) text += (await reader.read()).value ?? '';
@@ -91,7 +94,10 @@ describe('Client.events()', () => {
 
   it('stops with the ClientError when retrying cannot help (a wrong token)', async () => {
     runner = await startTestRunner({ api: { openOnLoopback: false } });
-    const done = new Client({ runnerUrl: runner.url, token: 'wrong' }).events({ onEvent: () => {}, signal: controller.current.signal });
+    const done = new Client({ runnerUrl: runner.url, token: 'wrong' }).events({
+      onEvent: () => {},
+      signal: controller.current.signal,
+    });
     await expect(done).rejects.toMatchObject({ name: 'ClientError', status: 401, apiCode: 'UNAUTHORIZED' });
   });
 });

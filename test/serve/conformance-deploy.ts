@@ -55,7 +55,11 @@ export function describeDeploy(mount: Mount): void {
     });
 
     it('a start answers a run id, the runner drives the route at its own URL and the run completes', async () => {
-      const response = await fetch(app.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"hello"}' });
+      const response = await fetch(app.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"text":"hello"}',
+      });
       const text = await response.text();
       expect(response.status, text).toBe(200);
       const { workflowRunId } = JSON.parse(text) as { workflowRunId: string };
@@ -68,7 +72,9 @@ export function describeDeploy(mount: Mount): void {
       expect(answer.status).toBe(403);
       const error = errorOf(answer.text);
       expect(error.code).toBe('ORIGIN_NOT_ALLOWED');
-      expect(error.message).toContain(`The runner does not call http://${forged.host} (from the request's Host header)`);
+      expect(error.message).toContain(
+        `The runner does not call http://${forged.host} (from the request's Host header)`,
+      );
       expect(error.message).toContain(`--allow-origin http://${forged.host}`);
       // The runner refused before creating anything: no run exists that could ever be driven there.
       expect((await runner.store.listRuns({ limit: 10 })).runs).toEqual([]);

@@ -45,7 +45,12 @@ export function describeSchema(mount: Mount): void {
     });
 
     async function mounted(workflow: Workflow<any, any>, options: ServeOptions): Promise<string> {
-      const endpoint = await mount(workflow, (origin) => ({ runnerUrl: runner.url, token: runner.token, baseUrl: origin, ...options }));
+      const endpoint = await mount(workflow, (origin) => ({
+        runnerUrl: runner.url,
+        token: runner.token,
+        baseUrl: origin,
+        ...options,
+      }));
       open.push(endpoint);
       handle = endpoint.handle;
       return endpoint.url;
@@ -67,7 +72,10 @@ export function describeSchema(mount: Mount): void {
 
     it('zod: a valid body starts a run with the validated (transformed) JSON, and the workflow sees it', async () => {
       const { workflow, seen } = seeing();
-      const schema = z.object({ email: z.string().trim().toLowerCase(), plan: z.enum(['free', 'pro']).default('free') });
+      const schema = z.object({
+        email: z.string().trim().toLowerCase(),
+        plan: z.enum(['free', 'pro']).default('free'),
+      });
       const url = await mounted(workflow, { schema });
       expect((await start(url, JSON.stringify({ email: '  Ada@Example.COM ', extra: 1 }))).status).toBe(200);
       expect(runner.starts).toHaveLength(1);
@@ -75,7 +83,9 @@ export function describeSchema(mount: Mount): void {
       expect(JSON.parse(body)).toEqual({ email: 'ada@example.com', plan: 'free' });
 
       // The drive carries the stored body; the route does not validate it again.
-      const lines = await readOutcomes(await send(await driveRequest(url, runner.token, { runId: RUN_ID, body, steps: [] })));
+      const lines = await readOutcomes(
+        await send(await driveRequest(url, runner.token, { runId: RUN_ID, body, steps: [] })),
+      );
       expect(lines.at(-1)?.t).toBe('done');
       expect(seen).toEqual([{ email: 'ada@example.com', plan: 'free' }]);
     });
@@ -122,7 +132,9 @@ export function describeSchema(mount: Mount): void {
       expect((await start(url, '{"n":21}')).status).toBe(200);
       const body = runner.starts[0]!.body;
       expect(body).toBe('{"n":42}');
-      const lines = await readOutcomes(await send(await driveRequest(url, runner.token, { runId: RUN_ID, body, steps: [] })));
+      const lines = await readOutcomes(
+        await send(await driveRequest(url, runner.token, { runId: RUN_ID, body, steps: [] })),
+      );
       expect(lines.at(-1)?.t).toBe('done');
       expect(seen).toEqual([{ n: 42 }]);
     });

@@ -30,7 +30,11 @@ export function describeTrust(mount: Mount): void {
 
     /** Mounts with the runner double; `options(origin)` says how the route learns its URL. */
     async function mounted(workflow: Workflow<any, any>, options: (origin: string) => ServeOptions): Promise<string> {
-      const endpoint = await mount(workflow, (origin) => ({ runnerUrl: runner.url, token: runner.token, ...options(origin) }));
+      const endpoint = await mount(workflow, (origin) => ({
+        runnerUrl: runner.url,
+        token: runner.token,
+        ...options(origin),
+      }));
       open.push(endpoint);
       return endpoint.url;
     }
@@ -58,13 +62,18 @@ export function describeTrust(mount: Mount): void {
       const url = await mounted(counted().workflow, (origin) => ({ allowedHosts: [new URL(origin).host] }));
       const forged = await startFrom(url, FORGED_HOST);
       expect(forged.status).toBe(403);
-      expect(errorOf(forged.text)).toMatchObject({ code: 'HOST_NOT_ALLOWED', message: expect.stringMatching(/"attacker\.example:8080" is not one of them.*WF_WORKFLOW_URL=https:\/\/your-app\.example\.com/) });
+      expect(errorOf(forged.text)).toMatchObject({
+        code: 'HOST_NOT_ALLOWED',
+        message: expect.stringMatching(
+          /"attacker\.example:8080" is not one of them.*WF_WORKFLOW_URL=https:\/\/your-app\.example\.com/,
+        ),
+      });
       expect(runner.starts).toEqual([]);
       expect((await startFrom(url, new URL(url).host)).status).toBe(200);
       expect(runner.starts.map((s) => s.url)).toEqual([url]);
     });
 
-    it('in production with nothing configured, names the request\'s own URL (the runner decides whether it calls it)', async () => {
+    it("in production with nothing configured, names the request's own URL (the runner decides whether it calls it)", async () => {
       vi.stubEnv('ENVIRONMENT', 'production');
       const url = await mounted(counted().workflow, () => ({}));
       expect((await startFrom(url, new URL(url).host)).status).toBe(200);
@@ -72,7 +81,7 @@ export function describeTrust(mount: Mount): void {
       expect(runner.starts.map((s) => s.url)).toEqual([url, `http://${FORGED_HOST}${new URL(url).pathname}`]);
     });
 
-    it('in production, the platform\'s statement of the deployment URL wins over any Host', async () => {
+    it("in production, the platform's statement of the deployment URL wins over any Host", async () => {
       vi.stubEnv('ENVIRONMENT', 'production');
       vi.stubEnv('RENDER_EXTERNAL_URL', 'https://my-app.onrender.com');
       const url = await mounted(counted().workflow, () => ({}));
@@ -95,7 +104,12 @@ export function describeTrust(mount: Mount): void {
       for (const url of [configured, listed]) {
         const appA = `http://app-a.example${new URL(url).pathname}`;
         const body = driveBody({ runId: RUN_ID, body: '', steps: [] });
-        const relayed = await postWithHost(url, 'app-a.example', body, await signRequest({ url: appA, body, tokens: [runner.token] }));
+        const relayed = await postWithHost(
+          url,
+          'app-a.example',
+          body,
+          await signRequest({ url: appA, body, tokens: [runner.token] }),
+        );
         expect(relayed.status).toBe(401);
         expect(errorOf(relayed.text).code).toBe('SIGNATURE');
       }
@@ -109,7 +123,9 @@ export function describeTrust(mount: Mount): void {
       const headers = await signRequest({ url, body, tokens: [runner.token], deadline: Date.now() - 1000 });
       const response = await fetch(url, { method: 'POST', headers, body });
       expect(response.status).toBe(408);
-      expect((await response.json()) as unknown).toMatchObject({ error: { code: 'LATE', message: expect.stringMatching(/^Late request/) } });
+      expect((await response.json()) as unknown).toMatchObject({
+        error: { code: 'LATE', message: expect.stringMatching(/^Late request/) },
+      });
       expect(calls.workflow).toBe(0);
     });
 
@@ -133,7 +149,8 @@ export function describeTrust(mount: Mount): void {
       const workflow: Workflow = async (context) => {
         // The first step outlives the deadline (bounded: 100 turns of 50 ms at most).
         await context.run('first', async () => {
-          for (let i = 0; i < 100 && Date.now() <= deadline; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+          for (let i = 0; i < 100 && Date.now() <= deadline; i++)
+            await new Promise((resolve) => setTimeout(resolve, 50));
           return 1;
         });
         await context.run('second', () => calls.second++);
@@ -142,10 +159,16 @@ export function describeTrust(mount: Mount): void {
       const body = driveBody({ runId: RUN_ID, body: '', steps: [] });
       const headers = await signRequest({ url, body, tokens: [runner.token], deadline });
       const lines = await readOutcomes(await fetch(url, { method: 'POST', headers, body }));
-      expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual(['started:first', 'step:first', 'continue']);
+      expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual([
+        'started:first',
+        'step:first',
+        'continue',
+      ]);
       expect(calls.second).toBe(0);
       // Without a deadline passing, the same workflow runs both steps in one response.
-      const again = await readOutcomes(await fetch(await driveRequest(url, runner.token, { runId: RUN_ID, body: '', steps: [] })));
+      const again = await readOutcomes(
+        await fetch(await driveRequest(url, runner.token, { runId: RUN_ID, body: '', steps: [] })),
+      );
       expect(again.at(-1)?.t).toBe('done');
     });
   });

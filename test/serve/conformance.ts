@@ -22,7 +22,8 @@ async function errorBody(response: Response): Promise<{ code: string; message: s
 const lineKinds = (lines: Outcome[]): string[] => lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t));
 
 /** The decoded value a step or done line carries (values travel devalue-encoded). */
-const carriedValue = (line: Outcome | undefined): unknown => decodeValue(line && 'output' in line ? line.output : undefined);
+const carriedValue = (line: Outcome | undefined): unknown =>
+  decodeValue(line && 'output' in line ? line.output : undefined);
 
 /**
  * The one suite every adapter passes (inngest `testFramework` style): start, drive, refusals,
@@ -56,7 +57,12 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
 
     /** Mounts with the runner double's URL and token, and its own origin as `baseUrl`, unless the options say otherwise. */
     async function mounted(workflow: Workflow<any, any>, options: ServeOptions = {}): Promise<string> {
-      const endpoint = await mount(workflow, (origin) => ({ runnerUrl: runner.url, token: runner.token, baseUrl: origin, ...options }));
+      const endpoint = await mount(workflow, (origin) => ({
+        runnerUrl: runner.url,
+        token: runner.token,
+        baseUrl: origin,
+        ...options,
+      }));
       open.push(endpoint);
       if (endpoint.handle) socketless.set(new URL(endpoint.url).origin, endpoint.handle);
       return endpoint.url;
@@ -71,7 +77,10 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
     }
 
     /** Two steps; the second returns what it saw of the first. Counts calls of each. */
-    function twoSteps(): { workflow: Workflow<{ text: string }>; calls: { workflow: number; first: number; second: number } } {
+    function twoSteps(): {
+      workflow: Workflow<{ text: string }>;
+      calls: { workflow: number; first: number; second: number };
+    } {
       const calls = { workflow: 0, first: 0, second: 0 };
       const workflow = async (context: WorkflowContext<{ text: string }>): Promise<unknown> => {
         calls.workflow++;
@@ -93,28 +102,43 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       const response = await send(url);
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('POST');
-      expect(await errorBody(response)).toMatchObject({ code: 'METHOD_NOT_ALLOWED', message: expect.stringContaining('Expected POST, got GET') });
+      expect(await errorBody(response)).toMatchObject({
+        code: 'METHOD_NOT_ALLOWED',
+        message: expect.stringContaining('Expected POST, got GET'),
+      });
     });
 
     it('answers 400 to a start with malformed JSON, without calling the runner', async () => {
       const url = await mounted(twoSteps().workflow);
       const response = await start(url, '{"text": ');
       expect(response.status).toBe(400);
-      expect(await errorBody(response)).toMatchObject({ code: 'PROTOCOL', message: expect.stringContaining('Malformed JSON in the request body') });
+      expect(await errorBody(response)).toMatchObject({
+        code: 'PROTOCOL',
+        message: expect.stringContaining('Malformed JSON in the request body'),
+      });
       expect(runner.starts).toEqual([]);
     });
 
     it('starts a run: 200 { workflowRunId }, the runner gets url, body and redacted headers', async () => {
       const url = await mounted(twoSteps().workflow, { retries: 5, retryDelay: 250 });
       const body = JSON.stringify({ text: 'hello' });
-      const response = await start(url, body, { authorization: 'Bearer user-secret', cookie: 'session=abc', 'x-trace': 'kept' });
+      const response = await start(url, body, {
+        authorization: 'Bearer user-secret',
+        cookie: 'session=abc',
+        'x-trace': 'kept',
+      });
       expect(response.status).toBe(200);
       const { workflowRunId } = (await response.json()) as { workflowRunId: string };
       expect(workflowRunId).toMatch(RUN_ID_PATTERN);
       expect(runner.starts).toHaveLength(1);
       const received = runner.starts[0]!;
       expect(received).toMatchObject({ url, body, retries: 5, retryDelayMs: 250 });
-      expect(received.headers).toMatchObject({ authorization: '[redacted]', cookie: '[redacted]', 'x-trace': 'kept', 'content-type': 'application/json' });
+      expect(received.headers).toMatchObject({
+        authorization: '[redacted]',
+        cookie: '[redacted]',
+        'x-trace': 'kept',
+        'content-type': 'application/json',
+      });
       expect(JSON.stringify(received)).not.toMatch(/user-secret|session=abc/);
       expect(received).not.toHaveProperty('idempotencyKey');
 
@@ -147,7 +171,10 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       const url = await mounted(twoSteps().workflow, { token: undefined });
       const response = await start(url, '{"text":"x"}');
       expect(response.status).toBe(500);
-      expect(await errorBody(response)).toMatchObject({ code: 'CONFIG', message: expect.stringContaining('WF_TOKEN is not set') });
+      expect(await errorBody(response)).toMatchObject({
+        code: 'CONFIG',
+        message: expect.stringContaining('WF_TOKEN is not set'),
+      });
       expect(logged).toHaveBeenCalled();
       expect(runner.starts).toEqual([]);
     });
@@ -164,14 +191,19 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       const url = await mounted(twoSteps().workflow, { runnerUrl: await unusedUrl() });
       const response = await start(url, '{"text":"x"}');
       expect(response.status).toBe(502);
-      expect(await errorBody(response)).toMatchObject({ code: 'RUNNER', message: expect.stringContaining('Could not reach the wfkit runner') });
+      expect(await errorBody(response)).toMatchObject({
+        code: 'RUNNER',
+        message: expect.stringContaining('Could not reach the wfkit runner'),
+      });
     });
 
     it('answers 502 when the runner refuses the start', async () => {
       const url = await mounted(twoSteps().workflow, { token: 'not-the-runners-token' });
       const response = await start(url, '{"text":"x"}');
       expect(response.status).toBe(502);
-      expect((await errorBody(response)).message).toMatch(/refused to start the run \(401\): Expected a valid bearer token/);
+      expect((await errorBody(response)).message).toMatch(
+        /refused to start the run \(401\): Expected a valid bearer token/,
+      );
     });
 
     it('treats an unsigned drive-looking request as a start and runs nothing', async () => {
@@ -190,7 +222,10 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       const forged = await driveRequest(url, 'some-other-token', { runId: RUN_ID, body: '{"text":"x"}', steps: [] });
       const response = await send(forged);
       expect(response.status).toBe(401);
-      expect(await errorBody(response)).toMatchObject({ code: 'SIGNATURE', message: expect.stringContaining('Invalid signature') });
+      expect(await errorBody(response)).toMatchObject({
+        code: 'SIGNATURE',
+        message: expect.stringContaining('Invalid signature'),
+      });
 
       const body = driveBody({ runId: RUN_ID, body: '{"text":"x"}', steps: [] });
       const otherUrl = await signRequest({ url: url + '/elsewhere', body, tokens: [runner.token] });
@@ -209,12 +244,23 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       // the answer names the one the runner will call.
       const tunnel = `https://abc.tunnel.test${new URL(url).pathname}`;
       const claim = { id: 'probe_1', timestamp: Math.floor(Date.now() / 1000), deadline: Date.now() + 30_000 };
-      const [reached, public_] = await Promise.all([url, tunnel].map((u) => signRequest({ url: u, body, tokens: [runner.token], ...claim })));
-      const headers = { 'content-type': 'application/json', [Header.Probe]: '1', ...reached, [Header.Signature]: `${reached![Header.Signature]} ${public_![Header.Signature]}` };
+      const [reached, public_] = await Promise.all(
+        [url, tunnel].map((u) => signRequest({ url: u, body, tokens: [runner.token], ...claim })),
+      );
+      const headers = {
+        'content-type': 'application/json',
+        [Header.Probe]: '1',
+        ...reached,
+        [Header.Signature]: `${reached![Header.Signature]} ${public_![Header.Signature]}`,
+      };
       const response = await send(url, { method: 'POST', headers, body });
       expect(response.status).toBe(200);
       const answer = (await response.json()) as { ok: boolean; framework: string | null; url: string };
-      expect(answer).toEqual({ ok: true, framework: expect.toSatisfy((f: unknown) => f === null || typeof f === 'string'), url: `https://abc.tunnel.test${new URL(url).pathname}` });
+      expect(answer).toEqual({
+        ok: true,
+        framework: expect.toSatisfy((f: unknown) => f === null || typeof f === 'string'),
+        url: `https://abc.tunnel.test${new URL(url).pathname}`,
+      });
       expect(calls.workflow).toBe(0);
       expect(runner.starts).toEqual([]);
     });
@@ -226,10 +272,16 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       const forged = await signRequest({ url, body, tokens: ['some-other-token'] });
       const refused = await send(url, { method: 'POST', headers: { [Header.Probe]: '1', ...forged }, body });
       expect(refused.status).toBe(401);
-      expect(await errorBody(refused)).toMatchObject({ code: 'SIGNATURE', message: expect.stringContaining('Invalid signature') });
+      expect(await errorBody(refused)).toMatchObject({
+        code: 'SIGNATURE',
+        message: expect.stringContaining('Invalid signature'),
+      });
       const unsigned = await send(url, { method: 'POST', headers: { [Header.Probe]: '1' }, body });
       expect(unsigned.status).toBe(401);
-      expect(await errorBody(unsigned)).toMatchObject({ code: 'SIGNATURE', message: expect.stringContaining('Unsigned request') });
+      expect(await errorBody(unsigned)).toMatchObject({
+        code: 'SIGNATURE',
+        message: expect.stringContaining('Unsigned request'),
+      });
       expect(calls.workflow).toBe(0);
       expect(runner.starts).toEqual([]);
     });
@@ -241,7 +293,13 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/x-ndjson');
       const lines = await readOutcomes(response);
-      expect(lineKinds(lines)).toEqual(['started:initial-step', 'step:initial-step', 'started:second-step', 'step:second-step', 'done']);
+      expect(lineKinds(lines)).toEqual([
+        'started:initial-step',
+        'step:initial-step',
+        'started:second-step',
+        'step:second-step',
+        'done',
+      ]);
       expect(lines[0]).toMatchObject({ t: 'started', index: 0, group: 1 });
       expect(lines[1]).toMatchObject({ t: 'step', index: 0 });
       expect(carriedValue(lines[1])).toBe('HELLO');
@@ -257,7 +315,9 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       const { workflow, calls } = twoSteps();
       const url = await mounted(workflow);
       const steps = [committedStep(0, 'initial-step', 'FROM-RECORD')];
-      const lines = await readOutcomes(await driveFetch(url, { runId: RUN_ID, body: '{"text":"hello"}', steps, attempt: 2 }));
+      const lines = await readOutcomes(
+        await driveFetch(url, { runId: RUN_ID, body: '{"text":"hello"}', steps, attempt: 2 }),
+      );
       expect(calls.first).toBe(0);
       expect(lineKinds(lines)).toEqual(['started:second-step', 'step:second-step', 'done']);
       expect(lines[1]).toMatchObject({ index: 1 });
@@ -268,7 +328,11 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       const { workflow, calls } = twoSteps();
       const url = await mounted(workflow);
       const body = JSON.stringify({ v: 1, runId: RUN_ID, body: '', headers: {}, steps: 'nope', attempt: 1 });
-      const response = await send(url, { method: 'POST', headers: await signRequest({ url, body, tokens: [runner.token] }), body });
+      const response = await send(url, {
+        method: 'POST',
+        headers: await signRequest({ url, body, tokens: [runner.token] }),
+        body,
+      });
       expect(response.status).toBe(400);
       expect((await errorBody(response)).message).toContain('`steps` in the drive request');
       expect(calls.workflow).toBe(0);
@@ -320,9 +384,13 @@ export function describeAdapter(name: string, mount: Mount, socketlessMount = fa
       const { workflow, calls } = twoSteps();
       const runnerUrl = await unusedUrl();
       const url = await mounted(workflow, { runnerUrl });
-      const response = await send(await driveRequest(url, runner.token, { runId: RUN_ID, body: '{"text":"x"}', steps: null }));
+      const response = await send(
+        await driveRequest(url, runner.token, { runId: RUN_ID, body: '{"text":"x"}', steps: null }),
+      );
       expect(response.status).toBe(502);
-      expect((await errorBody(response)).message).toContain(`Could not reach the wfkit runner at ${runnerUrl}/v1/runs/${RUN_ID}/steps`);
+      expect((await errorBody(response)).message).toContain(
+        `Could not reach the wfkit runner at ${runnerUrl}/v1/runs/${RUN_ID}/steps`,
+      );
       expect(calls.workflow).toBe(0);
     });
 

@@ -29,7 +29,12 @@ describe('per-request host variables', () => {
 
   const start = (): Request => new Request(URL_, { method: 'POST', body: '{"text":"hi"}' });
   // WF_ALLOWED_HOSTS from the bindings lets the route take its URL from the request's host.
-  const bindings = (): Record<string, unknown> => ({ WF_TOKEN: runner.token, WF_RUNNER_URL: runner.url, ENVIRONMENT: 'development', WF_ALLOWED_HOSTS: 'app.test' });
+  const bindings = (): Record<string, unknown> => ({
+    WF_TOKEN: runner.token,
+    WF_RUNNER_URL: runner.url,
+    ENVIRONMENT: 'development',
+    WF_ALLOWED_HOSTS: 'app.test',
+  });
 
   it('cloudflare: reads token and runner from the bindings, and hands waitUntil over', async () => {
     const fetch = cloudflareServe(workflow);
@@ -38,7 +43,10 @@ describe('per-request host variables', () => {
     expect(response.status).toBe(200);
     expect(runner.starts).toEqual([expect.objectContaining({ url: URL_, body: '{"text":"hi"}' })]);
 
-    const drive = await fetch(await driveRequest(URL_, runner.token, { runId: 'wfr_ENV', body: '{"text":"hi"}', steps: [] }), bindings() as never);
+    const drive = await fetch(
+      await driveRequest(URL_, runner.token, { runId: 'wfr_ENV', body: '{"text":"hi"}', steps: [] }),
+      bindings() as never,
+    );
     const lines = await readOutcomes(drive);
     expect(lines[1]?.t).toBe('step');
     expect(decodeValue((lines[1] as { output?: string }).output)).toEqual({ text: 'hi', mode: 'development' });
@@ -59,7 +67,9 @@ describe('per-request host variables', () => {
   });
 
   it('svelte: reads the env option ($app/env/private)', async () => {
-    const POST = svelteServe(workflow, { env: { WF_TOKEN: runner.token, WF_RUNNER_URL: runner.url, WF_ALLOWED_HOSTS: 'other.test, app.test' } });
+    const POST = svelteServe(workflow, {
+      env: { WF_TOKEN: runner.token, WF_RUNNER_URL: runner.url, WF_ALLOWED_HOSTS: 'other.test, app.test' },
+    });
     expect((await POST({ request: start() })).status).toBe(200);
     expect(runner.starts).toHaveLength(1);
   });
@@ -72,14 +82,23 @@ describe('per-request host variables', () => {
   });
 
   it('refuses a start from a host the bindings do not allow (403), naming what to set', async () => {
-    const response = await cloudflareServe(workflow)(start(), { ...bindings(), WF_ALLOWED_HOSTS: 'other.test' } as never);
+    const response = await cloudflareServe(workflow)(start(), {
+      ...bindings(),
+      WF_ALLOWED_HOSTS: 'other.test',
+    } as never);
     expect(response.status).toBe(403);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/WF_ALLOWED_HOSTS.*"app\.test" is not one of them.*WF_WORKFLOW_URL=https:\/\/your-app\.example\.com/);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+      /WF_ALLOWED_HOSTS.*"app\.test" is not one of them.*WF_WORKFLOW_URL=https:\/\/your-app\.example\.com/,
+    );
     expect(runner.starts).toEqual([]);
   });
 
   it('cloudflare: a platform URL variable in the bindings names the origin, over the request host', async () => {
-    const response = await cloudflareServe(workflow)(start(), { ...bindings(), WF_ALLOWED_HOSTS: '', RENDER_EXTERNAL_URL: 'https://from-bindings.example' } as never);
+    const response = await cloudflareServe(workflow)(start(), {
+      ...bindings(),
+      WF_ALLOWED_HOSTS: '',
+      RENDER_EXTERNAL_URL: 'https://from-bindings.example',
+    } as never);
     expect(response.status).toBe(200);
     expect(runner.starts.map((s) => s.url)).toEqual(['https://from-bindings.example/api/workflow']);
   });

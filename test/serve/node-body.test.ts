@@ -94,7 +94,11 @@ describe.each(Object.keys(mounts))('node request bridge: %s', (name) => {
     answer.socket.destroy();
   });
 
-  it.each([['[', 'a bracket'], ['app.example.com/evil?', 'a path'], ['app.example.com:99999', 'a port past 65535']])('answers 400 JSON to the Host %j (%s)', async (host) => {
+  it.each([
+    ['[', 'a bracket'],
+    ['app.example.com/evil?', 'a path'],
+    ['app.example.com:99999', 'a port past 65535'],
+  ])('answers 400 JSON to the Host %j (%s)', async (host) => {
     const head = `POST ${ROUTE} HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`;
     const answer = await sendUntilAnswered(url, head, { limit: 0 });
     answer.socket.destroy();
@@ -122,7 +126,8 @@ describe.each(Object.keys(mounts))('node request bridge: %s', (name) => {
     for (let sent = 0; sent <= 2 * DEFAULT_MAX_BODY_BYTES && !socket.destroyed; sent += chunk.length) {
       socket.write(`${chunk.length.toString(16)}\r\n`);
       socket.write(chunk);
-      if (!socket.write('\r\n')) await new Promise((resolve) => (socket.once('drain', resolve), socket.once('close', resolve)));
+      if (!socket.write('\r\n'))
+        await new Promise((resolve) => (socket.once('drain', resolve), socket.once('close', resolve)));
     }
     socket.write('0\r\n\r\n');
     await vi.waitFor(() => expect(text).toMatch(/^HTTP\/1\.1 413 [\s\S]*\r\n0\r\n\r\n$/), { timeout: 10_000 });
@@ -139,7 +144,9 @@ describe.each(Object.keys(mounts))('node request bridge: %s', (name) => {
 
   it('keeps serving while a body stalls, and survives its client leaving', async () => {
     const stalled = await rawConnect(url);
-    stalled.write(`POST ${ROUTE} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":`);
+    stalled.write(
+      `POST ${ROUTE} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":`,
+    );
     // The stalled request holds its own connection only.
     expect((await fetch(url, { method: 'POST', body: '{"text":"meanwhile"}' })).status).toBe(200);
     const closed = new Promise((resolve) => stalled.once('close', resolve));

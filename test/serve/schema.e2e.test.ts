@@ -17,7 +17,10 @@ afterEach(async () => {
 });
 
 const order = z.object({
-  email: z.string().email().transform((e) => e.toLowerCase()),
+  email: z
+    .string()
+    .email()
+    .transform((e) => e.toLowerCase()),
   items: z.array(z.object({ sku: z.string(), qty: z.number().int().positive() })).min(1),
 });
 
@@ -44,9 +47,15 @@ async function runCount(runner: TestRunner): Promise<number> {
 describe('validated payloads on a real runner', () => {
   it('refuses an invalid start with 400 and its issues; the runner starts nothing', async () => {
     const { runner, url, seen } = await setUp();
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'nope', items: [{ sku: 'a', qty: 0 }] }) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'nope', items: [{ sku: 'a', qty: 0 }] }),
+    });
     expect(response.status).toBe(400);
-    const { error } = (await response.json()) as { error: { code: string; message: string; issues: { path: unknown[]; message: string }[] } };
+    const { error } = (await response.json()) as {
+      error: { code: string; message: string; issues: { path: unknown[]; message: string }[] };
+    };
     expect(error.code).toBe('VALIDATION');
     expect(error.issues.map((i) => i.path)).toEqual([['email'], ['items', 0, 'qty']]);
     expect(runner.requests.filter((r) => r.startsWith('POST /v1/runs'))).toEqual([]);
@@ -56,7 +65,11 @@ describe('validated payloads on a real runner', () => {
 
   it('stores the validated value as the run body; every drive sees it', async () => {
     const { runner, url, seen } = await setUp();
-    const runId = await startThroughApp(url, { email: 'Ada@Example.COM', items: [{ sku: 'a', qty: 2 }], note: 'dropped by the schema' });
+    const runId = await startThroughApp(url, {
+      email: 'Ada@Example.COM',
+      items: [{ sku: 'a', qty: 2 }],
+      note: 'dropped by the schema',
+    });
     const { run, steps } = await waitForFinish(runner.runner, runId);
     expect(run.status).toBe('completed');
     expect(JSON.parse(run.body)).toEqual({ email: 'ada@example.com', items: [{ sku: 'a', qty: 2 }] });
@@ -68,10 +81,19 @@ describe('validated payloads on a real runner', () => {
   it('`wf trigger` goes through the route: refused with the issues, or started with the validated body', async () => {
     const { runner, url } = await setUp();
     const out: string[] = [];
-    const io: CliIO = { out: (l) => void out.push(l), err: (l) => void out.push(l), env: { WF_RUNNER_URL: runner.url, WF_TOKEN: runner.token }, cwd: process.cwd(), interrupted: () => new Promise(() => {}) };
-    const trigger = (data: string) => createProgram(io).exitOverride().parseAsync(['trigger', url, '--data', data], { from: 'user' });
+    const io: CliIO = {
+      out: (l) => void out.push(l),
+      err: (l) => void out.push(l),
+      env: { WF_RUNNER_URL: runner.url, WF_TOKEN: runner.token },
+      cwd: process.cwd(),
+      interrupted: () => new Promise(() => {}),
+    };
+    const trigger = (data: string) =>
+      createProgram(io).exitOverride().parseAsync(['trigger', url, '--data', data], { from: 'user' });
 
-    await expect(trigger('{"email":"bo@example.org","items":[]}')).rejects.toThrow(/answered 400: .*"code":"VALIDATION".*"path":\["items"\]/);
+    await expect(trigger('{"email":"bo@example.org","items":[]}')).rejects.toThrow(
+      /answered 400: .*"code":"VALIDATION".*"path":\["items"\]/,
+    );
     expect(await runCount(runner)).toBe(0);
 
     await trigger('{"email":"Bo@Example.ORG","items":[{"sku":"b","qty":1}]}');

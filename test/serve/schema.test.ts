@@ -9,7 +9,12 @@ import { serve as nodeServe } from '../../serve/adapters/node.js';
 import { serve as solidServe } from '../../serve/adapters/solidjs.js';
 import { serve as svelteServe } from '../../serve/adapters/svelte.js';
 import { createHandler } from '../../serve/core/handler.js';
-import { isStandardSchema, toValidationIssue, type InferSchemaOutput, type StandardSchemaV1 } from '../../serve/core/schema.js';
+import {
+  isStandardSchema,
+  toValidationIssue,
+  type InferSchemaOutput,
+  type StandardSchemaV1,
+} from '../../serve/core/schema.js';
 import { serve, type WorkflowContext } from '../../serve/index.js';
 
 const signup = z.object({ email: z.string(), age: z.coerce.number() });
@@ -37,7 +42,10 @@ describe('schema typing', () => {
     expect(handlers.every((h) => typeof h === 'function' || typeof h === 'object')).toBe(true);
     expectTypeOf<InferSchemaOutput<typeof signup>>().toEqualTypeOf<Signup>();
     // Without a schema the payload stays what the caller names (or unknown).
-    serve<{ text: string }>(async (context) => void expectTypeOf(context).toEqualTypeOf<WorkflowContext<{ text: string }, Record<string, unknown>>>());
+    serve<{ text: string }>(
+      async (context) =>
+        void expectTypeOf(context).toEqualTypeOf<WorkflowContext<{ text: string }, Record<string, unknown>>>(),
+    );
     serve(async (context) => void expectTypeOf(context.requestPayload).toBeUnknown());
     // @ts-expect-error a schema whose output contradicts the named payload type
     serve<{ text: string }>(async () => {}, { schema: signup });
@@ -54,12 +62,17 @@ describe('schema helpers', () => {
   });
 
   it('flattens issue paths to JSON: { key } segments unwrapped, symbols named, none is the root', () => {
-    expect(toValidationIssue({ message: 'm', path: ['a', { key: 0 }, Symbol('s')] })).toEqual({ path: ['a', 0, 's'], message: 'm' });
+    expect(toValidationIssue({ message: 'm', path: ['a', { key: 0 }, Symbol('s')] })).toEqual({
+      path: ['a', 0, 's'],
+      message: 'm',
+    });
     expect(toValidationIssue({ message: 'root' })).toEqual({ path: [], message: 'root' });
   });
 
   it('refuses a schema option that is not a Standard Schema, when the route is built', () => {
     const notASchema = { parse: (x: unknown) => x } as unknown as StandardSchemaV1;
-    expect(() => createHandler(async () => {}, { schema: notASchema })).toThrow(/Expected `schema` to be a Standard Schema v1 validator/);
+    expect(() => createHandler(async () => {}, { schema: notASchema })).toThrow(
+      /Expected `schema` to be a Standard Schema v1 validator/,
+    );
   });
 });

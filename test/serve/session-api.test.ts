@@ -39,10 +39,23 @@ function drive(
       resolveClosed();
     },
   });
-  const context = createContext({ workflowRunId: 'wfr_TEST', requestPayload: undefined, headers: {}, env: {}, url: 'http://app.test/wf', trace: undefined }, session);
+  const context = createContext(
+    {
+      workflowRunId: 'wfr_TEST',
+      requestPayload: undefined,
+      headers: {},
+      env: {},
+      url: 'http://app.test/wf',
+      trace: undefined,
+    },
+    session,
+  );
   Promise.resolve()
     .then(() => workflow(context))
-    .then((value) => session.finish(value), (error: unknown) => session.fail(error));
+    .then(
+      (value) => session.finish(value),
+      (error: unknown) => session.fail(error),
+    );
   const closed = whenClosed.then(() => {
     expect(closes).toBe(1);
     expect(lines.filter(isTerminal)).toHaveLength(1);
@@ -99,10 +112,13 @@ describe('context.sleep and sleepUntil', () => {
   });
 
   it('a recorded sleep answers undefined on replay and the workflow goes on', async () => {
-    const lines = await drive(async (context) => {
-      const slept = await context.sleep('nap', '1h');
-      return context.run('after', () => ({ slept }));
-    }, [record(0, 'nap', 'sleep')]).closed;
+    const lines = await drive(
+      async (context) => {
+        const slept = await context.sleep('nap', '1h');
+        return context.run('after', () => ({ slept }));
+      },
+      [record(0, 'nap', 'sleep')],
+    ).closed;
     expect(lines.map((l) => l.t)).toEqual(['started', 'step', 'done']);
     expect(decodeValue((lines.at(-1) as { output?: string }).output)).toEqual({ slept: undefined });
   });
@@ -110,7 +126,11 @@ describe('context.sleep and sleepUntil', () => {
   it.each([
     ['a negative duration', (c: WorkflowContext) => c.sleep('bad', -1), /duration of sleep "bad".*got -1/],
     ['an unreadable duration', (c: WorkflowContext) => c.sleep('bad', 'soon'), /duration of sleep "bad".*got "soon"/],
-    ['an unreadable date', (c: WorkflowContext) => c.sleepUntil('bad', 'not a date'), /time of sleepUntil "bad".*got "not a date"/],
+    [
+      'an unreadable date',
+      (c: WorkflowContext) => c.sleepUntil('bad', 'not a date'),
+      /time of sleepUntil "bad".*got "not a date"/,
+    ],
   ])('fails the run, not retryable, on %s', async (_label, workflow, message) => {
     const { error, retryable } = failure(await drive(workflow).closed);
     expect(retryable).toBe(false);
@@ -134,10 +154,18 @@ describe('context.call', () => {
     ).closed;
     expect(suspended(lines)).toEqual([
       {
-        kind: 'call', index: 0, name: 'charge', group: 1,
+        kind: 'call',
+        index: 0,
+        name: 'charge',
+        group: 1,
         request: {
-          url: 'https://api.test/charge?x=1', method: 'POST', headers: { 'x-trace': 't-1', 'content-type': 'application/json' },
-          body: '{"amount":5}', timeoutMs: 2000, retries: 1, throwHttpErrors: true,
+          url: 'https://api.test/charge?x=1',
+          method: 'POST',
+          headers: { 'x-trace': 't-1', 'content-type': 'application/json' },
+          body: '{"amount":5}',
+          timeoutMs: 2000,
+          retries: 1,
+          throwHttpErrors: true,
         },
       },
     ]);
@@ -147,8 +175,18 @@ describe('context.call', () => {
     const lines = await drive((context) =>
       Promise.all([
         context.call('get', { url: 'https://api.test/a' }),
-        context.call('text', { url: 'https://api.test/b', method: 'PUT', body: 'raw', headers: { 'Content-Type': 'text/plain' } }),
-        context.call('typed', { url: 'https://api.test/c', method: 'POST', body: [1], headers: { 'Content-Type': 'application/vnd.x+json' } }),
+        context.call('text', {
+          url: 'https://api.test/b',
+          method: 'PUT',
+          body: 'raw',
+          headers: { 'Content-Type': 'text/plain' },
+        }),
+        context.call('typed', {
+          url: 'https://api.test/c',
+          method: 'POST',
+          body: [1],
+          headers: { 'Content-Type': 'application/vnd.x+json' },
+        }),
       ]),
     ).closed;
     expect(suspended(lines).map((s) => (s.kind === 'call' ? s.request : null))).toEqual([
@@ -160,14 +198,21 @@ describe('context.call', () => {
 
   it('a recorded call answers its response on replay', async () => {
     const response = { status: 201, headers: { 'content-type': 'application/json' }, body: { id: 7 } };
-    const lines = await drive((context) => context.call('charge', { url: 'https://api.test/charge' }), [record(0, 'charge', 'call', response)]).closed;
+    const lines = await drive(
+      (context) => context.call('charge', { url: 'https://api.test/charge' }),
+      [record(0, 'charge', 'call', response)],
+    ).closed;
     expect(lines).toHaveLength(1);
     expect(decodeValue((lines[0] as { output?: string }).output)).toEqual(response);
   });
 
   it.each([
     ['a relative url', { url: '/charge' }, /`url` of call "c" to be an absolute URL, got "\/charge"/],
-    ['negative retries', { url: 'https://api.test', retries: -1 }, /`retries` of call "c" to be a non-negative integer, got -1/],
+    [
+      'negative retries',
+      { url: 'https://api.test', retries: -1 },
+      /`retries` of call "c" to be a non-negative integer, got -1/,
+    ],
     ['an unreadable timeout', { url: 'https://api.test', timeout: 'later' }, /`timeout` of call "c"/],
   ])('fails the run, not retryable, on %s', async (_label, options, message) => {
     const { error, retryable } = failure(await drive((context) => context.call('c', options)).closed);
@@ -179,7 +224,10 @@ describe('context.call', () => {
 describe('context.waitForEvent', () => {
   it('suspends on the event id until the timeout (default 7 days)', async () => {
     const lines = await drive((context) =>
-      Promise.all([context.waitForEvent('approval', 'order-1', { timeout: '10m' }), context.waitForEvent('forever', 'order-2')]),
+      Promise.all([
+        context.waitForEvent('approval', 'order-1', { timeout: '10m' }),
+        context.waitForEvent('forever', 'order-2'),
+      ]),
     ).closed;
     expect(suspended(lines)).toEqual([
       { kind: 'wait', index: 0, name: 'approval', group: 1, eventId: 'order-1', until: NOW + 600_000 },
@@ -190,7 +238,10 @@ describe('context.waitForEvent', () => {
   it('a recorded wait answers the event data, or the timeout, on replay', async () => {
     const lines = await drive(
       async (context) => [await context.waitForEvent('a', 'e1'), await context.waitForEvent('b', 'e2')],
-      [record(0, 'a', 'wait', { eventData: { ok: true }, timeout: false }), record(1, 'b', 'wait', { eventData: undefined, timeout: true })],
+      [
+        record(0, 'a', 'wait', { eventData: { ok: true }, timeout: false }),
+        record(1, 'b', 'wait', { eventData: undefined, timeout: true }),
+      ],
     ).closed;
     expect(decodeValue((lines.at(-1) as { output?: string }).output)).toEqual([
       { eventData: { ok: true }, timeout: false },
@@ -212,70 +263,124 @@ describe('parallel groups', () => {
       await context.run('c', () => 3);
     }).closed;
     const started = lines.filter((l): l is Extract<Outcome, { t: 'started' }> => l.t === 'started');
-    expect(started.map((s) => [s.name, s.index, s.group])).toEqual([['a', 0, 1], ['b', 1, 1], ['c', 2, 2]]);
+    expect(started.map((s) => [s.name, s.index, s.group])).toEqual([
+      ['a', 0, 1],
+      ['b', 1, 1],
+      ['c', 2, 2],
+    ]);
   });
 
   it('suspends only once the steps running beside a sleep have finished and streamed', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const driven = drive((context) => Promise.all([context.run('a', () => held.then(() => 'A')), context.sleep('c', 1)]));
+    const driven = drive((context) =>
+      Promise.all([context.run('a', () => held.then(() => 'A')), context.sleep('c', 1)]),
+    );
     await vi.waitFor(() => expect(driven.lines.map((l) => l.t)).toEqual(['started', 'started']));
     // A macrotask passes (the suspend check's timer) while "a" still runs: no terminal line yet.
     await new Promise((resolve) => setImmediate(resolve));
     expect(driven.lines.some(isTerminal)).toBe(false);
     release();
     const lines = await driven.closed;
-    expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual(['started:a', 'started:c', 'step:a', 'suspend']);
+    expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual([
+      'started:a',
+      'started:c',
+      'step:a',
+      'suspend',
+    ]);
     expect(suspended(lines)).toEqual([{ kind: 'sleep', index: 1, name: 'c', group: 1, until: NOW + 1000 }]);
   });
 
   it('hands a sleep, a wait and a call started together to the runner in one suspend (Promise.race included)', async () => {
     const lines = await drive((context) =>
-      Promise.race([context.sleep('s', 1), context.waitForEvent('w', 'e', { timeout: 5 }), context.call('c', { url: 'https://api.test' })]),
+      Promise.race([
+        context.sleep('s', 1),
+        context.waitForEvent('w', 'e', { timeout: 5 }),
+        context.call('c', { url: 'https://api.test' }),
+      ]),
     ).closed;
-    expect(suspended(lines).map((s) => [s.kind, s.index, s.group])).toEqual([['sleep', 0, 1], ['wait', 1, 1], ['call', 2, 1]]);
+    expect(suspended(lines).map((s) => [s.kind, s.index, s.group])).toEqual([
+      ['sleep', 0, 1],
+      ['wait', 1, 1],
+      ['call', 2, 1],
+    ]);
   });
 });
 
 describe('a step that failed for good', () => {
-  const error = { name: 'TypeError', message: 'card declined', stack: 'TypeError: card declined\n    at charge (app.ts:1:1)', code: 'X' };
+  const error = {
+    name: 'TypeError',
+    message: 'card declined',
+    stack: 'TypeError: card declined\n    at charge (app.ts:1:1)',
+    code: 'X',
+  };
   const failed: StepRecord = { index: 0, name: 'charge', kind: 'run', error };
 
   it('rethrows into the workflow on replay as StepFailedError with the original name, message and stack', async () => {
     let caught: unknown;
     const fn = vi.fn();
-    const lines = await drive(async (context) => {
-      try {
-        await context.run('charge', fn);
-      } catch (e) {
-        caught = e;
-      }
-      return context.run('refund', () => 'refunded');
-    }, [failed]).closed;
+    const lines = await drive(
+      async (context) => {
+        try {
+          await context.run('charge', fn);
+        } catch (e) {
+          caught = e;
+        }
+        return context.run('refund', () => 'refunded');
+      },
+      [failed],
+    ).closed;
     expect(fn).not.toHaveBeenCalled();
     expect(caught).toBeInstanceOf(StepFailedError);
-    expect(caught).toMatchObject({ name: 'TypeError', message: 'card declined', stack: error.stack, code: 'STEP_FAILED', step: 'charge' });
+    expect(caught).toMatchObject({
+      name: 'TypeError',
+      message: 'card declined',
+      stack: error.stack,
+      code: 'STEP_FAILED',
+      step: 'charge',
+    });
     expect(WorkflowError.is(caught)).toBe(true);
-    expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual(['started:refund', 'step:refund', 'done']);
+    expect(lines.map((l) => ('name' in l ? `${l.t}:${l.name}` : l.t))).toEqual([
+      'started:refund',
+      'step:refund',
+      'done',
+    ]);
   });
 
   it('fails the run, not retryable, when the workflow does not catch it', async () => {
-    const { error: thrown, retryable, step } = failure(await drive((context) => context.run('charge', () => 1), [failed]).closed);
+    const {
+      error: thrown,
+      retryable,
+      step,
+    } = failure(await drive((context) => context.run('charge', () => 1), [failed]).closed);
     expect(retryable).toBe(false);
     expect(step).toBeUndefined();
-    expect(thrown).toMatchObject({ name: 'TypeError', message: 'card declined', code: 'STEP_FAILED', stack: error.stack });
+    expect(thrown).toMatchObject({
+      name: 'TypeError',
+      message: 'card declined',
+      code: 'STEP_FAILED',
+      stack: error.stack,
+    });
   });
 
   it('rethrows a failed call the same way', async () => {
-    const call: StepRecord = { index: 0, name: 'api', kind: 'call', error: { name: 'HttpError', message: 'responded 500' } };
-    const lines = await drive(async (context) => {
-      try {
-        await context.call('api', { url: 'https://api.test' });
-        return 'no error';
-      } catch (e) {
-        return (e as Error).message;
-      }
-    }, [call]).closed;
+    const call: StepRecord = {
+      index: 0,
+      name: 'api',
+      kind: 'call',
+      error: { name: 'HttpError', message: 'responded 500' },
+    };
+    const lines = await drive(
+      async (context) => {
+        try {
+          await context.call('api', { url: 'https://api.test' });
+          return 'no error';
+        } catch (e) {
+          return (e as Error).message;
+        }
+      },
+      [call],
+    ).closed;
     expect(decodeValue((lines[0] as { output?: string }).output)).toBe('responded 500');
   });
 });
@@ -286,7 +391,10 @@ describe('a pending record (a position without a result yet, before finished one
     const lines = await drive(
       async (context) => {
         const [flaky, steady] = await Promise.all([context.run('flaky', fns.flaky), context.run('steady', fns.steady)]);
-        const winner = await Promise.race([context.sleep('timer', 1).then(() => 'timer'), context.waitForEvent('reply', 'e').then(() => 'reply')]);
+        const winner = await Promise.race([
+          context.sleep('timer', 1).then(() => 'timer'),
+          context.waitForEvent('reply', 'e').then(() => 'reply'),
+        ]);
         return `${flaky}${steady}-${winner}`;
       },
       [
@@ -303,21 +411,31 @@ describe('a pending record (a position without a result yet, before finished one
   });
 
   it('suspends a pending wait again when the workflow cannot go on without it', async () => {
-    const lines = await drive((context) => context.waitForEvent('reply', 'e', { timeout: 5 }), [
-      { index: 0, name: 'reply', kind: 'wait', pending: true },
-    ]).closed;
-    expect(suspended(lines)).toEqual([{ kind: 'wait', index: 0, name: 'reply', group: 1, eventId: 'e', until: NOW + 5000 }]);
+    const lines = await drive(
+      (context) => context.waitForEvent('reply', 'e', { timeout: 5 }),
+      [{ index: 0, name: 'reply', kind: 'wait', pending: true }],
+    ).closed;
+    expect(suspended(lines)).toEqual([
+      { kind: 'wait', index: 0, name: 'reply', group: 1, eventId: 'e', until: NOW + 5000 },
+    ]);
   });
 
   it('still checks the name and kind at a pending position', async () => {
-    const { error } = failure(await drive((context) => context.run('renamed', () => 1), [{ index: 0, name: 'original', kind: 'run', pending: true }]).closed);
+    const { error } = failure(
+      await drive(
+        (context) => context.run('renamed', () => 1),
+        [{ index: 0, name: 'original', kind: 'run', pending: true }],
+      ).closed,
+    );
     expect(error.code).toBe('DETERMINISM');
   });
 });
 
 describe('kind checks, cancel and nesting', () => {
   it('a different kind at a recorded position is a determinism error naming both', async () => {
-    const { error } = failure(await drive((context) => context.run('nap', () => 1), [record(0, 'nap', 'sleep')]).closed);
+    const { error } = failure(
+      await drive((context) => context.run('nap', () => 1), [record(0, 'nap', 'sleep')]).closed,
+    );
     expect(error).toMatchObject({ name: 'DeterminismError', code: 'DETERMINISM' });
     expect(error.message).toContain('recorded as sleep "nap" but the workflow now asks for run "nap"');
   });
@@ -354,15 +472,22 @@ describe('kind checks, cancel and nesting', () => {
 
 describe('per-step options', () => {
   it("a failing step carries its own retries and retryDelay for the runner's policy", async () => {
-    const { step } = failure(await drive((context) => context.run('s', () => Promise.reject(new Error('x')), { retries: 2, retryDelay: '2s' })).closed);
+    const { step } = failure(
+      await drive((context) => context.run('s', () => Promise.reject(new Error('x')), { retries: 2, retryDelay: '2s' }))
+        .closed,
+    );
     expect(step).toMatchObject({ name: 's', retries: 2, retryDelayMs: 2000 });
-    const plain = failure(await drive((context) => context.run('s', () => Promise.reject(new Error('x')), { retryDelay: 25 })).closed);
+    const plain = failure(
+      await drive((context) => context.run('s', () => Promise.reject(new Error('x')), { retryDelay: 25 })).closed,
+    );
     expect(plain.step).toMatchObject({ retryDelayMs: 25 });
     expect(plain.step).not.toHaveProperty('retries');
   });
 
   it('a step over its timeout fails, retryable, with a message naming the step and the timeout', async () => {
-    const { error, retryable, step } = failure(await drive((context) => context.run('slow', () => new Promise(() => {}), { timeout: '50ms' })).closed);
+    const { error, retryable, step } = failure(
+      await drive((context) => context.run('slow', () => new Promise(() => {}), { timeout: '50ms' })).closed,
+    );
     expect(retryable).toBe(true);
     expect(error).toMatchObject({ code: 'TIMEOUT', message: 'Step "slow" took longer than its timeout of 50 ms.' });
     expect(step).toMatchObject({ name: 'slow' });
@@ -370,7 +495,9 @@ describe('per-step options', () => {
 
   it('an unreadable step option fails the run before the step runs', async () => {
     const fn = vi.fn();
-    const { error, retryable } = failure(await drive((context) => context.run('s', fn, { timeout: 'eventually' })).closed);
+    const { error, retryable } = failure(
+      await drive((context) => context.run('s', fn, { timeout: 'eventually' })).closed,
+    );
     expect(fn).not.toHaveBeenCalled();
     expect(retryable).toBe(false);
     expect(error.message).toContain('`timeout` of step "s"');
@@ -382,14 +509,19 @@ describe('values', () => {
     const value = { d: new Date(0), m: new Map([[1, 'a']]), s: new Set([1]), b: 10n };
     const lines = await drive((context) => context.run('v', () => value)).closed;
     expect(decodeValue((lines[1] as { output?: string }).output)).toEqual(value);
-    const replay = await drive((context) => context.run('v', () => 'not called'), [committedStep(0, 'v', value)]).closed;
+    const replay = await drive((context) => context.run('v', () => 'not called'), [committedStep(0, 'v', value)])
+      .closed;
     expect(decodeValue((replay[0] as { output?: string }).output)).toEqual(value);
   });
 
   it.each([
     ['a function', () => () => 1, /step "v": a function cannot be serialized/],
     ['a class instance', () => new (class Invoice {})(), /step "v": an instance of Invoice cannot be serialized/],
-    ['a nested class instance', () => ({ list: [new (class Money {})()] }), /step "v": an instance of Money at `\.list\[0\]` cannot be serialized/],
+    [
+      'a nested class instance',
+      () => ({ list: [new (class Money {})()] }),
+      /step "v": an instance of Money at `\.list\[0\]` cannot be serialized/,
+    ],
   ])('fails a step returning %s, not retryable, naming the step and the type', async (_label, fn, message) => {
     const { error, retryable, step } = failure(await drive((context) => context.run('v', fn)).closed);
     expect(retryable).toBe(false);
@@ -408,41 +540,78 @@ describe('context.invoke', () => {
     }).closed;
     expect(lines[0]).toEqual({ t: 'started', index: 0, name: 'child', kind: 'invoke', group: 1 });
     expect(suspended(lines)).toEqual([
-      { kind: 'invoke', index: 0, name: 'child', group: 1, request: { url: 'http://app.test/child', body: '{"id":7}', headers: { 'x-trace': 't1', 'content-type': 'application/json' }, retries: 2 } },
+      {
+        kind: 'invoke',
+        index: 0,
+        name: 'child',
+        group: 1,
+        request: {
+          url: 'http://app.test/child',
+          body: '{"id":7}',
+          headers: { 'x-trace': 't1', 'content-type': 'application/json' },
+          retries: 2,
+        },
+      },
     ]);
     expect(after).not.toHaveBeenCalled();
   });
 
-  it('resolves the child\'s flow control against its body when invoked: the suspension carries key and limits', async () => {
+  it("resolves the child's flow control against its body when invoked: the suspension carries key and limits", async () => {
     const lines = await drive(async (context) => {
       await context.invoke('child', {
         url: '/child',
         body: { tenant: 't9' },
-        flowControl: { key: (payload: { tenant: string }) => `tenant-${payload.tenant}`, parallelism: 1, rate: 5, period: '2s' },
+        flowControl: {
+          key: (payload: { tenant: string }) => `tenant-${payload.tenant}`,
+          parallelism: 1,
+          rate: 5,
+          period: '2s',
+        },
       });
     }).closed;
     expect(suspended(lines)).toEqual([
       {
-        kind: 'invoke', index: 0, name: 'child', group: 1,
-        request: { url: 'http://app.test/child', body: '{"tenant":"t9"}', headers: { 'content-type': 'application/json' }, flowControl: { key: 'tenant-t9', parallelism: 1, rate: 5, periodMs: 2000 } },
+        kind: 'invoke',
+        index: 0,
+        name: 'child',
+        group: 1,
+        request: {
+          url: 'http://app.test/child',
+          body: '{"tenant":"t9"}',
+          headers: { 'content-type': 'application/json' },
+          flowControl: { key: 'tenant-t9', parallelism: 1, rate: 5, periodMs: 2000 },
+        },
       },
     ]);
   });
 
   it('a recorded invoke answers the child result on replay, and the workflow goes on', async () => {
     const result = { body: { total: 3 }, isFailed: false, isCanceled: false };
-    const lines = await drive(async (context) => {
-      const { body } = await context.invoke<{ total: number }>('child', { url: 'https://other.test/wf' });
-      return body.total + 1;
-    }, [record(0, 'child', 'invoke', result)]).closed;
+    const lines = await drive(
+      async (context) => {
+        const { body } = await context.invoke<{ total: number }>('child', { url: 'https://other.test/wf' });
+        return body.total + 1;
+      },
+      [record(0, 'child', 'invoke', result)],
+    ).closed;
     expect(lines).toEqual([{ t: 'done', output: encodeValue(4, 'out') }]);
   });
 
   it('fails with a determinism error when the recorded position holds another kind or name', async () => {
-    const asCall = failure(await drive((context) => context.invoke('child', { url: 'https://other.test/wf' }), [record(0, 'child', 'call', {})]).closed);
+    const asCall = failure(
+      await drive(
+        (context) => context.invoke('child', { url: 'https://other.test/wf' }),
+        [record(0, 'child', 'call', {})],
+      ).closed,
+    );
     expect(asCall.error.name).toBe('DeterminismError');
     expect(asCall.error.message).toContain('recorded as call "child" but the workflow now asks for invoke "child"');
-    const renamed = failure(await drive((context) => context.invoke('kid', { url: 'https://other.test/wf' }), [record(0, 'child', 'invoke', {})]).closed);
+    const renamed = failure(
+      await drive(
+        (context) => context.invoke('kid', { url: 'https://other.test/wf' }),
+        [record(0, 'child', 'invoke', {})],
+      ).closed,
+    );
     expect(renamed.error.message).toContain('recorded as invoke "child" but the workflow now asks for invoke "kid"');
   });
 
@@ -450,8 +619,16 @@ describe('context.invoke', () => {
     ['no options', undefined, /options of invoke "c" to be an object with a `url`/],
     ['an unreadable url', { url: 'http://[bad' }, /`url` of invoke "c" to be a URL/],
     ['negative retries', { url: '/c', retries: -1 }, /`retries` of invoke "c" to be a non-negative integer, got -1/],
-    ['flow control without a limit', { url: '/c', flowControl: { key: 'k' } }, /`flowControl` of invoke "c" to be valid flow control: .*`parallelism` or `rate`/],
-    ['an empty flow control key', { url: '/c', body: {}, flowControl: { key: () => '', parallelism: 1 } }, /`flowControl` of invoke "c" to be valid flow control: .*non-empty string/],
+    [
+      'flow control without a limit',
+      { url: '/c', flowControl: { key: 'k' } },
+      /`flowControl` of invoke "c" to be valid flow control: .*`parallelism` or `rate`/,
+    ],
+    [
+      'an empty flow control key',
+      { url: '/c', body: {}, flowControl: { key: () => '', parallelism: 1 } },
+      /`flowControl` of invoke "c" to be valid flow control: .*non-empty string/,
+    ],
   ])('fails the run, not retryable, on %s', async (_label, options, message) => {
     const { error, retryable } = failure(await drive((context) => context.invoke('c', options as never)).closed);
     expect(retryable).toBe(false);

@@ -27,7 +27,13 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
 /** Drives `workflow` the way drive.ts does, recording lines and close calls. */
 function drive(
   workflow: (run: Run) => unknown,
-  options: { committed?: StepRecord[]; timeBudgetMs?: number; now?: () => number; clock?: () => number; deadline?: number } = {},
+  options: {
+    committed?: StepRecord[];
+    timeBudgetMs?: number;
+    now?: () => number;
+    clock?: () => number;
+    deadline?: number;
+  } = {},
 ): Driven {
   const lines: Outcome[] = [];
   let closes = 0;
@@ -50,7 +56,10 @@ function drive(
   const run: Run = (name, fn) => session.run(name, fn);
   Promise.resolve()
     .then(() => workflow(run))
-    .then((value) => session.finish(value), (error: unknown) => session.fail(error));
+    .then(
+      (value) => session.finish(value),
+      (error: unknown) => session.fail(error),
+    );
   const closed = whenClosed.promise.then(async () => {
     await turn();
     expect(closes).toBe(1);
@@ -85,7 +94,8 @@ describe('DriveSession replay', () => {
   });
 
   it('replays a step whose result was undefined', async () => {
-    const lines = await drive(async (run) => [await run('log', () => {})], { committed: [committedStep(0, 'log')] }).closed;
+    const lines = await drive(async (run) => [await run('log', () => {})], { committed: [committedStep(0, 'log')] })
+      .closed;
     expect(lines).toHaveLength(1);
     expect(lines[0]?.t).toBe('done');
     // devalue keeps undefined inside an array (JSON would have made it null).
@@ -103,7 +113,11 @@ describe('DriveSession replay', () => {
     ).closed;
     expect(next).not.toHaveBeenCalled();
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ t: 'failed', retryable: false, error: { name: 'DeterminismError', code: 'DETERMINISM' } });
+    expect(lines[0]).toMatchObject({
+      t: 'failed',
+      retryable: false,
+      error: { name: 'DeterminismError', code: 'DETERMINISM' },
+    });
     const message = (lines[0] as Extract<Outcome, { t: 'failed' }>).error.message;
     expect(message).toContain('Step 1 is recorded as run "charge-card"');
     expect(message).toContain('asks for run "send-email"');
@@ -115,7 +129,9 @@ describe('DriveSession replay', () => {
     }).closed;
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ t: 'failed', retryable: false, error: { code: 'DETERMINISM' } });
-    expect((lines[0] as Extract<Outcome, { t: 'failed' }>).error.message).toContain('returned after 1 steps, but 2 are recorded (next: run "b")');
+    expect((lines[0] as Extract<Outcome, { t: 'failed' }>).error.message).toContain(
+      'returned after 1 steps, but 2 are recorded (next: run "b")',
+    );
   });
 });
 
@@ -129,9 +145,19 @@ describe('DriveSession new steps', () => {
       return { a, b, c };
     }).closed;
     expect(kinds(lines)).toEqual([
-      'started:sync', 'step:sync', 'started:async', 'step:async', 'started:promise', 'step:promise', 'started:nothing', 'step:nothing', 'done',
+      'started:sync',
+      'step:sync',
+      'started:async',
+      'step:async',
+      'started:promise',
+      'step:promise',
+      'started:nothing',
+      'step:nothing',
+      'done',
     ]);
-    expect(lines.filter((l) => l.t === 'step').map((l) => decodeValue((l as Extract<Outcome, { t: 'step' }>).output))).toEqual([1, 2, 20, undefined]);
+    expect(
+      lines.filter((l) => l.t === 'step').map((l) => decodeValue((l as Extract<Outcome, { t: 'step' }>).output)),
+    ).toEqual([1, 2, 20, undefined]);
     expect(lines.filter((l) => l.t === 'step').at(-1)).not.toHaveProperty('output');
     expect(lines.at(-1)?.t).toBe('done');
     expect(decodeValue((lines.at(-1) as Extract<Outcome, { t: 'done' }>).output)).toEqual({ a: 1, b: 2, c: 20 });
@@ -162,26 +188,50 @@ describe('DriveSession new steps', () => {
 
   it('fails a rejecting async step the same way', async () => {
     const lines = await drive((run) => run('reject', async () => Promise.reject(new Error('no')))).closed;
-    expect(lines.at(-1)).toMatchObject({ t: 'failed', retryable: true, error: { message: 'no' }, step: { index: 0, name: 'reject' } });
+    expect(lines.at(-1)).toMatchObject({
+      t: 'failed',
+      retryable: true,
+      error: { message: 'no' },
+      step: { index: 0, name: 'reject' },
+    });
   });
 
   it('marks NonRetryableError as not retryable', async () => {
-    const lines = await drive((run) => run('pay', () => {
-      throw new NonRetryableError('card declined');
-    })).closed;
-    expect(lines.at(-1)).toMatchObject({ t: 'failed', retryable: false, error: { name: 'NonRetryableError', code: 'NON_RETRYABLE' }, step: { name: 'pay' } });
+    const lines = await drive((run) =>
+      run('pay', () => {
+        throw new NonRetryableError('card declined');
+      }),
+    ).closed;
+    expect(lines.at(-1)).toMatchObject({
+      t: 'failed',
+      retryable: false,
+      error: { name: 'NonRetryableError', code: 'NON_RETRYABLE' },
+      step: { name: 'pay' },
+    });
   });
 
   it('passes the delay of a RetryAfterError', async () => {
-    const lines = await drive((run) => run('api', async () => {
-      throw new RetryAfterError('rate limited', 2500);
-    })).closed;
-    expect(lines.at(-1)).toMatchObject({ t: 'failed', retryable: true, retryAfterMs: 2500, error: { code: 'RETRY_AFTER' } });
+    const lines = await drive((run) =>
+      run('api', async () => {
+        throw new RetryAfterError('rate limited', 2500);
+      }),
+    ).closed;
+    expect(lines.at(-1)).toMatchObject({
+      t: 'failed',
+      retryable: true,
+      retryAfterMs: 2500,
+      error: { code: 'RETRY_AFTER' },
+    });
   });
 
   it('fails a step whose result cannot be serialized, not retryable', async () => {
     const lines = await drive((run) => run('fn', () => () => 1)).closed;
-    expect(lines.at(-1)).toMatchObject({ t: 'failed', retryable: false, error: { code: 'SERIALIZATION' }, step: { name: 'fn' } });
+    expect(lines.at(-1)).toMatchObject({
+      t: 'failed',
+      retryable: false,
+      error: { code: 'SERIALIZATION' },
+      step: { name: 'fn' },
+    });
     expect((lines.at(-1) as Extract<Outcome, { t: 'failed' }>).error.message).toContain('step "fn"');
     expect((lines.at(-1) as Extract<Outcome, { t: 'failed' }>).error.message).toContain('a function');
   });
@@ -191,12 +241,22 @@ describe('DriveSession new steps', () => {
       await run('a', () => 1);
       throw 'plain string';
     }).closed;
-    expect(lines.at(-1)).toEqual({ t: 'failed', retryable: true, error: { name: 'Error', message: 'Non-error was thrown: "plain string"' } });
+    expect(lines.at(-1)).toEqual({
+      t: 'failed',
+      retryable: true,
+      error: { name: 'Error', message: 'Non-error was thrown: "plain string"' },
+    });
   });
 
   it('refuses an empty step name', async () => {
     const lines = await drive((run) => run('', () => 1)).closed;
-    expect(lines).toEqual([{ t: 'failed', retryable: false, error: expect.objectContaining({ message: expect.stringContaining('Expected a step name') }) }]);
+    expect(lines).toEqual([
+      {
+        t: 'failed',
+        retryable: false,
+        error: expect.objectContaining({ message: expect.stringContaining('Expected a step name') }),
+      },
+    ]);
   });
 });
 

@@ -31,7 +31,12 @@ afterAll(() => {
 it('keeps synchronous console lines and context.log without AsyncLocalStorage', async () => {
   const lines: Outcome[] = [];
   await new Promise<void>((resolve) => {
-    const session = new DriveSession({ committed: [], timeBudgetMs: 10_000, emit: (o) => lines.push(o), close: resolve });
+    const session = new DriveSession({
+      committed: [],
+      timeBudgetMs: 10_000,
+      emit: (o) => lines.push(o),
+      close: resolve,
+    });
     void (async () => {
       await session.run('step', async () => {
         console.log('before the await');
@@ -45,5 +50,9 @@ it('keeps synchronous console lines and context.log without AsyncLocalStorage', 
   const step = lines.find((l): l is Extract<Outcome, { t: 'step' }> => l.t === 'step')!;
   expect(step.logs?.lines.map((l) => l.message)).toEqual(['before the await', 'context.log after the await']);
   // Everything was printed all the same.
-  expect(printed.map((args) => args[0])).toEqual(['before the await', 'after the await', 'context.log after the await']);
+  expect(printed.map((args) => args[0])).toEqual([
+    'before the await',
+    'after the await',
+    'context.log after the await',
+  ]);
 });

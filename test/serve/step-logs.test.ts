@@ -31,11 +31,15 @@ function drive(workflow: (session: DriveSession) => unknown): Promise<Outcome[]>
     });
     Promise.resolve()
       .then(() => workflow(session))
-      .then((value) => session.finish(value), (error: unknown) => session.fail(error));
+      .then(
+        (value) => session.finish(value),
+        (error: unknown) => session.fail(error),
+      );
   });
 }
 
-const stepLine = (lines: Outcome[], name: string) => lines.find((l): l is Extract<Outcome, { t: 'step' }> => l.t === 'step' && l.name === name);
+const stepLine = (lines: Outcome[], name: string) =>
+  lines.find((l): l is Extract<Outcome, { t: 'step' }> => l.t === 'step' && l.name === name);
 
 describe('step logs in the session', () => {
   it('keeps every console level and context.log (with fields) inside a step, through awaits, and still prints them', async () => {
@@ -87,7 +91,14 @@ describe('step logs in the session', () => {
       );
     });
     for (const name of ['a', 'b', 'c']) {
-      expect(stepLine(lines, name)?.logs?.lines.map((l) => l.message)).toEqual([`${name}0`, `${name}-ctx0`, `${name}1`, `${name}-ctx1`, `${name}2`, `${name}-ctx2`]);
+      expect(stepLine(lines, name)?.logs?.lines.map((l) => l.message)).toEqual([
+        `${name}0`,
+        `${name}-ctx0`,
+        `${name}1`,
+        `${name}-ctx1`,
+        `${name}2`,
+        `${name}-ctx2`,
+      ]);
     }
   });
 

@@ -33,9 +33,14 @@ async function traceSeen(traceparent: string | undefined): Promise<TraceContext 
 }
 
 describe('context.trace', () => {
-  it('is the drive request\'s traceparent, parsed', async () => {
+  it("is the drive request's traceparent, parsed", async () => {
     const drive = await traceSeen(TRACEPARENT);
-    expect(drive).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', sampled: true, traceparent: TRACEPARENT });
+    expect(drive).toEqual({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      sampled: true,
+      traceparent: TRACEPARENT,
+    });
     // The step's fn gets the span the runner gives that step.
     expect(stepSeen).toEqual({ index: 0, name: 'a', trace: stepTraceContext(drive as TraceContext, 0) });
   });
@@ -54,8 +59,24 @@ describe('context.trace', () => {
       url: URL_,
       failureFunction: ({ context }) => void (seen = context.trace),
     });
-    const body = JSON.stringify({ v: 1, runId: 'wfr_TRACE', body: '', headers: {}, steps: [], attempt: 1, failure: { error: { name: 'Error', message: 'x' } } });
-    const request = new Request(URL_, { method: 'POST', headers: { 'content-type': 'application/json', traceparent: TRACEPARENT, ...(await signRequest({ url: URL_, body, tokens: [TOKEN] })) }, body });
+    const body = JSON.stringify({
+      v: 1,
+      runId: 'wfr_TRACE',
+      body: '',
+      headers: {},
+      steps: [],
+      attempt: 1,
+      failure: { error: { name: 'Error', message: 'x' } },
+    });
+    const request = new Request(URL_, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: TRACEPARENT,
+        ...(await signRequest({ url: URL_, body, tokens: [TOKEN] })),
+      },
+      body,
+    });
     const response = await handle(request);
     expect((await readOutcomes(response)).at(-1)).toEqual({ t: 'done' });
     expect(seen?.spanId).toBe('00f067aa0ba902b7');

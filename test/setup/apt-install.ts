@@ -16,7 +16,10 @@ export const isRoot = (): boolean => typeof process.getuid === 'function' && pro
 function apt(args: readonly string[]): number | null {
   const command = ['apt-get', ...LOCK_TIMEOUT, ...args];
   console.log(`[test setup] $ ${command.join(' ')}`);
-  const result = spawnSync(command[0]!, command.slice(1), { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const result = spawnSync(command[0]!, command.slice(1), {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   if (result.error) throw new Error(`Could not run apt-get: ${result.error.message}`, { cause: result.error });
   return result.status;
 }
@@ -30,10 +33,14 @@ const hasPackageLists = (): boolean => {
 /** Installs `missing`; runs `apt-get update` first only when there are no lists, or once more when install fails. */
 export function aptInstall(missing: readonly SystemDependency[]): void {
   const packages = missing.map((d) => d.debianPackage);
-  for (const d of missing) console.log(`[test setup] installing \`${d.debianPackage}\`: ${d.name} is missing (looked for ${d.lookedFor}) and ${d.suites.join(', ')} drive it.`);
+  for (const d of missing)
+    console.log(
+      `[test setup] installing \`${d.debianPackage}\`: ${d.name} is missing (looked for ${d.lookedFor}) and ${d.suites.join(', ')} drive it.`,
+    );
   const install = ['install', '-y', '-qq', '--no-install-recommends', ...packages];
   if (!hasPackageLists() && apt(['update', '-qq']) !== 0) throw new Error('`apt-get update` failed (output above).');
   if (apt(install) === 0) return;
   // Stale lists name package versions the mirror no longer has: refresh them and try once more.
-  if (apt(['update', '-qq']) !== 0 || apt(install) !== 0) throw new Error(`\`apt-get install ${packages.join(' ')}\` failed (output above).`);
+  if (apt(['update', '-qq']) !== 0 || apt(install) !== 0)
+    throw new Error(`\`apt-get install ${packages.join(' ')}\` failed (output above).`);
 }

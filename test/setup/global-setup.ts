@@ -42,5 +42,6 @@ export default async function setup(project: TestProject): Promise<void> {
   if (!isRoot() || checkOnly) throw stop(missingMessage(missing));
   aptInstall(missing);
   const stillMissing = findMissing(missing, systemRoot());
-  if (stillMissing.length > 0) throw stop(`apt-get installed, but these are still missing:\n${missingMessage(stillMissing)}`);
+  if (stillMissing.length > 0)
+    throw stop(`apt-get installed, but these are still missing:\n${missingMessage(stillMissing)}`);
 }

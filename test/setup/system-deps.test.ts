@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { findMissing, installCommand, missingMessage, neededBy, requireSystemDependency, SYSTEM_DEPENDENCIES, SYSTEM_ROOT_ENV } from './system-deps.js';
+import {
+  findMissing,
+  installCommand,
+  missingMessage,
+  neededBy,
+  requireSystemDependency,
+  SYSTEM_DEPENDENCIES,
+  SYSTEM_ROOT_ENV,
+} from './system-deps.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EMPTY_ROOT = mkdtempSync(join(tmpdir(), 'wfkit-empty-system-'));
@@ -36,7 +44,13 @@ describe('system dependency list', () => {
     try {
       mkdirSync(join(root, 'usr/bin'), { recursive: true });
       mkdirSync(join(root, 'usr/lib/postgresql/16/bin'), { recursive: true });
-      for (const file of ['usr/bin/chromium', 'usr/bin/tmux', 'usr/lib/postgresql/16/bin/initdb', 'usr/lib/postgresql/16/bin/pg_ctl']) writeFileSync(join(root, file), '');
+      for (const file of [
+        'usr/bin/chromium',
+        'usr/bin/tmux',
+        'usr/lib/postgresql/16/bin/initdb',
+        'usr/lib/postgresql/16/bin/pg_ctl',
+      ])
+        writeFileSync(join(root, file), '');
       const path = process.env.PATH;
       process.env.PATH = '/usr/bin';
       try {
@@ -51,11 +65,13 @@ describe('system dependency list', () => {
 
   it('asks only for what the selected files drive', () => {
     expect(neededBy(['test/protocol/outcome.test.ts'])).toEqual([]);
-    expect(neededBy(['test/web/dashboard.e2e.test.ts', 'test/cli/start.e2e.test.ts']).map((d) => d.debianPackage)).toEqual(['chromium', 'postgresql']);
+    expect(
+      neededBy(['test/web/dashboard.e2e.test.ts', 'test/cli/start.e2e.test.ts']).map((d) => d.debianPackage),
+    ).toEqual(['chromium', 'postgresql']);
     expect(neededBy(undefined)).toHaveLength(SYSTEM_DEPENDENCIES.length);
   });
 
-  it("gives the helpers the same message (what, where, who needs it, the command)", () => {
+  it('gives the helpers the same message (what, where, who needs it, the command)', () => {
     const error = withRoot(EMPTY_ROOT, () => {
       try {
         requireSystemDependency('tmux');
@@ -72,15 +88,28 @@ describe('system dependency list', () => {
 
 describe('vitest global setup on a machine without the packages', () => {
   it('stops before any test with one message that lists the exact command', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, [SYSTEM_ROOT_ENV]: EMPTY_ROOT, WF_TEST_SYSTEM_DEPS: 'check', CI: '' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      [SYSTEM_ROOT_ENV]: EMPTY_ROOT,
+      WF_TEST_SYSTEM_DEPS: 'check',
+      CI: '',
+    };
     delete env.CHROMIUM_PATH;
     delete env.VITEST;
     delete env.VITEST_WORKER_ID;
     delete env.VITEST_POOL_ID;
     // Three suites that drive Chromium, tmux and PostgreSQL: none of their tests may start.
-    const files = ['test/web/dashboard.e2e.test.ts', 'test/tui/dashboard-app.e2e.test.ts', 'test/runner-core/store-postgres.test.ts'];
+    const files = [
+      'test/web/dashboard.e2e.test.ts',
+      'test/tui/dashboard-app.e2e.test.ts',
+      'test/runner-core/store-postgres.test.ts',
+    ];
     const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-    const child = spawn(process.execPath, [vitest, 'run', '--project', 'unit', '--project', 'e2e', ...files], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [vitest, 'run', '--project', 'unit', '--project', 'e2e', ...files], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -115,8 +144,13 @@ describe('apt-get install as root', () => {
       expect.stringContaining('installing `chromium`: Chromium is missing'),
       expect.stringContaining('installing `tmux`: tmux is missing'),
     ]);
-    expect(printed).toContain('[test setup] $ apt-get -o DPkg::Lock::Timeout=120 install -y -qq --no-install-recommends chromium tmux');
+    expect(printed).toContain(
+      '[test setup] $ apt-get -o DPkg::Lock::Timeout=120 install -y -qq --no-install-recommends chromium tmux',
+    );
     // No package lists under the (empty) root: `update` first, then one install.
-    expect(calls.trim().split('\n')).toEqual(['-o DPkg::Lock::Timeout=120 update -qq', '-o DPkg::Lock::Timeout=120 install -y -qq --no-install-recommends chromium tmux']);
+    expect(calls.trim().split('\n')).toEqual([
+      '-o DPkg::Lock::Timeout=120 update -qq',
+      '-o DPkg::Lock::Timeout=120 install -y -qq --no-install-recommends chromium tmux',
+    ]);
   });
 });

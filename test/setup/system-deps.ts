@@ -57,7 +57,12 @@ export const SYSTEM_DEPENDENCIES: readonly SystemDependency[] = [
     name: "PostgreSQL's server binaries",
     debianPackage: 'postgresql',
     lookedFor: `${POSTGRES_BASE}/<version>/bin/initdb and pg_ctl`,
-    suites: ['test/runner-core/store-postgres.test.ts', 'test/runner-core/multi-runner.e2e.test.ts', 'test/cli/start.e2e.test.ts', 'test/upstash/wf-start-postgres.e2e.test.ts'],
+    suites: [
+      'test/runner-core/store-postgres.test.ts',
+      'test/runner-core/multi-runner.e2e.test.ts',
+      'test/cli/start.e2e.test.ts',
+      'test/upstash/wf-start-postgres.e2e.test.ts',
+    ],
     find: (root) => findPostgresBin(join(root || '/', POSTGRES_BASE)),
   },
 ];
@@ -65,7 +70,8 @@ export const SYSTEM_DEPENDENCIES: readonly SystemDependency[] = [
 /** Looks a dependency up by its Debian package name (the helpers' handle on this list). */
 export function systemDependency(debianPackage: string): SystemDependency {
   const dependency = SYSTEM_DEPENDENCIES.find((d) => d.debianPackage === debianPackage);
-  if (!dependency) throw new Error(`Expected a system dependency listed in test/setup/system-deps.ts, got "${debianPackage}".`);
+  if (!dependency)
+    throw new Error(`Expected a system dependency listed in test/setup/system-deps.ts, got "${debianPackage}".`);
   return dependency;
 }
 
@@ -86,7 +92,10 @@ export function installCommand(missing: readonly SystemDependency[]): string {
 
 /** What is missing, for whom, and the exact command that fixes it. */
 export function missingMessage(missing: readonly SystemDependency[]): string {
-  const lines = missing.map((d) => `  - ${d.name} (Debian package \`${d.debianPackage}\`, looked for ${d.lookedFor}), needed by ${d.suites.join(', ')}`);
+  const lines = missing.map(
+    (d) =>
+      `  - ${d.name} (Debian package \`${d.debianPackage}\`, looked for ${d.lookedFor}), needed by ${d.suites.join(', ')}`,
+  );
   return [
     `The tests drive system programs that are missing on this machine:`,
     ...lines,

@@ -24,7 +24,10 @@ const tmux = async (...args: string[]): Promise<string> => (await run('tmux', ['
 const screen = (): Promise<string> => tmux('capture-pane', '-p', '-t', SESSION);
 
 async function until(expected: RegExp | string | ((screen: string) => boolean), timeoutMs = 15_000): Promise<string> {
-  const test = typeof expected === 'function' ? expected : (s: string): boolean => (typeof expected === 'string' ? s.includes(expected) : expected.test(s));
+  const test =
+    typeof expected === 'function'
+      ? expected
+      : (s: string): boolean => (typeof expected === 'string' ? s.includes(expected) : expected.test(s));
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
@@ -45,15 +48,41 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wf-tui-app-'));
   dirs.push(dir);
   port = await unusedPort();
-  const unset = ['CI', 'CONTINUOUS_INTEGRATION', 'WF_TOKEN', 'SERVICE_TOKEN', 'WF_RUNNER_URL', 'WF_WORKFLOW_URL', 'PORT', 'FORCE_COLOR'].map((name) => `-u ${name}`).join(' ');
+  const unset = [
+    'CI',
+    'CONTINUOUS_INTEGRATION',
+    'WF_TOKEN',
+    'SERVICE_TOKEN',
+    'WF_RUNNER_URL',
+    'WF_WORKFLOW_URL',
+    'PORT',
+    'FORCE_COLOR',
+  ]
+    .map((name) => `-u ${name}`)
+    .join(' ');
   const wf = `'${process.execPath}' '${CLI}' dev --port 0 --token T --app-port ${port} --route /workflow -- '${process.execPath}' '${TINY_APP}'`;
-  await tmux('new-session', '-d', '-s', SESSION, '-x', '120', '-y', '40', '-c', dir, `env ${unset} NO_COLOR=1 ${wf}; echo "[wf exited $?]"; sleep 600`);
+  await tmux(
+    'new-session',
+    '-d',
+    '-s',
+    SESSION,
+    '-x',
+    '120',
+    '-y',
+    '40',
+    '-c',
+    dir,
+    `env ${unset} NO_COLOR=1 ${wf}; echo "[wf exited $?]"; sleep 600`,
+  );
 });
 
 afterAll(async () => {
   await tmux('kill-server').catch(() => {});
   // Whatever happened, the app's process group goes too.
-  if (appPid) try { process.kill(-appPid, 'SIGKILL'); } catch {}
+  if (appPid)
+    try {
+      process.kill(-appPid, 'SIGKILL');
+    } catch {}
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 

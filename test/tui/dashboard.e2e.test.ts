@@ -26,13 +26,21 @@ const SESSION = 'dash';
 const run = promisify(execFile);
 
 const tmux = async (...args: string[]): Promise<string> => (await run('tmux', ['-S', SOCKET, ...args])).stdout;
-const screen = (target = SESSION, ...flags: string[]): Promise<string> => tmux('capture-pane', '-p', ...flags, '-t', target);
+const screen = (target = SESSION, ...flags: string[]): Promise<string> =>
+  tmux('capture-pane', '-p', ...flags, '-t', target);
 const keys = (...keys: string[]): Promise<string> => tmux('send-keys', '-t', SESSION, ...keys);
 const type = (text: string): Promise<string> => tmux('send-keys', '-t', SESSION, '-l', text);
 
 /** Polls the screen until `expected` holds (bounded); returns that screen. */
-async function until(expected: RegExp | string | ((screen: string) => boolean), target = SESSION, timeoutMs = 15_000): Promise<string> {
-  const test = typeof expected === 'function' ? expected : (s: string) => (typeof expected === 'string' ? s.includes(expected) : expected.test(s));
+async function until(
+  expected: RegExp | string | ((screen: string) => boolean),
+  target = SESSION,
+  timeoutMs = 15_000,
+): Promise<string> {
+  const test =
+    typeof expected === 'function'
+      ? expected
+      : (s: string) => (typeof expected === 'string' ? s.includes(expected) : expected.test(s));
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
@@ -47,7 +55,17 @@ async function until(expected: RegExp | string | ((screen: string) => boolean), 
 async function startDev(session: string, env: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wf-tui-e2e-'));
   dirs.push(dir);
-  const unset = ['CI', 'CONTINUOUS_INTEGRATION', 'WF_TOKEN', 'SERVICE_TOKEN', 'WF_RUNNER_URL', 'NO_COLOR', 'FORCE_COLOR'].map((name) => `-u ${name}`).join(' ');
+  const unset = [
+    'CI',
+    'CONTINUOUS_INTEGRATION',
+    'WF_TOKEN',
+    'SERVICE_TOKEN',
+    'WF_RUNNER_URL',
+    'NO_COLOR',
+    'FORCE_COLOR',
+  ]
+    .map((name) => `-u ${name}`)
+    .join(' ');
   // The shell stays after `wf dev` ends, so its last lines and exit status stay on screen.
   const command = `env ${unset} ${env} '${process.execPath}' '${CLI}' dev --port 0 --token ${TOKEN}; echo "[wf exited $?]"; sleep 600`;
   await tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '40', '-c', dir, command);
@@ -82,7 +100,9 @@ async function filterTo(id: string): Promise<void> {
   await keys('/');
   await until('enter keep · esc clear');
   await type(id.slice(-12));
-  await until((s) => s.includes(`/${id.slice(-12)}`) && s.split('\n').filter((line) => line.includes('wfr_')).length === 1);
+  await until(
+    (s) => s.includes(`/${id.slice(-12)}`) && s.split('\n').filter((line) => line.includes('wfr_')).length === 1,
+  );
   await keys('Enter');
   await until(`filter "${id.slice(-12)}" · 1 of`);
 }
@@ -126,29 +146,44 @@ beforeAll(async () => {
       return upper.length;
     });
   }, options);
-  const failing = serve(async (context) => {
-    await context.run('ok-step', () => ({ fine: true }));
-    await context.run('explode', () => {
-      throw new Error('boom: the database is on fire');
-    });
-  }, { ...options, retries: 0 });
+  const failing = serve(
+    async (context) => {
+      await context.run('ok-step', () => ({ fine: true }));
+      await context.run('explode', () => {
+        throw new Error('boom: the database is on fire');
+      });
+    },
+    { ...options, retries: 0 },
+  );
   const gated = serve(async (context) => {
     await context.run('first', () => 1);
     await context.run('held', async () => (await gate, 2));
   }, options);
   // Fails at its second step until `flaky.broken` is cleared; counts each step's executions app-side.
-  const flakyRoute = serve(async (context) => {
-    await context.run('kept', () => (flaky.kept += 1));
-    await context.run('flaky', () => {
-      if (flaky.broken) throw new Error('flaky: not yet');
-      return 'ok';
-    });
-  }, { ...options, retries: 0 });
+  const flakyRoute = serve(
+    async (context) => {
+      await context.run('kept', () => (flaky.kept += 1));
+      await context.run('flaky', () => {
+        if (flaky.broken) throw new Error('flaky: not yet');
+        return 'ok';
+      });
+    },
+    { ...options, retries: 0 },
+  );
   // One run of the key at a time: a second start waits, and says why.
-  const flow = serve(async (context) => {
-    await context.run('slot', async () => (await flowGate, 1));
-  }, { ...options, flowControl: { key: 'tenant-42', parallelism: 1 } });
-  Object.assign(routes, { '/workflow': twoStep, '/fail': failing, '/gated': gated, '/flaky': flakyRoute, '/flow': flow });
+  const flow = serve(
+    async (context) => {
+      await context.run('slot', async () => (await flowGate, 1));
+    },
+    { ...options, flowControl: { key: 'tenant-42', parallelism: 1 } },
+  );
+  Object.assign(routes, {
+    '/workflow': twoStep,
+    '/fail': failing,
+    '/gated': gated,
+    '/flaky': flakyRoute,
+    '/flow': flow,
+  });
 });
 
 afterAll(async () => {
@@ -190,7 +225,9 @@ describe('wf dev on a terminal shows the dashboard', () => {
     expect(step).toMatch(/^Output\n {2}5$/m);
     expect(step).toMatch(/^◆ attempt 1 · .* HTTP 200 · done$/m);
     expect(step).toContain('wf-signature: [redacted]');
-    expect(step).toMatch(/^Logs · 1 attempt printed\n◇ attempt 1 · succeeded · 1 line\n {2}\d\d:\d\d:\d\d\.\d{3} info {2}measured length=5$/m);
+    expect(step).toMatch(
+      /^Logs · 1 attempt printed\n◇ attempt 1 · succeeded · 1 line\n {2}\d\d:\d\d:\d\d\.\d{3} info {2}measured length=5$/m,
+    );
     await keys('Escape');
     await until(/›\s+1 second-step/);
     await backToList();
@@ -243,7 +280,8 @@ describe('wf dev on a terminal shows the dashboard', () => {
     await keys('c');
     await until(`✓ cancelled ${id}`);
     await until(new RegExp(`› ⊘ cancelled\\s+${id}`));
-    const status = ((await (await fetch(`${runnerUrl}/v1/runs/${id}`)).json()) as { run: { status: string } }).run.status;
+    const status = ((await (await fetch(`${runnerUrl}/v1/runs/${id}`)).json()) as { run: { status: string } }).run
+      .status;
     expect(status).toBe('cancelled');
     await keys('r');
     const rerun = (/rerun of wfr_\w+ started: (wfr_\w+)/.exec(await until('rerun of')) ?? [])[1]!;
@@ -296,7 +334,9 @@ describe('wf dev on a terminal shows the dashboard', () => {
 
   it('fits a narrow terminal after a resize', async () => {
     await tmux('resize-window', '-t', SESSION, '-x', '60', '-y', '20');
-    const narrow = await until((s) => s.trimEnd().split('\n').at(-1) === '↑↓ move enter open / filter c cancel r rerun R resume q quit');
+    const narrow = await until(
+      (s) => s.trimEnd().split('\n').at(-1) === '↑↓ move enter open / filter c cancel r rerun R resume q quit',
+    );
     const lines = narrow.trimEnd().split('\n');
     expect(lines.length).toBeLessThanOrEqual(20);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
@@ -315,11 +355,16 @@ describe('wf dev without a terminal', () => {
   it('prints plain lines by itself when stdout is a pipe', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wf-tui-e2e-'));
     dirs.push(dir);
-    const child = spawn(process.execPath, [CLI, 'dev', '--port', '0', '--token', TOKEN], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'dev', '--port', '0', '--token', TOKEN], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8');
     const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    await new Promise<void>((resolve) => child.stdout.on('data', (chunk: string) => ((out += chunk), out.includes('waiting for runs') && resolve())));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: string) => ((out += chunk), out.includes('waiting for runs') && resolve())),
+    );
     const url = (/^wf dev: runner listening on (http:\/\/127\.0\.0\.1:\d+) /.exec(out) ?? [])[1];
     expect(url).toBeDefined();
     // Once it answers, it is past printing and waits for Ctrl-C (its SIGINT handler is set).

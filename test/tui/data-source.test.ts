@@ -19,11 +19,18 @@ describe('httpDataSource', () => {
   it('opens the stream again when the runner drops it (as at its buffer cap), saying so each time', async () => {
     runner = await startTestRunner({ api: { openOnLoopback: false } });
     const streams: ServerResponse[] = [];
-    runner.server.on('request', (req, res: ServerResponse) => void (req.url?.startsWith('/v1/events') && streams.push(res)));
+    runner.server.on(
+      'request',
+      (req, res: ServerResponse) => void (req.url?.startsWith('/v1/events') && streams.push(res)),
+    );
     const events: StreamEvent[] = [];
     const closed: Error[] = [];
     let opens = 0;
-    stop = httpDataSource({ url: runner.url, token: TEST_TOKEN, retryMs: 20 }).subscribe({ event: (e) => events.push(e), open: () => opens++, closed: (e) => closed.push(e) });
+    stop = httpDataSource({ url: runner.url, token: TEST_TOKEN, retryMs: 20 }).subscribe({
+      event: (e) => events.push(e),
+      open: () => opens++,
+      closed: (e) => closed.push(e),
+    });
     await vi.waitFor(() => expect(opens).toBe(1));
 
     streams[0]!.destroy(); // what the runner does to a reader a buffer behind
@@ -40,7 +47,11 @@ describe('httpDataSource', () => {
     runner = await startTestRunner();
     const events: StreamEvent[] = [];
     let opens = 0;
-    stop = httpDataSource({ url: runner.url, bodies: true }).subscribe({ event: (e) => events.push(e), open: () => opens++, closed: () => {} });
+    stop = httpDataSource({ url: runner.url, bodies: true }).subscribe({
+      event: (e) => events.push(e),
+      open: () => opens++,
+      closed: () => {},
+    });
     await vi.waitFor(() => expect(opens).toBe(1));
     const run = makeRun(8);
     runner.runner.events.emit({ type: 'run', run: storedRun(run) });

@@ -41,8 +41,21 @@ describe('wf dev on a terminal, in an Upstash Workflow app', () => {
     requireSystemDependency('tmux');
     const dir = join(SOCKET_DIR, 'app');
     await run('mkdir', ['-p', dir]);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', dependencies: { '@upstash/workflow': '^1.3.3' } }));
-    const unset = ['CI', 'CONTINUOUS_INTEGRATION', 'WF_TOKEN', 'SERVICE_TOKEN', 'WF_RUNNER_URL', 'QSTASH_CURRENT_SIGNING_KEY', 'QSTASH_NEXT_SIGNING_KEY'].map((name) => `-u ${name}`).join(' ');
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'app', dependencies: { '@upstash/workflow': '^1.3.3' } }),
+    );
+    const unset = [
+      'CI',
+      'CONTINUOUS_INTEGRATION',
+      'WF_TOKEN',
+      'SERVICE_TOKEN',
+      'WF_RUNNER_URL',
+      'QSTASH_CURRENT_SIGNING_KEY',
+      'QSTASH_NEXT_SIGNING_KEY',
+    ]
+      .map((name) => `-u ${name}`)
+      .join(' ');
     const command = `env ${unset} NO_COLOR=1 '${process.execPath}' '${CLI}' dev --port 0 --token T; echo "[wf exited $?]"; sleep 600`;
     await tmux('new-session', '-d', '-s', 'upstash', '-x', '120', '-y', '40', '-c', dir, command);
     const screen = await until(/QSTASH_CURRENT_SIGNING_KEY=sig_/);

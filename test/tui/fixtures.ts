@@ -27,7 +27,10 @@ export function makeRun(n: number, patch: Partial<Run> = {}): Run {
     attempts: 1,
     outputEncoded: null,
     error: null,
-    idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0,
+    idempotencyKey: null,
+    unreachableSince: null,
+    failureCall: null,
+    failureCallAttempts: 0,
     ...patch,
   };
 }
@@ -65,7 +68,8 @@ export function makeAttempt(run: number, seq: number, patch: Partial<Attempt> = 
     requestBody: '{"v":1,"runId":"x","steps":[]}',
     responseStatus: 200,
     responseHeaders: { 'content-type': 'application/x-ndjson' },
-    responseBody: '{"t":"started","index":0,"name":"step-0","kind":"run","group":1}\n{"t":"step","index":0,"name":"step-0","kind":"run","durationMs":1,"output":"[5]"}\n{"t":"done"}\n',
+    responseBody:
+      '{"t":"started","index":0,"name":"step-0","kind":"run","group":1}\n{"t":"step","index":0,"name":"step-0","kind":"run","durationMs":1,"output":"[5]"}\n{"t":"done"}\n',
     outcome: 'done',
     error: null,
     ...patch,

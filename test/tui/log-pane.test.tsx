@@ -44,9 +44,15 @@ describe('log pane state', () => {
   it("what wf dev says becomes the notice (an error for warnings and errors); the app's lines do not", () => {
     let state = apply(initialState(SIZE, T0, true), { type: 'log', entries: [app('compiled')] });
     expect(state.notice).toBeNull();
-    state = apply(state, { type: 'log', entries: [{ source: 'wf', text: 'app ok: http://localhost:3000/workflow' }, app('GET /')] });
+    state = apply(state, {
+      type: 'log',
+      entries: [{ source: 'wf', text: 'app ok: http://localhost:3000/workflow' }, app('GET /')],
+    });
     expect(state.notice).toEqual({ text: 'app ok: http://localhost:3000/workflow', error: false, at: T0 });
-    state = apply(state, { type: 'log', entries: [{ source: 'wf', text: 'nothing listens on port 3000', level: 'error' }] });
+    state = apply(state, {
+      type: 'log',
+      entries: [{ source: 'wf', text: 'nothing listens on port 3000', level: 'error' }],
+    });
     expect(state.notice).toMatchObject({ text: 'nothing listens on port 3000', error: true });
   });
 
@@ -107,7 +113,12 @@ const frameOf = (instance: { lastFrame: () => string | undefined }): string => i
 
 describe('LogPane', () => {
   it('draws a title rule and the newest lines that fit, wf dev lines marked, escapes removed, cut to width', () => {
-    const entries: LogEntry[] = [...lines(10), app('\u001b[32m✓ Ready\u001b[39m in 1.2s'), { source: 'wf', text: 'app ok: http://localhost:3000/api/workflow' }, app('x'.repeat(200), 'stderr')];
+    const entries: LogEntry[] = [
+      ...lines(10),
+      app('\u001b[32m✓ Ready\u001b[39m in 1.2s'),
+      { source: 'wf', text: 'app ok: http://localhost:3000/api/workflow' },
+      app('x'.repeat(200), 'stderr'),
+    ];
     const ui = render(<LogPane title="npm run dev" lines={entries} total={13} width={60} height={5} color={false} />);
     instances.push(ui);
     const drawn = frameOf(ui).split('\n');
@@ -125,7 +136,9 @@ describe('LogPane', () => {
   });
 
   it('plainText removes colour and cursor escapes and control characters, and keeps the text', () => {
-    expect(plainText('\u001b[1m\u001b[36mVITE\u001b[39m\u001b[22m ready\u0007 \u001b]8;;http://x\u0007link')).toBe('VITE ready link');
+    expect(plainText('\u001b[1m\u001b[36mVITE\u001b[39m\u001b[22m ready\u0007 \u001b]8;;http://x\u0007link')).toBe(
+      'VITE ready link',
+    );
   });
 });
 
@@ -136,7 +149,9 @@ describe('Dashboard with a log feed', () => {
     const feed = createLogFeed('node app.mjs');
     feed.push({ source: 'wf', text: 'starting the app: node app.mjs' });
     feed.push(app('app listening on http://127.0.0.1:3000/workflow'));
-    const ui = render(<Dashboard source={source} size={SIZE} now={() => T0 + 5000} events={{ batchMs: 1 }} log={feed} />);
+    const ui = render(
+      <Dashboard source={source} size={SIZE} now={() => T0 + 5000} events={{ batchMs: 1 }} log={feed} />,
+    );
     instances.push(ui);
     const see = (text: string | RegExp) => vi.waitFor(() => expect(frameOf(ui)).toMatch(text));
     await see('─ log · node app.mjs · 2 lines');
@@ -144,13 +159,19 @@ describe('Dashboard with a log feed', () => {
     expect(frameOf(ui).trimEnd().split('\n').at(-1)).toBe(footerText('runs', SIZE.columns, true));
     expect(footerText('runs', SIZE.columns, true)).toContain('l logs · q quit');
     await see(/STATUS\s+RUN/);
-    const withPane = frameOf(ui).split('\n').filter((line) => line.includes('wfr_')).length;
+    const withPane = frameOf(ui)
+      .split('\n')
+      .filter((line) => line.includes('wfr_')).length;
     expect(withPane).toBe(runRows(bodySize(apply(initialState(SIZE, T0, true)))));
     feed.push({ source: 'wf', text: 'app ok: http://127.0.0.1:3000/workflow' });
     await see('✓ app ok: http://127.0.0.1:3000/workflow');
     ui.stdin.write('l');
     await vi.waitFor(() => expect(frameOf(ui)).not.toContain('─ log ·'));
-    expect(frameOf(ui).split('\n').filter((line) => line.includes('wfr_'))).toHaveLength(runRows(SIZE));
+    expect(
+      frameOf(ui)
+        .split('\n')
+        .filter((line) => line.includes('wfr_')),
+    ).toHaveLength(runRows(SIZE));
     ui.stdin.write('l');
     await see('─ log · node app.mjs · 3 lines');
   });

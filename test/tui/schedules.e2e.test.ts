@@ -37,10 +37,22 @@ let runnerUrl: string;
 beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests.`);
   requireSystemDependency('tmux');
-  const unset = ['CI', 'CONTINUOUS_INTEGRATION', 'WF_TOKEN', 'SERVICE_TOKEN', 'WF_RUNNER_URL', 'NO_COLOR', 'FORCE_COLOR'].map((name) => `-u ${name}`).join(' ');
+  const unset = [
+    'CI',
+    'CONTINUOUS_INTEGRATION',
+    'WF_TOKEN',
+    'SERVICE_TOKEN',
+    'WF_RUNNER_URL',
+    'NO_COLOR',
+    'FORCE_COLOR',
+  ]
+    .map((name) => `-u ${name}`)
+    .join(' ');
   const command = `env ${unset} NO_COLOR=1 '${process.execPath}' '${CLI}' dev --port 0 --token ${TOKEN}; echo "[wf exited $?]"; sleep 600`;
   await tmux('new-session', '-d', '-s', SESSION, '-x', '120', '-y', '30', '-c', SOCKET_DIR, command);
-  runnerUrl = (/wf dev · (http:\/\/127\.0\.0\.1:\d+) · ● live/.exec(await until((s) => s.includes('● live'), 'the runner live')) ?? [])[1]!;
+  runnerUrl = (/wf dev · (http:\/\/127\.0\.0\.1:\d+) · ● live/.exec(
+    await until((s) => s.includes('● live'), 'the runner live'),
+  ) ?? [])[1]!;
   expect(runnerUrl).toBeDefined();
 });
 
@@ -54,7 +66,11 @@ describe('TUI schedules line', () => {
     const before = await screen();
     expect(before).not.toContain(' schedule · next');
     const client = new Client({ runnerUrl, token: TOKEN });
-    const daily = await client.schedules.create({ url: 'http://127.0.0.1:9/workflow', cron: '0 9 * * 1-5', timezone: 'Europe/Paris' });
+    const daily = await client.schedules.create({
+      url: 'http://127.0.0.1:9/workflow',
+      cron: '0 9 * * 1-5',
+      timezone: 'Europe/Paris',
+    });
     const shown = await until((s) => s.includes('1 schedule · next'), 'the schedules line');
     expect(shown).toContain(`next ${daily.id.slice(0, 12)} "0 9 * * 1-5" in`);
     await client.schedules.delete(daily.id);

@@ -11,17 +11,31 @@ const apply = (state: DashboardState, ...actions: Action[]): DashboardState => a
 describe('the / prompt text', () => {
   it('reads key:value terms as the runner search and the rest as words', () => {
     expect(parseSearch('status:failed,cancelled url:https://app/api/ step:charge id:wfr_01 Pay', T0)).toEqual({
-      filter: { status: ['failed', 'cancelled'], urlPrefix: 'https://app/api/', failedStep: 'charge', idPrefix: 'wfr_01' },
+      filter: {
+        status: ['failed', 'cancelled'],
+        urlPrefix: 'https://app/api/',
+        failedStep: 'charge',
+        idPrefix: 'wfr_01',
+      },
       words: ['pay'],
     });
-    expect(parseSearch('since:2h until:2026-01-02T03:00:00Z', T0).filter).toEqual({ createdAfter: T0 - 7_200_000, createdBefore: Date.parse('2026-01-02T03:00:00Z') });
+    expect(parseSearch('since:2h until:2026-01-02T03:00:00Z', T0).filter).toEqual({
+      createdAfter: T0 - 7_200_000,
+      createdBefore: Date.parse('2026-01-02T03:00:00Z'),
+    });
     // A URL typed as a word is a word: only our keys make terms.
     expect(parseSearch('http://localhost:3000', T0)).toEqual({ filter: {}, words: ['http://localhost:3000'] });
   });
 
   it('says what is wrong with a term and leaves it out', () => {
-    expect(parseSearch('status:done', T0)).toMatchObject({ filter: {}, error: expect.stringContaining('Unknown status "done"') });
-    expect(parseSearch('since:yesterday', T0)).toMatchObject({ filter: {}, error: 'Expected since: to be a duration ago like 2h or a date like 2026-01-31T12:00, got "yesterday".' });
+    expect(parseSearch('status:done', T0)).toMatchObject({
+      filter: {},
+      error: expect.stringContaining('Unknown status "done"'),
+    });
+    expect(parseSearch('since:yesterday', T0)).toMatchObject({
+      filter: {},
+      error: 'Expected since: to be a duration ago like 2h or a date like 2026-01-31T12:00, got "yesterday".',
+    });
   });
 
   it('matches runs by terms and words; a failed-step term only through what the runner found', () => {
@@ -36,8 +50,16 @@ describe('the / prompt text', () => {
 
 describe('the runner answers a search', () => {
   it('shows what it found, older runs included, and keeps live runs it cannot judge out', () => {
-    let state = apply(initialState(SIZE, T0), { type: 'runs-loaded', runs: [makeRun(5), makeRun(6, { status: 'failed' })] });
-    state = apply(state, { type: 'filter-open' }, { type: 'filter-change', text: 'step:charge' }, { type: 'filter-close' });
+    let state = apply(initialState(SIZE, T0), {
+      type: 'runs-loaded',
+      runs: [makeRun(5), makeRun(6, { status: 'failed' })],
+    });
+    state = apply(
+      state,
+      { type: 'filter-open' },
+      { type: 'filter-change', text: 'step:charge' },
+      { type: 'filter-close' },
+    );
     expect(state.visible).toEqual([]); // nothing known until the runner answers
     const old = makeRun(1, { status: 'failed' });
     state = apply(state, { type: 'search-loaded', text: 'step:charge', runs: [old, makeRun(6, { status: 'failed' })] });
@@ -46,7 +68,11 @@ describe('the runner answers a search', () => {
     state = apply(state, runEvent(makeRun(7, { status: 'failed' })));
     expect(state.visible).toEqual([runId(6), runId(1)]);
     // An answer for a text no longer in the prompt changes nothing.
-    state = apply(state, { type: 'filter-change', text: 'status:failed' }, { type: 'search-loaded', text: 'step:charge', runs: [makeRun(2)] });
+    state = apply(
+      state,
+      { type: 'filter-change', text: 'status:failed' },
+      { type: 'search-loaded', text: 'step:charge', runs: [makeRun(2)] },
+    );
     expect(state.order).not.toContain(runId(2));
     expect(state.visible).toEqual([7, 6, 1].map(runId));
   });

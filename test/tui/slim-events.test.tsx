@@ -29,7 +29,11 @@ describe('Dashboard on slim events', () => {
     const source = new CountingSource();
     const running = makeRun(2, { status: 'running', finishedAt: null });
     source.runs = [running, makeRun(1)];
-    source.details.set(RUN, { run: running, steps: [makeStep(2, 0, { name: 'first', outputEncoded: '[1]' })], attempts: [makeAttempt(2, 1)] });
+    source.details.set(RUN, {
+      run: running,
+      steps: [makeStep(2, 0, { name: 'first', outputEncoded: '[1]' })],
+      attempts: [makeAttempt(2, 1)],
+    });
     const ui = render(<Dashboard source={source} size={{ columns: 100, rows: 24 }} events={{ batchMs: 1 }} />);
     unmounts.push(() => ui.unmount());
     const frame = (): string => ui.lastFrame() ?? '';
@@ -40,7 +44,10 @@ describe('Dashboard on slim events', () => {
 
     // The run goes on: a second step with an output only a read of the run can bring.
     const second = makeStep(2, 1, { name: 'second', outputEncoded: '[{"answer":4242}]' });
-    source.details.set(RUN, { ...source.details.get(RUN)!, steps: [makeStep(2, 0, { name: 'first', outputEncoded: '[1]' }), second] });
+    source.details.set(RUN, {
+      ...source.details.get(RUN)!,
+      steps: [makeStep(2, 0, { name: 'first', outputEncoded: '[1]' }), second],
+    });
     const burst = Array.from({ length: 20 }, () => slimEvent({ type: 'step', step: second }));
     source.emit(...burst);
     // Another run's slim events cost nothing.

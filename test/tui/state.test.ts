@@ -9,17 +9,24 @@ import { makeAttempt, makeRun, makeStep, runEvent, runId, T0 } from './fixtures.
 
 const SIZE = { columns: 120, rows: 40 };
 const apply = (state: DashboardState, ...actions: Action[]): DashboardState => actions.reduce(reducer, state);
-const withRuns = (...ns: number[]): DashboardState => apply(initialState(SIZE, T0), { type: 'runs-loaded', runs: ns.map((n) => makeRun(n)) });
+const withRuns = (...ns: number[]): DashboardState =>
+  apply(initialState(SIZE, T0), { type: 'runs-loaded', runs: ns.map((n) => makeRun(n)) });
 const key = (k: Extract<Action, { type: 'key' }>['key']): Action => ({ type: 'key', key: k });
 
 describe('keys on an Upstash-protocol run', () => {
   it('r and R say why instead of asking the runner; c still cancels', () => {
-    const state = apply(initialState(SIZE, T0), { type: 'runs-loaded', runs: [makeRun(1, { protocol: 'upstash', status: 'failed' })] });
+    const state = apply(initialState(SIZE, T0), {
+      type: 'runs-loaded',
+      runs: [makeRun(1, { protocol: 'upstash', status: 'failed' })],
+    });
     expect(selectedRestartable(state)).toBe(false);
     expect(interpretKey(state, 'r', {})).toEqual({ type: 'notice', text: NOT_RESTARTABLE, error: true });
     expect(interpretKey(state, 'R', {})).toEqual({ type: 'notice', text: NOT_RESTARTABLE, error: true });
     expect(interpretKey(state, 'c', {})).toEqual({ effect: 'cancel', runId: runId(1) });
-    expect(apply(state, interpretKey(state, 'r', {}) as Action).notice).toMatchObject({ text: NOT_RESTARTABLE, error: true });
+    expect(apply(state, interpretKey(state, 'r', {}) as Action).notice).toMatchObject({
+      text: NOT_RESTARTABLE,
+      error: true,
+    });
     // A native run: the effects, as before.
     const native = withRuns(1);
     expect(selectedRestartable(native)).toBe(true);
@@ -30,7 +37,13 @@ describe('keys on an Upstash-protocol run', () => {
 
 describe('run list', () => {
   it('keeps runs newest first, whatever order they arrive in', () => {
-    const state = apply(initialState(SIZE, T0), runEvent(makeRun(2)), runEvent(makeRun(5)), { type: 'runs-loaded', runs: [makeRun(1), makeRun(4)] }, runEvent(makeRun(3)));
+    const state = apply(
+      initialState(SIZE, T0),
+      runEvent(makeRun(2)),
+      runEvent(makeRun(5)),
+      { type: 'runs-loaded', runs: [makeRun(1), makeRun(4)] },
+      runEvent(makeRun(3)),
+    );
     expect(state.order).toEqual([5, 4, 3, 2, 1].map(runId));
     expect(state.visible).toBe(state.order);
     expect(state.runs.size).toBe(5);
@@ -39,7 +52,10 @@ describe('run list', () => {
   it('replaces a run with a newer version and ignores an older snapshot', () => {
     const running = makeRun(1, { status: 'running', updatedAt: T0 + 10, finishedAt: null });
     const done = makeRun(1, { status: 'completed', updatedAt: T0 + 20 });
-    const state = apply(initialState(SIZE, T0), runEvent(running), runEvent(done), { type: 'runs-loaded', runs: [running] });
+    const state = apply(initialState(SIZE, T0), runEvent(running), runEvent(done), {
+      type: 'runs-loaded',
+      runs: [running],
+    });
     expect(state.runs.get(runId(1))?.status).toBe('completed');
     expect(state.order).toEqual([runId(1)]);
     expect(state.runs.counts).toMatchObject({ completed: 1, running: 0 });
@@ -74,17 +90,23 @@ describe('run list', () => {
   });
 
   it('counts a step done at once, before the run event says so', () => {
-    const state = apply(withRuns(1), runEvent(makeRun(1, { status: 'running', stepsDone: 0, finishedAt: null, updatedAt: T0 + 2000 })), {
-      type: 'step',
-      step: makeStep(1, 0),
-    });
+    const state = apply(
+      withRuns(1),
+      runEvent(makeRun(1, { status: 'running', stepsDone: 0, finishedAt: null, updatedAt: T0 + 2000 })),
+      {
+        type: 'step',
+        step: makeStep(1, 0),
+      },
+    );
     expect(state.runs.get(runId(1))?.stepsDone).toBe(1);
   });
 });
 
 describe('filter', () => {
   it('matches every word against id, workflow URL and status; esc clears it', () => {
-    let state = apply(withRuns(1, 2, 3, 4), runEvent(makeRun(3, { status: 'failed', updatedAt: T0 + 9e6 })), { type: 'filter-open' });
+    let state = apply(withRuns(1, 2, 3, 4), runEvent(makeRun(3, { status: 'failed', updatedAt: T0 + 9e6 })), {
+      type: 'filter-open',
+    });
     expect(state.filtering).toBe(true);
     state = apply(state, { type: 'filter-change', text: 'fail' });
     expect(state.visible).toEqual([runId(3)]);
@@ -100,7 +122,11 @@ describe('filter', () => {
   it('lets live runs in and out as their status changes', () => {
     let state = apply(withRuns(1), { type: 'filter-change', text: 'running' });
     expect(state.visible).toEqual([]);
-    state = apply(state, runEvent(makeRun(2, { status: 'running', finishedAt: null })), runEvent(makeRun(3, { status: 'running', finishedAt: null })));
+    state = apply(
+      state,
+      runEvent(makeRun(2, { status: 'running', finishedAt: null })),
+      runEvent(makeRun(3, { status: 'running', finishedAt: null })),
+    );
     expect(state.visible).toEqual([runId(3), runId(2)]);
     state = apply(state, runEvent(makeRun(3, { status: 'completed', updatedAt: T0 + 9e6 })));
     expect(state.visible).toEqual([runId(2)]);
@@ -123,7 +149,10 @@ describe('filter', () => {
 });
 
 describe('run and step views', () => {
-  const steps = [makeStep(1, 0), makeStep(1, 1, { status: 'running', finishedAt: null, durationMs: null, outputEncoded: null })];
+  const steps = [
+    makeStep(1, 0),
+    makeStep(1, 1, { status: 'running', finishedAt: null, durationMs: null, outputEncoded: null }),
+  ];
   const opened = (): DashboardState => apply(withRuns(1, 2), key('down'), key('enter'));
 
   it('enter opens the selected run (loading), and its detail arrives', () => {
@@ -136,7 +165,13 @@ describe('run and step views', () => {
   });
 
   it('keeps a step event that came while loading when the snapshot is older', () => {
-    const done = { ...steps[1]!, status: 'succeeded' as const, finishedAt: T0 + 30, durationMs: 2, outputEncoded: '[1]' };
+    const done = {
+      ...steps[1]!,
+      status: 'succeeded' as const,
+      finishedAt: T0 + 30,
+      durationMs: 2,
+      outputEncoded: '[1]',
+    };
     let state = apply(opened(), { type: 'step', step: done }, { type: 'attempt', attempt: makeAttempt(1, 2) });
     state = apply(state, { type: 'detail-loaded', run: makeRun(1), steps, attempts: [makeAttempt(1, 1)] });
     expect(state.detail?.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
@@ -145,14 +180,23 @@ describe('run and step views', () => {
 
   it('follows live steps and attempts of the open run only', () => {
     let state = apply(opened(), { type: 'detail-loaded', run: makeRun(1), steps, attempts: [] });
-    state = apply(state, { type: 'step', step: makeStep(2, 0) }, { type: 'step', step: makeStep(1, 2) }, { type: 'attempt', attempt: makeAttempt(1, 1) });
+    state = apply(
+      state,
+      { type: 'step', step: makeStep(2, 0) },
+      { type: 'step', step: makeStep(1, 2) },
+      { type: 'attempt', attempt: makeAttempt(1, 1) },
+    );
     expect(state.detail?.steps.map((s) => s.index)).toEqual([0, 1, 2]);
     expect(state.detail?.attempts).toHaveLength(1);
   });
 
   it('moves between steps, opens one, scrolls it within its lines, and goes back', () => {
     const many = Array.from({ length: 60 }, (_, i) => makeStep(1, i));
-    let state = apply(opened(), { type: 'detail-loaded', run: makeRun(1), steps: many, attempts: [makeAttempt(1, 1)] }, key('end'));
+    let state = apply(
+      opened(),
+      { type: 'detail-loaded', run: makeRun(1), steps: many, attempts: [makeAttempt(1, 1)] },
+      key('end'),
+    );
     expect(state.stepCursor).toBe(59);
     expect(state.stepTop).toBe(60 - stepRows(SIZE));
     state = apply(state, key('home'), key('enter'));
@@ -184,7 +228,11 @@ describe('resize, ticks, notices, connection', () => {
   });
 
   it('a notice goes away a few seconds after it was shown', () => {
-    let state = apply(initialState(SIZE, T0), { type: 'notice', text: 'cancelled x' }, { type: 'tick', now: T0 + 1000 });
+    let state = apply(
+      initialState(SIZE, T0),
+      { type: 'notice', text: 'cancelled x' },
+      { type: 'tick', now: T0 + 1000 },
+    );
     expect(state.notice?.text).toBe('cancelled x');
     state = apply(state, { type: 'tick', now: T0 + 10_000 });
     expect(state.notice).toBeNull();

@@ -25,8 +25,10 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
     // A call target that names its answer's headers in lower case, as a fetch-based server (Hono,
     // Next.js) or an HTTP/2 proxy does.
     let target: Echo;
-    const finished = (id: string, timeoutMs = 30_000): Promise<RunView> => waitForRunView(h.runnerUrl, h.token, id, timeoutMs, h.app.output);
-    const state = async (): Promise<FidelityState> => (await (await fetch(`${h.app.url}/fidelity/state`)).json()) as FidelityState;
+    const finished = (id: string, timeoutMs = 30_000): Promise<RunView> =>
+      waitForRunView(h.runnerUrl, h.token, id, timeoutMs, h.app.output);
+    const state = async (): Promise<FidelityState> =>
+      (await (await fetch(`${h.app.url}/fidelity/state`)).json()) as FidelityState;
     const output = (view: RunView, step: string): unknown => stepOutputs(view).find(([name]) => name === step)?.[1];
 
     beforeAll(async () => {
@@ -36,9 +38,13 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
     });
     afterAll(async () => target?.close());
 
-    it('an app that authorizes every request on a header gets it on a call\'s answer, a wait\'s end and invoke results; a failed child gives no body', async () => {
+    it("an app that authorizes every request on a header gets it on a call's answer, a wait's end and invoke results; a failed child gives no body", async () => {
       const url = `${h.app.url}/fidelity/guarded/guarded-parent`;
-      const { workflowRunId } = await client.trigger({ url, body: { url: target.url }, headers: { [TENANT_HEADER]: TENANT } });
+      const { workflowRunId } = await client.trigger({
+        url,
+        body: { url: target.url },
+        headers: { [TENANT_HEADER]: TENANT },
+      });
       const view = await finished(workflowRunId, 60_000);
       const refused = (await state()).refused;
       expect(view.run.status, `${JSON.stringify(view.run.error)}; refused: ${refused.join(', ')}`).toBe('completed');
@@ -58,22 +64,43 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
       expect(output(called, 'double')).toBe(10);
     });
 
-    it('a call\'s target gets the call\'s headers and body, no workflow control headers; the answer\'s header names come canonical', async () => {
+    it("a call's target gets the call's headers and body, no workflow control headers; the answer's header names come canonical", async () => {
       const seen = target.requests.length;
-      const { workflowRunId } = await client.trigger({ url: `${h.app.url}/fidelity/call-headers`, body: { url: target.url } });
+      const { workflowRunId } = await client.trigger({
+        url: `${h.app.url}/fidelity/call-headers`,
+        body: { url: target.url },
+      });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       // The target wrote `get-header` and `content-type`; the app reads them as QStash gives them.
-      expect(output(view, 'read-headers')).toEqual({ status: 200, getHeader: 'get-header-value-FOO', contentType: 'application/json' });
+      expect(output(view, 'read-headers')).toEqual({
+        status: 200,
+        getHeader: 'get-header-value-FOO',
+        contentType: 'application/json',
+      });
       const [request] = target.requests.slice(seen);
       expect(request?.body).toBe('{"ping":"headers"}');
-      expect(request?.headers).toMatchObject({ 'x-proof': 'fidelity', 'upstash-message-id': expect.any(String), 'upstash-signature': expect.any(String) });
+      expect(request?.headers).toMatchObject({
+        'x-proof': 'fidelity',
+        'upstash-message-id': expect.any(String),
+        'upstash-signature': expect.any(String),
+      });
       const names = Object.keys(request?.headers ?? {});
-      expect(names.filter((name) => name.startsWith('upstash-workflow-') || name.startsWith('upstash-forward-') || name.startsWith('upstash-callback'))).toEqual([]);
+      expect(
+        names.filter(
+          (name) =>
+            name.startsWith('upstash-workflow-') ||
+            name.startsWith('upstash-forward-') ||
+            name.startsWith('upstash-callback'),
+        ),
+      ).toEqual([]);
     });
 
     it('a call whose target is another workflow endpoint starts a run there, which completes', async () => {
-      const { workflowRunId } = await client.trigger({ url: `${h.app.url}/fidelity/call-workflow`, body: { target: h.app.workflowUrl('two-steps') } });
+      const { workflowRunId } = await client.trigger({
+        url: `${h.app.url}/fidelity/call-workflow`,
+        body: { target: h.app.workflowUrl('two-steps') },
+      });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       const started = output(view, 'started') as { status: number; body: string };
@@ -86,8 +113,11 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
       expect(output(other, 'upper')).toBe('CALLED');
     });
 
-    it('a delivery\'s successor is sent only once its answer is complete: middleware that logs after the handler never sees two at once', async () => {
-      const { workflowRunId } = await client.trigger({ url: `${h.app.url}/fidelity/ordered`, body: { url: target.url } });
+    it("a delivery's successor is sent only once its answer is complete: middleware that logs after the handler never sees two at once", async () => {
+      const { workflowRunId } = await client.trigger({
+        url: `${h.app.url}/fidelity/ordered`,
+        body: { url: target.url },
+      });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       expect(output(view, 'three')).toBe(203);

@@ -8,14 +8,26 @@ export interface RunView {
   attempts: unknown[];
 }
 
-export async function getRunView(runnerUrl: string, token: string, id: string): Promise<{ status: number; view?: RunView; text: string }> {
-  const response = await fetch(`${runnerUrl}/v1/runs/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+export async function getRunView(
+  runnerUrl: string,
+  token: string,
+  id: string,
+): Promise<{ status: number; view?: RunView; text: string }> {
+  const response = await fetch(`${runnerUrl}/v1/runs/${encodeURIComponent(id)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const text = await response.text();
   return { status: response.status, text, ...(response.ok && { view: JSON.parse(text) as RunView }) };
 }
 
 /** Polls until the run is finished (completed, failed or cancelled); fails with the last answer after `timeoutMs`. */
-export async function waitForRunView(runnerUrl: string, token: string, id: string, timeoutMs = 20_000, appOutput?: () => string): Promise<RunView> {
+export async function waitForRunView(
+  runnerUrl: string,
+  token: string,
+  id: string,
+  timeoutMs = 20_000,
+  appOutput?: () => string,
+): Promise<RunView> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
@@ -24,7 +36,9 @@ export async function waitForRunView(runnerUrl: string, token: string, id: strin
     if (view && FINISHED_RUN_STATUSES.has(view.run.status)) return view;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`Run ${id} did not finish within ${timeoutMs} ms; GET /v1/runs/${id} last answered: ${last}${appOutput ? `\n--- app output ---\n${appOutput().slice(-4_000)}` : ''}`);
+  throw new Error(
+    `Run ${id} did not finish within ${timeoutMs} ms; GET /v1/runs/${id} last answered: ${last}${appOutput ? `\n--- app output ---\n${appOutput().slice(-4_000)}` : ''}`,
+  );
 }
 
 /** Polls `probe` until it returns a value other than undefined (bounded). */

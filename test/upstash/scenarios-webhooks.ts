@@ -29,7 +29,11 @@ async function startCaller(): Promise<Caller> {
         const { webhookUrl } = JSON.parse(body) as { webhookUrl: string };
         const response = await fetch(webhookUrl, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-test-header': 'hook-value', authorization: 'Bearer caller-secret' },
+          headers: {
+            'content-type': 'application/json',
+            'x-test-header': 'hook-value',
+            authorization: 'Bearer caller-secret',
+          },
           body: JSON.stringify({ test: 'webhook-body' }),
         });
         await response.text();
@@ -58,7 +62,10 @@ export function describeUpstashWebhooks(label: string, harness: () => UpstashHar
 
     it('createWebhook + waitForWebhook: an unused one times out; a called one hands the workflow the request, even called before the wait', async () => {
       const client = new Client({ baseUrl: h.runnerUrl, token: h.token });
-      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('webhook'), body: { callerUrl: caller.url } });
+      const { workflowRunId } = await client.trigger({
+        url: h.app.workflowUrl('webhook'),
+        body: { callerUrl: caller.url },
+      });
       const view = await waitForRunView(h.runnerUrl, h.token, workflowRunId, 40_000, h.app.output);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       const result = view.steps.find((s) => s.name === 'after-hook')?.output as Record<string, unknown>;
@@ -76,14 +83,24 @@ export function describeUpstashWebhooks(label: string, harness: () => UpstashHar
         body: { test: 'webhook-body' },
       });
       // The runner's row of the wait shows the request, the caller's credentials redacted.
-      const wait = view.steps.find((s) => s.name === 'wait-hook')?.output as { eventData: { method: string; header: Record<string, string[]> }; timeout: boolean };
-      expect(wait).toMatchObject({ timeout: false, eventData: { method: 'POST', header: { 'x-test-header': ['hook-value'], authorization: ['[redacted]'] } } });
+      const wait = view.steps.find((s) => s.name === 'wait-hook')?.output as {
+        eventData: { method: string; header: Record<string, string[]> };
+        timeout: boolean;
+      };
+      expect(wait).toMatchObject({
+        timeout: false,
+        eventData: { method: 'POST', header: { 'x-test-header': ['hook-value'], authorization: ['[redacted]'] } },
+      });
       expect(caller.answers.at(-1)).toBe(200);
       expect(await h.app.countersOf(workflowRunId)).toEqual({ 'after-hook': 1 });
 
       // The run has ended: its URL is no webhook any more; a made-up one never was. Neither is a 5xx.
       const hookBase = webhookUrl.slice(0, webhookUrl.indexOf('/v2/'));
-      const [userId, , eventId] = webhookUrl.slice(webhookUrl.indexOf('/hooks/') + 7).split('/') as [string, string, string];
+      const [userId, , eventId] = webhookUrl.slice(webhookUrl.indexOf('/hooks/') + 7).split('/') as [
+        string,
+        string,
+        string,
+      ];
       for (const url of [
         webhookUrl,
         `${hookBase}/v2/workflows/hooks/${userId}/${workflowRunId}/evt_guessedguessed1`,

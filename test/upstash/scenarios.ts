@@ -59,12 +59,17 @@ export async function startEcho(answerHeaders: Record<string, string> = {}): Pro
  * `directPost`: the harness has an `openApp` (an app without keys) to POST to directly; hosts that
  * run one app, with the keys, start runs only through the runner.
  */
-export function describeUpstashFeatures(label: string, harness: () => UpstashHarness, { directPost = true }: { directPost?: boolean } = {}): void {
+export function describeUpstashFeatures(
+  label: string,
+  harness: () => UpstashHarness,
+  { directPost = true }: { directPost?: boolean } = {},
+): void {
   describe(`${label}: an unchanged @upstash/workflow app`, () => {
     let h: UpstashHarness;
     let client: Client;
     let echo: Echo;
-    const finished = (id: string, timeoutMs?: number): Promise<RunView> => waitForRunView(h.runnerUrl, h.token, id, timeoutMs, h.app.output);
+    const finished = (id: string, timeoutMs?: number): Promise<RunView> =>
+      waitForRunView(h.runnerUrl, h.token, id, timeoutMs, h.app.output);
 
     beforeAll(async () => {
       h = harness();
@@ -90,7 +95,11 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
     if (directPost) {
       it('a direct POST to the app starts a run (app without signing keys, as in local development)', async () => {
         if (!h.openApp) throw new Error('directPost needs the harness to have an openApp');
-        const response = await fetch(h.openApp.workflowUrl('two-steps'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"direct"}' });
+        const response = await fetch(h.openApp.workflowUrl('two-steps'), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"text":"direct"}',
+        });
         const text = await response.text();
         expect(response.status, text).toBe(200);
         const { workflowRunId } = JSON.parse(text) as { workflowRunId: string };
@@ -104,7 +113,7 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       });
     }
 
-    it('a POST to the runner\'s /v2/publish/<workflow URL> (QStash\'s curl way) starts a run of the signed app', async () => {
+    it("a POST to the runner's /v2/publish/<workflow URL> (QStash's curl way) starts a run of the signed app", async () => {
       const response = await fetch(`${h.runnerUrl}/v2/publish/${h.app.workflowUrl('two-steps')}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json' },
@@ -114,18 +123,24 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       expect(response.ok, `${response.status} ${text}`).toBe(true);
       expect((JSON.parse(text) as { messageId?: string }).messageId).toEqual(expect.any(String));
       // The publish delivers to the app, whose SDK (seeing no run yet) starts a run of its own id.
-      const runId = await until('the published run', async () => {
-        const ids = Object.keys(await h.app.counters()).filter((key) => key.endsWith(':length')).map((key) => key.slice(0, -':length'.length));
-        for (const id of ids) {
-          const { steps } = await waitForRunView(h.runnerUrl, h.token, id, 20_000, h.app.output);
-          if (steps.some((step) => step.output === 'PUBLISHED')) return id;
-        }
-        return undefined;
-      }, 30_000);
+      const runId = await until(
+        'the published run',
+        async () => {
+          const ids = Object.keys(await h.app.counters())
+            .filter((key) => key.endsWith(':length'))
+            .map((key) => key.slice(0, -':length'.length));
+          for (const id of ids) {
+            const { steps } = await waitForRunView(h.runnerUrl, h.token, id, 20_000, h.app.output);
+            if (steps.some((step) => step.output === 'PUBLISHED')) return id;
+          }
+          return undefined;
+        },
+        30_000,
+      );
       expect(await h.app.countersOf(runId)).toEqual({ upper: 1, length: 1 });
     });
 
-    it('a signed app refuses a direct, unsigned POST: the signatures it accepts are the runner\'s', async () => {
+    it("a signed app refuses a direct, unsigned POST: the signatures it accepts are the runner's", async () => {
       const response = await fetch(h.app.workflowUrl('two-steps'), { method: 'POST', body: '{"text":"unsigned"}' });
       expect(response.status).toBe(500);
       expect(await response.text()).toMatch(/Upstash-Signature/);
@@ -160,7 +175,9 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       const answer = view.steps.find((s) => s.name === 'use-answer')?.output as { status: number; body: unknown };
       expect(answer).toEqual({ status: 200, body: { echoed: { ping: 'pong' } } });
       // Exactly one request reached the echo server, with the body and header the workflow set.
-      expect(echo.requests.slice(calls)).toMatchObject([{ method: 'POST', headers: { 'x-proof': 'upstash' }, body: '{"ping":"pong"}' }]);
+      expect(echo.requests.slice(calls)).toMatchObject([
+        { method: 'POST', headers: { 'x-proof': 'upstash' }, body: '{"ping":"pong"}' },
+      ]);
       expect(await h.app.countersOf(workflowRunId)).toEqual({ 'use-answer': 1 });
     });
 
@@ -177,20 +194,30 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       expect(notified).toHaveLength(1);
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
-      expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({ eventData: { approved: true }, timeout: false });
+      expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({
+        eventData: { approved: true },
+        timeout: false,
+      });
       expect(await client.getWaiters({ eventId })).toEqual([]);
       expect(await h.app.countersOf(workflowRunId)).toEqual({ 'before-wait': 1, 'after-wait': 1 });
     });
 
     it('a notify that comes before the wait (with the run id) is not lost: the lookback', async () => {
       const eventId = `early-${randomUUID()}`;
-      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('wait'), body: { eventId, pauseSeconds: 2 }, workflowRunId: `lookback-${randomUUID()}` });
+      const { workflowRunId } = await client.trigger({
+        url: h.app.workflowUrl('wait'),
+        body: { eventId, pauseSeconds: 2 },
+        workflowRunId: `lookback-${randomUUID()}`,
+      });
       // The run is still in its two-second pause: nobody waits on the event yet.
       expect(await client.getWaiters({ eventId })).toEqual([]);
       await client.notify({ eventId, eventData: 'early bird', workflowRunId });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
-      expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({ eventData: 'early bird', timeout: false });
+      expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({
+        eventData: 'early bird',
+        timeout: false,
+      });
       expect(await h.app.countersOf(workflowRunId)).toEqual({ 'before-wait': 1, 'after-wait': 1 });
     });
 
@@ -198,13 +225,19 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('fail'), retries: 0 });
       const view = await finished(workflowRunId);
       expect(view.run.status).toBe('failed');
-      await until('the failure function', async () => ((await h.app.countersOf(workflowRunId))['failure-function'] ? true : undefined));
+      await until('the failure function', async () =>
+        (await h.app.countersOf(workflowRunId))['failure-function'] ? true : undefined,
+      );
       expect(await h.app.countersOf(workflowRunId)).toEqual({ doomed: 1, 'failure-function': 1 });
     });
 
     it('WorkflowNonRetryableError: 489 fails the run at once, with no retry', async () => {
       // Retries allowed and 100 ms apart: a retry, if the runner made one, would show in the counters.
-      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('non-retryable'), retries: 3, retryDelay: '100' });
+      const { workflowRunId } = await client.trigger({
+        url: h.app.workflowUrl('non-retryable'),
+        retries: 3,
+        retryDelay: '100',
+      });
       const view = await finished(workflowRunId);
       expect(view.run.status).toBe('failed');
       expect(JSON.stringify(view.run.error)).toContain('the input is not acceptable');
@@ -214,7 +247,11 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
     });
 
     it('retries: a step that fails twice succeeds on its third try, which the app sees as Upstash-Retried: 2', async () => {
-      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('flaky'), retries: 3, retryDelay: '200' });
+      const { workflowRunId } = await client.trigger({
+        url: h.app.workflowUrl('flaky'),
+        retries: 3,
+        retryDelay: '200',
+      });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       expect(view.steps.find((s) => s.name === 'flaky')?.output).toBe('third time lucky after 2 retries');
@@ -236,18 +273,21 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
 
     it('flow control: runs triggered under one key with parallelism 1 never run their steps at the same time', async () => {
       const flowControl = { key: `proof-${randomUUID()}`, parallelism: 1 };
-      const triggered = await client.trigger([0, 1, 2].map(() => ({ url: h.app.workflowUrl('flow-controlled'), flowControl })));
+      const triggered = await client.trigger(
+        [0, 1, 2].map(() => ({ url: h.app.workflowUrl('flow-controlled'), flowControl })),
+      );
       const views = await Promise.all(triggered.map(({ workflowRunId }) => finished(workflowRunId)));
       const spans = views.map((view) => {
         expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
         return view.steps.find((s) => s.name === 'work')!.output as { start: number; end: number };
       });
       spans.sort((a, b) => a.start - b.start);
-      for (let i = 1; i < spans.length; i++) expect(spans[i]!.start, 'a step began before the previous one ended').toBeGreaterThanOrEqual(spans[i - 1]!.end);
+      for (let i = 1; i < spans.length; i++)
+        expect(spans[i]!.start, 'a step began before the previous one ended').toBeGreaterThanOrEqual(spans[i - 1]!.end);
       for (const { workflowRunId } of triggered) expect(await h.app.countersOf(workflowRunId)).toEqual({ work: 1 });
     });
 
-    it('large steps: a step list past the inline limit reaches the app through the SDK\'s lazy fetch', async () => {
+    it("large steps: a step list past the inline limit reaches the app through the SDK's lazy fetch", async () => {
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('large') });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
@@ -265,7 +305,9 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       // `before` is the app's clock when its first step ran (same host): not before the two seconds.
-      expect((view.steps.find((s) => s.name === 'before')!.output as number) - triggeredAt).toBeGreaterThanOrEqual(2_000);
+      expect((view.steps.find((s) => s.name === 'before')!.output as number) - triggeredAt).toBeGreaterThanOrEqual(
+        2_000,
+      );
       const { runs } = await client.logs({ filter: { label } });
       expect(runs.map((run) => run.workflowRunId)).toEqual([workflowRunId]);
     });
@@ -273,7 +315,9 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
     it('Client.cancel: a waiting run is cancelled and never runs its next step', async () => {
       const eventId = `never-${randomUUID()}`;
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('cancel'), body: { eventId } });
-      await until('the run to wait', async () => ((await client.getWaiters({ eventId })).length > 0 ? true : undefined));
+      await until('the run to wait', async () =>
+        (await client.getWaiters({ eventId })).length > 0 ? true : undefined,
+      );
       expect(await client.cancel(workflowRunId)).toEqual({ cancelled: 1 });
       const view = await finished(workflowRunId);
       expect(view.run.status).toBe('cancelled');
@@ -295,7 +339,11 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
     });
 
     it('the unknown-SDK handshake: the SDK starts the run over itself (Trigger-By-Sdk) and the run goes on', async () => {
-      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('two-steps'), body: { text: 'unknown' }, headers: { 'Upstash-Workflow-Unknown-Sdk': 'true' } });
+      const { workflowRunId } = await client.trigger({
+        url: h.app.workflowUrl('two-steps'),
+        body: { text: 'unknown' },
+        headers: { 'Upstash-Workflow-Unknown-Sdk': 'true' },
+      });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       expect(stepOutputs(view).filter(([name]) => name === 'upper' || name === 'length')).toEqual([
@@ -311,7 +359,12 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
         const text = unknownSdk ? 'rest unknown' : 'rest';
         const response = await fetch(`${h.runnerUrl}/v2/trigger/${h.app.workflowUrl('two-steps')}`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json', 'Upstash-Retries': '0', ...(unknownSdk && { 'Upstash-Workflow-Unknown-Sdk': 'true' }) },
+          headers: {
+            authorization: `Bearer ${h.token}`,
+            'content-type': 'application/json',
+            'Upstash-Retries': '0',
+            ...(unknownSdk && { 'Upstash-Workflow-Unknown-Sdk': 'true' }),
+          },
           body: JSON.stringify({ text }),
         });
         const answer = (await response.json()) as { workflowRunId: string; workflowCreatedAt: number };
@@ -325,7 +378,7 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       }
     });
 
-    it('a destination that is not a workflow endpoint (200 without the SDK\'s headers) fails the run with QStash\'s error', async () => {
+    it("a destination that is not a workflow endpoint (200 without the SDK's headers) fails the run with QStash's error", async () => {
       const plain = await startEcho();
       try {
         const { workflowRunId } = await client.trigger({ url: plain.url, body: { not: 'a workflow' }, retries: 3 });
@@ -335,33 +388,49 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
         // Not retried: the same endpoint answers the same way. Then the failure callback (the URL itself).
         await until('the failure callback', async () => (plain.requests.length >= 2 ? true : undefined));
         expect(plain.requests.filter((r) => !r.headers['upstash-workflow-failure-callback'])).toHaveLength(1);
-        const triggered = await fetch(`${h.runnerUrl}/v2/trigger/${plain.url}`, { method: 'POST', headers: { authorization: `Bearer ${h.token}` }, body: 'x' });
+        const triggered = await fetch(`${h.runnerUrl}/v2/trigger/${plain.url}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${h.token}` },
+          body: 'x',
+        });
         const { workflowRunId: restRunId } = (await triggered.json()) as { workflowRunId: string };
         // Started by the REST trigger, the endpoint must answer as an SDK of v1 or later: QStash's other error.
         const rest = await finished(restRunId);
         expect(rest.run.status).toBe('failed');
-        expect(JSON.stringify(rest.run.error)).toContain('trigger rest api is only usable with sdk versions after v1.0.0 major version');
-        await until('the REST run\'s failure callback', async () => (plain.requests.length >= 4 ? true : undefined));
+        expect(JSON.stringify(rest.run.error)).toContain(
+          'trigger rest api is only usable with sdk versions after v1.0.0 major version',
+        );
+        await until("the REST run's failure callback", async () => (plain.requests.length >= 4 ? true : undefined));
       } finally {
         await plain.close();
       }
     });
 
-    it('limits: Upstash-Retries over the limit is QStash\'s 412, which the SDK makes a final failure (a malformed one stays 400)', async () => {
+    it("limits: Upstash-Retries over the limit is QStash's 412, which the SDK makes a final failure (a malformed one stays 400)", async () => {
       const publish = (retries: string) =>
-        fetch(`${h.runnerUrl}/v2/publish/${h.app.workflowUrl('two-steps')}`, { method: 'POST', headers: { authorization: `Bearer ${h.token}`, 'Upstash-Retries': retries }, body: '{}' });
+        fetch(`${h.runnerUrl}/v2/publish/${h.app.workflowUrl('two-steps')}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${h.token}`, 'Upstash-Retries': retries },
+          body: '{}',
+        });
       const over = await publish('1000000');
       expect(over.status).toBe(412);
       expect(await over.text()).toContain('Upstash-Retries 1000000');
       expect((await publish('lots')).status).toBe(400);
-      const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('huge-retries'), body: { url: echo.url }, retries: 0 });
+      const { workflowRunId } = await client.trigger({
+        url: h.app.workflowUrl('huge-retries'),
+        body: { url: echo.url },
+        retries: 0,
+      });
       const view = await finished(workflowRunId);
       expect(view.run.status).toBe('failed');
       expect(JSON.stringify(view.run.error)).toContain('Upstash-Retries 1000000');
       expect(await h.app.countersOf(workflowRunId)).toEqual({ 'before-call': 1 });
     });
 
-    it('message size: a 1.5 MB payload and a 4.5 MB step result go through (QStash allows 10 MB); a body over the cap is 413', { timeout: 90_000 }, async () => {
+    it('message size: a 1.5 MB payload and a 4.5 MB step result go through (QStash allows 10 MB); a body over the cap is 413', {
+      timeout: 90_000,
+    }, async () => {
       const text = 'p'.repeat(1_500_000);
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('big-payload'), body: { text } });
       const view = await finished(workflowRunId, 60_000);
@@ -383,10 +452,16 @@ export function describeUpstashFeatures(label: string, harness: () => UpstashHar
       const { runs } = await client.logs({ filter: { workflowRunId } });
       expect(runs).toHaveLength(1);
       const [run] = runs;
-      expect(run).toMatchObject({ workflowRunId, workflowUrl: h.app.workflowUrl('two-steps'), workflowState: 'RUN_SUCCESS' });
+      expect(run).toMatchObject({
+        workflowRunId,
+        workflowUrl: h.app.workflowUrl('two-steps'),
+        workflowState: 'RUN_SUCCESS',
+      });
       expect(typeof run!.workflowRunCreatedAt).toBe('number');
       // Groups are sequential or parallel; in-progress groups carry no `out`: read every step as a plain record.
-      const steps = (run!.steps as { steps: { stepName?: string; out?: unknown }[] }[]).flatMap((group) => group.steps).filter((s) => s.stepName === 'upper' || s.stepName === 'length');
+      const steps = (run!.steps as { steps: { stepName?: string; out?: unknown }[] }[])
+        .flatMap((group) => group.steps)
+        .filter((s) => s.stepName === 'upper' || s.stepName === 'length');
       expect(steps.map((s) => [s.stepName, s.out])).toEqual(
         expect.arrayContaining([
           ['upper', expect.stringContaining('LOGS')],

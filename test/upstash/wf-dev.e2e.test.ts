@@ -2,7 +2,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@upstash/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, interrupt, killAllCli, removeTempDirs, spawnCli, tempDir, untilOutput, type Cli } from '../cli/cli-process.js';
+import {
+  assertBuilt,
+  interrupt,
+  killAllCli,
+  removeTempDirs,
+  spawnCli,
+  tempDir,
+  untilOutput,
+  type Cli,
+} from '../cli/cli-process.js';
 import { unusedPort } from '../helpers/runner.js';
 import { launchBrowser, screenshot, waitForText, watchPage } from '../web/browser.js';
 import { waitForRunView } from './runner-api.js';
@@ -29,22 +38,58 @@ const apps: UpstashApp[] = [];
 /** The parent's environment without a runner, token, key or app port of its own. */
 function devEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { NO_COLOR: '1' };
-  for (const [key, value] of Object.entries(process.env)) if (!/^(QSTASH_|UPSTASH_|WF_|SERVICE_|VITEST|NODE_OPTIONS$|PORT$)/.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!/^(QSTASH_|UPSTASH_|WF_|SERVICE_|VITEST|NODE_OPTIONS$|PORT$)/.test(key)) env[key] = value;
   return env;
 }
 
 beforeAll(async () => {
   assertBuilt();
   const dir = tempDir('wf-dev-upstash-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'upstash-app', private: true, type: 'module', dependencies: { '@upstash/workflow': '^1.3.3', hono: '^4' } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'upstash-app',
+      private: true,
+      type: 'module',
+      dependencies: { '@upstash/workflow': '^1.3.3', hono: '^4' },
+    }),
+  );
   port = await unusedPort();
-  dev = spawnCli(['dev', '--no-tui', '--port', '0', '--app-port', String(port), '--route', '/workflows/two-steps', '--', process.execPath, APP], dir, devEnv());
-  for (const name of ['QSTASH_URL', 'QSTASH_TOKEN', 'QSTASH_CURRENT_SIGNING_KEY', 'QSTASH_NEXT_SIGNING_KEY', 'UPSTASH_WORKFLOW_URL']) {
+  dev = spawnCli(
+    [
+      'dev',
+      '--no-tui',
+      '--port',
+      '0',
+      '--app-port',
+      String(port),
+      '--route',
+      '/workflows/two-steps',
+      '--',
+      process.execPath,
+      APP,
+    ],
+    dir,
+    devEnv(),
+  );
+  for (const name of [
+    'QSTASH_URL',
+    'QSTASH_TOKEN',
+    'QSTASH_CURRENT_SIGNING_KEY',
+    'QSTASH_NEXT_SIGNING_KEY',
+    'UPSTASH_WORKFLOW_URL',
+  ]) {
     printed[name] = (await untilOutput(dev, new RegExp(`^.*?\\b${name}=(\\S+)$`, 'm'), 30_000))[1]!;
   }
   await untilOutput(dev, /upstash app listening on http:\/\/127\.0\.0\.1:\d+/, 30_000);
   // The app wf dev started: it announced itself at UPSTASH_WORKFLOW_URL (localhost:<app port>).
-  const app = upstashAppAt(`http://127.0.0.1:${port}`, printed.UPSTASH_WORKFLOW_URL!, () => dev.stdout, async () => {});
+  const app = upstashAppAt(
+    `http://127.0.0.1:${port}`,
+    printed.UPSTASH_WORKFLOW_URL!,
+    () => dev.stdout,
+    async () => {},
+  );
   // The same app without keys (Upstash's local mode), for the direct POST: started here with wf dev's URL and token.
   const openApp = await startUpstashApp({ QSTASH_URL: printed.QSTASH_URL!, QSTASH_TOKEN: printed.QSTASH_TOKEN! });
   apps.push(openApp);
@@ -59,7 +104,7 @@ afterAll(async () => {
 });
 
 describe('wf dev: what it prints for an Upstash app', () => {
-  it('the runner URL, a runner token, a pair of signing keys and the app\'s public URL', () => {
+  it("the runner URL, a runner token, a pair of signing keys and the app's public URL", () => {
     expect(printed.QSTASH_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(printed.QSTASH_TOKEN!.length).toBeGreaterThan(8);
     expect(printed.QSTASH_CURRENT_SIGNING_KEY).not.toBe(printed.QSTASH_NEXT_SIGNING_KEY);

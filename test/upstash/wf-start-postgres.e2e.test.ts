@@ -16,7 +16,10 @@ import { startUpstashApp, type UpstashApp } from './upstash-app.js';
  */
 
 const TOKEN = `wf_${randomBytes(32).toString('hex')}`;
-const KEYS = { QSTASH_CURRENT_SIGNING_KEY: `sig_${randomBytes(24).toString('base64url')}`, QSTASH_NEXT_SIGNING_KEY: `sig_${randomBytes(24).toString('base64url')}` };
+const KEYS = {
+  QSTASH_CURRENT_SIGNING_KEY: `sig_${randomBytes(24).toString('base64url')}`,
+  QSTASH_NEXT_SIGNING_KEY: `sig_${randomBytes(24).toString('base64url')}`,
+};
 
 let pg: PostgresCluster | undefined;
 const runners: WfStartProcess[] = [];

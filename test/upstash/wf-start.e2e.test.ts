@@ -35,15 +35,22 @@ beforeAll(async () => {
   assertBuiltCli();
   dir = mkdtempSync(join(tmpdir(), 'wfkit-upstash-start-'));
   // A lower retry limit than the default (100): the flag is what the limits test reads back.
-  runner = await spawnWfStart(['--database', join(dir, 'runner.db'), '--upstash-max-retries', '50', '--upstash-max-message-size', '8mb'], {
-    WF_TOKENS: TOKEN,
-    WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
+  runner = await spawnWfStart(
+    ['--database', join(dir, 'runner.db'), '--upstash-max-retries', '50', '--upstash-max-message-size', '8mb'],
+    {
+      WF_TOKENS: TOKEN,
+      WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*',
+      QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY,
+      QSTASH_NEXT_SIGNING_KEY: NEXT_KEY,
+    },
+  );
+  // The app's token wrapped as QStash issues them (its SDK decodes it for webhooks); the Client's stays plain: both work.
+  const base = { QSTASH_URL: runner.url, QSTASH_TOKEN: qstashToken(TOKEN) };
+  const app = await startUpstashApp({
+    ...base,
     QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY,
     QSTASH_NEXT_SIGNING_KEY: NEXT_KEY,
   });
-  // The app's token wrapped as QStash issues them (its SDK decodes it for webhooks); the Client's stays plain: both work.
-  const base = { QSTASH_URL: runner.url, QSTASH_TOKEN: qstashToken(TOKEN) };
-  const app = await startUpstashApp({ ...base, QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY, QSTASH_NEXT_SIGNING_KEY: NEXT_KEY });
   const openApp = await startUpstashApp(base);
   apps.push(app, openApp);
   harness = { runnerUrl: runner.url, token: TOKEN, app, openApp };
@@ -67,7 +74,10 @@ describe('wf start: the wf CLI on Upstash runs, unchanged', () => {
     return (await promisify(execFile)(process.execPath, [CLI, ...args], { cwd: dir, env, timeout: 20_000 })).stdout;
   };
   const client = (): Client => new Client({ baseUrl: harness.runnerUrl, token: TOKEN });
-  const waiting = (eventId: string): Promise<true> => until(`a waiter on ${eventId}`, async () => ((await client().getWaiters({ eventId })).length > 0 ? true : undefined));
+  const waiting = (eventId: string): Promise<true> =>
+    until(`a waiter on ${eventId}`, async () =>
+      (await client().getWaiters({ eventId })).length > 0 ? true : undefined,
+    );
 
   it('wf notify wakes an Upstash run waiting for the event', async () => {
     const eventId = `cli-${randomUUID()}`;
@@ -76,7 +86,10 @@ describe('wf start: the wf CLI on Upstash runs, unchanged', () => {
     await wf('notify', eventId, '--data', '{"by":"wf notify"}');
     const view = await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId);
     expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
-    expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({ eventData: { by: 'wf notify' }, timeout: false });
+    expect(view.steps.find((s) => s.name === 'after-wait')?.output).toEqual({
+      eventData: { by: 'wf notify' },
+      timeout: false,
+    });
     expect(await harness.app.countersOf(workflowRunId)).toEqual({ 'before-wait': 1, 'after-wait': 1 });
   });
 
@@ -92,13 +105,19 @@ describe('wf start: the wf CLI on Upstash runs, unchanged', () => {
   });
 
   it('wf logs prints an Upstash run step by step', async () => {
-    const { workflowRunId } = await client().trigger({ url: harness.app.workflowUrl('two-steps'), body: { text: 'wf logs' } });
+    const { workflowRunId } = await client().trigger({
+      url: harness.app.workflowUrl('two-steps'),
+      body: { text: 'wf logs' },
+    });
     await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId);
     const log = await wf('logs', workflowRunId);
     expect(log).toMatch(/upper/);
     expect(log).toMatch(/length/);
     expect(log).toMatch(/completed/);
-    const lines = (await wf('logs', workflowRunId, '--json')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = (await wf('logs', workflowRunId, '--json'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.length).toBeGreaterThan(0);
     expect(JSON.stringify(lines)).toContain('WF LOGS');
   });
@@ -108,18 +127,33 @@ describe('wf start: the hardening guarantees hold for Upstash runs', () => {
   const client = (): Client => new Client({ baseUrl: harness.runnerUrl, token: TOKEN });
 
   it('a workflow URL outside the allowed origins is refused with 403 naming the setting', async () => {
-    const response = await fetch(`${runner!.url}/v2/publish/https://not-allowed.example.com/workflows/two-steps`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{}' });
+    const response = await fetch(`${runner!.url}/v2/publish/https://not-allowed.example.com/workflows/two-steps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: '{}',
+    });
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('WF_ALLOWED_ORIGINS=https://not-allowed.example.com');
     // The SDK's Client gets the same refusal as an error, and no run is left behind.
-    const error = await client().trigger({ url: 'https://not-allowed.example.com/workflows/two-steps', workflowRunId: 'refused' }).then(() => undefined, (e: Error) => e);
+    const error = await client()
+      .trigger({ url: 'https://not-allowed.example.com/workflows/two-steps', workflowRunId: 'refused' })
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
     expect(error?.message).toContain('--allow-origin https://not-allowed.example.com');
-    expect((await fetch(`${runner!.url}/v1/runs/wfr_refused`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+    expect(
+      (await fetch(`${runner!.url}/v1/runs/wfr_refused`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
+    ).toBe(404);
   });
 
   it('--upstash-max-retries sets the limit: one over it is 412 naming it, the limit itself is accepted', async () => {
     const publish = (retries: number) =>
-      fetch(`${runner!.url}/v2/publish/${harness.app.workflowUrl('two-steps')}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': String(retries) }, body: '{"text":"limit"}' });
+      fetch(`${runner!.url}/v2/publish/${harness.app.workflowUrl('two-steps')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': String(retries) },
+        body: '{"text":"limit"}',
+      });
     const over = await publish(51);
     expect(over.status).toBe(412);
     expect(await over.text()).toContain('limit of 50 retries');
@@ -128,14 +162,21 @@ describe('wf start: the hardening guarantees hold for Upstash runs', () => {
 
   it('--upstash-max-message-size sets the largest body: 8 MiB is accepted, one byte more is 413', async () => {
     const publish = (bytes: number) =>
-      fetch(`${runner!.url}/v2/publish/${harness.app.url}/counters`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': '0' }, body: 'x'.repeat(bytes) });
+      fetch(`${runner!.url}/v2/publish/${harness.app.url}/counters`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'Upstash-Retries': '0' },
+        body: 'x'.repeat(bytes),
+      });
     expect((await publish(8 * 1024 * 1024 + 1)).status).toBe(413);
     expect((await publish(8 * 1024 * 1024)).status).toBe(201);
   });
 
   it('a forwarded credential reaches the app but is stored redacted', async () => {
     const secret = `Bearer s3cret-${randomUUID()}`;
-    const { workflowRunId } = await client().trigger({ url: harness.app.workflowUrl('headers'), headers: { authorization: secret } });
+    const { workflowRunId } = await client().trigger({
+      url: harness.app.workflowUrl('headers'),
+      headers: { authorization: secret },
+    });
     const view = await waitForRunView(harness.runnerUrl, TOKEN, workflowRunId);
     expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
     // The app saw it, whole…
@@ -144,21 +185,35 @@ describe('wf start: the hardening guarantees hold for Upstash runs', () => {
     // …but nothing the runner shows holds it: not the run, its steps, nor its attempts.
     const shown = JSON.stringify(view);
     expect(shown).not.toContain(secret.slice('Bearer '.length));
-    expect(JSON.stringify(await client().logs({ filter: { workflowRunId } }))).not.toContain(secret.slice('Bearer '.length));
+    expect(JSON.stringify(await client().logs({ filter: { workflowRunId } }))).not.toContain(
+      secret.slice('Bearer '.length),
+    );
   });
 
-  it('key rotation: an app whose NEXT key is the runner\'s current one verifies; an app with other keys refuses every delivery', async () => {
+  it("key rotation: an app whose NEXT key is the runner's current one verifies; an app with other keys refuses every delivery", async () => {
     const other = (): string => `sig_${randomBytes(24).toString('base64url')}`;
     const base = { QSTASH_URL: runner!.url, QSTASH_TOKEN: TOKEN };
     // Mid-rotation: the app still has the old key as current and the runner's new one as next.
-    const rotating = await startUpstashApp({ ...base, QSTASH_CURRENT_SIGNING_KEY: other(), QSTASH_NEXT_SIGNING_KEY: CURRENT_KEY });
-    const stranger = await startUpstashApp({ ...base, QSTASH_CURRENT_SIGNING_KEY: other(), QSTASH_NEXT_SIGNING_KEY: other() });
+    const rotating = await startUpstashApp({
+      ...base,
+      QSTASH_CURRENT_SIGNING_KEY: other(),
+      QSTASH_NEXT_SIGNING_KEY: CURRENT_KEY,
+    });
+    const stranger = await startUpstashApp({
+      ...base,
+      QSTASH_CURRENT_SIGNING_KEY: other(),
+      QSTASH_NEXT_SIGNING_KEY: other(),
+    });
     apps.push(rotating, stranger);
     const ok = await client().trigger({ url: rotating.workflowUrl('two-steps'), body: { text: 'rotated' } });
     const view = await waitForRunView(harness.runnerUrl, TOKEN, ok.workflowRunId, 20_000, rotating.output);
     expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
     expect(await rotating.countersOf(ok.workflowRunId)).toEqual({ upper: 1, length: 1 });
-    const refused = await client().trigger({ url: stranger.workflowUrl('two-steps'), body: { text: 'forged?' }, retries: 0 });
+    const refused = await client().trigger({
+      url: stranger.workflowUrl('two-steps'),
+      body: { text: 'forged?' },
+      retries: 0,
+    });
     const failed = await waitForRunView(harness.runnerUrl, TOKEN, refused.workflowRunId, 20_000, stranger.output);
     expect(failed.run.status).toBe('failed');
     expect(stranger.output()).toMatch(/Failed to verify that the Workflow request comes from QStash/);
@@ -167,7 +222,12 @@ describe('wf start: the hardening guarantees hold for Upstash runs', () => {
 
   it('an app that is down is an outage, not a failure: the run waits for it, then completes (retries: 0)', async () => {
     const port = await unusedPort();
-    const env = { QSTASH_URL: runner!.url, QSTASH_TOKEN: TOKEN, QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY, QSTASH_NEXT_SIGNING_KEY: NEXT_KEY };
+    const env = {
+      QSTASH_URL: runner!.url,
+      QSTASH_TOKEN: TOKEN,
+      QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY,
+      QSTASH_NEXT_SIGNING_KEY: NEXT_KEY,
+    };
     const url = `http://127.0.0.1:${port}/workflows/two-steps`;
     // Nothing listens on the port yet: the first delivery cannot connect.
     const { workflowRunId } = await client().trigger({ url, body: { text: 'outage' }, retries: 0 });

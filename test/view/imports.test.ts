@@ -14,9 +14,15 @@ it('view/ imports only api/, protocol/ and view/ itself', () => {
   const imports = (readdirSync(VIEW, { recursive: true }) as string[])
     .filter((file) => file.endsWith('.ts'))
     .flatMap((file) =>
-      [...readFileSync(join(VIEW, file), 'utf8').matchAll(/\bfrom\s+['"]([^'"]+)['"]/g)].map((m) => ({ edge: `${file} -> ${m[1]}`, target: resolve(VIEW, dirname(file), m[1]!) })),
+      [...readFileSync(join(VIEW, file), 'utf8').matchAll(/\bfrom\s+['"]([^'"]+)['"]/g)].map((m) => ({
+        edge: `${file} -> ${m[1]}`,
+        target: resolve(VIEW, dirname(file), m[1]!),
+      })),
     );
   expect(imports.length).toBeGreaterThan(0);
-  const inside = (target: string): boolean => ['view', 'api', 'protocol'].some((dir) => target.startsWith(join(ROOT, dir) + '/'));
-  expect(imports.filter(({ edge, target }) => !/ -> \.\.?\/[\w/.-]+\.js$/.test(edge) || !inside(target)).map((i) => i.edge)).toEqual([]);
+  const inside = (target: string): boolean =>
+    ['view', 'api', 'protocol'].some((dir) => target.startsWith(join(ROOT, dir) + '/'));
+  expect(
+    imports.filter(({ edge, target }) => !/ -> \.\.?\/[\w/.-]+\.js$/.test(edge) || !inside(target)).map((i) => i.edge),
+  ).toEqual([]);
 });

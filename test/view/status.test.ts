@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { glyph, isRunStatus, RUN_STATUSES, statusColor, STEP_STATUSES, zeroCounts, type Status } from '../../view/status.js';
+import {
+  glyph,
+  isRunStatus,
+  RUN_STATUSES,
+  statusColor,
+  STEP_STATUSES,
+  zeroCounts,
+  type Status,
+} from '../../view/status.js';
 
 describe('status', () => {
   it.each<[Status, string, string]>([

@@ -14,8 +14,16 @@ describe('step values', () => {
 
   it("decodes a call's answer: status, headers and body", () => {
     const output = encodeValue({ status: 201, headers: { 'x-a': '1' }, body: { ok: true } }, 'test')!;
-    expect(callAnswer(step({ kind: 'call', outputEncoded: output }))).toEqual({ status: 201, headers: { 'x-a': '1' }, body: '{\n  "ok": true\n}' });
-    expect(callAnswer(step({ kind: 'call', outputEncoded: encodeValue({ status: 204, headers: {}, body: 'plain' }, 'test')! }))!.body).toBe('plain');
+    expect(callAnswer(step({ kind: 'call', outputEncoded: output }))).toEqual({
+      status: 201,
+      headers: { 'x-a': '1' },
+      body: '{\n  "ok": true\n}',
+    });
+    expect(
+      callAnswer(
+        step({ kind: 'call', outputEncoded: encodeValue({ status: 204, headers: {}, body: 'plain' }, 'test')! }),
+      )!.body,
+    ).toBe('plain');
     expect(callAnswer(step({ kind: 'call', outputEncoded: encodeValue('no answer', 'test')! }))).toBeUndefined();
     expect(callAnswer(step({ kind: 'run', outputEncoded: output }))).toBeUndefined();
   });
@@ -23,7 +31,11 @@ describe('step values', () => {
   it('tells a wait that timed out from one that got its event', () => {
     const timedOut = encodeValue({ timeout: true }, 'test')!;
     expect(waitTimedOut(step({ kind: 'wait', status: 'succeeded', outputEncoded: timedOut }))).toBe(true);
-    expect(waitTimedOut(step({ kind: 'wait', status: 'succeeded', outputEncoded: encodeValue({ timeout: false, data: 1 }, 'test')! }))).toBe(false);
+    expect(
+      waitTimedOut(
+        step({ kind: 'wait', status: 'succeeded', outputEncoded: encodeValue({ timeout: false, data: 1 }, 'test')! }),
+      ),
+    ).toBe(false);
     expect(waitTimedOut(step({ kind: 'wait', status: 'running', outputEncoded: timedOut }))).toBe(false);
   });
 });

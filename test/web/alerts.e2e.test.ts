@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWeb } from '../../web/build.js';
-import { closeStarted, startApp, startTestRunner, startThroughApp, waitForRun, type TestRunner } from '../helpers/runner.js';
+import {
+  closeStarted,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForRun,
+  type TestRunner,
+} from '../helpers/runner.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
@@ -29,7 +36,10 @@ beforeAll(async () => {
   // Slow retries (a second at least) so the page can be looked at while the alert is pending.
   runner = await startTestRunner({
     api: { dashboardDir: web },
-    runner: { alerts: { webhookUrl: hook.url, publicUrl: 'https://wf.example.com' }, unreachable: { baseMs: 1_000, capMs: 1_000 } },
+    runner: {
+      alerts: { webhookUrl: hook.url, publicUrl: 'https://wf.example.com' },
+      unreachable: { baseMs: 1_000, capMs: 1_000 },
+    },
   });
 });
 

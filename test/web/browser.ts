@@ -48,7 +48,8 @@ export function watchPage(page: Page): string[] {
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text()))
+      problems.push(`console: ${message.text()}`);
   });
   return problems;
 }
@@ -59,14 +60,20 @@ export async function waitForText(locator: Locator, text: string, timeout = 10_0
   try {
     return await vi.waitFor(
       async () => {
-        last = (await locator.first().innerText({ timeout: 1000 }).catch(() => '')) ?? '';
+        last =
+          (await locator
+            .first()
+            .innerText({ timeout: 1000 })
+            .catch(() => '')) ?? '';
         if (!last.includes(text)) throw new Error('not yet');
         return last;
       },
       { timeout, interval: 50 },
     );
   } catch {
-    throw new Error(`Expected ${String(locator)} to show "${text}" within ${timeout} ms; it showed: ${JSON.stringify(last.slice(0, 500))}`);
+    throw new Error(
+      `Expected ${String(locator)} to show "${text}" within ${timeout} ms; it showed: ${JSON.stringify(last.slice(0, 500))}`,
+    );
   }
 }
 

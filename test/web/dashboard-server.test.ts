@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP, findDashboardDir } from '../../runner-core/api/dashboard.js';
 import { requestApp } from '../helpers/api-app.js';
-import { startApp, startThroughApp, startTestRunner, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  startApp,
+  startThroughApp,
+  startTestRunner,
+  waitForRun,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 
 /**
  * How the runner serves the web dashboard (runner-core/api/dashboard.ts) and the two API rules it
@@ -43,7 +50,10 @@ interface Answer {
  * attacker) would, and Host is the runner's own address unless it says otherwise.
  */
 async function send(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await requestApp(runner!.app, path, { method, headers: { host: new URL(runner!.url).host, ...headers } });
+  const response = await requestApp(runner!.app, path, {
+    method,
+    headers: { host: new URL(runner!.url).host, ...headers },
+  });
   return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
 }
 
@@ -63,7 +73,13 @@ async function sleepingRun(): Promise<string> {
 describe('web dashboard: serving', () => {
   it('serves index.html for / and every /runs route, with a strict CSP and nosniff', async () => {
     runner = await startTestRunner({ api: { dashboardDir: fixture } });
-    for (const path of ['/', '/runs', '/runs?status=failed', '/runs/wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B', '/runs/wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B/steps/2']) {
+    for (const path of [
+      '/',
+      '/runs',
+      '/runs?status=failed',
+      '/runs/wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B',
+      '/runs/wfr_01JD3W6J8Q7ZC0M5V4XK2N9T1B/steps/2',
+    ]) {
       const answer = await send('GET', path);
       expect(answer.status, path).toBe(200);
       expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -72,7 +88,9 @@ describe('web dashboard: serving', () => {
       expect(answer.headers['x-content-type-options']).toBe('nosniff');
       expect(answer.headers['cache-control']).toBe('no-cache');
     }
-    expect(DASHBOARD_CSP).toBe("default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+    expect(DASHBOARD_CSP).toBe(
+      "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    );
   });
 
   it('serves the assets with their content types, revalidated by ETag', async () => {
@@ -127,7 +145,8 @@ describe('web dashboard: serving', () => {
   it('finds the build of `npm run build` in dist/web', () => {
     const dir = findDashboardDir();
     expect(dir, 'dist/web is missing: run `npm run build` first').toBeDefined();
-    for (const file of ['index.html', 'app.js', 'styles.css', 'favicon.svg']) expect(existsSync(join(dir!, file)), file).toBe(true);
+    for (const file of ['index.html', 'app.js', 'styles.css', 'favicon.svg'])
+      expect(existsSync(join(dir!, file)), file).toBe(true);
   });
 
   it('serves the page without a token when not on loopback, while the data needs it', async () => {
@@ -142,7 +161,8 @@ describe('web dashboard: serving', () => {
 describe('web dashboard: GET /v1/session', () => {
   it('says whether reads need the token, by the same rule as the reads', async () => {
     runner = await startTestRunner({ api: { dashboardDir: fixture } });
-    const session = async (host: string): Promise<unknown> => JSON.parse((await send('GET', '/v1/session', { host })).body);
+    const session = async (host: string): Promise<unknown> =>
+      JSON.parse((await send('GET', '/v1/session', { host })).body);
     expect(await session(new URL(runner.url).host)).toEqual({ needsToken: false });
     expect(await session('localhost:7766')).toEqual({ needsToken: false });
     expect(await session('evil.example:7766')).toEqual({ needsToken: true });
@@ -160,7 +180,8 @@ describe('web dashboard: loopback without openOnLoopback (wf start)', () => {
     const id = await sleepingRun();
     const host = new URL(runner.url).host;
     expect(JSON.parse((await send('GET', '/v1/session')).body)).toEqual({ needsToken: true });
-    for (const path of ['/v1/runs', `/v1/runs/${id}`, '/v1/events']) expect((await send('GET', path)).status, path).toBe(401);
+    for (const path of ['/v1/runs', `/v1/runs/${id}`, '/v1/events'])
+      expect((await send('GET', path)).status, path).toBe(401);
     expect((await send('GET', '/')).status).toBe(200);
     expect((await send('GET', '/healthz')).status).toBe(200);
     expect((await send('POST', `/v1/runs/${id}/cancel`, { origin: `http://${host}` })).status).toBe(401);

@@ -5,7 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../api/client.js';
 import { createApiServer } from '../../runner-core/api/server.js';
 import { buildWeb } from '../../web/build.js';
-import { closeServer, gate, listen, startApp, startTestRunner, startThroughApp, unusedPort, waitForFinish, waitForRun, type TestRunner } from '../helpers/runner.js';
+import {
+  closeServer,
+  gate,
+  listen,
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  unusedPort,
+  waitForFinish,
+  waitForRun,
+  type TestRunner,
+} from '../helpers/runner.js';
 import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 import { JS_URL, XSS_TEXT, startApps, type Apps } from './workflows.js';
@@ -59,7 +70,9 @@ describe('web dashboard: runs, run, step', () => {
     await waitForText(row(ids.wait!), 'waiting');
     // The footer: the database's size (GET /v1/store) and its retention (none in this runner).
     await waitForText(page().getByTestId('store-footer'), 'finished runs kept forever');
-    expect(await page().getByTestId('store-footer').innerText()).toMatch(/^database \d[\d.]* (KB|MB) · finished runs kept forever$/);
+    expect(await page().getByTestId('store-footer').innerText()).toMatch(
+      /^database \d[\d.]* (KB|MB) · finished runs kept forever$/,
+    );
     await screenshot(page(), 'runs-desktop');
 
     await page().goto(`${runner.url}/runs/${ids.twoStep}`);
@@ -92,8 +105,12 @@ describe('web dashboard: runs, run, step', () => {
     expect(error).toContain('NonRetryableError');
     await page().getByTestId('step-item').filter({ hasText: 'charge-card' }).click();
     await waitForText(page().getByTestId('step-status'), 'failed');
-    expect(await page().getByTestId('step-detail').getByTestId('error').innerText()).toContain('card declined: insufficient funds');
-    expect(await page().getByTestId('step-item').filter({ hasText: 'reserve-stock' }).innerText()).toContain('succeeded');
+    expect(await page().getByTestId('step-detail').getByTestId('error').innerText()).toContain(
+      'card declined: insufficient funds',
+    );
+    expect(await page().getByTestId('step-item').filter({ hasText: 'reserve-stock' }).innerText()).toContain(
+      'succeeded',
+    );
     await screenshot(page(), 'step-failed-desktop');
   });
 
@@ -140,7 +157,9 @@ describe('web dashboard: runs, run, step', () => {
   it('shows bodies as data: markup and javascript: URLs in outputs and inputs do not run', async () => {
     await open(`/runs/${ids.xss}`);
     await waitForText(page().getByTestId('run-status'), 'completed');
-    expect(await page().getByTestId('run-body').innerText()).toContain(JSON.stringify(XSS_TEXT).slice(1, -1).replaceAll('\\"', '"'));
+    expect(await page().getByTestId('run-body').innerText()).toContain(
+      JSON.stringify(XSS_TEXT).slice(1, -1).replaceAll('\\"', '"'),
+    );
     await page().getByTestId('step-item').filter({ hasText: 'link' }).click();
     await waitForText(page().getByTestId('step-output'), JS_URL);
     await page().getByTestId('step-item').filter({ hasText: 'markup' }).click();
@@ -189,7 +208,10 @@ describe('web dashboard: runs, run, step', () => {
     expect(await group.innerText()).not.toContain('merge');
     // The timeline brackets the same two rows (view/timeline.ts finds the group too).
     const bracketed = page().getByTestId('timeline').locator('.tl-parallel');
-    expect(await bracketed.evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.stepIndex))).toEqual(['0', '1']);
+    expect(await bracketed.evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.stepIndex))).toEqual([
+      '0',
+      '1',
+    ]);
     await screenshot(page(), 'run-parallel-desktop');
   });
 });
@@ -240,7 +262,9 @@ describe('web dashboard: live, filters, actions', () => {
     await page().getByRole('link', { name: 'failed', exact: true }).click();
     await page().waitForURL('**/runs?status=failed');
     await waitForText(row(ids.failing!), 'failed');
-    const statuses = await page().getByTestId('run-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
+    const statuses = await page()
+      .getByTestId('run-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
     expect(statuses.length).toBeGreaterThan(0);
     expect(new Set(statuses)).toEqual(new Set(['failed']));
     await screenshot(page(), 'runs-failed-desktop');
@@ -283,7 +307,8 @@ describe('web dashboard: live, filters, actions', () => {
     await open('/');
     await page().setViewportSize({ width: 390, height: 844 });
     await waitForText(row(ids.twoStep!), 'completed');
-    const overflow = (): Promise<number> => page().evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = (): Promise<number> =>
+      page().evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await screenshot(page(), 'runs-phone');
     await page().goto(`${runner.url}/runs/${ids.call}`);
@@ -294,8 +319,12 @@ describe('web dashboard: live, filters, actions', () => {
     await waitForText(page().getByTestId('call-status'), '201');
     expect(await overflow()).toBeLessThanOrEqual(0);
     // The open step comes first on a phone: no scrolling past the list to find it.
-    const detailTop = await page().getByTestId('step-detail').evaluate((el) => el.getBoundingClientRect().top);
-    const stepsTop = await page().getByTestId('steps').evaluate((el) => el.getBoundingClientRect().top);
+    const detailTop = await page()
+      .getByTestId('step-detail')
+      .evaluate((el) => el.getBoundingClientRect().top);
+    const stepsTop = await page()
+      .getByTestId('steps')
+      .evaluate((el) => el.getBoundingClientRect().top);
     expect(detailTop).toBeLessThan(stepsTop);
     await screenshot(page(), 'step-call-phone');
   });
@@ -321,10 +350,10 @@ describe('web dashboard: not on loopback', () => {
   beforeAll(async () => {
     // The policy of a runner bound to 0.0.0.0 (it still listens on 127.0.0.1 here).
     remote = await startTestRunner({ api: { host: '0.0.0.0', dashboardDir: web } });
-    const app = await startApp(
-      async (context) => context.run('only-step', () => 'secret output'),
-      { token: remote.token, runnerUrl: remote.url },
-    );
+    const app = await startApp(async (context) => context.run('only-step', () => 'secret output'), {
+      token: remote.token,
+      runnerUrl: remote.url,
+    });
     closeApp = app.close;
     runId = await startThroughApp(app.url, { text: 'remote' });
     await waitForFinish(remote.runner, runId);
@@ -379,7 +408,10 @@ describe('web dashboard: not on loopback', () => {
 describe('web dashboard: flow control', () => {
   it('says why a run waits on flow control, in the runs list and on the run page', async () => {
     const held = gate();
-    const app = await startApp(async (context) => context.run('slot', async () => (await held.promise, 'done')), { token: runner.token, runnerUrl: runner.url });
+    const app = await startApp(async (context) => context.run('slot', async () => (await held.promise, 'done')), {
+      token: runner.token,
+      runnerUrl: runner.url,
+    });
     try {
       const client = new Client({ runnerUrl: runner.url, token: runner.token });
       const flowControl = { key: 'tenant-42', parallelism: 1 };
@@ -388,9 +420,13 @@ describe('web dashboard: flow control', () => {
       const second = (await client.trigger({ url: app.url, body: {}, flowControl })).workflowRunId;
       await waitForRun(runner.runner, second, (run) => run.queuedReason !== undefined);
       await open('/');
-      expect(await waitForText(row(second), 'flow control')).toContain('waiting: flow control `tenant-42`: 1 of 1 running');
+      expect(await waitForText(row(second), 'flow control')).toContain(
+        'waiting: flow control `tenant-42`: 1 of 1 running',
+      );
       await page().goto(`${runner.url}/runs/${second}`);
-      expect(await waitForText(page().getByTestId('run-notes'), 'flow control')).toContain('waiting: flow control `tenant-42`: 1 of 1 running');
+      expect(await waitForText(page().getByTestId('run-notes'), 'flow control')).toContain(
+        'waiting: flow control `tenant-42`: 1 of 1 running',
+      );
       await screenshot(page(), 'run-flow-control-waiting');
       held.open();
       await waitForFinish(runner.runner, second);

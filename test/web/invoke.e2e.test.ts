@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../../serve/core/handler.js';
 import { buildWeb } from '../../web/build.js';
-import { startApp, startTestRunner, startThroughApp, waitForFinish, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 

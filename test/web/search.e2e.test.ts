@@ -32,16 +32,20 @@ beforeAll(async () => {
   await buildWeb(web);
   runner = await startTestRunner({ api: { dashboardDir: web } });
   const options = { token: runner.token, runnerUrl: runner.url };
-  shop = await startApp(async (context) => {
-    await context.run('reserve', () => 'reserved');
-    await context.run('charge', () => {
-      if ((context.requestPayload as { fail?: boolean }).fail) throw new NonRetryableError('card declined');
-      return 'charged';
-    });
-  }, { ...options, path: '/api/checkout' });
+  shop = await startApp(
+    async (context) => {
+      await context.run('reserve', () => 'reserved');
+      await context.run('charge', () => {
+        if ((context.requestPayload as { fail?: boolean }).fail) throw new NonRetryableError('card declined');
+        return 'charged';
+      });
+    },
+    { ...options, path: '/api/checkout' },
+  );
   mail = await startApp(async (context) => context.run('send', () => 'sent'), { ...options, path: '/api/mail' });
   client = new Client({ runnerUrl: runner.url, token: runner.token });
-  for (const fail of [false, true, false, true]) (fail ? made.failed : made.completed).push(await finished(shop.url, { fail }));
+  for (const fail of [false, true, false, true])
+    (fail ? made.failed : made.completed).push(await finished(shop.url, { fail }));
   await new Promise((resolve) => setTimeout(resolve, 20));
   beforeMail = Date.now();
   await new Promise((resolve) => setTimeout(resolve, 5));
@@ -61,7 +65,9 @@ async function expectListed(expected: string[]): Promise<void> {
   try {
     await vi.waitFor(
       async () => {
-        last = await page().getByTestId('run-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id') ?? ''));
+        last = await page()
+          .getByTestId('run-row')
+          .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id') ?? ''));
         expect(last).toEqual(expected);
       },
       { timeout: 10_000, interval: 50 },
@@ -85,16 +91,25 @@ describe('web dashboard: finding runs', () => {
     await screenshot(page(), 'runs-search-failed-step');
     // The bulk action counts what the search lists, not every run.
     await page().getByRole('button', { name: 'Rerun all runs matching the search…' }).click();
-    await page().getByTestId('bulk-confirm').getByText(`Rerun ${made.failed.length} runs matching the search?`).waitFor();
+    await page()
+      .getByTestId('bulk-confirm')
+      .getByText(`Rerun ${made.failed.length} runs matching the search?`)
+      .waitFor();
     await page().getByTestId('bulk-confirm').getByRole('button', { name: 'No' }).click();
 
-    await page().getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: 'completed', exact: true }).click();
+    await page()
+      .getByRole('navigation', { name: 'Filter runs by status' })
+      .getByRole('link', { name: 'completed', exact: true })
+      .click();
     await expectListed([]);
     await page().getByText('No completed runs match this search.').waitFor();
     expect(new URL(page().url()).searchParams.get('status')).toBe('completed');
     expect(new URL(page().url()).searchParams.get('failedStep')).toBe('charge');
 
-    await page().getByRole('navigation', { name: 'Filter runs by status' }).getByRole('link', { name: 'all', exact: true }).click();
+    await page()
+      .getByRole('navigation', { name: 'Filter runs by status' })
+      .getByRole('link', { name: 'all', exact: true })
+      .click();
     await expectListed(newestFirst(made.failed));
     await bar.getByRole('button', { name: 'Clear' }).click();
     await expectListed(newestFirst([...made.completed, ...made.failed, ...made.mail]));

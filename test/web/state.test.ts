@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { Attempt, Run, Step } from '../../api/dto.js';
 import { prettyBody } from '../../web/src/format.js';
 import { parseRoute, paths } from '../../web/src/router.js';
-import { applyEvent, applyRunDetail, applyRunPage, blocksOf, initialState, openRun, searchKey, stepsOf, type DashboardState } from '../../web/src/state.js';
+import {
+  applyEvent,
+  applyRunDetail,
+  applyRunPage,
+  blocksOf,
+  initialState,
+  openRun,
+  searchKey,
+  stepsOf,
+  type DashboardState,
+} from '../../web/src/state.js';
 
 /** The dashboard's pure parts (web/src/state.ts, format.ts, router.ts), without a browser. */
 
@@ -11,23 +21,66 @@ const id = (n: number): string => `wfr_01JD3W6J8Q7ZC0M5V4XK2N9T${String(n).padSt
 
 function run(n: number, patch: Partial<Run> = {}): Run {
   return {
-    id: id(n), url: 'http://127.0.0.1:3000/workflow', status: 'running', body: '{}', headers: {}, createdAt: T + n, updatedAt: T + n,
-    finishedAt: null, nextAt: null, failures: 0, retries: 3, retryDelayMs: 1000, stepsDone: 0, attempts: 0, outputEncoded: null, error: null,
-    idempotencyKey: null, unreachableSince: null, failureCall: null, failureCallAttempts: 0, ...patch,
+    id: id(n),
+    url: 'http://127.0.0.1:3000/workflow',
+    status: 'running',
+    body: '{}',
+    headers: {},
+    createdAt: T + n,
+    updatedAt: T + n,
+    finishedAt: null,
+    nextAt: null,
+    failures: 0,
+    retries: 3,
+    retryDelayMs: 1000,
+    stepsDone: 0,
+    attempts: 0,
+    outputEncoded: null,
+    error: null,
+    idempotencyKey: null,
+    unreachableSince: null,
+    failureCall: null,
+    failureCallAttempts: 0,
+    ...patch,
   };
 }
 
 function step(index: number, patch: Partial<Step> = {}): Step {
   return {
-    runId: id(1), index, name: `step-${index}`, kind: 'run', status: 'running', outputEncoded: null, error: null, startedAt: T, finishedAt: null,
-    durationMs: null, reportedExecutions: 1, failures: 0, group: index + 1, until: null, eventId: null, request: null, ...patch,
+    runId: id(1),
+    index,
+    name: `step-${index}`,
+    kind: 'run',
+    status: 'running',
+    outputEncoded: null,
+    error: null,
+    startedAt: T,
+    finishedAt: null,
+    durationMs: null,
+    reportedExecutions: 1,
+    failures: 0,
+    group: index + 1,
+    until: null,
+    eventId: null,
+    request: null,
+    ...patch,
   };
 }
 
 function attempt(seq: number, lines: unknown[]): Attempt {
   return {
-    runId: id(1), seq, startedAt: T, durationMs: 5, requestUrl: 'http://127.0.0.1:3000/workflow', requestHeaders: {}, requestBody: '{}',
-    responseStatus: 200, responseHeaders: {}, responseBody: lines.map((l) => JSON.stringify(l)).join('\n'), outcome: 'done', error: null,
+    runId: id(1),
+    seq,
+    startedAt: T,
+    durationMs: 5,
+    requestUrl: 'http://127.0.0.1:3000/workflow',
+    requestHeaders: {},
+    requestBody: '{}',
+    responseStatus: 200,
+    responseHeaders: {},
+    responseBody: lines.map((l) => JSON.stringify(l)).join('\n'),
+    outcome: 'done',
+    error: null,
   };
 }
 
@@ -56,11 +109,19 @@ describe('web state: the run list', () => {
   });
 
   it('places live runs by the search too: a URL prefix decides, a failed-step search adds nothing it cannot check', () => {
-    let state = applyRunPage(initialState, null, { runs: [run(1)], nextCursor: null }, false, { urlPrefix: 'http://127.0.0.1:3000/' });
+    let state = applyRunPage(initialState, null, { runs: [run(1)], nextCursor: null }, false, {
+      urlPrefix: 'http://127.0.0.1:3000/',
+    });
     state = applyEvent(state, { type: 'run', run: run(2) });
     state = applyEvent(state, { type: 'run', run: run(3, { url: 'http://127.0.0.1:4000/workflow' }) });
     expect(listed(state)).toEqual([id(2), id(1)]);
-    let failedStep = applyRunPage(initialState, 'failed', { runs: [run(1, { status: 'failed' })], nextCursor: null }, false, { failedStep: 'charge' });
+    let failedStep = applyRunPage(
+      initialState,
+      'failed',
+      { runs: [run(1, { status: 'failed' })], nextCursor: null },
+      false,
+      { failedStep: 'charge' },
+    );
     failedStep = applyEvent(failedStep, { type: 'run', run: run(2, { status: 'failed' }) });
     expect(listed(failedStep)).toEqual([id(1)]);
     failedStep = applyEvent(failedStep, { type: 'run', run: run(1, { status: 'queued', updatedAt: T + 10 }) }); // resumed: no longer failed
@@ -106,7 +167,11 @@ describe('web state: an opened run', () => {
 
   it('groups steps started together (one group number) and leaves single ones alone', () => {
     const steps = [step(0, { group: 1 }), step(1, { group: 2 }), step(2, { group: 2 }), step(3, { group: 3 })];
-    expect(blocksOf(steps).map((b) => (b.kind === 'single' ? b.step.index : b.steps.map((s) => s.index)))).toEqual([0, [1, 2], 3]);
+    expect(blocksOf(steps).map((b) => (b.kind === 'single' ? b.step.index : b.steps.map((s) => s.index)))).toEqual([
+      0,
+      [1, 2],
+      3,
+    ]);
   });
 });
 
@@ -116,7 +181,6 @@ describe('web format', () => {
     expect(prettyBody('<b>not json</b>')).toBe('<b>not json</b>');
     expect(prettyBody('{broken')).toBe('{broken');
   });
-
 });
 
 describe('web routes', () => {
@@ -132,11 +196,21 @@ describe('web routes', () => {
   });
 
   it('keeps the search in the address: parsed back as built, bad times dropped', () => {
-    const search = { idPrefix: 'wfr_01', urlPrefix: 'https://app/api/', failedStep: 'charge', createdAfter: T, createdBefore: T + 60_000 };
+    const search = {
+      idPrefix: 'wfr_01',
+      urlPrefix: 'https://app/api/',
+      failedStep: 'charge',
+      createdAfter: T,
+      createdBefore: T + 60_000,
+    };
     const path = paths.runs('failed', search);
     const url = new URL(path, 'http://runner');
     expect(parseRoute(url.pathname, url.search)).toEqual({ page: 'runs', status: 'failed', search });
     expect(paths.runs(null, {})).toBe('/');
-    expect(parseRoute('/runs', '?createdAfter=2026-01-31T12:00:00Z&createdBefore=soon&url=')).toEqual({ page: 'runs', status: null, search: { createdAfter: Date.parse('2026-01-31T12:00:00Z') } });
+    expect(parseRoute('/runs', '?createdAfter=2026-01-31T12:00:00Z&createdBefore=soon&url=')).toEqual({
+      page: 'runs',
+      status: null,
+      search: { createdAfter: Date.parse('2026-01-31T12:00:00Z') },
+    });
   });
 });

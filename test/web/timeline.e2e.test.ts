@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../../serve/core/handler.js';
 import { buildWeb } from '../../web/build.js';
 import { startServer, type Endpoint } from '../helpers/endpoint.js';
-import { startApp, startTestRunner, startThroughApp, waitForFinish, waitForRun, type TestApp, type TestRunner } from '../helpers/runner.js';
+import {
+  startApp,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  waitForRun,
+  type TestApp,
+  type TestRunner,
+} from '../helpers/runner.js';
 import { screenshot, waitForText } from './browser.js';
 import { usePages } from './pages.js';
 
@@ -36,11 +44,17 @@ beforeAll(async () => {
   web = mkdtempSync(join(tmpdir(), 'wfkit-web-build-'));
   await buildWeb(web);
   runner = await startTestRunner({ api: { dashboardDir: web } });
-  target = await startServer((_req, res) => void pause(40).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"sent":true}')));
+  target = await startServer(
+    (_req, res) =>
+      void pause(40).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"sent":true}')),
+  );
   const options = { token: runner.token, runnerUrl: runner.url };
   const checkout: Workflow = async (context) => {
     await context.run('reserve', () => 'reserved');
-    await Promise.all([context.run('price-a', () => pause(60).then(() => 1)), context.run('price-b', () => pause(60).then(() => 2))]);
+    await Promise.all([
+      context.run('price-a', () => pause(60).then(() => 1)),
+      context.run('price-b', () => pause(60).then(() => 2)),
+    ]);
     await context.run('charge', () => {
       if (chargeFailuresLeft-- > 0) throw new Error('card network down');
       return 'charged';
@@ -74,7 +88,8 @@ afterAll(async () => {
   rmSync(web, { recursive: true, force: true });
 });
 
-const timelineRow = (key: string): Locator => page().getByTestId('timeline').locator(`[data-testid="timeline-row"][data-key="${key}"]`);
+const timelineRow = (key: string): Locator =>
+  page().getByTestId('timeline').locator(`[data-testid="timeline-row"][data-key="${key}"]`);
 
 /** The laid-out x extent of every span of a kind in a row, left to right. */
 async function boxes(row: Locator, kind: string): Promise<{ left: number; right: number }[]> {
@@ -93,7 +108,9 @@ describe('web dashboard: the run timeline', () => {
     await waitForText(page().getByTestId('run-status'), 'completed');
     const timeline = page().getByTestId('timeline');
     await waitForText(timeline, 'notify');
-    const keys = await timeline.getByTestId('timeline-row').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.key));
+    const keys = await timeline
+      .getByTestId('timeline-row')
+      .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.key));
     expect(keys).toEqual(['run', 'step-0', 'step-1', 'step-2', 'step-3', 'step-4', 'step-5']);
 
     // The run row: the queue delay, then one bar per drive request.
@@ -107,7 +124,9 @@ describe('web dashboard: the run timeline', () => {
     expect(executions).toHaveLength(3);
     expect(await boxes(charge, 'retry-wait')).toHaveLength(2);
     expect(await charge.getByTestId('timeline-failure').count()).toBe(2);
-    expect(await charge.getByTestId('timeline-failure').first().getAttribute('title')).toMatch(/^failed \(attempt \d+\): card network down$/);
+    expect(await charge.getByTestId('timeline-failure').first().getAttribute('title')).toMatch(
+      /^failed \(attempt \d+\): card network down$/,
+    );
 
     // Started together: the two bars overlap in time, and both are bracketed as parallel.
     const [a] = await boxes(timelineRow('step-1'), 'executing');
@@ -127,7 +146,16 @@ describe('web dashboard: the run timeline', () => {
     expect(sleep!.right - sleep!.left).toBeGreaterThan(a!.right - a!.left);
 
     const legend = await page().locator('.tl-legend').innerText();
-    for (const label of ['queued', 'drive request', 'executing', 'waiting to retry', 'sleeping', 'call in flight', 'failed attempt']) expect(legend).toContain(label);
+    for (const label of [
+      'queued',
+      'drive request',
+      'executing',
+      'waiting to retry',
+      'sleeping',
+      'call in flight',
+      'failed attempt',
+    ])
+      expect(legend).toContain(label);
     await screenshot(page(), 'timeline-desktop');
   });
 
@@ -215,9 +243,15 @@ describe('web dashboard: the run timeline', () => {
     // The phone's size before the page opens, so what is measured is the phone layout, not a desktop one mid-reflow.
     await open(`/runs/${checkoutId}`, { viewport: { width: 390, height: 844 } });
     await waitForText(page().getByTestId('timeline'), 'charge');
-    await expect.poll(() => page().evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-    const timelineTop = await page().getByTestId('timeline').evaluate((el) => el.getBoundingClientRect().top);
-    const stepsTop = await page().getByTestId('steps').evaluate((el) => el.getBoundingClientRect().top);
+    await expect
+      .poll(() => page().evaluate(() => document.documentElement.scrollWidth - window.innerWidth))
+      .toBeLessThanOrEqual(0);
+    const timelineTop = await page()
+      .getByTestId('timeline')
+      .evaluate((el) => el.getBoundingClientRect().top);
+    const stepsTop = await page()
+      .getByTestId('steps')
+      .evaluate((el) => el.getBoundingClientRect().top);
     expect(stepsTop).toBeLessThan(timelineTop);
     await screenshot(page(), 'timeline-phone');
   });

@@ -50,7 +50,8 @@ beforeAll(async () => {
   });
   const env = upstashEnv(runner);
   const client = new UpstashClient({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
-  completedId = (await client.trigger({ url: `${app.url}/checkout`, body: {}, retries: 2, retryDelay: '20' })).workflowRunId;
+  completedId = (await client.trigger({ url: `${app.url}/checkout`, body: {}, retries: 2, retryDelay: '20' }))
+    .workflowRunId;
   failedId = (await client.trigger({ url: `${app.url}/broken`, body: {}, retries: 0 })).workflowRunId;
   expect((await waitForFinish(runner.runner, completedId, 20_000)).run.status).toBe('completed');
   expect((await waitForFinish(runner.runner, failedId, 20_000)).run.status).toBe('failed');
@@ -67,7 +68,10 @@ describe('web dashboard: Upstash-protocol runs', () => {
     await open('/');
     const row = page().locator(`[data-testid="run-row"][data-run-id="${failedId}"]`);
     await waitForText(row.getByTestId('protocol-badge'), 'Upstash');
-    await waitForText(page().locator(`[data-testid="run-row"][data-run-id="${completedId}"]`).getByTestId('protocol-badge'), 'Upstash');
+    await waitForText(
+      page().locator(`[data-testid="run-row"][data-run-id="${completedId}"]`).getByTestId('protocol-badge'),
+      'Upstash',
+    );
     await screenshot(page(), 'upstash-run-list');
   });
 
@@ -105,7 +109,9 @@ describe('web dashboard: Upstash-protocol runs', () => {
 
   it('the bulk resume leaves Upstash runs out of its count', async () => {
     const client = new Client({ runnerUrl: runner.url, token: runner.token });
-    expect(await client.bulk({ action: 'resume', filter: { status: 'failed' }, dryRun: true })).toMatchObject({ matched: 0 });
+    expect(await client.bulk({ action: 'resume', filter: { status: 'failed' }, dryRun: true })).toMatchObject({
+      matched: 0,
+    });
     expect(await client.bulk({ action: 'rerun', filter: {}, dryRun: true })).toMatchObject({ matched: 0 });
     // Cancel still applies to them (here: both finished, so matched but refused one by one).
     expect((await client.bulk({ action: 'cancel', filter: {}, dryRun: true })).matched).toBe(2);

@@ -91,7 +91,10 @@ export async function startApps(runner: TestRunner): Promise<Apps> {
     call: await startApp(call, options),
     wait: await startApp(wait, options),
     parallel: await startApp(parallel, options),
-    held: await startApp(async (context) => context.run('slow-step', async () => (await held.promise, 'released')), options),
+    held: await startApp(
+      async (context) => context.run('slow-step', async () => (await held.promise, 'released')),
+      options,
+    ),
   };
   return {
     ...apps,

@@ -38,8 +38,20 @@ describe('context.call', () => {
     await vi.waitFor(() => expect(openDrives()).toBe(0));
     const [step] = await runner.store.listSteps(id);
     expect(step).toMatchObject({
-      index: 0, name: 'charge', kind: 'call', status: 'running', until: null, eventId: null,
-      request: { url: `${target.url}/charge?order=7`, method: 'POST', headers: { 'x-trace': 'trace-1', 'content-type': 'application/json' }, body: '{"amount":42}', timeoutMs: 5000, retries: 0 },
+      index: 0,
+      name: 'charge',
+      kind: 'call',
+      status: 'running',
+      until: null,
+      eventId: null,
+      request: {
+        url: `${target.url}/charge?order=7`,
+        method: 'POST',
+        headers: { 'x-trace': 'trace-1', 'content-type': 'application/json' },
+        body: '{"amount":42}',
+        timeoutMs: 5000,
+        retries: 0,
+      },
     });
     expect(calls.of('after')).toBe(0);
 
@@ -47,15 +59,24 @@ describe('context.call', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, id);
     expect(run.status).toBe('completed');
     const answer = value(run.output) as CallResponse<{ charged: number }>;
-    expect(answer).toEqual({ status: 201, headers: expect.objectContaining({ 'content-type': 'application/json', 'x-answer': 'yes' }), body: { charged: 42 } });
-    expect(steps.map((s) => [s.name, s.kind, s.status])).toEqual([['charge', 'call', 'succeeded'], ['after', 'run', 'succeeded']]);
+    expect(answer).toEqual({
+      status: 201,
+      headers: expect.objectContaining({ 'content-type': 'application/json', 'x-answer': 'yes' }),
+      body: { charged: 42 },
+    });
+    expect(steps.map((s) => [s.name, s.kind, s.status])).toEqual([
+      ['charge', 'call', 'succeeded'],
+      ['after', 'run', 'succeeded'],
+    ]);
     expect(value(steps[0]!.output)).toEqual(answer);
     expect(attempts.map((a) => a.outcome)).toEqual(['suspend', 'done']);
     expect(calls.of('after')).toBe(1);
   });
 
   it('returns a 500 answer as data: the step succeeds with status 500, the body as text', async () => {
-    const target = await worlds.target((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('upstream broke'));
+    const target = await worlds.target((_req, res) =>
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('upstream broke'),
+    );
     const { runner, app } = await worlds.setup(async (context) => {
       const { status, body } = await context.call('get', { url: (context.requestPayload as { url: string }).url });
       return { status, body };
@@ -81,11 +102,19 @@ describe('context.call', () => {
     });
     const id = await startThroughApp(app.url, { url: target.url });
     const { run, steps } = await waitForFinish(runner.runner, id);
-    expect(target.received.map((r) => [r.method, r.body])).toEqual([['PUT', 'x'], ['PUT', 'x']]);
+    expect(target.received.map((r) => [r.method, r.body])).toEqual([
+      ['PUT', 'x'],
+      ['PUT', 'x'],
+    ]);
     expect(run.status).toBe('completed');
     expect(value(run.output)).toBe('used the fallback');
     const message = `Call PUT ${target.url}/ responded 500 (attempt 2/2).`;
-    expect(steps[0]).toMatchObject({ name: 'flaky-api', kind: 'call', status: 'failed', error: { name: 'HttpError', message } });
+    expect(steps[0]).toMatchObject({
+      name: 'flaky-api',
+      kind: 'call',
+      status: 'failed',
+      error: { name: 'HttpError', message },
+    });
     expect(steps[1]).toMatchObject({ name: 'fallback', status: 'succeeded' });
     expect(caught).toHaveLength(1);
     expect(caught[0]).toMatchObject({ name: 'HttpError', message, code: 'STEP_FAILED', step: 'flaky-api' });
@@ -105,7 +134,9 @@ describe('context.call', () => {
     const id = await startThroughApp(app.url, { url: target.url });
     const { run, steps } = await waitForFinish(runner.runner, id);
     const message = `Call GET ${target.url}/ took longer than 200 ms (attempt 1/1).`;
-    expect(steps).toMatchObject([{ name: 'slow-api', kind: 'call', status: 'failed', error: { name: 'TimeoutError', message } }]);
+    expect(steps).toMatchObject([
+      { name: 'slow-api', kind: 'call', status: 'failed', error: { name: 'TimeoutError', message } },
+    ]);
     expect(run).toMatchObject({ status: 'failed', error: { name: 'TimeoutError', message, code: 'STEP_FAILED' } });
     expect(after.of('after')).toBe(0);
   });
@@ -115,17 +146,24 @@ describe('context.call', () => {
     const target = await worlds.target((_req, res) => {
       held.push(res);
       // Both requests are in before either is answered: the runner made them concurrently.
-      if (held.length === 2) for (const [i, r] of held.entries()) r.writeHead(200, { 'content-type': 'application/json' }).end(String(i));
+      if (held.length === 2)
+        for (const [i, r] of held.entries()) r.writeHead(200, { 'content-type': 'application/json' }).end(String(i));
     });
     const { runner, app } = await worlds.setup(async (context) => {
       const url = (context.requestPayload as { url: string }).url;
-      const [a, b] = await Promise.all([context.call('a', { url: `${url}/a` }), context.call('b', { url: `${url}/b` })]);
+      const [a, b] = await Promise.all([
+        context.call('a', { url: `${url}/a` }),
+        context.call('b', { url: `${url}/b` }),
+      ]);
       return [a.body, b.body];
     });
     const id = await startThroughApp(app.url, { url: target.url });
     const { run, steps } = await waitForFinish(runner.runner, id);
     expect(run.status).toBe('completed');
     expect((value(run.output) as number[]).sort()).toEqual([0, 1]);
-    expect(steps.map((s) => [s.name, s.kind, s.group])).toEqual([['a', 'call', 1], ['b', 'call', 1]]);
+    expect(steps.map((s) => [s.name, s.kind, s.group])).toEqual([
+      ['a', 'call', 1],
+      ['b', 'call', 1],
+    ]);
   });
 });

@@ -68,7 +68,11 @@ describe('sharp edges', () => {
 describe('delayMs on POST /v1/runs', () => {
   it('delays the first drive request', async () => {
     const { runner, app } = await worlds.setup(async (context) => context.run('only', () => 'ran'));
-    const { status, body } = await api<{ workflowRunId: string }>(runner, 'POST', '/v1/runs', { url: app.url, body: '{}', delayMs: 500 });
+    const { status, body } = await api<{ workflowRunId: string }>(runner, 'POST', '/v1/runs', {
+      url: app.url,
+      body: '{}',
+      delayMs: 500,
+    });
     expect(status).toBe(201);
     const id = body.workflowRunId;
     const queued = await runner.store.getRun(id);

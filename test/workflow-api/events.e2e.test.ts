@@ -19,7 +19,13 @@ describe('context.waitForEvent', () => {
     const id = await startThroughApp(app.url, { eventId: 'order-1' });
     const waiting = await waitForRun(runner.runner, id, (r) => r.status === 'waiting');
     const [step] = await runner.store.listSteps(id);
-    expect(step).toMatchObject({ name: 'approval', kind: 'wait', status: 'running', eventId: 'order-1', until: expect.any(Number) });
+    expect(step).toMatchObject({
+      name: 'approval',
+      kind: 'wait',
+      status: 'running',
+      eventId: 'order-1',
+      until: expect.any(Number),
+    });
     // The default timeout is 7 days; the run is due again then.
     expect(step!.until! - step!.startedAt).toBeGreaterThan(7 * 24 * 3_600_000 - 60_000);
     expect(waiting.nextAt).toBe(step!.until);
@@ -75,13 +81,20 @@ describe('context.waitForEvent', () => {
     const { runner } = await worlds.setup(waiter);
     const anonymous = await fetch(`${runner.url}/v1/events/e`, { method: 'POST', body: '{}' });
     expect(anonymous.status).toBe(401);
-    const array = await fetch(`${runner.url}/v1/events/e`, { method: 'POST', headers: { authorization: `Bearer ${runner.token}` }, body: '[1]' });
+    const array = await fetch(`${runner.url}/v1/events/e`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runner.token}` },
+      body: '[1]',
+    });
     expect(array.status).toBe(400);
   });
 
   it('wakes every run waiting for the same event id with one notify', async () => {
     const { runner, app } = await worlds.setup(waiter);
-    const ids = [await startThroughApp(app.url, { eventId: 'shared' }), await startThroughApp(app.url, { eventId: 'shared' })];
+    const ids = [
+      await startThroughApp(app.url, { eventId: 'shared' }),
+      await startThroughApp(app.url, { eventId: 'shared' }),
+    ];
     for (const id of ids) await waitForRun(runner.runner, id, (r) => r.status === 'waiting');
     const { body } = await notify(runner, 'shared', 'go');
     expect([...body.delivered].sort()).toEqual([...ids].sort());
@@ -104,7 +117,10 @@ describe('a notify that arrives before the wait', () => {
     const later = await startThroughApp(app.url, { eventId: 'early' });
     await waitForRun(runner.runner, later, (r) => r.status === 'waiting');
     expect((await notify(runner, 'early', { n: 2 })).body).toEqual({ delivered: [later], kept: false });
-    expect(value((await waitForFinish(runner.runner, later)).run.output)).toEqual({ eventData: { n: 2 }, timeout: false });
+    expect(value((await waitForFinish(runner.runner, later)).run.output)).toEqual({
+      eventData: { n: 2 },
+      timeout: false,
+    });
   });
 
   it('is kept when sent while the step before the wait still runs, and delivered', async () => {
@@ -125,19 +141,29 @@ describe('a notify that arrives before the wait', () => {
     release.open();
     const { run, steps } = await waitForFinish(runner.runner, id);
     expect(value(run.output)).toEqual({ eventData: 'fast reply', timeout: false });
-    expect(steps.map((s) => [s.name, s.kind, s.status])).toEqual([['send-request', 'run', 'succeeded'], ['reply', 'wait', 'succeeded']]);
+    expect(steps.map((s) => [s.name, s.kind, s.status])).toEqual([
+      ['send-request', 'run', 'succeeded'],
+      ['reply', 'wait', 'succeeded'],
+    ]);
   });
 
   it('is not delivered once kept longer than eventKeepMs', async () => {
     // The runner's clock jumps past the keep window: no real time has to pass.
     let skew = 0;
-    const { runner, app } = await worlds.setup(waiter, {}, { runner: { eventKeepMs: 60_000, now: () => Date.now() + skew } });
+    const { runner, app } = await worlds.setup(
+      waiter,
+      {},
+      { runner: { eventKeepMs: 60_000, now: () => Date.now() + skew } },
+    );
     expect((await notify(runner, 'stale', 'old news')).body).toEqual({ delivered: [], kept: true });
     skew = 61_000;
     const id = await startThroughApp(app.url, { eventId: 'stale', timeout: 3600 });
     await waitForRun(runner.runner, id, (r) => r.status === 'waiting');
     expect((await notify(runner, 'stale', 'fresh news')).body).toEqual({ delivered: [id], kept: false });
-    expect(value((await waitForFinish(runner.runner, id)).run.output)).toEqual({ eventData: 'fresh news', timeout: false });
+    expect(value((await waitForFinish(runner.runner, id)).run.output)).toEqual({
+      eventData: 'fresh news',
+      timeout: false,
+    });
   });
 });
 

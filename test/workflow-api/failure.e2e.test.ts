@@ -36,9 +36,13 @@ describe('retry options', () => {
     const calls = new Counter();
     const { runner, app } = await worlds.setup(
       async (context) => {
-        await context.run('once', () => {
-          throw new Error(`try ${calls.hit('once')}`);
-        }, { retries: 0 });
+        await context.run(
+          'once',
+          () => {
+            throw new Error(`try ${calls.hit('once')}`);
+          },
+          { retries: 0 },
+        );
       },
       { retries: 5 },
     );
@@ -70,15 +74,22 @@ describe('retry options', () => {
     worlds.defer(never.open);
     const calls = new Counter();
     const { runner, app } = await worlds.setup(async (context) => {
-      await context.run('slow', async () => {
-        calls.hit('slow');
-        await never.promise;
-      }, { timeout: 0.1, retries: 1 });
+      await context.run(
+        'slow',
+        async () => {
+          calls.hit('slow');
+          await never.promise;
+        },
+        { timeout: 0.1, retries: 1 },
+      );
     });
     const { run, steps, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     const message = 'Step "slow" took longer than its timeout of 100 ms.';
     expect(calls.of('slow')).toBe(2);
-    expect(attempts.slice(0, 2).map((a) => a.error)).toMatchObject([{ code: 'TIMEOUT', message }, { code: 'TIMEOUT', message }]);
+    expect(attempts.slice(0, 2).map((a) => a.error)).toMatchObject([
+      { code: 'TIMEOUT', message },
+      { code: 'TIMEOUT', message },
+    ]);
     expect(steps).toMatchObject([{ name: 'slow', status: 'failed', reportedExecutions: 2, error: { message } }]);
     expect(run).toMatchObject({ status: 'failed', error: { message } });
   });
@@ -86,7 +97,10 @@ describe('retry options', () => {
 
 describe('failureFunction', () => {
   /** Records every call of the failureFunction (the route's process is this test's). */
-  function recorder(fail?: Error): { calls: FailureFunctionArgs[]; failureFunction: (args: FailureFunctionArgs) => Promise<void> } {
+  function recorder(fail?: Error): {
+    calls: FailureFunctionArgs[];
+    failureFunction: (args: FailureFunctionArgs) => Promise<void>;
+  } {
     const calls: FailureFunctionArgs[] = [];
     return {
       calls,
@@ -120,7 +134,9 @@ describe('failureFunction', () => {
     // The route says it has a failureFunction; the runner logs the call as one more attempt.
     expect(attempts[1]!.responseHeaders).toMatchObject({ 'wf-failure-function': '1' });
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'failure-function done']);
-    expect(JSON.parse(attempts[2]!.requestBody)).toMatchObject({ failure: { error: { message: 'card declined' }, failedStep: { name: 'charge' } } });
+    expect(JSON.parse(attempts[2]!.requestBody)).toMatchObject({
+      failure: { error: { message: 'card declined' }, failedStep: { name: 'charge' } },
+    });
   });
 
   it('gets no failed step when the workflow itself threw', async () => {
@@ -173,7 +189,10 @@ describe('failureFunction', () => {
     const { run, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     expect(calls).toHaveLength(1);
     expect(run).toMatchObject({ status: 'failed', error: { message: 'card declined' } });
-    expect(attempts.at(-1)).toMatchObject({ outcome: 'failure-function failed', error: { message: 'alerting is down' } });
+    expect(attempts.at(-1)).toMatchObject({
+      outcome: 'failure-function failed',
+      error: { message: 'alerting is down' },
+    });
     expect(attempts).toHaveLength(3);
   });
 });

@@ -33,7 +33,10 @@ describe('context.invoke', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, parentId);
     expect(run.status).toBe('completed');
     expect(value(run.output)).toEqual({ body: 42, isFailed: false, isCanceled: false, seen: true });
-    expect(steps.map((s) => [s.kind, s.name, s.status])).toEqual([['invoke', 'child', 'succeeded'], ['run', 'after', 'succeeded']]);
+    expect(steps.map((s) => [s.kind, s.name, s.status])).toEqual([
+      ['invoke', 'child', 'succeeded'],
+      ['run', 'after', 'succeeded'],
+    ]);
     // Suspended once, woken by the child's end: no drive held open meanwhile.
     expect(attempts.map((a) => a.outcome)).toEqual(['suspend', 'done']);
     expect(openDrives()).toBe(0);
@@ -42,7 +45,13 @@ describe('context.invoke', () => {
     const childId = parent.body.steps[0].childRunId as string;
     expect(childId).toMatch(/^wfr_/);
     const child = await api(runner, 'GET', `/v1/runs/${childId}`);
-    expect(child.body.run).toMatchObject({ status: 'completed', output: 42, parentRunId: parentId, parentStepIndex: 0, idempotencyKey: `invoke:${parentId}:0` });
+    expect(child.body.run).toMatchObject({
+      status: 'completed',
+      output: 42,
+      parentRunId: parentId,
+      parentStepIndex: 0,
+      idempotencyKey: `invoke:${parentId}:0`,
+    });
     expect(child.body.run.body).toBe('{"child":21}');
     expect((await runner.store.listRuns({})).runs).toHaveLength(2);
 
@@ -50,13 +59,17 @@ describe('context.invoke', () => {
     const client = new Client({ runnerUrl: runner.url, token: runner.token });
     const childDetail = await client.get(childId);
     expect(childDetail.run).toMatchObject({ parentRunId: parentId, parentStepIndex: 0 });
-    expect(runStory(childDetail.run, childDetail.steps, childDetail.attempts).at(-1)).toContain(`child of ${parentId} step 0`);
+    expect(runStory(childDetail.run, childDetail.steps, childDetail.attempts).at(-1)).toContain(
+      `child of ${parentId} step 0`,
+    );
     const parentDetail = await client.get(parentId);
-    expect(runStory(parentDetail.run, parentDetail.steps, parentDetail.attempts).join('\n')).toContain(`step 0 invoke child succeeded`);
+    expect(runStory(parentDetail.run, parentDetail.steps, parentDetail.attempts).join('\n')).toContain(
+      `step 0 invoke child succeeded`,
+    );
     expect(parentDetail.steps[0]!.childRunId).toBe(childId);
   });
 
-  it('starts the child under the invoke\'s flow control: children of two parents never overlap, both parents complete', async () => {
+  it("starts the child under the invoke's flow control: children of two parents never overlap, both parents complete", async () => {
     let now = 0;
     let max = 0;
     const { runner, app } = await worlds.setup(async (context) => {
@@ -71,12 +84,19 @@ describe('context.invoke', () => {
           return payload.child! * 2;
         });
       }
-      const result = await context.invoke<number>('child', { url: '/workflow', body: { child: payload.parent! }, flowControl: { key: 'k', parallelism: 1 } });
+      const result = await context.invoke<number>('child', {
+        url: '/workflow',
+        body: { child: payload.parent! },
+        flowControl: { key: 'k', parallelism: 1 },
+      });
       return result.body;
     });
     const parents = [await startThroughApp(app.url, { parent: 1 }), await startThroughApp(app.url, { parent: 2 })];
     const runs = await Promise.all(parents.map((id) => waitForFinish(runner.runner, id, 20_000)));
-    expect(runs.map(({ run }) => [run.status, value(run.output)])).toEqual([['completed', 2], ['completed', 4]]);
+    expect(runs.map(({ run }) => [run.status, value(run.output)])).toEqual([
+      ['completed', 2],
+      ['completed', 4],
+    ]);
     expect(max).toBe(1);
     for (const id of parents) {
       const step = (await runner.store.listSteps(id))[0]!;
@@ -102,7 +122,10 @@ describe('context.invoke', () => {
     const parentId = await startThroughApp(parentApp.url, childApp.url);
     const { run } = await waitForFinish(runner.runner, parentId);
     expect(run.status).toBe('completed');
-    const output = value(run.output) as { ok: unknown; bad: { body: { message: string }; isFailed: boolean; isCanceled: boolean } };
+    const output = value(run.output) as {
+      ok: unknown;
+      bad: { body: { message: string }; isFailed: boolean; isCanceled: boolean };
+    };
     expect(output.ok).toEqual({ body: 'child saw hello', isFailed: false, isCanceled: false });
     expect(output.bad.isFailed).toBe(true);
     expect(output.bad.isCanceled).toBe(false);
@@ -191,7 +214,11 @@ describe('context.invoke and credentials', () => {
   it("keeps a credential header out of the parent's step and attempt log, as a call's", async () => {
     const { runner, app } = await worlds.setup(async (context) => {
       if (context.requestPayload !== undefined) return 'child';
-      return context.invoke('child', { url: '/workflow', body: { child: true }, headers: { authorization: 'Bearer secret-xyz', 'x-plain': 'visible' } });
+      return context.invoke('child', {
+        url: '/workflow',
+        body: { child: true },
+        headers: { authorization: 'Bearer secret-xyz', 'x-plain': 'visible' },
+      });
     });
     const parentId = await startThroughApp(app.url);
     const { run, steps, attempts } = await waitForFinish(runner.runner, parentId);

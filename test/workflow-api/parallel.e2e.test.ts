@@ -8,10 +8,13 @@ import { api, useWorlds, value } from './world.js';
 const worlds = useWorlds();
 
 const lines = (body: string | null): string[] =>
-  (body ?? '').split('\n').filter(Boolean).map((line) => {
-    const o = decodeOutcome(line);
-    return 'name' in o ? `${o.t}:${o.name}` : o.t;
-  });
+  (body ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const o = decodeOutcome(line);
+      return 'name' in o ? `${o.t}:${o.name}` : o.t;
+    });
 
 describe('parallel steps', () => {
   it('runs a and b at the same time beside a sleep, in one group, and replays them without running them again', async () => {
@@ -56,7 +59,13 @@ describe('parallel steps', () => {
     // The second drive answered a, b and c from their records: the fns ran once.
     const replayed = JSON.parse(attempts[1]!.requestBody) as { steps: { name: string }[] };
     expect(replayed.steps.map((s) => s.name)).toEqual(['a', 'b', 'c']);
-    expect(calls.counts).toEqual(new Map([['a', 1], ['b', 1], ['d', 1]]));
+    expect(calls.counts).toEqual(
+      new Map([
+        ['a', 1],
+        ['b', 1],
+        ['d', 1],
+      ]),
+    );
   });
 
   it('keeps the result of a step that finished beside a failing one, and retries only the failing one', async () => {
@@ -78,7 +87,12 @@ describe('parallel steps', () => {
       ['steady', 'succeeded', 1, 1],
       ['flaky', 'succeeded', 2, 1],
     ]);
-    expect(calls.counts).toEqual(new Map([['steady', 1], ['flaky', 2]]));
+    expect(calls.counts).toEqual(
+      new Map([
+        ['steady', 1],
+        ['flaky', 2],
+      ]),
+    );
   });
 });
 
@@ -96,8 +110,16 @@ describe('parallel steps that finish out of order', () => {
     );
     const { run, steps, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     expect(value(run.output)).toEqual(['F', 'S']);
-    expect(calls.counts).toEqual(new Map([['flaky', 2], ['steady', 1]]));
-    expect(steps.map((s) => [s.name, s.status, s.reportedExecutions])).toEqual([['flaky', 'succeeded', 2], ['steady', 'succeeded', 1]]);
+    expect(calls.counts).toEqual(
+      new Map([
+        ['flaky', 2],
+        ['steady', 1],
+      ]),
+    );
+    expect(steps.map((s) => [s.name, s.status, s.reportedExecutions])).toEqual([
+      ['flaky', 'succeeded', 2],
+      ['steady', 'succeeded', 1],
+    ]);
     // The retry's drive request holds flaky's position open and carries steady's result.
     expect(JSON.parse(attempts[1]!.requestBody).steps).toEqual([
       { index: 0, name: 'flaky', kind: 'run', pending: true },
@@ -121,7 +143,12 @@ describe('parallel steps that finish out of order', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     expect(run.status).toBe('completed');
     expect(value(run.output)).toBe('FS');
-    expect(calls.counts).toEqual(new Map([['flaky', 2], ['steady', 1]]));
+    expect(calls.counts).toEqual(
+      new Map([
+        ['flaky', 2],
+        ['steady', 1],
+      ]),
+    );
     expect(steps.map((s) => [s.name, s.kind, s.status, s.reportedExecutions])).toEqual([
       ['nap', 'sleep', 'succeeded', 1],
       ['flaky', 'run', 'succeeded', 2],
@@ -153,10 +180,26 @@ describe('parallel steps that finish out of order', () => {
     const { run, steps } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     expect(run.status).toBe('completed');
     expect(value(run.output)).toBe('timer');
-    expect(calls.counts).toEqual(new Map([['next', 1], ['last', 1]]));
-    expect(steps.map((s) => [s.name, s.kind])).toEqual([['timer', 'sleep'], ['reply', 'wait'], ['next', 'run'], ['pause', 'sleep'], ['last', 'run']]);
+    expect(calls.counts).toEqual(
+      new Map([
+        ['next', 1],
+        ['last', 1],
+      ]),
+    );
+    expect(steps.map((s) => [s.name, s.kind])).toEqual([
+      ['timer', 'sleep'],
+      ['reply', 'wait'],
+      ['next', 'run'],
+      ['pause', 'sleep'],
+      ['last', 'run'],
+    ]);
     // The losing wait was never resolved: the run finished without it.
-    expect(steps.filter((s) => s.status === 'succeeded').map((s) => s.name)).toEqual(['timer', 'next', 'pause', 'last']);
+    expect(steps.filter((s) => s.status === 'succeeded').map((s) => s.name)).toEqual([
+      'timer',
+      'next',
+      'pause',
+      'last',
+    ]);
   });
 });
 
@@ -187,7 +230,9 @@ describe('cancelling', () => {
     expect(status).toBe(200);
     expect(body.run).toMatchObject({ id, status: 'cancelled', nextAt: null });
     const steps = await runner.store.listSteps(id);
-    expect(steps).toMatchObject([{ name: 'long-nap', kind: 'sleep', status: 'cancelled', finishedAt: expect.any(Number) }]);
+    expect(steps).toMatchObject([
+      { name: 'long-nap', kind: 'sleep', status: 'cancelled', finishedAt: expect.any(Number) },
+    ]);
     expect(await runner.store.nextDueAt()).toBeNull();
     expect(after.of('after')).toBe(0);
   });

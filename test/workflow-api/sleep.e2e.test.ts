@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Counter, startTestRunner, startThroughApp, waitForFinish, waitForRun, type TestRunner } from '../helpers/runner.js';
+import {
+  Counter,
+  startTestRunner,
+  startThroughApp,
+  waitForFinish,
+  waitForRun,
+  type TestRunner,
+} from '../helpers/runner.js';
 import { useWorlds, value } from './world.js';
 
 /** `context.sleep` and `sleepUntil` end the request; the runner wakes the run when due, restarts included. */
@@ -22,7 +29,16 @@ describe('context.sleep', () => {
     const sleeping = await waitForRun(runner.runner, id, (r) => r.status === 'sleeping');
     const [before, nap] = await runner.store.listSteps(id);
     expect(before).toMatchObject({ name: 'before', kind: 'run', status: 'succeeded' });
-    expect(nap).toMatchObject({ index: 1, name: 'nap', kind: 'sleep', status: 'running', group: 2, until: expect.any(Number), eventId: null, request: null });
+    expect(nap).toMatchObject({
+      index: 1,
+      name: 'nap',
+      kind: 'sleep',
+      status: 'running',
+      group: 2,
+      until: expect.any(Number),
+      eventId: null,
+      request: null,
+    });
     expect(sleeping.nextAt).toBe(nap!.until);
     // The route set the wake-up 1 s after it reached the sleep, during the first drive request.
     const [first] = await runner.store.listAttempts(id);
@@ -44,7 +60,12 @@ describe('context.sleep', () => {
     expect(attempts.map((a) => a.outcome)).toEqual(['suspend', 'done']);
     // The second drive is not sent before the wake-up time.
     expect(attempts[1]!.startedAt).toBeGreaterThanOrEqual(nap!.until!);
-    expect(calls.counts).toEqual(new Map([['before', 1], ['after', 1]]));
+    expect(calls.counts).toEqual(
+      new Map([
+        ['before', 1],
+        ['after', 1],
+      ]),
+    );
   });
 
   it('reads a duration string', async () => {
@@ -129,6 +150,11 @@ describe('a sleep across a runner restart', () => {
       ['after', 'succeeded', 1],
     ]);
     expect(attempts.map((a) => a.outcome)).toEqual(['suspend', 'done']);
-    expect(calls.counts).toEqual(new Map([['before', 1], ['after', 1]]));
+    expect(calls.counts).toEqual(
+      new Map([
+        ['before', 1],
+        ['after', 1],
+      ]),
+    );
   });
 });

@@ -6,7 +6,14 @@ import { useWorlds, value } from './world.js';
 
 const worlds = useWorlds();
 
-const rich = () => ({ d: new Date(0), m: new Map([[1, 'a']]), s: new Set([1]), b: 10n, u: undefined, nested: { x: [1, { y: undefined }] } });
+const rich = () => ({
+  d: new Date(0),
+  m: new Map([[1, 'a']]),
+  s: new Set([1]),
+  b: 10n,
+  u: undefined,
+  nested: { x: [1, { y: undefined }] },
+});
 
 describe('step values', () => {
   it('round-trip Date, Map, Set, BigInt and undefined through the store to the next step', async () => {
@@ -46,8 +53,19 @@ describe('step values', () => {
   });
 
   it.each([
-    ['a function', () => ({ callback: () => 1 }), /Cannot store the value returned by step "bad": a function at `\.callback` cannot be serialized/],
-    ['a class instance', () => new (class Invoice { total = 1 })(), /Cannot store the value returned by step "bad": an instance of Invoice cannot be serialized/],
+    [
+      'a function',
+      () => ({ callback: () => 1 }),
+      /Cannot store the value returned by step "bad": a function at `\.callback` cannot be serialized/,
+    ],
+    [
+      'a class instance',
+      () =>
+        new (class Invoice {
+          total = 1;
+        })(),
+      /Cannot store the value returned by step "bad": an instance of Invoice cannot be serialized/,
+    ],
   ])('fail a step returning %s for good, naming the step and the type', async (_label, make, message) => {
     const calls = new Counter();
     const { runner, app } = await worlds.setup(async (context) => {
@@ -56,7 +74,9 @@ describe('step values', () => {
     const { run, steps, attempts } = await waitForFinish(runner.runner, await startThroughApp(app.url));
     // Not retryable: one execution, then the replay rethrows it and the run fails.
     expect(calls.of('bad')).toBe(1);
-    expect(steps).toMatchObject([{ name: 'bad', status: 'failed', reportedExecutions: 1, error: { code: 'SERIALIZATION' } }]);
+    expect(steps).toMatchObject([
+      { name: 'bad', status: 'failed', reportedExecutions: 1, error: { code: 'SERIALIZATION' } },
+    ]);
     expect(steps[0]!.error!.message).toMatch(message);
     expect(run.status).toBe('failed');
     expect(run.error!.message).toMatch(message);

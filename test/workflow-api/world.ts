@@ -4,7 +4,14 @@ import { Header } from '../../protocol/headers.js';
 import { decodeValue } from '../../protocol/values.js';
 import type { Workflow } from '../../serve/core/handler.js';
 import { startServer } from '../helpers/endpoint.js';
-import { startApp, startTestRunner, type AppOptions, type TestApp, type TestRunner, type TestRunnerOptions } from '../helpers/runner.js';
+import {
+  startApp,
+  startTestRunner,
+  type AppOptions,
+  type TestApp,
+  type TestRunner,
+  type TestRunnerOptions,
+} from '../helpers/runner.js';
 
 /**
  * Shared set-up of the workflow API suites: a real runner (SQLite file, HTTP API) and the real
@@ -47,7 +54,11 @@ export function useWorlds(): Worlds {
     for (const server of servers.splice(0)) await server.close();
   });
 
-  async function app(runner: TestRunner, workflow: Workflow<any, any>, options: Partial<AppOptions> = {}): Promise<World> {
+  async function app(
+    runner: TestRunner,
+    workflow: Workflow<any, any>,
+    options: Partial<AppOptions> = {},
+  ): Promise<World> {
     let open = 0;
     const started = await startApp(workflow, {
       token: runner.token,
@@ -93,7 +104,12 @@ export function useWorlds(): Worlds {
 }
 
 /** Calls the runner API with the runner's token; answers the status and the parsed JSON body. */
-export async function api<T = any>(runner: TestRunner, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function api<T = any>(
+  runner: TestRunner,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const response = await fetch(runner.url + path, {
     method,
     headers: { authorization: `Bearer ${runner.token}`, 'content-type': 'application/json' },
@@ -103,7 +119,11 @@ export async function api<T = any>(runner: TestRunner, method: string, path: str
 }
 
 /** `POST /v1/events/:eventId` with `{ data }`. */
-export function notify(runner: TestRunner, eventId: string, data?: unknown): Promise<{ status: number; body: { delivered: string[]; kept: boolean } }> {
+export function notify(
+  runner: TestRunner,
+  eventId: string,
+  data?: unknown,
+): Promise<{ status: number; body: { delivered: string[]; kept: boolean } }> {
   return api(runner, 'POST', `/v1/events/${encodeURIComponent(eventId)}`, data === undefined ? {} : { data });
 }
 

@@ -18,8 +18,25 @@ type Hint = [key: string, label: string];
 const MOVE: Hint = ['↑↓/jk', 'move'];
 const HINTS: Record<View, Hint[]> = {
   runs: [MOVE, ['enter', 'open'], ['/', 'filter'], ['c', 'cancel'], ['r', 'rerun'], ['R', 'resume'], ['q', 'quit']],
-  run: [MOVE, ['enter', 'step'], ['esc', 'back'], ['/', 'filter'], ['c', 'cancel'], ['r', 'rerun'], ['R', 'resume'], ['q', 'quit']],
-  step: [['↑↓/jk', 'scroll'], ['pgup/pgdn', 'page'], ['esc', 'back'], ['c', 'cancel'], ['r', 'rerun'], ['R', 'resume'], ['q', 'quit']],
+  run: [
+    MOVE,
+    ['enter', 'step'],
+    ['esc', 'back'],
+    ['/', 'filter'],
+    ['c', 'cancel'],
+    ['r', 'rerun'],
+    ['R', 'resume'],
+    ['q', 'quit'],
+  ],
+  step: [
+    ['↑↓/jk', 'scroll'],
+    ['pgup/pgdn', 'page'],
+    ['esc', 'back'],
+    ['c', 'cancel'],
+    ['r', 'rerun'],
+    ['R', 'resume'],
+    ['q', 'quit'],
+  ],
 };
 
 const LOG: Hint = ['l', 'logs'];
@@ -30,8 +47,12 @@ export function footerText(view: View, width: number, log = false, restartable =
   const hints = log ? [...keys.slice(0, -1), LOG, ...keys.slice(-1)] : keys;
   const full = hints.map(([key, label]) => `${key} ${label}`).join(' · ');
   if (full.length <= width) return full;
-  const compact = hints.map(([key, label]) => `${key.replace('/jk', '').replace('pgup/pgdn', 'pg')} ${label}`).join(' ');
-  return compact.length <= width ? compact : hints.map(([key]) => key.replace('/jk', '').replace('pgup/pgdn', 'pg')).join(' ');
+  const compact = hints
+    .map(([key, label]) => `${key.replace('/jk', '').replace('pgup/pgdn', 'pg')} ${label}`)
+    .join(' ');
+  return compact.length <= width
+    ? compact
+    : hints.map(([key]) => key.replace('/jk', '').replace('pgup/pgdn', 'pg')).join(' ');
 }
 
 /** Bottom line: the keys of this view, or the filter prompt while typing one. */
@@ -42,7 +63,9 @@ export function Footer({ view, filtering, filter, width, log = false, restartabl
         <Text bold>/</Text>
         {filter}
         <Text inverse> </Text>
-        <Text dimColor>{width >= 50 ? `   enter keep · esc clear${width - filter.length >= 90 ? ` · ${SEARCH_HELP}` : ''}` : ''}</Text>
+        <Text dimColor>
+          {width >= 50 ? `   enter keep · esc clear${width - filter.length >= 90 ? ` · ${SEARCH_HELP}` : ''}` : ''}
+        </Text>
       </Text>
     );
   }

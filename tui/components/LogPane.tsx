@@ -39,7 +39,16 @@ export function LogPane({ title, lines, total, width, height, color }: LogPanePr
       <Text dimColor>{head + '─'.repeat(Math.max(0, width - head.length))}</Text>
       {shown.map((entry, i) => {
         const own = entry.source === 'wf';
-        const tone = entry.level === 'error' ? 'red' : entry.level === 'warn' ? 'yellow' : own ? 'cyan' : entry.stream === 'stderr' ? 'yellow' : undefined;
+        const tone =
+          entry.level === 'error'
+            ? 'red'
+            : entry.level === 'warn'
+              ? 'yellow'
+              : own
+                ? 'cyan'
+                : entry.stream === 'stderr'
+                  ? 'yellow'
+                  : undefined;
         const text = truncate((own ? 'wf: ' : '') + plainText(entry.text), width);
         return (
           <Text key={total - shown.length + i} wrap="truncate-end" color={tone ? paint(color, tone) : undefined}>

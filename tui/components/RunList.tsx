@@ -51,37 +51,70 @@ function workflowName(url: string, width: number): string {
 function runCells(run: Run, now: number, c: Columns): { status: string; rest: string; note: string } {
   const took = formatDuration((run.finishedAt ?? now) - run.createdAt);
   // An outage or a failureFunction call still owed takes the workflow's column: it is what matters now.
-  const note = runNotes(run, (ms) => clock(ms, now)).filter((n) => n.tone !== 'ok').map((n) => n.text).join(' · ');
+  const note = runNotes(run, (ms) => clock(ms, now))
+    .filter((n) => n.tone !== 'ok')
+    .map((n) => n.text)
+    .join(' · ');
   // The protocol badge of the web dashboard, as a word before the workflow (an Upstash app's run).
   const label = protocolLabel(run);
   const tag = label === null ? '' : `[${label}] `;
   const cells = [
     fit(run.id, 30),
-    c.path > 0 && note === '' ? fit(tag + workflowName(run.url, Math.max(1, c.path - tag.length)), c.path) : c.path > 0 ? fit(tag + note, c.path) : '',
+    c.path > 0 && note === ''
+      ? fit(tag + workflowName(run.url, Math.max(1, c.path - tag.length)), c.path)
+      : c.path > 0
+        ? fit(tag + note, c.path)
+        : '',
     c.started ? fit(clock(run.createdAt, now), c.started) : '',
-    fit(run.finishedAt === null && run.status !== 'queued' ? `${took}…` : run.status === 'queued' ? '' : took, c.took, 'right'),
+    fit(
+      run.finishedAt === null && run.status !== 'queued' ? `${took}…` : run.status === 'queued' ? '' : took,
+      c.took,
+      'right',
+    ),
     fit(String(run.stepsDone), c.steps, 'right'),
   ];
   // Too narrow for the workflow column: the note goes at the end of the row.
-  return { status: c.status ? fit(run.status, c.status) + ' ' : '', rest: cells.filter((cell) => cell !== '').join(' '), note: c.path > 0 ? '' : note };
+  return {
+    status: c.status ? fit(run.status, c.status) + ' ' : '',
+    rest: cells.filter((cell) => cell !== '').join(' '),
+    note: c.path > 0 ? '' : note,
+  };
 }
 
 /** The run list, newest first: a glyph and colour per status, one row per run on screen. */
 export function RunList({ runs, selected, width, height, now, color, total, filter }: RunListProps) {
   const c = runColumns(width);
-  const titles = ['    ', c.status ? fit('STATUS', c.status) + ' ' : '', fit('RUN', 30), c.path > 0 ? ' ' + fit('WORKFLOW', c.path) : '', c.started ? ' ' + fit('STARTED', c.started) : '', ' ' + fit('DURATION', c.took, 'right'), ' ' + fit('STEPS', c.steps, 'right')];
+  const titles = [
+    '    ',
+    c.status ? fit('STATUS', c.status) + ' ' : '',
+    fit('RUN', 30),
+    c.path > 0 ? ' ' + fit('WORKFLOW', c.path) : '',
+    c.started ? ' ' + fit('STARTED', c.started) : '',
+    ' ' + fit('DURATION', c.took, 'right'),
+    ' ' + fit('STEPS', c.steps, 'right'),
+  ];
   if (runs.length === 0) {
-    const empty = filter === '' || total === 0 ? 'No runs yet. Start one: POST to your workflow route, or `wf trigger <url>`.' : `No runs match "${filter}" (esc clears the filter).`;
+    const empty =
+      filter === '' || total === 0
+        ? 'No runs yet. Start one: POST to your workflow route, or `wf trigger <url>`.'
+        : `No runs match "${filter}" (esc clears the filter).`;
     return (
       <Box flexDirection="column" height={height}>
-        <Text bold wrap="truncate-end">{titles.join('')}</Text>
-        <Text dimColor wrap="truncate-end">  {empty}</Text>
+        <Text bold wrap="truncate-end">
+          {titles.join('')}
+        </Text>
+        <Text dimColor wrap="truncate-end">
+          {' '}
+          {empty}
+        </Text>
       </Box>
     );
   }
   return (
     <Box flexDirection="column" height={height}>
-      <Text bold wrap="truncate-end">{titles.join('')}</Text>
+      <Text bold wrap="truncate-end">
+        {titles.join('')}
+      </Text>
       {runs.slice(0, Math.max(0, height - 1)).map((run, i) => {
         const { status, rest, note } = runCells(run, now, c);
         const isSelected = i === selected;

@@ -46,7 +46,14 @@ function groupMarks(steps: readonly Step[]): string[] {
  * Step table widths: narrow terminals drop the kind and the status word (the glyph stays). From
  * 110 columns a timeline bar per step sits before the detail, wider from 140.
  */
-export function stepColumns(width: number): { name: number; kind: number; status: number; tries: number; took: number; bar: number } {
+export function stepColumns(width: number): {
+  name: number;
+  kind: number;
+  status: number;
+  tries: number;
+  took: number;
+  bar: number;
+} {
   const bar = width >= 140 ? 24 : width >= 110 ? 16 : 0;
   // Kind is 7 wide: "invoke" and a space.
   if (width >= 80) return { name: width >= 120 ? 28 : 20, kind: 7, status: 11, tries: 8, took: 8, bar };
@@ -57,13 +64,24 @@ function runSummary(run: Run, attempts: readonly Attempt[], now: number): [strin
   const took = formatDuration((run.finishedAt ?? now) - run.createdAt);
   // Before the first drive (view/timeline.ts); unknown while the attempts of a driven run are still loading.
   const queue = queueSpan(run, attempts, now);
-  const queued = attempts.length === 0 && run.attempts > 0 ? '' : ` · queued ${formatDuration(queue.end - queue.start)}${queue.open ? ' so far' : ''}`;
+  const queued =
+    attempts.length === 0 && run.attempts > 0
+      ? ''
+      : ` · queued ${formatDuration(queue.end - queue.start)}${queue.open ? ' so far' : ''}`;
   // An outage or a failureFunction call leads the result line (it says when the next try is).
-  const notes = runNotes(run, (ms) => clock(ms, now)).map((n) => n.text).join(' · ');
-  const next = notes === '' && run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
-  const retry = run.failures > 0 ? ` · ${run.failures} failure${run.failures === 1 ? '' : 's'} (retries ${run.retries})` : '';
+  const notes = runNotes(run, (ms) => clock(ms, now))
+    .map((n) => n.text)
+    .join(' · ');
+  const next =
+    notes === '' && run.nextAt !== null && run.finishedAt === null ? ` · next drive ${clock(run.nextAt, now)}` : '';
+  const retry =
+    run.failures > 0 ? ` · ${run.failures} failure${run.failures === 1 ? '' : 's'} (retries ${run.retries})` : '';
   const headers = Object.keys(run.headers).length;
-  const outcome = run.error ? `error  ${run.error.name}: ${run.error.message}` : run.status === 'completed' ? `output  ${displayOutput(run)}` : '';
+  const outcome = run.error
+    ? `error  ${run.error.name}: ${run.error.message}`
+    : run.status === 'completed'
+      ? `output  ${displayOutput(run)}`
+      : '';
   const result = notes === '' ? outcome : outcome === '' ? notes : `${notes} · ${outcome}`;
   return [
     `started ${clock(run.createdAt, now)}${queued} · ${run.finishedAt === null ? 'running for' : 'took'} ${took} · ${run.stepsDone} step${run.stepsDone === 1 ? '' : 's'} done · ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${retry}${next}`,
@@ -84,7 +102,8 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
   const bar = c.bar > 0 ? `${fit('TIMELINE', c.bar)}  ` : '';
   const titles = `    ${fit('#', 3, 'right')} ${fit('STEP', c.name)} ${fit('KIND', c.kind)}${fit(c.status > 2 ? 'STATUS' : '', c.status)} ${fit(c.tries > 5 ? 'ATTEMPTS' : 'TRIES', c.tries)} ${fit(c.took >= 8 ? 'DURATION' : 'TOOK', c.took, 'right')}  ${bar}DETAIL`;
   // The same geometry as the web page's timeline (view/timeline.ts), drawn in character cells.
-  const timeline: Timeline | null = c.bar > 0 && detail.steps.length > 0 ? buildTimeline(run, detail.steps, detail.attempts, now) : null;
+  const timeline: Timeline | null =
+    c.bar > 0 && detail.steps.length > 0 ? buildTimeline(run, detail.steps, detail.attempts, now) : null;
   const rowsByKey = new Map(timeline?.rows.map((row) => [row.key, row]));
   return (
     <Box flexDirection="column" height={height}>
@@ -100,24 +119,47 @@ export function RunView({ run, detail, cursor, top, width, height, now, color }:
         {workflowPath(run.url)}
       </Text>
       <Text wrap="truncate-end">{times}</Text>
-      <Text wrap="truncate-end" dimColor>{truncate(payload, width)}</Text>
-      <Text wrap="truncate-end" color={run.error ? paint(color, 'red') : undefined}>{truncate(result, width)}</Text>
-      <Text bold wrap="truncate-end">{titles}</Text>
+      <Text wrap="truncate-end" dimColor>
+        {truncate(payload, width)}
+      </Text>
+      <Text wrap="truncate-end" color={run.error ? paint(color, 'red') : undefined}>
+        {truncate(result, width)}
+      </Text>
+      <Text bold wrap="truncate-end">
+        {titles}
+      </Text>
       {detail.error ? <Text color={paint(color, 'red')}>✗ {terminalLine(detail.error)}</Text> : null}
-      {!detail.error && detail.steps.length === 0 ? <Text dimColor>{detail.loading ? '  loading steps…' : '  No steps yet.'}</Text> : null}
+      {!detail.error && detail.steps.length === 0 ? (
+        <Text dimColor>{detail.loading ? '  loading steps…' : '  No steps yet.'}</Text>
+      ) : null}
       {visible.map((step, i) => {
         const index = top + i;
         const isSelected = index === cursor;
-        const attempts = step.failures === 0 ? String(step.reportedExecutions) : c.tries >= 8 ? `${step.reportedExecutions} (${step.failures}✗)` : `${step.reportedExecutions} ${step.failures}✗`;
+        const attempts =
+          step.failures === 0
+            ? String(step.reportedExecutions)
+            : c.tries >= 8
+              ? `${step.reportedExecutions} (${step.failures}✗)`
+              : `${step.reportedExecutions} ${step.failures}✗`;
         const kind = fit(step.kind, c.kind);
         return (
           <Text key={step.index} wrap="truncate-end" inverse={isSelected}>
             {isSelected ? '› ' : '  '}
             {marks[index]}
             {fit(String(step.index), 3, 'right')} {fit(step.name, c.name)} {kind}
-            <Text color={paint(color, statusColor(step.status))}>{fit(`${glyph(step.status)} ${c.status > 2 ? step.status : ''}`, c.status)}</Text>{' '}
-            {fit(attempts, c.tries)} {fit(formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null)), c.took, 'right')}{'  '}
-            {timeline ? <TimelineBar timeline={timeline} row={rowsByKey.get(`step-${step.index}`)} width={c.bar} color={color} /> : null}
+            <Text color={paint(color, statusColor(step.status))}>
+              {fit(`${glyph(step.status)} ${c.status > 2 ? step.status : ''}`, c.status)}
+            </Text>{' '}
+            {fit(attempts, c.tries)}{' '}
+            {fit(
+              formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null)),
+              c.took,
+              'right',
+            )}
+            {'  '}
+            {timeline ? (
+              <TimelineBar timeline={timeline} row={rowsByKey.get(`step-${step.index}`)} width={c.bar} color={color} />
+            ) : null}
             {timeline ? '  ' : null}
             {terminalLine(stepDetail(step, now))}
           </Text>

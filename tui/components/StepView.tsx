@@ -50,7 +50,13 @@ export function StepView({ step, lines, scroll, width, height, color }: StepView
       {shown.map((line, i) => {
         const tone = TONE[line.tone];
         return (
-          <Text key={scroll + i} wrap="truncate-end" bold={tone.bold} dimColor={tone.dim} color={tone.color && paint(color, tone.color)}>
+          <Text
+            key={scroll + i}
+            wrap="truncate-end"
+            bold={tone.bold}
+            dimColor={tone.dim}
+            color={tone.color && paint(color, tone.color)}
+          >
             {line.text === '' ? ' ' : line.text}
           </Text>
         );

@@ -7,7 +7,17 @@ import type { Timeline, TimelineRow } from '../../view/timeline.js';
  * A step's compact bar on the run's time axis: `width` cells (view/timeline-cells.ts), one
  * colour per run of equal cells so a row is a handful of <Text>s, not one per cell.
  */
-export function TimelineBar({ timeline, row, width, color }: { timeline: Timeline; row: TimelineRow | undefined; width: number; color: boolean }) {
+export function TimelineBar({
+  timeline,
+  row,
+  width,
+  color,
+}: {
+  timeline: Timeline;
+  row: TimelineRow | undefined;
+  width: number;
+  color: boolean;
+}) {
   if (!row) return <Text>{' '.repeat(width)}</Text>;
   const cells = barCells(timeline, row, width);
   const runs: { cell: Cell; length: number }[] = [];

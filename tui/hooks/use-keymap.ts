@@ -14,7 +14,11 @@ export interface KeymapHandlers {
 export type KeyFlags = Partial<Key>;
 
 /** What a key press means: a reducer action, an effect (on the selected run), or nothing. */
-export type KeyResult = Action | { effect: 'quit' } | { effect: 'cancel' | 'rerun' | 'resume'; runId: string } | undefined;
+export type KeyResult =
+  | Action
+  | { effect: 'quit' }
+  | { effect: 'cancel' | 'rerun' | 'resume'; runId: string }
+  | undefined;
 
 /** The movement a key means, the same in every view; undefined for the other keys. */
 export function keyAction(input: string, key: KeyFlags): KeyAction | undefined {
@@ -49,7 +53,8 @@ export function interpretKey(state: DashboardState, input: string, key: KeyFlags
   if (input === 'c' && runId) return { effect: 'cancel', runId };
   // An Upstash-protocol run is its app's to start: say so rather than ask the runner (it answers 409).
   const run = runId === undefined ? undefined : state.runs.get(runId);
-  if ((input === 'r' || input === 'R') && run && !restartable(run)) return { type: 'notice', text: NOT_RESTARTABLE, error: true };
+  if ((input === 'r' || input === 'R') && run && !restartable(run))
+    return { type: 'notice', text: NOT_RESTARTABLE, error: true };
   if (input === 'r' && runId) return { effect: 'rerun', runId };
   // Shift-r: resume a failed or cancelled run from its failed step (the runner refuses other runs, and the notice says why).
   if (input === 'R' && runId) return { effect: 'resume', runId };
@@ -62,11 +67,18 @@ export function interpretKey(state: DashboardState, input: string, key: KeyFlags
  */
 function presses(input: string, key: Key): [string, KeyFlags][] {
   if (input.length <= 1 || key.ctrl || key.meta || key.escape) return [[input, key]];
-  return [...input].map((ch): [string, KeyFlags] => (ch === '\r' || ch === '\n' ? ['', { return: true }] : ch === '\u007f' ? ['', { backspace: true }] : [ch, {}]));
+  return [...input].map((ch): [string, KeyFlags] =>
+    ch === '\r' || ch === '\n' ? ['', { return: true }] : ch === '\u007f' ? ['', { backspace: true }] : [ch, {}],
+  );
 }
 
 /** What the keys do: actions go to the reducer; `c`, `r`, `R` and `q` act through `handlers`. */
-export function useKeymap(state: DashboardState, dispatch: Dispatch<Action>, handlers: KeymapHandlers, isActive = true): void {
+export function useKeymap(
+  state: DashboardState,
+  dispatch: Dispatch<Action>,
+  handlers: KeymapHandlers,
+  isActive = true,
+): void {
   const latest = useRef(state);
   latest.current = state;
   useInput(

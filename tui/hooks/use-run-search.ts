@@ -12,7 +12,13 @@ const SEARCH_LIMIT = 500;
  * term it cannot read, or a refusal, is the status line's notice. Typing asks nothing: one search
  * per enter.
  */
-export function useRunSearch(source: DataSource, dispatch: Dispatch<Action>, text: string, typing: boolean, now: () => number): void {
+export function useRunSearch(
+  source: DataSource,
+  dispatch: Dispatch<Action>,
+  text: string,
+  typing: boolean,
+  now: () => number,
+): void {
   useEffect(() => {
     if (typing || text === '') return;
     const search = parseSearch(text, now());
@@ -24,9 +30,13 @@ export function useRunSearch(source: DataSource, dispatch: Dispatch<Action>, tex
         if (!current) return;
         dispatch({ type: 'search-loaded', text, runs: page.runs });
         const more = page.nextCursor ? ` (the newest ${SEARCH_LIMIT}; narrow the search for the rest)` : '';
-        dispatch({ type: 'notice', text: `the runner found ${page.runs.length} run${page.runs.length === 1 ? '' : 's'}${more}` });
+        dispatch({
+          type: 'notice',
+          text: `the runner found ${page.runs.length} run${page.runs.length === 1 ? '' : 's'}${more}`,
+        });
       },
-      (error: unknown) => current && dispatch({ type: 'notice', text: `Cannot search the runs: ${errorMessage(error)}`, error: true }),
+      (error: unknown) =>
+        current && dispatch({ type: 'notice', text: `Cannot search the runs: ${errorMessage(error)}`, error: true }),
     );
     return () => void (current = false);
   }, [source, dispatch, text, typing]);

@@ -19,7 +19,12 @@ export interface RunnerEventsOptions {
  * the open run's steps and attempts: read when it opens, after a reconnect, and again (one read
  * per burst) when slim events say it changed, since they leave its bodies out.
  */
-export function useRunnerEvents(source: DataSource, dispatch: Dispatch<Action>, openRunId: string | null, options: RunnerEventsOptions = {}): void {
+export function useRunnerEvents(
+  source: DataSource,
+  dispatch: Dispatch<Action>,
+  openRunId: string | null,
+  options: RunnerEventsOptions = {},
+): void {
   const { pageSize = 500, maxRuns = 10_000, batchMs = 16 } = options;
   // Bumped each time the stream (re)opens, so the open run is read again after a gap.
   const [generation, setGeneration] = useState(0);
@@ -84,7 +89,8 @@ export function useRunnerEvents(source: DataSource, dispatch: Dispatch<Action>, 
     let current = true;
     source.getRun(openRunId).then(
       (detail) => current && dispatch({ type: 'detail-loaded', ...detail }),
-      (error: unknown) => current && dispatch({ type: 'detail-failed', runId: openRunId, message: errorMessage(error) }),
+      (error: unknown) =>
+        current && dispatch({ type: 'detail-failed', runId: openRunId, message: errorMessage(error) }),
     );
     return () => {
       current = false;

@@ -8,16 +8,29 @@ export const callView: StepKindView = {
   outputLabel: (step) => `Answer  ${callAnswer(step)?.status ?? ''}`.trimEnd(),
   line: (step) => {
     const answer = step.status === 'succeeded' ? callAnswer(step) : undefined;
-    return step.request ? ` · ${step.request.method} ${step.request.url}${answer?.status ? ` → ${answer.status}` : ''}` : '';
+    return step.request
+      ? ` · ${step.request.method} ${step.request.url}${answer?.status ? ` → ${answer.status}` : ''}`
+      : '';
   },
   row: (step) => {
     const status = callAnswer(step)?.status;
-    return step.request ? `${step.request.method} ${step.request.url}${status === undefined ? '' : ` → ${status}`}` : 'call';
+    return step.request
+      ? `${step.request.method} ${step.request.url}${status === undefined ? '' : ` → ${status}`}`
+      : 'call';
   },
   section: (step) => {
     const r = step.request;
     if (!r) return null;
-    return { label: `HTTP call  ${r.method} ${r.url}`, headers: r.headers, ...(r.body !== undefined && { body: r.body }) };
+    return {
+      label: `HTTP call  ${r.method} ${r.url}`,
+      headers: r.headers,
+      ...(r.body !== undefined && { body: r.body }),
+    };
   },
-  summary: (step) => (step.request ? `${step.request.method} ${step.request.url}` : step.reportedExecutions > 1 ? `executed ${step.reportedExecutions}×` : ''),
+  summary: (step) =>
+    step.request
+      ? `${step.request.method} ${step.request.url}`
+      : step.reportedExecutions > 1
+        ? `executed ${step.reportedExecutions}×`
+        : '',
 };

@@ -8,14 +8,20 @@ import { waitView } from './wait.js';
 export type { At, StepKindView, StepSection, SuspendedSpan } from './types.js';
 
 /** The view's step-kind table, one line per kind: how every frontend shows it. */
-const VIEWS: Record<StepKind, StepKindView> = { run: runView, sleep: sleepView, wait: waitView, call: callView, invoke: invokeView };
+const VIEWS: Record<StepKind, StepKindView> = {
+  run: runView,
+  sleep: sleepView,
+  wait: waitView,
+  call: callView,
+  invoke: invokeView,
+};
 
 /**
  * How a step of `kind` is shown. A kind this view does not know (a newer runner's) is shown like a
  * step the runner resolves, with no detail.
  */
 export function stepKindView(kind: string): StepKindView {
-  return  Object.hasOwn(VIEWS, kind) ? VIEWS[kind as StepKind] : UNKNOWN;
+  return Object.hasOwn(VIEWS, kind) ? VIEWS[kind as StepKind] : UNKNOWN;
 }
 
 const UNKNOWN: StepKindView = { ...runView, printsLogs: false };

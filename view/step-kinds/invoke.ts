@@ -12,7 +12,11 @@ export const invokeView: StepKindView = {
   },
   row: (step) => {
     const child = stepChild(step);
-    return child ? `child ${child}` : step.error && step.status !== 'succeeded' ? step.error.message : 'child not started yet';
+    return child
+      ? `child ${child}`
+      : step.error && step.status !== 'succeeded'
+        ? step.error.message
+        : 'child not started yet';
   },
   section: (step) => {
     const child = stepChild(step);

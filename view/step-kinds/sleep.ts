@@ -10,6 +10,8 @@ export const sleepView: StepKindView = {
   section: (step, at) => (step.until === null ? null : { label: `Sleeps until ${at(step.until)}` }),
   summary: (step, at, relative) => {
     if (step.until === null) return step.reportedExecutions > 1 ? `executed ${step.reportedExecutions}×` : '';
-    return step.finishedAt === null ? `wakes ${at(step.until)} (${relative(step.until)})` : `woke ${at(step.finishedAt)}`;
+    return step.finishedAt === null
+      ? `wakes ${at(step.until)} (${relative(step.until)})`
+      : `woke ${at(step.finishedAt)}`;
   },
 };

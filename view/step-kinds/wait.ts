@@ -7,10 +7,22 @@ export const waitView: StepKindView = {
   printsLogs: false,
   outputLabel: () => 'Output',
   line: (step, at) => {
-    const ending = waitTimedOut(step) ? ' · timed out' : step.status === 'running' && step.until !== null ? ` · times out ${at(step.until)}` : '';
+    const ending = waitTimedOut(step)
+      ? ' · timed out'
+      : step.status === 'running' && step.until !== null
+        ? ` · times out ${at(step.until)}`
+        : '';
     return ` · event ${step.eventId ?? '?'}${ending}`;
   },
-  row: (step, at) => `event ${step.eventId ?? '?'}${step.status === 'running' && step.until !== null ? ` · times out ${at(step.until)}` : ''}`,
-  section: (step, at) => ({ label: `Waits for event ${step.eventId ?? '?'}${step.until === null ? '' : ` · times out ${at(step.until)}`}` }),
-  summary: (step) => (step.eventId !== null ? `event ${step.eventId}` : step.reportedExecutions > 1 ? `executed ${step.reportedExecutions}×` : ''),
+  row: (step, at) =>
+    `event ${step.eventId ?? '?'}${step.status === 'running' && step.until !== null ? ` · times out ${at(step.until)}` : ''}`,
+  section: (step, at) => ({
+    label: `Waits for event ${step.eventId ?? '?'}${step.until === null ? '' : ` · times out ${at(step.until)}`}`,
+  }),
+  summary: (step) =>
+    step.eventId !== null
+      ? `event ${step.eventId}`
+      : step.reportedExecutions > 1
+        ? `executed ${step.reportedExecutions}×`
+        : '',
 };

@@ -33,7 +33,12 @@ export interface Api {
   /** Tries a token before the page keeps it. */
   check(candidate: string): Promise<RunPage>;
   /** Runs newest first; `search` is the search bar's filters (api/run-query.ts), applied by the runner. */
-  listRuns(query: { status: RunStatus | null; search?: RunSearch; cursor?: string | null; limit?: number }): Promise<RunPage>;
+  listRuns(query: {
+    status: RunStatus | null;
+    search?: RunSearch;
+    cursor?: string | null;
+    limit?: number;
+  }): Promise<RunPage>;
   getRun(id: string): Promise<RunWithDetail>;
   cancel(id: string): Promise<{ run: Run }>;
   rerun(id: string): Promise<{ run: Run }>;
@@ -58,7 +63,8 @@ export function createApi(token: () => string | null): Api {
     client,
     session: () => new Client({ runnerUrl: '', token: '' }).session(),
     check: (candidate) => new Client({ runnerUrl: '', token: candidate }).list({ limit: 1 }),
-    listRuns: ({ status, search = {}, cursor, limit = 50 }) => client.list({ ...search, limit, status: status ?? undefined, cursor: cursor ?? undefined }),
+    listRuns: ({ status, search = {}, cursor, limit = 50 }) =>
+      client.list({ ...search, limit, status: status ?? undefined, cursor: cursor ?? undefined }),
     getRun: (id) => client.get(id),
     cancel: async (id) => ({ run: await client.cancel(id) }),
     rerun: async (id) => ({ run: await client.rerun(id) }),

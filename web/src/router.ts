@@ -34,7 +34,11 @@ export function parseRoute(pathname: string, search: string): Route {
     const params = new URLSearchParams(search);
     const status = params.get('status');
     const filters = parseSearch(params);
-    return { page: 'runs', status: isRunStatus(status) ? status : null, ...(Object.keys(filters).length > 0 && { search: filters }) };
+    return {
+      page: 'runs',
+      status: isRunStatus(status) ? status : null,
+      ...(Object.keys(filters).length > 0 && { search: filters }),
+    };
   }
   if (pathname === '/schedules' || pathname === '/schedules/') return { page: 'schedules' };
   const match = /^\/runs\/([^/]+)(?:\/(steps|attempts)\/(\d+))?\/?$/.exec(pathname);

@@ -31,7 +31,11 @@ export interface DashboardState {
   details: Record<string, RunDetail>;
 }
 
-export const initialState: DashboardState = { runs: {}, list: { status: null, search: {}, ids: [], nextCursor: null, loaded: false }, details: {} };
+export const initialState: DashboardState = {
+  runs: {},
+  list: { status: null, search: {}, ids: [], nextCursor: null, loaded: false },
+  details: {},
+};
 
 function newerRun(current: Run | undefined, incoming: Run): Run {
   return current && current.updatedAt > incoming.updatedAt ? current : incoming;
@@ -73,22 +77,56 @@ export function applyEvent(state: DashboardState, event: StreamEvent): Dashboard
   if (!detail) return state;
   const next: RunDetail =
     event.type === 'step'
-      ? { ...detail, steps: { ...detail.steps, [event.step.index]: newerStep(detail.steps[event.step.index], fillStep(detail.steps[event.step.index], event.step)) } }
-      : { ...detail, attempts: { ...detail.attempts, [event.attempt.seq]: fillAttempt(detail.attempts[event.attempt.seq], event.attempt) } };
+      ? {
+          ...detail,
+          steps: {
+            ...detail.steps,
+            [event.step.index]: newerStep(
+              detail.steps[event.step.index],
+              fillStep(detail.steps[event.step.index], event.step),
+            ),
+          },
+        }
+      : {
+          ...detail,
+          attempts: {
+            ...detail.attempts,
+            [event.attempt.seq]: fillAttempt(detail.attempts[event.attempt.seq], event.attempt),
+          },
+        };
   return { ...state, details: { ...state.details, [runId]: next } };
 }
 
 /** One text per search (field order fixed), to tell whether the list shown is the one asked for. */
 export function searchKey(search: RunSearch): string {
-  return JSON.stringify([search.idPrefix, search.url, search.urlPrefix, search.failedStep, search.createdAfter, search.createdBefore]);
+  return JSON.stringify([
+    search.idPrefix,
+    search.url,
+    search.urlPrefix,
+    search.failedStep,
+    search.createdAfter,
+    search.createdBefore,
+  ]);
 }
 
 /** A page of `GET /v1/runs`: replaces the list (a new filter, a reload) or appends to it (`more`). */
-export function applyRunPage(state: DashboardState, status: RunStatus | null, page: RunPage, more = false, search: RunSearch = {}): DashboardState {
+export function applyRunPage(
+  state: DashboardState,
+  status: RunStatus | null,
+  page: RunPage,
+  more = false,
+  search: RunSearch = {},
+): DashboardState {
   let runs = state.runs;
   for (const run of page.runs) runs = { ...runs, [run.id]: newerRun(runs[run.id], run) };
   const ids = page.runs.map((run) => run.id);
-  const list: RunList = { status, search, ids: more ? [...state.list.ids, ...ids.filter((id) => !state.list.ids.includes(id))] : ids, nextCursor: page.nextCursor, loaded: true };
+  const list: RunList = {
+    status,
+    search,
+    ids: more ? [...state.list.ids, ...ids.filter((id) => !state.list.ids.includes(id))] : ids,
+    nextCursor: page.nextCursor,
+    loaded: true,
+  };
   return { ...state, runs, list };
 }
 
@@ -99,7 +137,10 @@ export function openRun(state: DashboardState, runId: string): DashboardState {
 }
 
 /** The answer of `GET /v1/runs/:id`, merged with whatever events brought meanwhile. */
-export function applyRunDetail(state: DashboardState, detail: { run: Run; steps: Step[]; attempts: Attempt[]; logs?: StepLog[] }): DashboardState {
+export function applyRunDetail(
+  state: DashboardState,
+  detail: { run: Run; steps: Step[]; attempts: Attempt[]; logs?: StepLog[] },
+): DashboardState {
   const current = state.details[detail.run.id] ?? { steps: {}, attempts: {}, logs: [], loaded: false };
   const steps = { ...current.steps };
   for (const step of detail.steps) steps[step.index] = newerStep(steps[step.index], step);

@@ -39,11 +39,23 @@ export function workflowState(run: Pick<Run, 'status'>): WorkflowState {
   }
 }
 
-const STEP_TYPES: Record<string, string> = { run: 'Run', sleep: 'SleepFor', call: 'Call', wait: 'Wait', invoke: 'Invoke' };
-const STEP_STATES: Record<string, string> = { succeeded: 'STEP_SUCCESS', failed: 'STEP_FAILED', retrying: 'STEP_RETRY', cancelled: 'STEP_CANCELED' };
+const STEP_TYPES: Record<string, string> = {
+  run: 'Run',
+  sleep: 'SleepFor',
+  call: 'Call',
+  wait: 'Wait',
+  invoke: 'Invoke',
+};
+const STEP_STATES: Record<string, string> = {
+  succeeded: 'STEP_SUCCESS',
+  failed: 'STEP_FAILED',
+  retrying: 'STEP_RETRY',
+  cancelled: 'STEP_CANCELED',
+};
 
 /** Header values as QStash lists them: every value in a list. */
-const headerLists = (headers: Record<string, string>): Record<string, string[]> => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
+const headerLists = (headers: Record<string, string>): Record<string, string[]> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
 
 /**
  * An invoke step's state and result from its child: finished, the `{body, isFailed, isCanceled}`
@@ -118,7 +130,9 @@ function groupSteps(run: Run, steps: readonly Step[], extras: RunLogExtras): Rec
     }
     current.steps.push(log);
   }
-  for (const group of groups) if (group.type === 'parallel') for (const log of group.steps as Record<string, unknown>[]) log.concurrent = (group.steps as unknown[]).length;
+  for (const group of groups)
+    if (group.type === 'parallel')
+      for (const log of group.steps as Record<string, unknown>[]) log.concurrent = (group.steps as unknown[]).length;
   return groups;
 }
 
@@ -132,7 +146,8 @@ export function workflowRunLog(run: Run, steps: readonly Step[], extras: RunLogE
     steps: groupSteps(run, steps, extras),
   };
   if (run.finishedAt !== null) log.workflowRunCompletedAt = run.finishedAt;
-  if (run.status === 'completed' && run.output !== null) log.workflowRunResponse = JSON.stringify(decodeValue(run.output) ?? null);
+  if (run.status === 'completed' && run.output !== null)
+    log.workflowRunResponse = JSON.stringify(decodeValue(run.output) ?? null);
   if (extras.label) {
     log.label = extras.label;
     log.labels = [extras.label];

@@ -11,7 +11,10 @@ const bad = (message: string): ApiError => new ApiError(400, 'BAD_REQUEST', mess
 
 export function only(params: URLSearchParams, allowed: readonly string[], where: string): void {
   for (const name of new Set(params.keys())) {
-    if (!allowed.includes(name)) throw bad(`${where}: the query parameter \`${name}\` is not supported by this runner (supported: ${allowed.join(', ')}).`);
+    if (!allowed.includes(name))
+      throw bad(
+        `${where}: the query parameter \`${name}\` is not supported by this runner (supported: ${allowed.join(', ')}).`,
+      );
   }
 }
 
@@ -25,7 +28,8 @@ export function int(params: URLSearchParams, name: string, min: number, max: num
   const text = one(params, name);
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw bad(`Expected \`${name}\` to be an integer from ${min} to ${max}, got "${text.slice(0, 40)}".`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw bad(`Expected \`${name}\` to be an integer from ${min} to ${max}, got "${text.slice(0, 40)}".`);
   return value;
 }
 
@@ -58,7 +62,8 @@ export const MAX_COUNT = 1_000;
 
 function runFilter(params: URLSearchParams): RunFilter {
   const exact = one(params, 'workflowUrlExactMatch');
-  if (exact !== undefined && exact !== 'true' && exact !== 'false') throw bad(`Expected \`workflowUrlExactMatch\` to be true or false, got "${exact.slice(0, 40)}".`);
+  if (exact !== undefined && exact !== 'true' && exact !== 'false')
+    throw bad(`Expected \`workflowUrlExactMatch\` to be true or false, got "${exact.slice(0, 40)}".`);
   const filter: RunFilter = { exactUrl: exact === 'true' };
   const url = one(params, 'workflowUrl');
   if (url !== undefined) filter.workflowUrl = url;
@@ -73,9 +78,16 @@ function runFilter(params: URLSearchParams): RunFilter {
 
 /** `DELETE /v2/workflows/runs?…` (`Client.cancel`): ids, or filters, or all (`count` alone). */
 export function parseCancelQuery(params: URLSearchParams): CancelQuery {
-  only(params, ['workflowRunIds', 'workflowUrl', 'workflowUrlExactMatch', 'fromDate', 'toDate', 'label', 'count', 'cursor'], 'Client.cancel');
+  only(
+    params,
+    ['workflowRunIds', 'workflowUrl', 'workflowUrlExactMatch', 'fromDate', 'toDate', 'label', 'count', 'cursor'],
+    'Client.cancel',
+  );
   // An empty query cancelling everything would be one typo away: "all" says so with a count, as the SDK's `{ all: true }` does.
-  if ([...params.keys()].length === 0) throw bad('Client.cancel: expected run ids (`workflowRunIds`), a filter, or `count` for all runs; got no query, which cancels nothing.');
+  if ([...params.keys()].length === 0)
+    throw bad(
+      'Client.cancel: expected run ids (`workflowRunIds`), a filter, or `count` for all runs; got no query, which cancels nothing.',
+    );
   const workflowRunIds = params.getAll('workflowRunIds').filter((id) => id !== '');
   const query: CancelQuery = { ...runFilter(params), workflowRunIds, count: int(params, 'count', 1, MAX_COUNT) ?? 100 };
   const cursor = one(params, 'cursor');
@@ -85,14 +97,34 @@ export function parseCancelQuery(params: URLSearchParams): CancelQuery {
 
 /** `GET /v2/workflows/events?groupBy=workflowRunId&…` (`Client.logs`). */
 export function parseLogsQuery(params: URLSearchParams): LogsQuery {
-  only(params, ['groupBy', 'workflowRunId', 'state', 'workflowUrl', 'workflowUrlExactMatch', 'workflowCreatedAt', 'fromDate', 'toDate', 'label', 'count', 'cursor'], 'Client.logs');
+  only(
+    params,
+    [
+      'groupBy',
+      'workflowRunId',
+      'state',
+      'workflowUrl',
+      'workflowUrlExactMatch',
+      'workflowCreatedAt',
+      'fromDate',
+      'toDate',
+      'label',
+      'count',
+      'cursor',
+    ],
+    'Client.logs',
+  );
   const groupBy = one(params, 'groupBy');
-  if (groupBy !== 'workflowRunId') throw bad(`Expected \`groupBy=workflowRunId\` (the runner lists workflow runs, not single events), got ${groupBy === undefined ? 'none' : `"${groupBy.slice(0, 40)}"`}.`);
+  if (groupBy !== 'workflowRunId')
+    throw bad(
+      `Expected \`groupBy=workflowRunId\` (the runner lists workflow runs, not single events), got ${groupBy === undefined ? 'none' : `"${groupBy.slice(0, 40)}"`}.`,
+    );
   // A workflowUrl in logs is an exact match (the SDK's documentation says so).
   const query: LogsQuery = { ...runFilter(params), exactUrl: true, count: int(params, 'count', 1, MAX_COUNT) ?? 10 };
   const state = one(params, 'state');
   if (state !== undefined) {
-    if (!(WORKFLOW_STATES as readonly string[]).includes(state)) throw bad(`Expected \`state\` to be one of ${WORKFLOW_STATES.join(', ')}, got "${state.slice(0, 40)}".`);
+    if (!(WORKFLOW_STATES as readonly string[]).includes(state))
+      throw bad(`Expected \`state\` to be one of ${WORKFLOW_STATES.join(', ')}, got "${state.slice(0, 40)}".`);
     query.state = state as WorkflowState;
   }
   const runId = one(params, 'workflowRunId');

@@ -39,9 +39,17 @@ export function isUpstashRun(run: Run): boolean {
   return run.protocol === 'upstash';
 }
 
-async function matchesFilter(run: Run, filter: RunFilter, extras: () => Promise<RunLogExtras | undefined>): Promise<boolean> {
+async function matchesFilter(
+  run: Run,
+  filter: RunFilter,
+  extras: () => Promise<RunLogExtras | undefined>,
+): Promise<boolean> {
   if (!isUpstashRun(run)) return false;
-  if (filter.workflowUrl !== undefined && (filter.exactUrl ? run.url !== filter.workflowUrl : !run.url.startsWith(filter.workflowUrl))) return false;
+  if (
+    filter.workflowUrl !== undefined &&
+    (filter.exactUrl ? run.url !== filter.workflowUrl : !run.url.startsWith(filter.workflowUrl))
+  )
+    return false;
   if (filter.fromDate !== undefined && run.createdAt < filter.fromDate) return false;
   if (filter.toDate !== undefined && run.createdAt > filter.toDate) return false;
   if (filter.label !== undefined && (await extras())?.label !== filter.label) return false;
@@ -85,7 +93,8 @@ async function scan(
 export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
   const extrasOf = (runId: string) => () => deps.runExtras?.(runId, 'filter') ?? Promise.resolve(undefined);
   const refuseLabelWithoutExtras = (filter: RunFilter): void => {
-    if (filter.label !== undefined && !deps.runExtras) throw new ApiError(400, 'BAD_REQUEST', 'The `label` filter is not supported by this runner yet.');
+    if (filter.label !== undefined && !deps.runExtras)
+      throw new ApiError(400, 'BAD_REQUEST', 'The `label` filter is not supported by this runner yet.');
   };
 
   /** Cancels one run; false when it is not an Upstash run, or finished, or gone meanwhile. */
@@ -105,7 +114,12 @@ export function mountClientRoutes(app: Hono, deps: ClientRouteDeps): void {
       const query = parseCancelQuery(new URL(c.req.url).searchParams);
       refuseLabelWithoutExtras(query);
       if (query.workflowRunIds.length > 0) {
-        if (query.workflowRunIds.length > SCAN_CAP) throw new ApiError(400, 'BAD_REQUEST', `Expected at most ${SCAN_CAP} workflowRunIds, got ${query.workflowRunIds.length}.`);
+        if (query.workflowRunIds.length > SCAN_CAP)
+          throw new ApiError(
+            400,
+            'BAD_REQUEST',
+            `Expected at most ${SCAN_CAP} workflowRunIds, got ${query.workflowRunIds.length}.`,
+          );
         let cancelled = 0;
         for (const id of new Set(query.workflowRunIds)) if (await cancelOne(await deps.store.getRun(id))) cancelled++;
         return jsonResponse(200, { cancelled });
@@ -165,7 +179,11 @@ async function unansweredChildren(store: ClientRouteDeps['store'], steps: readon
  * The run's label and retry delay from its config (`qstash_runs.config`, see context.ts's `RunConfig`);
  * for a `'log'` also the ids and types of the messages that carried its steps.
  */
-async function runExtrasOf(engine: QStashEngine, runId: string, purpose: 'filter' | 'log'): Promise<RunLogExtras | undefined> {
+async function runExtrasOf(
+  engine: QStashEngine,
+  runId: string,
+  purpose: 'filter' | 'log',
+): Promise<RunLogExtras | undefined> {
   const text = await engine.context.messages.runConfig(runId);
   if (text === undefined) return undefined;
   const config = JSON.parse(text) as Partial<RunConfig>;

@@ -139,16 +139,21 @@ function purposeOf(message: StoredMessage): EgressPurpose {
   return 'delivery';
 }
 
-const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text);
+const clip = (text: string, limit: number): string =>
+  text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} more characters]` : text;
 
 /** What a failed answer says, for the run's error: the SDK's `{error, message}` when it sent one. */
 function answerError(destination: string, answer: Answer): SerializedError {
   const text = answer.body.toString('utf8');
   try {
     const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
-    if (typeof parsed.message === 'string') return { name: typeof parsed.error === 'string' ? parsed.error : 'Error', message: parsed.message };
+    if (typeof parsed.message === 'string')
+      return { name: typeof parsed.error === 'string' ? parsed.error : 'Error', message: parsed.message };
   } catch {}
-  return { name: 'DeliveryError', message: `${destination} answered ${answer.status}${text ? `: ${clip(text, 500)}` : ''}` };
+  return {
+    name: 'DeliveryError',
+    message: `${destination} answered ${answer.status}${text ? `: ${clip(text, 500)}` : ''}`,
+  };
 }
 
 export class DeliveryWorker {
@@ -178,7 +183,10 @@ export class DeliveryWorker {
         return false;
       },
       // The lease ends by itself and the message is delivered again then (at least once).
-      failed: (message, error) => context.logger.error(`delivering QStash message ${message.id} failed: ${describeError(error)}`, { runId: message.runId ?? undefined }),
+      failed: (message, error) =>
+        context.logger.error(`delivering QStash message ${message.id} failed: ${describeError(error)}`, {
+          runId: message.runId ?? undefined,
+        }),
       renew: (ids) => context.messages.renew(ids, owner, context.now() + leaseMs),
       nextDueAt: () => context.messages.nextDueAt(),
     });
@@ -257,25 +265,47 @@ export class DeliveryWorker {
       'user-agent': 'Upstash-QStash',
       [UpstashHeader.Signature]: signDelivery(this.options.signingKeys.current, spec.destination, body, startedAt),
     };
-    const slot = this.options.egress.acquire(new URL(spec.destination), purposeOf(message), message.runId ?? message.id);
+    const slot = this.options.egress.acquire(
+      new URL(spec.destination),
+      purposeOf(message),
+      message.runId ?? message.id,
+    );
     if (isFull(slot)) {
       // This runner has its share in flight at that origin: the message waits in the store, not in
       // a delivery slot, and spends no retry (`Upstash-Retried` unchanged).
       const now = context.now();
-      await messages.settle(message.id, owner, { status: 'pending', dueAt: now + SLOT_RECHECK_MS + Math.round(Math.random() * SLOT_RECHECK_MS) }, now);
+      await messages.settle(
+        message.id,
+        owner,
+        { status: 'pending', dueAt: now + SLOT_RECHECK_MS + Math.round(Math.random() * SLOT_RECHECK_MS) },
+        now,
+      );
       if (slot.newlyWaiting) this.options.onWaitingForSlot?.(message.runId);
       return;
     }
     const keep = message.spec.callback ? this.options.maxResponseBytes : this.options.logBodyLimitBytes;
-    const starts = run ? this.runStarts.get(run.id) ?? [] : undefined;
-    const start: DeliveryStart = { at: startedAt, target: message.kind === 'workflow' ? planTarget(spec.body) : undefined };
+    const starts = run ? (this.runStarts.get(run.id) ?? []) : undefined;
+    const start: DeliveryStart = {
+      at: startedAt,
+      target: message.kind === 'workflow' ? planTarget(spec.body) : undefined,
+    };
     if (run && starts) {
       starts.push(start);
       this.runStarts.set(run.id, starts);
     }
     let sentOff: Awaited<ReturnType<DeliveryWorker['send']>>;
     try {
-      sentOff = await this.send({ slot, purpose: purposeOf(message), url: spec.destination, method: spec.method, headers: sent, body, timeoutMs: spec.timeoutMs ?? this.options.timeoutMs, keepBytes: keep, stopping: signal });
+      sentOff = await this.send({
+        slot,
+        purpose: purposeOf(message),
+        url: spec.destination,
+        method: spec.method,
+        headers: sent,
+        body,
+        timeoutMs: spec.timeoutMs ?? this.options.timeoutMs,
+        keepBytes: keep,
+        stopping: signal,
+      });
     } finally {
       slot.release();
       if (run && starts) {
@@ -297,20 +327,49 @@ export class DeliveryWorker {
     const changes: Change[] = [];
     if (run) {
       const seq = await messages.nextAttemptSeq(run.id, now);
-      changes.push({ type: 'attempt', attempt: this.attemptRecord({ runId: run.id, seq, message, sent, body, answer, transportError, verdict, startedAt, now }) });
+      changes.push({
+        type: 'attempt',
+        attempt: this.attemptRecord({
+          runId: run.id,
+          seq,
+          message,
+          sent,
+          body,
+          answer,
+          transportError,
+          verdict,
+          startedAt,
+          now,
+        }),
+      });
       const status = answer?.status ?? null;
-      const trace = deliveryTrace({ message, purpose: purposeOf(message), seq, status, end: verdict, transportError, startedAt, endedAt: now });
+      const trace = deliveryTrace({
+        message,
+        purpose: purposeOf(message),
+        seq,
+        status,
+        end: verdict,
+        transportError,
+        startedAt,
+        endedAt: now,
+      });
       context.tracing?.delivery?.(run, trace);
       if (message.callType !== 'toCallback' && !FINISHED_RUN_STATUSES.has(run.status)) {
         // What the dashboards show of a run between its steps: an outage, and the failed tries of the step at hand.
         const unreachableSince = verdict.kind === 'unreachable' ? verdict.since : null;
         const failures = verdict.kind === 'retry' ? verdict.retried : verdict.kind === 'delivered' ? 0 : run.failures;
-        if (unreachableSince !== run.unreachableSince || failures !== run.failures) changes.push({ type: 'run', runId: run.id, patch: { unreachableSince, failures }, at: now });
+        if (unreachableSince !== run.unreachableSince || failures !== run.failures)
+          changes.push({ type: 'run', runId: run.id, patch: { unreachableSince, failures }, at: now });
       }
     }
     // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else 502.
-    const timedOut = transportError instanceof undiciErrors.HeadersTimeoutError || transportError instanceof EndpointTimeoutError;
-    const answered: Answer = answer ?? { status: timedOut ? 504 : 502, headers: {}, body: Buffer.from(describeError(transportError)) };
+    const timedOut =
+      transportError instanceof undiciErrors.HeadersTimeoutError || transportError instanceof EndpointTimeoutError;
+    const answered: Answer = answer ?? {
+      status: timedOut ? 504 : 502,
+      headers: {},
+      body: Buffer.from(describeError(transportError)),
+    };
     const retried = verdict.kind === 'retry' ? verdict.retried : message.retried;
     if (verdict.kind === 'delivered') {
       // A step delivered later than published (a sleep) succeeds now; the others did when published
@@ -322,16 +381,51 @@ export class DeliveryWorker {
       if (message.callType === 'failureCall' && run) {
         // A route without failureFunction says so: then there was none to call.
         const none = answer?.headers[WorkflowHeader.FailureCallbackNotFound] === 'true';
-        changes.push({ type: 'run', runId: run.id, patch: { failureCall: none ? null : 'delivered', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+        changes.push({
+          type: 'run',
+          runId: run.id,
+          patch: { failureCall: none ? null : 'delivered', failureCallAttempts: run.failureCallAttempts + 1 },
+          at: now,
+        });
       }
-      await this.sendOn({ message, verdict, answer: answered, requestHeaders: sent, retried, run, config, changes, now });
+      await this.sendOn({
+        message,
+        verdict,
+        answer: answered,
+        requestHeaders: sent,
+        retried,
+        run,
+        config,
+        changes,
+        now,
+      });
       await messages.settle(message.id, owner, { status: 'delivered', unreachableSince: null }, now);
     } else if (verdict.kind === 'retry') {
-      await messages.settle(message.id, owner, { status: 'pending', dueAt: verdict.at, retried: verdict.retried, unreachableSince: null }, now);
+      await messages.settle(
+        message.id,
+        owner,
+        { status: 'pending', dueAt: verdict.at, retried: verdict.retried, unreachableSince: null },
+        now,
+      );
     } else if (verdict.kind === 'unreachable') {
-      await messages.settle(message.id, owner, { status: 'pending', dueAt: verdict.at, unreachableSince: verdict.since }, now);
+      await messages.settle(
+        message.id,
+        owner,
+        { status: 'pending', dueAt: verdict.at, unreachableSince: verdict.since },
+        now,
+      );
     } else {
-      await this.sendOn({ message, verdict, answer: answered, requestHeaders: sent, retried, run, config, changes, now });
+      await this.sendOn({
+        message,
+        verdict,
+        answer: answered,
+        requestHeaders: sent,
+        retried,
+        run,
+        config,
+        changes,
+        now,
+      });
       await messages.settle(message.id, owner, { status: 'failed' }, now);
     }
     if (changes.length > 0) await context.commit(changes);
@@ -352,7 +446,17 @@ export class DeliveryWorker {
   }
 
   /** What follows a message's end: a call's callback, a failure's callback and its run's end. */
-  private async sendOn({ message, verdict, answer, requestHeaders, retried, run, config, changes, now }: SendOn): Promise<void> {
+  private async sendOn({
+    message,
+    verdict,
+    answer,
+    requestHeaders,
+    retried,
+    run,
+    config,
+    changes,
+    now,
+  }: SendOn): Promise<void> {
     const { context } = this.options;
     if (message.spec.callback) {
       // A call's answer, whatever it is, goes to the workflow: the SDK hands non-2xx answers to the code as data.
@@ -364,14 +468,22 @@ export class DeliveryWorker {
           // Refused (the run ended meanwhile): nothing waits for it. Anything else (the store) is
           // thrown: the message stays unsettled and is delivered again once its lease ends.
           if (!(error instanceof ApiError || error instanceof OriginNotAllowedError)) throw error;
-          context.logger.error(`the callback of QStash message ${message.id} was not sent: ${describeError(error)}`, { runId: message.runId ?? undefined });
+          context.logger.error(`the callback of QStash message ${message.id} was not sent: ${describeError(error)}`, {
+            runId: message.runId ?? undefined,
+          });
         }
       }
       return;
     }
     if (verdict.kind !== 'failed') return;
     if (message.callType === 'failureCall') {
-      if (run) changes.push({ type: 'run', runId: run.id, patch: { failureCall: 'failed', failureCallAttempts: run.failureCallAttempts + 1 }, at: now });
+      if (run)
+        changes.push({
+          type: 'run',
+          runId: run.id,
+          patch: { failureCall: 'failed', failureCallAttempts: run.failureCallAttempts + 1 },
+          at: now,
+        });
       return;
     }
     const followUp = message.spec.failureCallback ?? (run ? config?.failureCallback : null) ?? null;
@@ -380,14 +492,29 @@ export class DeliveryWorker {
       // One failure callback per failed run (or plain message): inserted before the run's end is
       // committed, so a crash in between redelivers the failing message, and its second failure
       // finds this key taken instead of queueing a second callback.
-      await context.messages.insertMessages([{ ...newMessage(context, spec, now), dedupKey: `failure-callback:${message.runId ?? message.id}` }]);
+      await context.messages.insertMessages([
+        { ...newMessage(context, spec, now), dedupKey: `failure-callback:${message.runId ?? message.id}` },
+      ]);
       context.wake();
     }
     // The run's end (run-end/), committed with this delivery's attempt.
-    if (run && !FINISHED_RUN_STATUSES.has(run.status)) await failRun(context, { run, error: verdict.error, failureCallback: followUp !== null, logged: changes.splice(0), at: now });
+    if (run && !FINISHED_RUN_STATUSES.has(run.status))
+      await failRun(context, {
+        run,
+        error: verdict.error,
+        failureCallback: followUp !== null,
+        logged: changes.splice(0),
+        at: now,
+      });
   }
 
-  private judge(message: StoredMessage, answer: Answer | undefined, transportError: unknown, now: number, restTrigger: boolean): Verdict {
+  private judge(
+    message: StoredMessage,
+    answer: Answer | undefined,
+    transportError: unknown,
+    now: number,
+    restTrigger: boolean,
+  ): Verdict {
     const { unreachable } = this.options;
     const toApp = message.callType !== 'toCallback';
     // No answer (refused, reset, DNS, timeout: transport.ts's cases) is an outage, as a 502/503/504 is;
@@ -396,7 +523,14 @@ export class DeliveryWorker {
     if (toApp && outage) {
       const since = message.unreachableSince ?? now;
       if (now - since >= unreachable.horizonMs) {
-        return { kind: 'failed', error: { name: 'AppUnreachableError', code: 'APP_UNREACHABLE', message: `${message.spec.destination} has not answered since ${new Date(since).toISOString()}.` } };
+        return {
+          kind: 'failed',
+          error: {
+            name: 'AppUnreachableError',
+            code: 'APP_UNREACHABLE',
+            message: `${message.spec.destination} has not answered since ${new Date(since).toISOString()}.`,
+          },
+        };
       }
       const retryAfter = answer?.status === 503 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
       return { kind: 'unreachable', since, at: now + unreachableDelay(since, now, unreachable, retryAfter) };
@@ -404,25 +538,56 @@ export class DeliveryWorker {
     const notAWorkflow = answer && nonWorkflowDestination(message, answer, restTrigger);
     if (notAWorkflow) return { kind: 'failed', error: notAWorkflow };
     if (answer && answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
-    const error: SerializedError = answer ? answerError(message.spec.destination, answer) : { name: 'DeliveryError', message: describeError(transportError) };
+    const error: SerializedError = answer
+      ? answerError(message.spec.destination, answer)
+      : { name: 'DeliveryError', message: describeError(transportError) };
     // A destination the egress gate refuses (its rule, destinations.ts) is refused again: no retry.
-    if (answer === undefined && EgressRefusedError.is(transportError)) return { kind: 'failed', error: { name: 'EgressRefusedError', code: 'EGRESS_REFUSED', message: transportError.message } };
-    if (answer?.status === 489 && answer.headers[UpstashHeader.NonRetryableError] === 'true') return { kind: 'failed', error };
+    if (answer === undefined && EgressRefusedError.is(transportError))
+      return {
+        kind: 'failed',
+        error: { name: 'EgressRefusedError', code: 'EGRESS_REFUSED', message: transportError.message },
+      };
+    if (answer?.status === 489 && answer.headers[UpstashHeader.NonRetryableError] === 'true')
+      return { kind: 'failed', error };
     if (message.retried >= message.spec.retries) return { kind: 'failed', error };
     const retried = message.retried + 1;
     const retryAfter = answer?.status === 429 ? parseRetryAfter(answer.headers['retry-after'], now) : undefined;
-    const delay = retryAfter ?? (message.spec.retryDelay !== null ? parseRetryDelay(message.spec.retryDelay)(retried) : defaultRetryDelayMs(retried));
+    const delay =
+      retryAfter ??
+      (message.spec.retryDelay !== null
+        ? parseRetryDelay(message.spec.retryDelay)(retried)
+        : defaultRetryDelayMs(retried));
     return { kind: 'retry', retried, at: now + Math.round(delay), error };
   }
 
-  private async send({ slot, purpose, url, method, headers, body, timeoutMs, keepBytes, stopping }: DeliveryRequest): Promise<{ answer?: Answer; transportError?: unknown }> {
+  private async send({
+    slot,
+    purpose,
+    url,
+    method,
+    headers,
+    body,
+    timeoutMs,
+    keepBytes,
+    stopping,
+  }: DeliveryRequest): Promise<{ answer?: Answer; transportError?: unknown }> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new EndpointTimeoutError(url)), timeoutMs);
     try {
       // The SDK answers after running the step: the agent's drive timeouts (answer headers within
       // 30 s) do not fit, the message's own timeout does. At most `keepBytes` of the answer are read.
       const answer = await this.options.egress.read(
-        { purpose, slot, url: new URL(url), method, headers, body, signal: AbortSignal.any([controller.signal, stopping]), headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs },
+        {
+          purpose,
+          slot,
+          url: new URL(url),
+          method,
+          headers,
+          body,
+          signal: AbortSignal.any([controller.signal, stopping]),
+          headersTimeoutMs: timeoutMs,
+          bodyTimeoutMs: timeoutMs,
+        },
         keepBytes,
       );
       return { answer };
@@ -433,14 +598,28 @@ export class DeliveryWorker {
     }
   }
 
-  private attemptRecord({ runId, seq, message, sent, body, answer, transportError, verdict, startedAt, now }: DeliveryRecord): Attempt {
+  private attemptRecord({
+    runId,
+    seq,
+    message,
+    sent,
+    body,
+    answer,
+    transportError,
+    verdict,
+    startedAt,
+    now,
+  }: DeliveryRecord): Attempt {
     const { credentials } = this.options.context;
     const limit = this.options.logBodyLimitBytes;
     const hideBody = message.spec.redact.includes('body');
     const hideHeaders = message.spec.redact.includes('header');
-    const named = message.spec.redact.filter((part) => /^header\[.+\]$/.test(part)).map((part) => part.slice(7, -1).toLowerCase());
+    const named = message.spec.redact
+      .filter((part) => /^header\[.+\]$/.test(part))
+      .map((part) => part.slice(7, -1).toLowerCase());
     let requestHeaders = credentials.redact(sent);
-    if (hideHeaders) requestHeaders = Object.fromEntries(Object.keys(requestHeaders).map((name) => [name, '[redacted]']));
+    if (hideHeaders)
+      requestHeaders = Object.fromEntries(Object.keys(requestHeaders).map((name) => [name, '[redacted]']));
     for (const name of named) if (name in requestHeaders) requestHeaders[name] = '[redacted]';
     const end: DeliveryEnd = verdict.kind === 'delivered' ? 'done' : verdict.kind;
     return {
@@ -454,8 +633,21 @@ export class DeliveryWorker {
       responseStatus: answer?.status ?? null,
       responseHeaders: answer ? credentials.redact(answer.headers) : null,
       responseBody: answer ? (hideBody ? '[redacted]' : clip(answer.body.toString('utf8'), limit)) : null,
-      outcome: attemptOutcome({ to: message.callType === 'failureCall' ? 'failure-function' : message.callType === 'toCallback' ? 'call' : 'route', end }),
-      error: verdict.kind === 'failed' || verdict.kind === 'retry' ? verdict.error : transportError === undefined ? null : { name: 'TransportError', message: describeError(transportError) },
+      outcome: attemptOutcome({
+        to:
+          message.callType === 'failureCall'
+            ? 'failure-function'
+            : message.callType === 'toCallback'
+              ? 'call'
+              : 'route',
+        end,
+      }),
+      error:
+        verdict.kind === 'failed' || verdict.kind === 'retry'
+          ? verdict.error
+          : transportError === undefined
+            ? null
+            : { name: 'TransportError', message: describeError(transportError) },
     };
   }
 }

@@ -85,10 +85,21 @@ export function callbackSpec(context: EngineContext, ended: EndedDelivery): Mess
  * The failure callback of a message that failed for good: the message's own, else (a step of a
  * workflow run) the run's, which its first message named.
  */
-export function failureSpec(context: EngineContext, followUp: StoredFollowUp, ended: EndedDelivery, run: Run | undefined): MessageSpec {
+export function failureSpec(
+  context: EngineContext,
+  followUp: StoredFollowUp,
+  ended: EndedDelivery,
+  run: Run | undefined,
+): MessageSpec {
   const fields = sourceFields(context, ended);
   const body = run
-    ? { ...fields, sourceBody: base64(run.body), workflowRunId: run.id, workflowCreatedAt: run.createdAt, workflowUrl: run.url }
+    ? {
+        ...fields,
+        sourceBody: base64(run.body),
+        workflowRunId: run.id,
+        workflowCreatedAt: run.createdAt,
+        workflowUrl: run.url,
+      }
     : fields;
   return followUpSpec(context, followUp, JSON.stringify(body));
 }
@@ -99,7 +110,15 @@ export function failureSpec(context: EngineContext, followUp: StoredFollowUp, en
  * commit with `logged` (the delivery's attempt). Its pending messages are dropped and its invoker
  * answered by what follows the end (the engine's listener).
  */
-export async function failRun(context: EngineContext, { run, error, failureCallback, logged, at }: FailedRun): Promise<void> {
+export async function failRun(
+  context: EngineContext,
+  { run, error, failureCallback, logged, at }: FailedRun,
+): Promise<void> {
   const { ends } = context;
-  await ends.end(run.id, failure(run, { error, at, failureCall: failureCallback ? 'message' : false, alerts: ends.alerts }), at, { extra: logged });
+  await ends.end(
+    run.id,
+    failure(run, { error, at, failureCall: failureCallback ? 'message' : false, alerts: ends.alerts }),
+    at,
+    { extra: logged },
+  );
 }

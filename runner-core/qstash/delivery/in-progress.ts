@@ -56,5 +56,8 @@ function branchOf(message: InFlightMessage): number | undefined {
 export function deliveryInProgress(inFlight: readonly InFlightMessage[], step: PublishedStep): string | undefined {
   const branch = step.stepId > 0 && step.concurrent > 1 ? step.stepId : undefined;
   const own = inFlight.filter((message) => branchOf(message) === branch);
-  return own.reduce<InFlightMessage | undefined>((latest, message) => (latest === undefined || message.seq > latest.seq ? message : latest), undefined)?.id;
+  return own.reduce<InFlightMessage | undefined>(
+    (latest, message) => (latest === undefined || message.seq > latest.seq ? message : latest),
+    undefined,
+  )?.id;
 }

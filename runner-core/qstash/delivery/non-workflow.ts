@@ -15,7 +15,8 @@ import type { StoredMessage } from '../messages/store.js';
  */
 export const NON_WORKFLOW_DESTINATION_MESSAGE =
   'detected a non-workflow destination for trigger/invoke. make sure you are sending the request to the correct endpoint';
-export const TRIGGER_NEEDS_SDK_V1_MESSAGE = 'trigger rest api is only usable with sdk versions after v1.0.0 major version';
+export const TRIGGER_NEEDS_SDK_V1_MESSAGE =
+  'trigger rest api is only usable with sdk versions after v1.0.0 major version';
 
 /** `Upstash-Workflow-Sdk`, the SDK's own version (`v1.3.2`): major 1 or later. */
 function sdkV1OrLater(version: string | undefined): boolean {
@@ -23,11 +24,23 @@ function sdkV1OrLater(version: string | undefined): boolean {
   return major !== undefined && Number(major) >= 1;
 }
 
-export function nonWorkflowDestination(message: StoredMessage, answer: Answer, restTrigger: boolean): SerializedError | undefined {
+export function nonWorkflowDestination(
+  message: StoredMessage,
+  answer: Answer,
+  restTrigger: boolean,
+): SerializedError | undefined {
   if (message.kind !== 'workflow' || answer.status < 200 || answer.status >= 300) return undefined;
   if (restTrigger && !sdkV1OrLater(answer.headers[WorkflowHeader.Sdk])) {
-    return { name: 'NonWorkflowDestinationError', code: 'NON_WORKFLOW_DESTINATION', message: TRIGGER_NEEDS_SDK_V1_MESSAGE };
+    return {
+      name: 'NonWorkflowDestinationError',
+      code: 'NON_WORKFLOW_DESTINATION',
+      message: TRIGGER_NEEDS_SDK_V1_MESSAGE,
+    };
   }
   if (answer.headers[WorkflowHeader.SdkVersion] !== undefined) return undefined;
-  return { name: 'NonWorkflowDestinationError', code: 'NON_WORKFLOW_DESTINATION', message: NON_WORKFLOW_DESTINATION_MESSAGE };
+  return {
+    name: 'NonWorkflowDestinationError',
+    code: 'NON_WORKFLOW_DESTINATION',
+    message: NON_WORKFLOW_DESTINATION_MESSAGE,
+  };
 }

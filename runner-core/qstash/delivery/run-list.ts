@@ -9,7 +9,11 @@ import type { RunMessage } from '../messages/store.js';
  */
 
 function entry(message: RunMessage): string {
-  return JSON.stringify({ messageId: message.id, body: Buffer.from(message.body).toString('base64'), callType: message.callType ?? 'step' });
+  return JSON.stringify({
+    messageId: message.id,
+    body: Buffer.from(message.body).toString('base64'),
+    callType: message.callType ?? 'step',
+  });
 }
 
 /** An entry's size, at most (JSON punctuation and names: 41 bytes; ids and call types are ASCII). */

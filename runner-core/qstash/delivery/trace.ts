@@ -27,7 +27,16 @@ export interface EndedDeliveryTrace {
  * sent where, the answer's status, and why it did not count when it did not (an error answer, or
  * no answer: the transport's error).
  */
-export function deliveryTrace({ message, purpose, seq, status, end, transportError, startedAt, endedAt }: EndedDeliveryTrace): DeliveryTraceInfo {
+export function deliveryTrace({
+  message,
+  purpose,
+  seq,
+  status,
+  end,
+  transportError,
+  startedAt,
+  endedAt,
+}: EndedDeliveryTrace): DeliveryTraceInfo {
   const info: DeliveryTraceInfo = {
     seq,
     attempt: message.retried + 1,

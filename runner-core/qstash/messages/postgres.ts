@@ -5,11 +5,29 @@ import type { Applied, Change, StoreConnection } from '../../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from '../delivery/in-progress.js';
 import { holdOwner } from '../delivery/publish-hold.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart,
-  StoredMessage,   DeadLetter, DeadLetterQuery,
+  MessagePatch,
+  MessageStore,
+  NewMessage,
+  NewUpstashRun,
+  PublishedMessage,
+  PublishOptions,
+  RunMessage,
+  RunStart,
+  StoredMessage,
+  DeadLetter,
+  DeadLetterQuery,
 } from './store.js';
 import {
-  admitMessages, FLOW_LOOKAHEAD, flowParams, UNDELIVERED_WHERE, toInFlight, toMessage, toRunMessage, type InFlightRow, type MessageRow, type RunMessageRow,
+  admitMessages,
+  FLOW_LOOKAHEAD,
+  flowParams,
+  UNDELIVERED_WHERE,
+  toInFlight,
+  toMessage,
+  toRunMessage,
+  type InFlightRow,
+  type MessageRow,
+  type RunMessageRow,
 } from './sqlite.js';
 
 type Db = Sql<{ bigint: number }>;
@@ -47,9 +65,16 @@ export class PostgresMessageStore implements MessageStore {
    * Settles the deliveries the app published during (delivery-in-progress.ts), whoever holds their
    * lease; `published` are the messages this publish stored, which no delivery ran yet.
    */
-  async #settleDuring(tx: Tx, during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): Promise<void> {
+  async #settleDuring(
+    tx: Tx,
+    during: readonly DeliveryRef[],
+    published: ReadonlySet<string>,
+    now: number,
+  ): Promise<void> {
     for (const { runId, step } of during) {
-      const rows = await tx<InFlightRow[]>`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ${runId} AND ${tx.unsafe(UNDELIVERED_WHERE)} FOR UPDATE`;
+      const rows = await tx<
+        InFlightRow[]
+      >`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ${runId} AND ${tx.unsafe(UNDELIVERED_WHERE)} FOR UPDATE`;
       const id = deliveryInProgress(rows.filter((row) => !published.has(row.id)).map(toInFlight), step);
       if (id === undefined) continue;
       // The run's fresh messages wait for this delivery's answer (publish-hold.ts); its row is locked above.
@@ -65,7 +90,11 @@ export class PostgresMessageStore implements MessageStore {
     }
   }
 
-  async createRun(run: NewUpstashRun, first: NewMessage, alongside?: PublishOptions & { changes: readonly Change[] }): Promise<{ created: boolean; applied: Applied }> {
+  async createRun(
+    run: NewUpstashRun,
+    first: NewMessage,
+    alongside?: PublishOptions & { changes: readonly Change[] },
+  ): Promise<{ created: boolean; applied: Applied }> {
     if (!alongside) return { created: await this.#createRun(this.#sql, run, first), applied: appliedAttempts([]) };
     return this.#transaction(async (tx) => {
       if (!(await this.#createRun(tx, run, first))) return { created: false, applied: appliedAttempts([]) };
@@ -74,14 +103,32 @@ export class PostgresMessageStore implements MessageStore {
     });
   }
 
-  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
+  async publish(
+    messages: readonly PublishedMessage[],
+    options: PublishOptions,
+  ): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
     if (messages.length === 0) return { results: [], applied: appliedAttempts([]) };
     return this.#transaction(async (tx) => {
-      const results = await this.#insert(tx, messages.map((m) => m.message));
+      const results = await this.#insert(
+        tx,
+        messages.map((m) => m.message),
+      );
       const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
       const runs = new Set(fresh.map((m) => m.message.runId));
-      await this.#settleDuring(tx, (options.during ?? []).filter((ref) => runs.has(ref.runId)), new Set(messages.map((m) => m.message.id)), options.now);
-      return { results, applied: await this.#connection.apply(tx, fresh.flatMap((m) => m.changes), options.returning) };
+      await this.#settleDuring(
+        tx,
+        (options.during ?? []).filter((ref) => runs.has(ref.runId)),
+        new Set(messages.map((m) => m.message.id)),
+        options.now,
+      );
+      return {
+        results,
+        applied: await this.#connection.apply(
+          tx,
+          fresh.flatMap((m) => m.changes),
+          options.returning,
+        ),
+      };
     });
   }
 
@@ -114,9 +161,19 @@ export class PostgresMessageStore implements MessageStore {
 
   async #insert(sql: Db | Tx, messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
     const rows = messages.map((m) => ({
-      id: m.id, run_id: m.runId, call_type: m.callType, kind: m.kind, spec: JSON.stringify(m.spec), due_at: m.dueAt,
-      dedup_key: m.dedupKey, flow_key: m.flow?.key ?? null, flow_parallelism: m.flow?.parallelism ?? null, flow_rate: m.flow?.rate ?? null,
-      flow_period_ms: m.flow?.periodMs ?? null, now: m.now, ord: 0,
+      id: m.id,
+      run_id: m.runId,
+      call_type: m.callType,
+      kind: m.kind,
+      spec: JSON.stringify(m.spec),
+      due_at: m.dueAt,
+      dedup_key: m.dedupKey,
+      flow_key: m.flow?.key ?? null,
+      flow_parallelism: m.flow?.parallelism ?? null,
+      flow_rate: m.flow?.rate ?? null,
+      flow_period_ms: m.flow?.periodMs ?? null,
+      now: m.now,
+      ord: 0,
     }));
     for (const [index, row] of rows.entries()) row.ord = index;
     const json = JSON.stringify(rows);
@@ -152,7 +209,17 @@ export class PostgresMessageStore implements MessageStore {
    * (store/postgres-flow-claim.ts): a second claimer's counts then see the first one's leases.
    * The only multi-statement transaction of the QStash store, bounded by its session settings.
    */
-  async claimDue({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]> {
+  async claimDue({
+    now,
+    limit,
+    owner,
+    leaseMs,
+  }: {
+    now: number;
+    limit: number;
+    owner: string;
+    leaseMs: number;
+  }): Promise<StoredMessage[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
     // Most polls find nothing due (a runner with no Upstash app polls all the same): a plain read
@@ -168,7 +235,9 @@ export class PostgresMessageStore implements MessageStore {
       // server ends such a session, and a claimer waiting on a key lock gives up and polls again.
       await tx`SET LOCAL idle_in_transaction_session_timeout = '5s'`;
       await tx`SET LOCAL lock_timeout = '2s'`;
-      const rows = await tx<MessageRow[]>`SELECT * FROM qstash_messages WHERE status = 'pending' AND due_at <= ${now}::bigint
+      const rows = await tx<
+        MessageRow[]
+      >`SELECT * FROM qstash_messages WHERE status = 'pending' AND due_at <= ${now}::bigint
         AND (lease_until IS NULL OR lease_until < ${now}::bigint) ORDER BY due_at LIMIT ${take * 2 + FLOW_LOOKAHEAD} FOR UPDATE SKIP LOCKED`;
       const keys = [...new Set(rows.map((row) => row.flow_key).filter((key): key is string => key !== null))].sort();
       const usage = new Map<string, FlowUsage>();
@@ -180,7 +249,11 @@ export class PostgresMessageStore implements MessageStore {
               AND lease_until >= ${now}::bigint) AS executing,
             COUNT(*)::int AS started, MIN(flow_started_at) AS oldest
           FROM qstash_messages WHERE flow_key = ${key} AND flow_started_at > ${now - periodMs}::bigint`;
-        usage.set(key, { executing: counts?.executing ?? 0, startedInPeriod: counts?.started ?? 0, oldestStart: counts?.oldest === null || counts?.oldest === undefined ? null : Number(counts.oldest) });
+        usage.set(key, {
+          executing: counts?.executing ?? 0,
+          startedInPeriod: counts?.started ?? 0,
+          oldestStart: counts?.oldest === null || counts?.oldest === undefined ? null : Number(counts.oldest),
+        });
       }
       const { admitted, parked } = admitMessages(rows, take, now, (key) => usage.get(key)!);
       const ids = admitted.map((row) => row.id);
@@ -188,7 +261,8 @@ export class PostgresMessageStore implements MessageStore {
         await tx`UPDATE qstash_messages SET lease_owner = ${owner}, lease_until = ${now + leaseMs}::bigint,
           flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE ${now}::bigint END WHERE id = ANY(${ids})`;
       }
-      for (const wait of parked) await tx`UPDATE qstash_messages SET due_at = ${wait.until}::bigint WHERE id = ${wait.id}`;
+      for (const wait of parked)
+        await tx`UPDATE qstash_messages SET due_at = ${wait.until}::bigint WHERE id = ${wait.id}`;
       return admitted;
     });
     return claimed.map(toMessage);
@@ -196,7 +270,8 @@ export class PostgresMessageStore implements MessageStore {
 
   async renew(ids: readonly string[], owner: string, until: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.#sql`UPDATE qstash_messages SET lease_until = ${until}::bigint WHERE id = ANY(${ids as string[]}) AND lease_owner = ${owner}`;
+    await this
+      .#sql`UPDATE qstash_messages SET lease_until = ${until}::bigint WHERE id = ANY(${ids as string[]}) AND lease_owner = ${owner}`;
     await this.#sql`UPDATE qstash_messages SET lease_until = ${until}::bigint
       WHERE status = 'pending' AND lease_owner = ANY(${ids.map(holdOwner)})`;
   }
@@ -209,8 +284,12 @@ export class PostgresMessageStore implements MessageStore {
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
     const sql = this.#sql;
-    const unreachable = patch.unreachableSince === undefined ? sql`unreachable_since` : sql`${patch.unreachableSince === null ? null : Math.round(patch.unreachableSince)}::bigint`;
-    const rows = await sql`UPDATE qstash_messages SET status = ${patch.status}, due_at = COALESCE(${patch.dueAt === undefined ? null : Math.round(patch.dueAt)}::bigint, due_at),
+    const unreachable =
+      patch.unreachableSince === undefined
+        ? sql`unreachable_since`
+        : sql`${patch.unreachableSince === null ? null : Math.round(patch.unreachableSince)}::bigint`;
+    const rows =
+      await sql`UPDATE qstash_messages SET status = ${patch.status}, due_at = COALESCE(${patch.dueAt === undefined ? null : Math.round(patch.dueAt)}::bigint, due_at),
         retried = COALESCE(${patch.retried ?? null}::int, retried), unreachable_since = ${unreachable},
         lease_owner = NULL, lease_until = NULL, updated_at = ${now}::bigint
       WHERE id = ${id} AND lease_owner = ${owner} RETURNING id`;
@@ -257,7 +336,9 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async nextAttemptSeq(runId: string, now: number): Promise<number> {
-    const [row] = await this.#sql<{ attempts: number }[]>`UPDATE runs SET attempts = attempts + 1, updated_at = ${now}::bigint
+    const [row] = await this.#sql<
+      { attempts: number }[]
+    >`UPDATE runs SET attempts = attempts + 1, updated_at = ${now}::bigint
       WHERE id = ${runId} RETURNING attempts`;
     if (!row) throw new Error(`Expected run ${runId} to exist for an attempt, but it was not found.`);
     return row.attempts;
@@ -274,7 +355,10 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   /** One statement: the runs that still owe a message are read and left alone in the same snapshot as the deletes. */
-  async pruneRuns(runIds: readonly string[], { dryRun }: { dryRun: boolean }): Promise<{ kept: string[]; messages: number }> {
+  async pruneRuns(
+    runIds: readonly string[],
+    { dryRun }: { dryRun: boolean },
+  ): Promise<{ kept: string[]; messages: number }> {
     if (runIds.length === 0) return { kept: [], messages: 0 };
     const sql = this.#sql;
     const ids = [...runIds];
@@ -297,7 +381,9 @@ export class PostgresMessageStore implements MessageStore {
       ORDER BY updated_at LIMIT ${take}`;
     const [row] = dryRun
       ? await sql<{ n: number }[]>`SELECT COUNT(*)::int AS n FROM (${settled}) s`
-      : await sql<{ n: number }[]>`WITH d AS (DELETE FROM qstash_messages WHERE seq IN (${settled} FOR UPDATE SKIP LOCKED) RETURNING 1)
+      : await sql<
+          { n: number }[]
+        >`WITH d AS (DELETE FROM qstash_messages WHERE seq IN (${settled} FOR UPDATE SKIP LOCKED) RETURNING 1)
           SELECT COUNT(*)::int AS n FROM d`;
     return row?.n ?? 0;
   }

@@ -70,26 +70,57 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
 
 /** `Upstash-*` headers (lower case) that are read, or deliberately dropped (telemetry, feature sets). */
 const KNOWN = new Set<string>([
-  UpstashHeader.Method, UpstashHeader.Delay, UpstashHeader.NotBefore, UpstashHeader.Retries, UpstashHeader.RetryDelay, UpstashHeader.Timeout,
-  UpstashHeader.Callback, UpstashHeader.FailureCallback, UpstashHeader.Label, UpstashHeader.FeatureSet, UpstashHeader.FlowControlKey,
-  UpstashHeader.FlowControlValue, UpstashHeader.DeduplicationId, UpstashHeader.ContentBasedDeduplication, UpstashHeader.RedactFields,
+  UpstashHeader.Method,
+  UpstashHeader.Delay,
+  UpstashHeader.NotBefore,
+  UpstashHeader.Retries,
+  UpstashHeader.RetryDelay,
+  UpstashHeader.Timeout,
+  UpstashHeader.Callback,
+  UpstashHeader.FailureCallback,
+  UpstashHeader.Label,
+  UpstashHeader.FeatureSet,
+  UpstashHeader.FlowControlKey,
+  UpstashHeader.FlowControlValue,
+  UpstashHeader.DeduplicationId,
+  UpstashHeader.ContentBasedDeduplication,
+  UpstashHeader.RedactFields,
 ]);
-const PASS_PREFIXES: string[] = [HeaderPrefix.Forward, HeaderPrefix.Workflow, HeaderPrefix.Telemetry, HeaderPrefix.Callback, HeaderPrefix.FailureCallback];
+const PASS_PREFIXES: string[] = [
+  HeaderPrefix.Forward,
+  HeaderPrefix.Workflow,
+  HeaderPrefix.Telemetry,
+  HeaderPrefix.Callback,
+  HeaderPrefix.FailureCallback,
+];
 
 /** `parallelism=2, rate=10, period=1m` (any order, any subset with a limit) for `key`. */
 export function parseFlowControlValue(key: string, value: string): FlowControl {
   const header = displayName(UpstashHeader.FlowControlValue);
-  if (key.trim() === '' || key.length > 256) throw new QStashHeaderError(UpstashHeader.FlowControlKey, `Expected Upstash-Flow-Control-Key to be 1 to 256 characters, got "${key.slice(0, 300)}".`);
+  if (key.trim() === '' || key.length > 256)
+    throw new QStashHeaderError(
+      UpstashHeader.FlowControlKey,
+      `Expected Upstash-Flow-Control-Key to be 1 to 256 characters, got "${key.slice(0, 300)}".`,
+    );
   const out: FlowControl = { key };
-  for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const match = /^(parallelism|rate|period)=(.+)$/.exec(part);
-    if (!match) throw new QStashHeaderError(header, `Expected ${header} to be parts like parallelism=2, rate=10, period=1m, got "${part}".`);
+    if (!match)
+      throw new QStashHeaderError(
+        header,
+        `Expected ${header} to be parts like parallelism=2, rate=10, period=1m, got "${part}".`,
+      );
     const [, name, text] = match;
     if (name === 'period') out.periodMs = parseDuration(header, text!);
     else out[name as 'parallelism' | 'rate'] = parseCount(header, text!, 1_000_000);
   }
-  if ((out.parallelism ?? 0) < 1 && (out.rate ?? 0) < 1) throw new QStashHeaderError(header, `Expected ${header} to set parallelism or rate (at least 1), got "${value}".`);
-  if (out.periodMs !== undefined && out.periodMs < 1) throw new QStashHeaderError(header, `Expected the period in ${header} to be positive, got "${value}".`);
+  if ((out.parallelism ?? 0) < 1 && (out.rate ?? 0) < 1)
+    throw new QStashHeaderError(header, `Expected ${header} to set parallelism or rate (at least 1), got "${value}".`);
+  if (out.periodMs !== undefined && out.periodMs < 1)
+    throw new QStashHeaderError(header, `Expected the period in ${header} to be positive, got "${value}".`);
   return out;
 }
 
@@ -99,8 +130,20 @@ export function parseFlowControlValue(key: string, value: string): FlowControl {
  * sets per delivery. An app's first request forwarded whole (the SDK does that) brings all of them.
  */
 const NOT_FORWARDED = new Set([
-  'host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect',
-  'proxy-authorization', 'proxy-connection', UpstashHeader.Signature, UpstashHeader.MessageId, UpstashHeader.Retried,
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+  UpstashHeader.Signature,
+  UpstashHeader.MessageId,
+  UpstashHeader.Retried,
 ]);
 
 export function forwardable(headers: Record<string, string>): Record<string, string> {
@@ -123,7 +166,8 @@ function checkUrl(header: string, value: string): string {
   } catch {
     throw new QStashHeaderError(header, `Expected ${header} to be an absolute http(s) URL, got "${value}".`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new QStashHeaderError(header, `Expected ${header} to be an http(s) URL, got "${value}".`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new QStashHeaderError(header, `Expected ${header} to be an http(s) URL, got "${value}".`);
   return value;
 }
 
@@ -142,12 +186,20 @@ export function lowerHeaders(headers: Record<string, string>): Record<string, st
 export function parseMessage(destination: string, rawHeaders: Record<string, string>, body: string): MessageSpec {
   const headers = lowerHeaders(rawHeaders);
   for (const name of Object.keys(headers)) {
-    if (!name.startsWith(HeaderPrefix.Upstash) || KNOWN.has(name) || PASS_PREFIXES.some((p) => name.startsWith(p))) continue;
-    throw new QStashHeaderError(name, `The runner does not support the QStash header ${name} (it serves the part of QStash that @upstash/workflow uses).`);
+    if (!name.startsWith(HeaderPrefix.Upstash) || KNOWN.has(name) || PASS_PREFIXES.some((p) => name.startsWith(p)))
+      continue;
+    throw new QStashHeaderError(
+      name,
+      `The runner does not support the QStash header ${name} (it serves the part of QStash that @upstash/workflow uses).`,
+    );
   }
   checkUrl('the destination', destination);
   const method = (headers[UpstashHeader.Method] ?? 'POST').toUpperCase();
-  if (!METHODS.has(method)) throw new QStashHeaderError(UpstashHeader.Method, `Expected Upstash-Method to be one of ${[...METHODS].join(', ')}, got "${headers[UpstashHeader.Method]}".`);
+  if (!METHODS.has(method))
+    throw new QStashHeaderError(
+      UpstashHeader.Method,
+      `Expected Upstash-Method to be one of ${[...METHODS].join(', ')}, got "${headers[UpstashHeader.Method]}".`,
+    );
 
   const deliverHeaders: Record<string, string> = {};
   const forwarded: Record<string, string> = {};
@@ -157,18 +209,29 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
   const toTarget = headers[WorkflowHeader.CallType] === 'toCallback';
   if (headers['content-type'] !== undefined) deliverHeaders['content-type'] = headers['content-type'];
   for (const [name, value] of Object.entries(headers)) {
-    if (name.startsWith(HeaderPrefix.Forward)) deliverHeaders[name.slice(HeaderPrefix.Forward.length)] = forwarded[name.slice(HeaderPrefix.Forward.length)] = value;
+    if (name.startsWith(HeaderPrefix.Forward))
+      deliverHeaders[name.slice(HeaderPrefix.Forward.length)] = forwarded[name.slice(HeaderPrefix.Forward.length)] =
+        value;
     else if (name.startsWith(HeaderPrefix.Workflow) && !toTarget) deliverHeaders[name] = value;
   }
   const label = headers[UpstashHeader.Label];
   if (label !== undefined) deliverHeaders[UpstashHeader.Label] = label;
   for (const [name, value] of Object.entries(deliverHeaders)) {
     // Checked now: a header the runner could not send would otherwise fail every delivery.
-    if (!HEADER_NAME.test(name)) throw new QStashHeaderError(name, `Expected a forwarded header name to be an HTTP token, got "${name.slice(0, 100)}".`);
-    if (!HEADER_VALUE.test(value)) throw new QStashHeaderError(name, `Expected the value of forwarded header ${name} to hold no control characters (CR, LF, NUL…).`);
+    if (!HEADER_NAME.test(name))
+      throw new QStashHeaderError(
+        name,
+        `Expected a forwarded header name to be an HTTP token, got "${name.slice(0, 100)}".`,
+      );
+    if (!HEADER_VALUE.test(value))
+      throw new QStashHeaderError(
+        name,
+        `Expected the value of forwarded header ${name} to hold no control characters (CR, LF, NUL…).`,
+      );
   }
 
-  const read = <T>(name: string, parse: (value: string) => T): T | undefined => (headers[name] === undefined ? undefined : parse(headers[name]));
+  const read = <T>(name: string, parse: (value: string) => T): T | undefined =>
+    headers[name] === undefined ? undefined : parse(headers[name]);
   const retryDelay = read(UpstashHeader.RetryDelay, (value) => (parseRetryDelay(value), value));
   const followUp = (name: string): FollowUp | undefined => {
     const url = headers[name];
@@ -180,12 +243,18 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
   };
   const runId = headers[WorkflowHeader.RunId];
   if (runId !== undefined && !RUN_ID.test(runId)) {
-    throw new QStashHeaderError(WorkflowHeader.RunId, `Expected Upstash-Workflow-RunId to be wfr_ followed by at most 128 letters, digits, _ or -, got "${runId.slice(0, 200)}".`);
+    throw new QStashHeaderError(
+      WorkflowHeader.RunId,
+      `Expected Upstash-Workflow-RunId to be wfr_ followed by at most 128 letters, digits, _ or -, got "${runId.slice(0, 200)}".`,
+    );
   }
   const flowKey = headers[UpstashHeader.FlowControlKey];
   const flowValue = headers[UpstashHeader.FlowControlValue];
   if ((flowKey === undefined) !== (flowValue === undefined)) {
-    throw new QStashHeaderError(UpstashHeader.FlowControlKey, 'Expected Upstash-Flow-Control-Key and Upstash-Flow-Control-Value together, got only one of them.');
+    throw new QStashHeaderError(
+      UpstashHeader.FlowControlKey,
+      'Expected Upstash-Flow-Control-Key and Upstash-Flow-Control-Value together, got only one of them.',
+    );
   }
   return {
     destination,
@@ -195,8 +264,13 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
     // An app's first request forwarded whole (the SDK does that) brings its connection's headers too.
     forwarded: forwardable(forwarded),
     delayMs: read(UpstashHeader.Delay, (value) => parseDuration(displayName(UpstashHeader.Delay), value)) ?? 0,
-    notBefore: read(UpstashHeader.NotBefore, (value) => parseCount(displayName(UpstashHeader.NotBefore), value, 253_402_300_799) * 1_000),
-    retries: read(UpstashHeader.Retries, (value) => parseCount(displayName(UpstashHeader.Retries), value, MAX_RETRIES_READ)),
+    notBefore: read(
+      UpstashHeader.NotBefore,
+      (value) => parseCount(displayName(UpstashHeader.NotBefore), value, 253_402_300_799) * 1_000,
+    ),
+    retries: read(UpstashHeader.Retries, (value) =>
+      parseCount(displayName(UpstashHeader.Retries), value, MAX_RETRIES_READ),
+    ),
     retryDelay,
     timeoutMs: read(UpstashHeader.Timeout, (value) => parseDuration(displayName(UpstashHeader.Timeout), value)),
     callback: followUp(UpstashHeader.Callback),
@@ -211,9 +285,13 @@ export function parseMessage(destination: string, rawHeaders: Record<string, str
             callType: headers[WorkflowHeader.CallType] ?? 'step',
           },
     label: headers[UpstashHeader.Label],
-    flowControl: flowKey !== undefined && flowValue !== undefined ? parseFlowControlValue(flowKey, flowValue) : undefined,
+    flowControl:
+      flowKey !== undefined && flowValue !== undefined ? parseFlowControlValue(flowKey, flowValue) : undefined,
     deduplicationId: headers[UpstashHeader.DeduplicationId],
     contentBasedDeduplication: headers[UpstashHeader.ContentBasedDeduplication] === 'true',
-    redact: (headers[UpstashHeader.RedactFields] ?? '').split(',').map((part) => part.trim()).filter((part) => part !== ''),
+    redact: (headers[UpstashHeader.RedactFields] ?? '')
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== ''),
   };
 }

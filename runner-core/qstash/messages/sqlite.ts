@@ -6,35 +6,76 @@ import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from '../d
 import { holdOwner } from '../delivery/publish-hold.js';
 import { HANDOVER_CALL_TYPE } from '../publish/handover.js';
 import type {
-  MessagePatch, MessageStore, NewMessage, NewUpstashRun, PublishedMessage, PublishOptions, RunMessage, RunStart,
-  StoredMessage, StoredSpec, DeadLetter, DeadLetterQuery,
+  MessagePatch,
+  MessageStore,
+  NewMessage,
+  NewUpstashRun,
+  PublishedMessage,
+  PublishOptions,
+  RunMessage,
+  RunStart,
+  StoredMessage,
+  StoredSpec,
+  DeadLetter,
+  DeadLetterQuery,
 } from './store.js';
 
 /** The `MessageStore` on the runner's SQLite file: same connection, so one writer and WAL as the `Store`. */
 
 export interface MessageRow {
-  seq: number; id: string; run_id: string | null; call_type: string | null; kind: string; spec: string;
-  status: string; due_at: number; retried: number; unreachable_since: number | null; created_at: number;
-  flow_key: string | null; flow_parallelism: number | null; flow_rate: number | null; flow_period_ms: number | null;
+  seq: number;
+  id: string;
+  run_id: string | null;
+  call_type: string | null;
+  kind: string;
+  spec: string;
+  status: string;
+  due_at: number;
+  retried: number;
+  unreachable_since: number | null;
+  created_at: number;
+  flow_key: string | null;
+  flow_parallelism: number | null;
+  flow_rate: number | null;
+  flow_period_ms: number | null;
 }
 
 export function toMessage(row: MessageRow): StoredMessage {
   return {
-    id: row.id, seq: Number(row.seq), runId: row.run_id, callType: row.call_type, kind: row.kind as StoredMessage['kind'],
-    spec: JSON.parse(row.spec) as StoredSpec, status: row.status as StoredMessage['status'], dueAt: Number(row.due_at),
-    retried: row.retried, unreachableSince: row.unreachable_since === null ? null : Number(row.unreachable_since), createdAt: Number(row.created_at),
+    id: row.id,
+    seq: Number(row.seq),
+    runId: row.run_id,
+    callType: row.call_type,
+    kind: row.kind as StoredMessage['kind'],
+    spec: JSON.parse(row.spec) as StoredSpec,
+    status: row.status as StoredMessage['status'],
+    dueAt: Number(row.due_at),
+    retried: row.retried,
+    unreachableSince: row.unreachable_since === null ? null : Number(row.unreachable_since),
+    createdAt: Number(row.created_at),
   };
 }
 
 /** A run message's entry: its body as the SDK decodes it. */
 export interface RunMessageRow {
-  id: string; seq: number; call_type: string | null; spec: string; status: string; retried: number; created_at: number;
+  id: string;
+  seq: number;
+  call_type: string | null;
+  spec: string;
+  status: string;
+  retried: number;
+  created_at: number;
 }
 
 export function toRunMessage(row: RunMessageRow): RunMessage {
   return {
-    id: row.id, seq: Number(row.seq), callType: row.call_type, body: (JSON.parse(row.spec) as StoredSpec).body,
-    status: row.status as RunMessage['status'], retried: row.retried, createdAt: Number(row.created_at),
+    id: row.id,
+    seq: Number(row.seq),
+    callType: row.call_type,
+    body: (JSON.parse(row.spec) as StoredSpec).body,
+    status: row.status as RunMessage['status'],
+    retried: row.retried,
+    createdAt: Number(row.created_at),
   };
 }
 
@@ -42,7 +83,12 @@ export function toRunMessage(row: RunMessageRow): RunMessage {
 export const FLOW_LOOKAHEAD = 16;
 
 export function flowParams(m: NewMessage) {
-  return { flowKey: m.flow?.key ?? null, flowParallelism: m.flow?.parallelism ?? null, flowRate: m.flow?.rate ?? null, flowPeriodMs: m.flow?.periodMs ?? null };
+  return {
+    flowKey: m.flow?.key ?? null,
+    flowParallelism: m.flow?.parallelism ?? null,
+    flowRate: m.flow?.rate ?? null,
+    flowPeriodMs: m.flow?.periodMs ?? null,
+  };
 }
 
 /**
@@ -51,7 +97,10 @@ export function flowParams(m: NewMessage) {
  */
 /** A run's message in flight as stored, for `deliveryInProgress`. */
 export interface InFlightRow {
-  id: string; seq: number; call_type: string | null; spec: string;
+  id: string;
+  seq: number;
+  call_type: string | null;
+  spec: string;
 }
 
 export function toInFlight(row: InFlightRow): InFlightMessage {
@@ -67,7 +116,12 @@ export function toInFlight(row: InFlightRow): InFlightMessage {
 // A handover (handover.ts) is a delivery the app runs the first step during, as a step's is.
 export const UNDELIVERED_WHERE = `status = 'pending' AND call_type IN ('step', 'fromCallback', '${HANDOVER_CALL_TYPE}')`;
 
-export function admitMessages(rows: readonly MessageRow[], take: number, now: number, usage: Parameters<typeof admit>[3]) {
+export function admitMessages(
+  rows: readonly MessageRow[],
+  take: number,
+  now: number,
+  usage: Parameters<typeof admit>[3],
+) {
   const candidates = rows.map((row) => ({ ...row, flow_started_at: null }) as MessageRow & FlowCandidate);
   return admit(candidates, take, now, usage);
 }
@@ -77,21 +131,33 @@ type Alongside = PublishOptions & { changes: readonly Change[] };
 export class SqliteMessageStore implements MessageStore {
   readonly #db: Database;
   readonly #s;
-  readonly #createRun: (run: NewUpstashRun, first: NewMessage, alongside: Alongside | undefined) => { created: boolean; applied: Applied };
+  readonly #createRun: (
+    run: NewUpstashRun,
+    first: NewMessage,
+    alongside: Alongside | undefined,
+  ) => { created: boolean; applied: Applied };
   readonly #insert: (messages: readonly NewMessage[]) => { id: string; deduplicated: boolean }[];
-  readonly #publish: (messages: readonly PublishedMessage[], options: PublishOptions) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
+  readonly #publish: (
+    messages: readonly PublishedMessage[],
+    options: PublishOptions,
+  ) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
   readonly #claim: (options: { now: number; limit: number; owner: string; leaseMs: number }) => StoredMessage[];
-  readonly #pruneRuns: (runIds: readonly string[], options: { dryRun: boolean }) => { kept: string[]; messages: number };
+  readonly #pruneRuns: (
+    runIds: readonly string[],
+    options: { dryRun: boolean },
+  ) => { kept: string[]; messages: number };
 
   constructor(connection: Extract<StoreConnection, { kind: 'sqlite' }>) {
     const { db } = connection;
     this.#db = db;
     const s = {
-      insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
+      insertRun:
+        db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
         VALUES (@id, @url, 'running', @body, @headers, @now, @now, NULL, @retries, @retryDelayMs, @idempotencyKey, 'upstash') ON CONFLICT DO NOTHING`),
       insertConfig: db.prepare('INSERT INTO qstash_runs (run_id, config) VALUES (?, ?)'),
       config: db.prepare('SELECT config FROM qstash_runs WHERE run_id = ?').pluck(),
-      insertMessage: db.prepare(`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
+      insertMessage:
+        db.prepare(`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
           flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
         VALUES (@id, @runId, @callType, @kind, @spec, 'pending', @dueAt, @dedupKey, @flowKey, @flowParallelism, @flowRate, @flowPeriodMs, @now, @now)
         ON CONFLICT (dedup_key) DO NOTHING`),
@@ -101,15 +167,22 @@ export class SqliteMessageStore implements MessageStore {
       lease: db.prepare(`UPDATE qstash_messages SET lease_owner = @owner, lease_until = @until,
         flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE @now END WHERE id = @id`),
       park: db.prepare('UPDATE qstash_messages SET due_at = @until WHERE id = @id'),
-      flowExecuting: db.prepare(`SELECT COUNT(*) FROM qstash_messages WHERE flow_key = @key AND status = 'pending'
-        AND lease_owner IS NOT NULL AND lease_until >= @now`).pluck(),
-      flowStarted: db.prepare('SELECT COUNT(*) AS n, MIN(flow_started_at) AS oldest FROM qstash_messages WHERE flow_key = @key AND flow_started_at > @since'),
+      flowExecuting: db
+        .prepare(`SELECT COUNT(*) FROM qstash_messages WHERE flow_key = @key AND status = 'pending'
+        AND lease_owner IS NOT NULL AND lease_until >= @now`)
+        .pluck(),
+      flowStarted: db.prepare(
+        'SELECT COUNT(*) AS n, MIN(flow_started_at) AS oldest FROM qstash_messages WHERE flow_key = @key AND flow_started_at > @since',
+      ),
       renew: db.prepare('UPDATE qstash_messages SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
-      settle: db.prepare(`UPDATE qstash_messages SET status = @status, due_at = COALESCE(@dueAt, due_at), retried = COALESCE(@retried, retried),
+      settle:
+        db.prepare(`UPDATE qstash_messages SET status = @status, due_at = COALESCE(@dueAt, due_at), retried = COALESCE(@retried, retried),
           unreachable_since = CASE WHEN @setUnreachable = 1 THEN @unreachableSince ELSE unreachable_since END,
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
-      runMessages: db.prepare('SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq'),
+      runMessages: db.prepare(
+        'SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq',
+      ),
       deadLetters: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
         AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId) ORDER BY seq DESC LIMIT @limit`),
       deleteDeadLetters: db.prepare(`DELETE FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
@@ -118,12 +191,21 @@ export class SqliteMessageStore implements MessageStore {
         ORDER BY created_at DESC, id DESC LIMIT @limit`),
       runsBefore: db.prepare(`SELECT id, created_at AS createdAt FROM runs WHERE protocol = 'upstash'
         AND (created_at < @at OR (created_at = @at AND id < @id)) ORDER BY created_at DESC, id DESC LIMIT @limit`),
-      cancelPending: db.prepare(`UPDATE qstash_messages SET status = 'cancelled', updated_at = @now WHERE run_id = @runId AND status = 'pending'
+      cancelPending:
+        db.prepare(`UPDATE qstash_messages SET status = 'cancelled', updated_at = @now WHERE run_id = @runId AND status = 'pending'
         AND (call_type IS NULL OR call_type != 'failureCall')`),
-      nextAttempt: db.prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts').pluck(),
-      nextDue: db.prepare(`SELECT MIN(MAX(due_at, COALESCE(lease_until, 0))) FROM qstash_messages WHERE status = 'pending'`).pluck(),
-      releaseAll: db.prepare('UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
-      undelivered: db.prepare(`SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? AND ${UNDELIVERED_WHERE}`),
+      nextAttempt: db
+        .prepare('UPDATE runs SET attempts = attempts + 1, updated_at = @now WHERE id = @runId RETURNING attempts')
+        .pluck(),
+      nextDue: db
+        .prepare(`SELECT MIN(MAX(due_at, COALESCE(lease_until, 0))) FROM qstash_messages WHERE status = 'pending'`)
+        .pluck(),
+      releaseAll: db.prepare(
+        'UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL',
+      ),
+      undelivered: db.prepare(
+        `SELECT id, seq, call_type, spec FROM qstash_messages WHERE run_id = ? AND ${UNDELIVERED_WHERE}`,
+      ),
       // The run's fresh messages held until the delivery they were published during is answered (publish-hold.ts).
       hold: db.prepare(`UPDATE qstash_messages
         SET lease_owner = @hold, lease_until = (SELECT d.lease_until FROM qstash_messages d WHERE d.id = @delivery)
@@ -134,20 +216,30 @@ export class SqliteMessageStore implements MessageStore {
       renewHold: db.prepare(`UPDATE qstash_messages SET lease_until = ? WHERE status = 'pending' AND lease_owner = ?`),
       releaseHeld: db.prepare(`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
         WHERE run_id = ? AND status = 'pending' AND lease_owner = ?`),
-      settleDelivered: db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
+      settleDelivered:
+        db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = @now WHERE id = @id AND status = 'pending'`),
       owes: db.prepare(`SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' LIMIT 1`).pluck(),
       countOfRun: db.prepare('SELECT COUNT(*) FROM qstash_messages WHERE run_id = ?').pluck(),
       deleteOfRun: db.prepare('DELETE FROM qstash_messages WHERE run_id = ?'),
       deleteConfig: db.prepare('DELETE FROM qstash_runs WHERE run_id = ?'),
-      countSettled: db.prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM qstash_messages WHERE run_id IS NULL AND status != 'pending' AND updated_at < ?
-        ORDER BY updated_at LIMIT ?)`).pluck(),
+      countSettled: db
+        .prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM qstash_messages WHERE run_id IS NULL AND status != 'pending' AND updated_at < ?
+        ORDER BY updated_at LIMIT ?)`)
+        .pluck(),
       deleteSettled: db.prepare(`DELETE FROM qstash_messages WHERE seq IN (SELECT seq FROM qstash_messages
         WHERE run_id IS NULL AND status != 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ?)`),
     };
     this.#s = s;
     const messageParams = (m: NewMessage) => ({
-      id: m.id, runId: m.runId, callType: m.callType, kind: m.kind, spec: JSON.stringify(m.spec), dueAt: m.dueAt, dedupKey: m.dedupKey, now: m.now,
+      id: m.id,
+      runId: m.runId,
+      callType: m.callType,
+      kind: m.kind,
+      spec: JSON.stringify(m.spec),
+      dueAt: m.dueAt,
+      dedupKey: m.dedupKey,
+      now: m.now,
       ...flowParams(m),
     });
     const insertOne = (m: NewMessage): { id: string; deduplicated: boolean } => {
@@ -183,22 +275,38 @@ export class SqliteMessageStore implements MessageStore {
       const results = messages.map((m) => insertOne(m.message));
       const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
       const runs = new Set(fresh.map((m) => m.message.runId));
-      settleDuring((options.during ?? []).filter((ref) => runs.has(ref.runId)), new Set(messages.map((m) => m.message.id)), options.now);
-      return { results, applied: connection.apply(fresh.flatMap((m) => m.changes), options.returning) };
+      settleDuring(
+        (options.during ?? []).filter((ref) => runs.has(ref.runId)),
+        new Set(messages.map((m) => m.message.id)),
+        options.now,
+      );
+      return {
+        results,
+        applied: connection.apply(
+          fresh.flatMap((m) => m.changes),
+          options.returning,
+        ),
+      };
     });
     this.#publish = (messages, options) => publish.immediate(messages, options);
-    const claim = db.transaction(({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }) => {
-      const take = Math.max(0, Math.trunc(limit));
-      // Read past the limit: messages of a full key are parked, not counted.
-      const rows = s.due.all({ now, limit: take * 2 + FLOW_LOOKAHEAD }) as MessageRow[];
-      const { admitted, parked } = admitMessages(rows, take, now, (key, periodMs) => {
-        const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
-        return { executing: s.flowExecuting.get({ key, now }) as number, startedInPeriod: started.n, oldestStart: started.oldest };
-      });
-      for (const row of admitted) s.lease.run({ id: row.id, owner, until: now + leaseMs, now });
-      for (const wait of parked) s.park.run({ id: wait.id, until: wait.until });
-      return admitted.map(toMessage);
-    });
+    const claim = db.transaction(
+      ({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }) => {
+        const take = Math.max(0, Math.trunc(limit));
+        // Read past the limit: messages of a full key are parked, not counted.
+        const rows = s.due.all({ now, limit: take * 2 + FLOW_LOOKAHEAD }) as MessageRow[];
+        const { admitted, parked } = admitMessages(rows, take, now, (key, periodMs) => {
+          const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
+          return {
+            executing: s.flowExecuting.get({ key, now }) as number,
+            startedInPeriod: started.n,
+            oldestStart: started.oldest,
+          };
+        });
+        for (const row of admitted) s.lease.run({ id: row.id, owner, until: now + leaseMs, now });
+        for (const wait of parked) s.park.run({ id: wait.id, until: wait.until });
+        return admitted.map(toMessage);
+      },
+    );
     this.#claim = (options) => claim.immediate(options);
     const pruneRuns = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }) => {
       const kept: string[] = [];
@@ -216,11 +324,18 @@ export class SqliteMessageStore implements MessageStore {
     this.#pruneRuns = (runIds, options) => pruneRuns.immediate(runIds, options);
   }
 
-  async createRun(run: NewUpstashRun, first: NewMessage, alongside?: Alongside): Promise<{ created: boolean; applied: Applied }> {
+  async createRun(
+    run: NewUpstashRun,
+    first: NewMessage,
+    alongside?: Alongside,
+  ): Promise<{ created: boolean; applied: Applied }> {
     return this.#createRun(run, first, alongside);
   }
 
-  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
+  async publish(
+    messages: readonly PublishedMessage[],
+    options: PublishOptions,
+  ): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
     return messages.length === 0 ? { results: [], applied: appliedAttempts([]) } : this.#publish(messages, options);
   }
 
@@ -249,8 +364,14 @@ export class SqliteMessageStore implements MessageStore {
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
     const result = this.#s.settle.run({
-      id, owner, now, status: patch.status, dueAt: patch.dueAt ?? null, retried: patch.retried ?? null,
-      setUnreachable: patch.unreachableSince === undefined ? 0 : 1, unreachableSince: patch.unreachableSince ?? null,
+      id,
+      owner,
+      now,
+      status: patch.status,
+      dueAt: patch.dueAt ?? null,
+      retried: patch.retried ?? null,
+      setUnreachable: patch.unreachableSince === undefined ? 0 : 1,
+      unreachableSince: patch.unreachableSince ?? null,
     });
     return result.changes > 0;
   }
@@ -295,13 +416,18 @@ export class SqliteMessageStore implements MessageStore {
     this.#s.releaseAll.run();
   }
 
-  async pruneRuns(runIds: readonly string[], options: { dryRun: boolean }): Promise<{ kept: string[]; messages: number }> {
+  async pruneRuns(
+    runIds: readonly string[],
+    options: { dryRun: boolean },
+  ): Promise<{ kept: string[]; messages: number }> {
     return runIds.length === 0 ? { kept: [], messages: 0 } : this.#pruneRuns(runIds, options);
   }
 
   async pruneSettled({ before, limit, dryRun }: { before: number; limit: number; dryRun: boolean }): Promise<number> {
     const take = Math.max(0, Math.trunc(limit));
-    return dryRun ? (this.#s.countSettled.get(before, take) as number) : this.#s.deleteSettled.run(before, take).changes;
+    return dryRun
+      ? (this.#s.countSettled.get(before, take) as number)
+      : this.#s.deleteSettled.run(before, take).changes;
   }
 
   /** For tests: the database this store writes to. */

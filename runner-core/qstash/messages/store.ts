@@ -128,13 +128,20 @@ export interface MessageStore {
    * `alongside`, in the same transaction: its changes applied and its deliveries settled (an
    * invoke: the invoker's step row, and the delivery that invoked).
    */
-  createRun(run: NewUpstashRun, first: NewMessage, alongside?: PublishOptions & { changes: readonly Change[] }): Promise<{ created: boolean; applied: Applied }>;
+  createRun(
+    run: NewUpstashRun,
+    first: NewMessage,
+    alongside?: PublishOptions & { changes: readonly Change[] },
+  ): Promise<{ created: boolean; applied: Applied }>;
   /**
    * Stores one publish in one transaction: `messages` inserted (a repeated deduplication key
    * answers the existing message's id, and its changes are not applied), the new ones' changes
    * applied, and the deliveries `during` settled.
    */
-  publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }>;
+  publish(
+    messages: readonly PublishedMessage[],
+    options: PublishOptions,
+  ): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }>;
   /** The run's config (JSON), or undefined for a run the QStash API did not start. */
   runConfig(runId: string): Promise<string | undefined>;
   /** Inserts messages in one transaction; a repeated deduplication key answers the existing message's id. */

@@ -36,5 +36,7 @@ export function sdkList<T extends { callType: string | null }>(list: readonly T[
 /** The headers of a delivery that is not the run's first: without the unknown-SDK header. */
 export function laterDeliveryHeaders(headers: Record<string, string>): Record<string, string> {
   if (!Object.keys(headers).some((name) => name.toLowerCase() === WorkflowHeader.UnknownSdk)) return headers;
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== WorkflowHeader.UnknownSdk));
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => name.toLowerCase() !== WorkflowHeader.UnknownSdk),
+  );
 }

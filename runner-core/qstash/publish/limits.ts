@@ -31,10 +31,14 @@ export const DEFAULT_UPSTASH_LIMITS: UpstashLimits = { maxRetries: 100, maxMessa
 export function upstashLimits(overrides: Partial<UpstashLimits> = {}): UpstashLimits {
   const limits = { ...DEFAULT_UPSTASH_LIMITS, ...overrides };
   if (!Number.isSafeInteger(limits.maxRetries) || limits.maxRetries < 0) {
-    throw new RangeError(`Expected upstashLimits.maxRetries to be a whole number of at least 0, got ${limits.maxRetries}.`);
+    throw new RangeError(
+      `Expected upstashLimits.maxRetries to be a whole number of at least 0, got ${limits.maxRetries}.`,
+    );
   }
   if (!Number.isSafeInteger(limits.maxMessageBytes) || limits.maxMessageBytes < 1024) {
-    throw new RangeError(`Expected upstashLimits.maxMessageBytes to be a whole number of bytes, at least 1024, got ${limits.maxMessageBytes}.`);
+    throw new RangeError(
+      `Expected upstashLimits.maxMessageBytes to be a whole number of bytes, at least 1024, got ${limits.maxMessageBytes}.`,
+    );
   }
   return limits;
 }
@@ -54,12 +58,16 @@ export function checkPlanLimits(limits: UpstashLimits, specs: readonly MessageSp
   for (const [index, spec] of specs.entries()) {
     const asked = [
       spec.retries,
-      ...[spec.callback, spec.failureCallback].map((followUp) => (followUp ? Number(followUp.headers[UpstashHeader.Retries] ?? 0) : 0)),
+      ...[spec.callback, spec.failureCallback].map((followUp) =>
+        followUp ? Number(followUp.headers[UpstashHeader.Retries] ?? 0) : 0,
+      ),
     ];
     const retries = Math.max(...asked.map((n) => n ?? 0));
     if (retries > limits.maxRetries) {
       const where = specs.length > 1 ? `batch message ${index}` : 'publish';
-      throw new PlanLimitError(`${where}: Upstash-Retries ${retries} is over this runner's limit of ${limits.maxRetries} retries (--upstash-max-retries).`);
+      throw new PlanLimitError(
+        `${where}: Upstash-Retries ${retries} is over this runner's limit of ${limits.maxRetries} retries (--upstash-max-retries).`,
+      );
     }
   }
 }

@@ -6,7 +6,13 @@ import { OriginNotAllowedError } from '../../errors.js';
 import { originAllowed } from '../../egress/origins.js';
 import { DEFAULT_RETRIES } from '../../drive/retry.js';
 import { FINISHED_RUN_STATUSES, type Change } from '../../store/types.js';
-import { sealHeaders, type EngineContext, type PublishResult, type RunConfig, type StoredFollowUp } from '../context.js';
+import {
+  sealHeaders,
+  type EngineContext,
+  type PublishResult,
+  type RunConfig,
+  type StoredFollowUp,
+} from '../context.js';
 import type { DeliveryRef } from '../delivery/in-progress.js';
 import { defaultRetryDelayMs, parseRetryDelay } from '../durations.js';
 import { badRequest, invokerRefused, runNotRunning } from '../errors.js';
@@ -42,7 +48,11 @@ function firstRetryDelayMs(retryDelay: string | null): number {
 type RunDefaults = Pick<RunConfig, 'retries' | 'retryDelay' | 'flowControl'>;
 
 function checkOrigin(context: EngineContext, url: string): void {
-  if (!originAllowed(url, context.allowedOrigins)) throw new OriginNotAllowedError(url, context.allowedOrigins.map((p) => p.text));
+  if (!originAllowed(url, context.allowedOrigins))
+    throw new OriginNotAllowedError(
+      url,
+      context.allowedOrigins.map((p) => p.text),
+    );
 }
 
 function storedFollowUp(context: EngineContext, followUp: FollowUp | undefined): StoredFollowUp | null {
@@ -74,12 +84,22 @@ function dedupKey(spec: MessageSpec): string | null {
   if (key !== null) return key;
   if (spec.deduplicationId !== undefined) return `id:${spec.deduplicationId}`;
   if (!spec.contentBasedDeduplication) return null;
-  const content = JSON.stringify([spec.destination, spec.method, spec.body, Object.entries(spec.deliverHeaders).sort()]);
+  const content = JSON.stringify([
+    spec.destination,
+    spec.method,
+    spec.body,
+    Object.entries(spec.deliverHeaders).sort(),
+  ]);
   return `content:${createHash('sha256').update(content).digest('base64url')}`;
 }
 
 /** The message row of `spec` (not yet inserted). */
-export function newMessage(context: EngineContext, spec: MessageSpec, now: number, runDefaults?: RunDefaults): NewMessage {
+export function newMessage(
+  context: EngineContext,
+  spec: MessageSpec,
+  now: number,
+  runDefaults?: RunDefaults,
+): NewMessage {
   const workflow = spec.workflow;
   const callType = workflow ? workflow.callType : null;
   return {
@@ -124,9 +144,14 @@ function defaultFailureCallback(runId: string, url: string, forwarded: Record<st
 async function readInvoke(context: EngineContext, spec: MessageSpec): Promise<ReturnType<typeof readInvokeRequest>> {
   if (spec.deliverHeaders[WorkflowHeader.Invoke] !== 'true') return undefined;
   const invoke = readInvokeRequest(context, spec.body);
-  if (!invoke) throw badRequest('BAD_INVOKE', 'Expected the body of an invoke request (Upstash-Workflow-Invoke: true) to be {body, headers, workflowRunId, workflowUrl, step} naming the invoking run and its step.');
+  if (!invoke)
+    throw badRequest(
+      'BAD_INVOKE',
+      'Expected the body of an invoke request (Upstash-Workflow-Invoke: true) to be {body, headers, workflowRunId, workflowUrl, step} naming the invoking run and its step.',
+    );
   const invoker = await context.store.getRun(invoke.invoker.runId);
-  if (invoker?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(invoker.status)) throw invokerRefused(invoke.invoker.runId, invoker);
+  if (invoker?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(invoker.status))
+    throw invokerRefused(invoke.invoker.runId, invoker);
   return invoke;
 }
 
@@ -135,10 +160,17 @@ async function readInvoke(context: EngineContext, spec: MessageSpec): Promise<Re
  * duplicate. An invoked run is created with its invoker's step row and, when the app published it
  * during the invoker's delivery (`fromApp`), that delivery settled: one transaction.
  */
-async function startRun(context: EngineContext, spec: MessageSpec, { now, fromApp }: { now: number; fromApp: boolean }): Promise<PublishResult> {
+async function startRun(
+  context: EngineContext,
+  spec: MessageSpec,
+  { now, fromApp }: { now: number; fromApp: boolean },
+): Promise<PublishResult> {
   const workflow = spec.workflow!;
   checkOrigin(context, spec.destination);
-  const failureCallback = storedFollowUp(context, spec.failureCallback ?? defaultFailureCallback(workflow.runId, workflow.url ?? spec.destination, spec.forwarded));
+  const failureCallback = storedFollowUp(
+    context,
+    spec.failureCallback ?? defaultFailureCallback(workflow.runId, workflow.url ?? spec.destination, spec.forwarded),
+  );
   const forwarded = sealHeaders(context.credentials, 'POST', spec.destination, spec.forwarded);
   const invoke = await readInvoke(context, spec);
   if (invoke) spec = { ...spec, body: invoke.payload };
@@ -155,7 +187,15 @@ async function startRun(context: EngineContext, spec: MessageSpec, { now, fromAp
   };
   // The first message itself is a step of the list (the payload), delivered like the others.
   // Its run id is its deduplication: a deduplication id of its own is not needed (nor kept).
-  const first = { ...newMessage(context, { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined }, now, config), dedupKey: null };
+  const first = {
+    ...newMessage(
+      context,
+      { ...spec, workflow: { ...workflow, callType: 'step' }, failureCallback: undefined },
+      now,
+      config,
+    ),
+    dedupKey: null,
+  };
   const invoker = invoke?.invoker;
   const { created, applied } = await context.messages.createRun(
     {
@@ -172,16 +212,22 @@ async function startRun(context: EngineContext, spec: MessageSpec, { now, fromAp
     first,
     invoker && {
       changes: invokeStepChanges(invoker, workflow.runId, now),
-      ...(fromApp && { during: [{ runId: invoker.runId, step: { stepId: invoker.step.stepId, concurrent: invoker.step.concurrent ?? 1 } }] }),
+      ...(fromApp && {
+        during: [
+          { runId: invoker.runId, step: { stepId: invoker.step.stepId, concurrent: invoker.step.concurrent ?? 1 } },
+        ],
+      }),
       returning: context.events.size > 0,
       now,
     },
   );
   if (!created) {
     const existing = await context.store.getRun(workflow.runId);
-    if (isSdkHandover(spec) && existing?.protocol === 'upstash' && !FINISHED_RUN_STATUSES.has(existing.status)) return handOver(context, spec, now);
+    if (isSdkHandover(spec) && existing?.protocol === 'upstash' && !FINISHED_RUN_STATUSES.has(existing.status))
+      return handOver(context, spec, now);
     // An invoke step run again (at least once) finds the child its first run started: a duplicate too.
-    if (existing?.protocol !== 'upstash' && !(existing === undefined && invoke)) throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
+    if (existing?.protocol !== 'upstash' && !(existing === undefined && invoke))
+      throw runNotRunning(workflow.runId, existing?.status ?? 'not a QStash workflow run');
     return { messageId: workflow.runId, url: spec.destination, deduplicated: true };
   }
   const run = await context.store.getRun(workflow.runId);
@@ -199,12 +245,20 @@ async function handOver(context: EngineContext, spec: MessageSpec, now: number):
   const text = await context.messages.runConfig(runId);
   const defaults = text === undefined ? undefined : (JSON.parse(text) as RunConfig);
   const message: NewMessage = {
-    ...newMessage(context, { ...spec, workflow: { ...spec.workflow!, init: false, callType: HANDOVER_CALL_TYPE } }, now, defaults),
+    ...newMessage(
+      context,
+      { ...spec, workflow: { ...spec.workflow!, init: false, callType: HANDOVER_CALL_TYPE } },
+      now,
+      defaults,
+    ),
     kind: 'workflow',
     dedupKey: handoverKey(runId),
     flow: spec.flowControl ?? defaults?.flowControl ?? null,
   };
-  const stored = await context.messages.publish([{ message, changes: [] }], { returning: context.events.size > 0, now });
+  const stored = await context.messages.publish([{ message, changes: [] }], {
+    returning: context.events.size > 0,
+    now,
+  });
   announce(context.events, stored.applied);
   context.wake();
   const [result] = stored.results;
@@ -218,7 +272,20 @@ function callStepChanges(runId: string, spec: MessageSpec, stored: StoredSpec, n
   const name = headers[forwardedHeader(WorkflowHeader.StepName)];
   if (!Number.isInteger(index) || index <= 0 || name === undefined) return [];
   const request = { url: spec.destination, method: spec.method, headers: stored.headers, body: spec.body };
-  return [{ type: 'step-suspended', runId, index, name, kind: stepKind(headers[forwardedHeader(WorkflowHeader.StepType)] ?? 'Call'), group: null, until: null, eventId: null, request, at: now }];
+  return [
+    {
+      type: 'step-suspended',
+      runId,
+      index,
+      name,
+      kind: stepKind(headers[forwardedHeader(WorkflowHeader.StepType)] ?? 'Call'),
+      group: null,
+      until: null,
+      eventId: null,
+      request,
+      at: now,
+    },
+  ];
 }
 
 /** A plan step's group: the first target of the plan steps of its run in the same batch (one `Promise.all`). */
@@ -228,7 +295,8 @@ function parallelGroup(specs: readonly MessageSpec[], runId: string, step: SdkSt
   for (const other of specs) {
     if (other.workflow?.runId !== runId) continue;
     const plan = readSdkStep(other.body);
-    if (plan?.stepId === 0 && plan.targetStep !== undefined && (first === null || plan.targetStep < first)) first = plan.targetStep;
+    if (plan?.stepId === 0 && plan.targetStep !== undefined && (first === null || plan.targetStep < first))
+      first = plan.targetStep;
   }
   return first;
 }
@@ -249,7 +317,11 @@ export interface PublishOptions {
  * Throws `ApiError` 400 for a run that is not running, `OriginNotAllowedError` for a destination
  * (or callback) outside the allowed origins; nothing of the batch after the refused one is stored.
  */
-export async function publishMessages(context: EngineContext, specs: readonly MessageSpec[], options: PublishOptions = {}): Promise<PublishResult[]> {
+export async function publishMessages(
+  context: EngineContext,
+  specs: readonly MessageSpec[],
+  options: PublishOptions = {},
+): Promise<PublishResult[]> {
   const now = context.now();
   const results: (PublishResult | undefined)[] = [];
   const pending: { index: number; published: PublishedMessage; url: string }[] = [];
@@ -266,7 +338,14 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
     if (workflow) {
       const run = await context.store.getRun(workflow.runId);
       if (run?.protocol !== 'upstash' || FINISHED_RUN_STATUSES.has(run.status)) {
-        throw runNotRunning(workflow.runId, run === undefined ? undefined : run.protocol !== 'upstash' ? 'a native wfkit run, not a QStash workflow run' : run.status);
+        throw runNotRunning(
+          workflow.runId,
+          run === undefined
+            ? undefined
+            : run.protocol !== 'upstash'
+              ? 'a native wfkit run, not a QStash workflow run'
+              : run.status,
+        );
       }
       runUrl = run.url;
       defaults = configs.get(workflow.runId);
@@ -292,12 +371,24 @@ export async function publishMessages(context: EngineContext, specs: readonly Me
       if (step) {
         const started = context.deliveryStartedAt(workflow.runId, step.stepId);
         const durationMs = started === undefined ? 0 : Math.max(0, now - started);
-        changes.push(...publishedStepChanges(workflow.runId, step, now, message.dueAt, parallelGroup(specs, workflow.runId, step), durationMs));
+        changes.push(
+          ...publishedStepChanges(
+            workflow.runId,
+            step,
+            now,
+            message.dueAt,
+            parallelGroup(specs, workflow.runId, step),
+            durationMs,
+          ),
+        );
       }
     }
     if (workflow?.callType === 'toCallback') changes.push(...callStepChanges(workflow.runId, spec, message.spec, now));
   }
-  const stored = await context.messages.publish(pending.map((p) => p.published), { during: [...during.values()], returning: context.events.size > 0, now });
+  const stored = await context.messages.publish(
+    pending.map((p) => p.published),
+    { during: [...during.values()], returning: context.events.size > 0, now },
+  );
   pending.forEach((p, i) => {
     const result = stored.results[i]!;
     results[p.index] = { messageId: result.id, url: p.url, ...(result.deduplicated && { deduplicated: true }) };

@@ -10,7 +10,11 @@ export function parsed(destination: string, headers: Record<string, string>, bod
   try {
     return parseMessage(destination, headers, body);
   } catch (error) {
-    if (error instanceof QStashHeaderError) throw badRequest(error.message.startsWith('The runner does not support') ? 'UNSUPPORTED' : 'BAD_HEADER', `${where}: ${error.message}`);
+    if (error instanceof QStashHeaderError)
+      throw badRequest(
+        error.message.startsWith('The runner does not support') ? 'UNSUPPORTED' : 'BAD_HEADER',
+        `${where}: ${error.message}`,
+      );
     throw error;
   }
 }
@@ -25,7 +29,10 @@ export function decodeURIComponentSafe(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    throw badRequest('BAD_REQUEST', `Expected a %-encoded destination URL, got a malformed escape in "${text.slice(0, 200)}".`);
+    throw badRequest(
+      'BAD_REQUEST',
+      `Expected a %-encoded destination URL, got a malformed escape in "${text.slice(0, 200)}".`,
+    );
   }
 }
 
@@ -37,7 +44,10 @@ export function pathDestination(c: Context, route: 'publish' | 'trigger'): strin
   const url = new URL(c.req.url);
   const destination = decodeURIComponentSafe(url.pathname.slice(`/v2/${route}/`.length)) + url.search;
   if (/^(queue|topic|url-group)s?\//i.test(destination) || !/^https?:\/\//i.test(destination)) {
-    throw badRequest('UNSUPPORTED', `Expected /v2/${route}/<http(s) URL>, got /v2/${route}/${destination}: topics, URL groups and API destinations are not supported by this runner.`);
+    throw badRequest(
+      'UNSUPPORTED',
+      `Expected /v2/${route}/<http(s) URL>, got /v2/${route}/${destination}: topics, URL groups and API destinations are not supported by this runner.`,
+    );
   }
   return destination;
 }

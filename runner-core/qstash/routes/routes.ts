@@ -40,21 +40,41 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
     try {
       entries = JSON.parse(text);
     } catch {
-      throw badRequest('BAD_REQUEST', 'Expected the batch body to be a JSON array of {destination, headers, body}, got invalid JSON.');
+      throw badRequest(
+        'BAD_REQUEST',
+        'Expected the batch body to be a JSON array of {destination, headers, body}, got invalid JSON.',
+      );
     }
     if (!Array.isArray(entries) || entries.length > MAX_BATCH_MESSAGES) {
-      throw badRequest('BAD_REQUEST', `Expected the batch body to be a JSON array of at most ${MAX_BATCH_MESSAGES} messages, got ${Array.isArray(entries) ? `${entries.length} messages` : typeof entries}.`);
+      throw badRequest(
+        'BAD_REQUEST',
+        `Expected the batch body to be a JSON array of at most ${MAX_BATCH_MESSAGES} messages, got ${Array.isArray(entries) ? `${entries.length} messages` : typeof entries}.`,
+      );
     }
     const specs = entries.map((entry: unknown, index) => {
       const where = `batch message ${index}`;
-      if (typeof entry !== 'object' || entry === null) throw badRequest('BAD_REQUEST', `Expected ${where} to be an object, got ${JSON.stringify(entry)}.`);
+      if (typeof entry !== 'object' || entry === null)
+        throw badRequest('BAD_REQUEST', `Expected ${where} to be an object, got ${JSON.stringify(entry)}.`);
       const { destination, headers = {}, body = '', queue } = entry as Record<string, unknown>;
-      if (queue !== undefined) throw badRequest('UNSUPPORTED', `${where}: queues are not supported by this runner (got queue ${JSON.stringify(queue)}).`);
-      if (typeof destination !== 'string') throw badRequest('BAD_REQUEST', `Expected ${where}'s destination to be a URL string, got ${JSON.stringify(destination)}.`);
-      if (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string')) {
+      if (queue !== undefined)
+        throw badRequest(
+          'UNSUPPORTED',
+          `${where}: queues are not supported by this runner (got queue ${JSON.stringify(queue)}).`,
+        );
+      if (typeof destination !== 'string')
+        throw badRequest(
+          'BAD_REQUEST',
+          `Expected ${where}'s destination to be a URL string, got ${JSON.stringify(destination)}.`,
+        );
+      if (
+        typeof headers !== 'object' ||
+        headers === null ||
+        Object.values(headers).some((v) => typeof v !== 'string')
+      ) {
         throw badRequest('BAD_REQUEST', `Expected ${where}'s headers to be an object of strings.`);
       }
-      if (typeof body !== 'string') throw badRequest('BAD_REQUEST', `Expected ${where}'s body to be a string, got ${typeof body}.`);
+      if (typeof body !== 'string')
+        throw badRequest('BAD_REQUEST', `Expected ${where}'s body to be a string, got ${typeof body}.`);
       return parsed(destination, headers as Record<string, string>, body, where);
     });
     return jsonResponse(201, await engine.publish(specs));
@@ -63,7 +83,8 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
   app.get('/workflows/runs/:runId', async (c) => {
     const runId = c.req.param('runId');
     const steps = await engine.runSteps(runId);
-    if (!steps) throw new ApiError(404, 'NOT_FOUND', `No running workflow run ${runId}: it finished, or never started.`);
+    if (!steps)
+      throw new ApiError(404, 'NOT_FOUND', `No running workflow run ${runId}: it finished, or never started.`);
     return new Response(steps, { status: 200, headers: { 'content-type': 'application/json' } });
   });
 
@@ -82,21 +103,35 @@ export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, triggerRoute
  * The `/v2` sub-app. Without an engine (a store other than SQLite or PostgreSQL) every route is a
  * 501 saying so.
  */
-export function createQStashApp(engine: QStashEngine | undefined, options: Omit<QStashRoutesOptions, 'engine'>): QStashApp {
+export function createQStashApp(
+  engine: QStashEngine | undefined,
+  options: Omit<QStashRoutesOptions, 'engine'>,
+): QStashApp {
   const app = new Hono();
   // Webhook URLs are called by third parties, without the token: the one route before the check.
   if (engine) mountWebhookRoutes(app, { engine, logger: options.logger, maxBodyBytes: options.maxBodyBytes });
   app.use(async (c, next) => {
     if (!options.tokens.check(c.req.header('authorization'))) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'Missing or wrong bearer token: send `Authorization: Bearer <token>` with one of the runner\'s tokens (the app\'s QSTASH_TOKEN).');
+      throw new ApiError(
+        401,
+        'UNAUTHORIZED',
+        "Missing or wrong bearer token: send `Authorization: Bearer <token>` with one of the runner's tokens (the app's QSTASH_TOKEN).",
+      );
     }
-    if (!engine) throw new ApiError(501, 'NOT_AVAILABLE', 'The QStash API needs the runner\'s own SQLite or PostgreSQL store.');
+    if (!engine)
+      throw new ApiError(501, 'NOT_AVAILABLE', "The QStash API needs the runner's own SQLite or PostgreSQL store.");
     await next();
   });
   // Bodies up to the engine's message limit (limits.ts), not the runner API's.
-  if (engine) for (const routes of QSTASH_ROUTE_SETS) routes(app, { ...options, engine, maxBodyBytes: engine.limits.maxMessageBytes });
+  if (engine)
+    for (const routes of QSTASH_ROUTE_SETS)
+      routes(app, { ...options, engine, maxBodyBytes: engine.limits.maxMessageBytes });
   app.all('*', (c) => {
-    throw new ApiError(404, 'UNSUPPORTED', `The runner does not serve ${c.req.method} ${new URL(c.req.url).pathname} of the QStash API (it serves what @upstash/workflow uses).`);
+    throw new ApiError(
+      404,
+      'UNSUPPORTED',
+      `The runner does not serve ${c.req.method} ${new URL(c.req.url).pathname} of the QStash API (it serves what @upstash/workflow uses).`,
+    );
   });
   app.onError((error) => failureResponse(error, options.logger));
   return app;

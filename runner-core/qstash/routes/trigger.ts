@@ -32,7 +32,12 @@ export const triggerRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) => 
       [forwardedHeader(WorkflowHeader.SdkVersion)]: '1',
     };
     const [result] = await engine.publish([{ ...parsed(destination, headers, body, 'trigger'), restTrigger: true }]);
-    if (result?.deduplicated) throw new ApiError(409, 'WORKFLOW_RUN_EXISTS', `Workflow run ${runId} exists already: a trigger names a new run id, or none.`);
+    if (result?.deduplicated)
+      throw new ApiError(
+        409,
+        'WORKFLOW_RUN_EXISTS',
+        `Workflow run ${runId} exists already: a trigger names a new run id, or none.`,
+      );
     const run = await engine.context.store.getRun(runId);
     return jsonResponse(200, { workflowRunId: runId, workflowCreatedAt: run?.createdAt ?? Date.now() });
   });

@@ -38,17 +38,26 @@ export class PostgresQstashWaits implements QstashWaitStore {
 
   /** A run that ended waits no more: its waits on the event are dropped, never notified. */
   #ended(): ReturnType<Db['unsafe']> {
-    return this.#sql.unsafe(`EXISTS (SELECT 1 FROM runs r WHERE r.id = qstash_waits.run_id AND r.status IN (${ENDED_STATUSES_SQL}))`);
+    return this.#sql.unsafe(
+      `EXISTS (SELECT 1 FROM runs r WHERE r.id = qstash_waits.run_id AND r.status IN (${ENDED_STATUSES_SQL}))`,
+    );
   }
 
   async takeWaits(eventId: string, now: number): Promise<Wait[]> {
     await this.#sql`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND ${this.#ended()}`;
-    const rows = await this.#sql<WaitRow[]>`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND (fire_until IS NULL OR fire_until <= ${now}) RETURNING *`;
+    const rows = await this.#sql<
+      WaitRow[]
+    >`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND (fire_until IS NULL OR fire_until <= ${now}) RETURNING *`;
     return rows.map(toWait);
   }
 
   async notifyRun(
-    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept = Infinity,
+    runId: string,
+    eventId: string,
+    data: string,
+    now: number,
+    keepUntil: number,
+    maxKept = Infinity,
   ): Promise<{ waits: Wait[]; kept: boolean }> {
     return (await this.#sql.begin(async (tx) => {
       await this.#lockPair(tx, runId, eventId);
@@ -67,13 +76,17 @@ export class PostgresQstashWaits implements QstashWaitStore {
   }
 
   async listWaits(eventId: string, limit: number): Promise<Wait[]> {
-    const rows = await this.#sql<WaitRow[]>`SELECT * FROM qstash_waits WHERE event_id = ${eventId} AND NOT ${this.#ended()} ORDER BY created_at, run_id LIMIT ${Math.max(0, Math.trunc(limit))}`;
+    const rows = await this.#sql<
+      WaitRow[]
+    >`SELECT * FROM qstash_waits WHERE event_id = ${eventId} AND NOT ${this.#ended()} ORDER BY created_at, run_id LIMIT ${Math.max(0, Math.trunc(limit))}`;
     return rows.map(toWait);
   }
 
   async claimTimedOut(now: number, leaseMs: number, limit: number): Promise<Wait[]> {
     await this.#sql`DELETE FROM qstash_kept_events WHERE keep_until <= ${now}`;
-    const rows = await this.#sql<WaitRow[]>`UPDATE qstash_waits SET fire_until = ${now + leaseMs} WHERE (run_id, event_id, step_id) IN (
+    const rows = await this.#sql<
+      WaitRow[]
+    >`UPDATE qstash_waits SET fire_until = ${now + leaseMs} WHERE (run_id, event_id, step_id) IN (
         SELECT run_id, event_id, step_id FROM qstash_waits WHERE deadline <= ${now} AND (fire_until IS NULL OR fire_until <= ${now})
         ORDER BY deadline LIMIT ${Math.max(0, Math.trunc(limit))} FOR UPDATE SKIP LOCKED)
       RETURNING *`;

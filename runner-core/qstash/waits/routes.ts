@@ -32,7 +32,8 @@ export function waiterDto(wait: Wait): Record<string, unknown> {
 }
 
 /** QStash's `NotifyResponse[]`. */
-const notifyDto = (notified: Notified[]): Record<string, unknown>[] => notified.map(({ wait, messageId, error }) => ({ waiter: waiterDto(wait), messageId, error }));
+const notifyDto = (notified: Notified[]): Record<string, unknown>[] =>
+  notified.map(({ wait, messageId, error }) => ({ waiter: waiterDto(wait), messageId, error }));
 
 /** The `Upstash-*` headers of the wait request, kept as the waiter's headers. */
 function upstashHeaders(headers: Headers): Record<string, string[]> {
@@ -65,7 +66,14 @@ export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
       const eventId = checkEventId(params.eventId ?? '');
       const body = parseWaitRequest(await readBody(request, limit));
       const runId = waitRunId(request.headers, body);
-      const wait: Omit<Wait, 'createdAt' | 'deadline'> = { runId, eventId, url: body.url, step: body.step, timeout: body.timeout, headers: upstashHeaders(request.headers) };
+      const wait: Omit<Wait, 'createdAt' | 'deadline'> = {
+        runId,
+        eventId,
+        url: body.url,
+        step: body.step,
+        timeout: body.timeout,
+        headers: upstashHeaders(request.headers),
+      };
       if (body.timeoutUrl !== undefined) wait.timeoutUrl = body.timeoutUrl;
       if (body.timeoutBody !== undefined) wait.timeoutBody = body.timeoutBody;
       if (body.timeoutHeaders !== undefined) wait.timeoutHeaders = body.timeoutHeaders;

@@ -19,10 +19,23 @@ type StoredWaiter = Omit<Wait, 'runId' | 'eventId' | 'createdAt' | 'deadline'>;
 export function waitRow(wait: Wait): WaitRow {
   const { runId, eventId, createdAt, deadline, ...rest } = wait;
   const waiter: StoredWaiter = rest;
-  return { run_id: runId, event_id: eventId, step_id: resultStepId(wait.step), waiter: JSON.stringify(waiter), created_at: createdAt, deadline };
+  return {
+    run_id: runId,
+    event_id: eventId,
+    step_id: resultStepId(wait.step),
+    waiter: JSON.stringify(waiter),
+    created_at: createdAt,
+    deadline,
+  };
 }
 
 export function toWait(row: WaitRow): Wait {
   const waiter = JSON.parse(row.waiter) as StoredWaiter;
-  return { runId: row.run_id, eventId: row.event_id, createdAt: Number(row.created_at), deadline: Number(row.deadline), ...waiter };
+  return {
+    runId: row.run_id,
+    eventId: row.event_id,
+    createdAt: Number(row.created_at),
+    deadline: Number(row.deadline),
+    ...waiter,
+  };
 }

@@ -59,12 +59,18 @@ export class QstashWaits {
   #redact(lists: Record<string, string[]> | undefined): Record<string, string[]> | undefined {
     if (lists === undefined) return undefined;
     const names = this.#o.redactNames;
-    const secret = (name: string): boolean => names.has(name.toLowerCase()) || names.has(name.toLowerCase().replace(/^upstash-forward-/, ''));
-    return Object.fromEntries(Object.entries(lists).map(([name, values]) => [name, secret(name) ? values.map(() => REDACTED) : values]));
+    const secret = (name: string): boolean =>
+      names.has(name.toLowerCase()) || names.has(name.toLowerCase().replace(/^upstash-forward-/, ''));
+    return Object.fromEntries(
+      Object.entries(lists).map(([name, values]) => [name, secret(name) ? values.map(() => REDACTED) : values]),
+    );
   }
 
   /** Registers `wait` (its run must be unfinished); a kept event for it ends it at once (lookback). */
-  async register(wait: Omit<Wait, 'createdAt' | 'deadline'>, timeoutMs: number): Promise<{ waiting: true } | { waiting: false; messageId: string }> {
+  async register(
+    wait: Omit<Wait, 'createdAt' | 'deadline'>,
+    timeoutMs: number,
+  ): Promise<{ waiting: true } | { waiting: false; messageId: string }> {
     const { store, engine, commit } = this.#o;
     const run = await store.getRun(wait.runId);
     // Domain errors: the API edge answers them 404 and 409 (api/error-response.ts).
@@ -73,7 +79,8 @@ export class QstashWaits {
     // The same wait posted again (a delivery retried after the SDK had submitted it) once it ended:
     // registering it anew would end its step a second time, with a timeout after the event.
     const index = resultStepId(wait.step);
-    if ((await store.listSteps(wait.runId)).some((step) => step.index === index && step.status === 'succeeded')) return { waiting: true };
+    if ((await store.listSteps(wait.runId)).some((step) => step.index === index && step.status === 'succeeded'))
+      return { waiting: true };
     const at = this.#o.now();
     // Stored and shown by getWaiters: never with the app's credentials in it.
     const full: Wait = { ...wait, headers: this.#redact(wait.headers)!, createdAt: at, deadline: at + timeoutMs };
@@ -86,7 +93,10 @@ export class QstashWaits {
     }
     // The step row first: a succeeded step never changes again, so ours ({ eventData, timeout }) is the one kept.
     await commit(waitEndedChanges(full, { data: registered.data }, at, this.#o.redactNames));
-    const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(full, { data: registered.data })));
+    const messageId = await engine.appendRunStep(
+      wait.runId,
+      JSON.stringify(waitResultStep(full, { data: registered.data })),
+    );
     return { waiting: false, messageId };
   }
 
@@ -113,13 +123,20 @@ export class QstashWaits {
       taken.map(async (wait) => {
         // A run that ended while it waited (cancelled, failed) takes no event, and its step rows stay as they ended.
         const run = await store.getRun(wait.runId);
-        if (!run || FINISHED_RUN_STATUSES.has(run.status)) return { wait, messageId: '', error: `Workflow run ${wait.runId} is ${run ? run.status : 'gone'}: it takes no event.` };
+        if (!run || FINISHED_RUN_STATUSES.has(run.status))
+          return {
+            wait,
+            messageId: '',
+            error: `Workflow run ${wait.runId} is ${run ? run.status : 'gone'}: it takes no event.`,
+          };
         try {
           await commit(waitEndedChanges(wait, { data }, this.#o.now(), this.#o.redactNames));
           const messageId = await engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { data })));
           return { wait, messageId, error: '' };
         } catch (error) {
-          logger.warn(`notify ${wait.eventId}: run ${wait.runId} did not take the event: ${error instanceof Error ? error.message : String(error)}`);
+          logger.warn(
+            `notify ${wait.eventId}: run ${wait.runId} did not take the event: ${error instanceof Error ? error.message : String(error)}`,
+          );
           return { wait, messageId: '', error: error instanceof Error ? error.message : String(error) };
         }
       }),

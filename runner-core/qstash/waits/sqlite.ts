@@ -7,7 +7,12 @@ export class SqliteQstashWaits implements QstashWaitStore {
   readonly #register: (wait: Wait, now: number) => RegisterResult;
   readonly #take: (eventId: string, runId: string | undefined, now: number) => Wait[];
   readonly #notifyRun: (
-    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept: number,
+    runId: string,
+    eventId: string,
+    data: string,
+    now: number,
+    keepUntil: number,
+    maxKept: number,
   ) => { waits: Wait[]; kept: boolean };
   readonly #claim: (now: number, leaseMs: number, limit: number) => Wait[];
   readonly #list: Database.Statement;
@@ -15,7 +20,9 @@ export class SqliteQstashWaits implements QstashWaitStore {
   readonly #prune: (runIds: readonly string[], options: { dryRun: boolean }) => number;
 
   constructor(db: Database.Database) {
-    const oldestKept = db.prepare('SELECT seq, data FROM qstash_kept_events WHERE run_id = ? AND event_id = ? AND keep_until > ? ORDER BY seq LIMIT 1');
+    const oldestKept = db.prepare(
+      'SELECT seq, data FROM qstash_kept_events WHERE run_id = ? AND event_id = ? AND keep_until > ? ORDER BY seq LIMIT 1',
+    );
     const dropKept = db.prepare('DELETE FROM qstash_kept_events WHERE seq = ?');
     const insert = db.prepare(`INSERT INTO qstash_waits (run_id, event_id, step_id, waiter, created_at, deadline)
       VALUES (@run_id, @event_id, @step_id, @waiter, @created_at, @deadline)
@@ -25,20 +32,28 @@ export class SqliteQstashWaits implements QstashWaitStore {
     // A run that ended (cancelled, failed, completed) waits no more: its waits are dropped, never notified.
     const dropEnded = db.prepare(`DELETE FROM qstash_waits WHERE event_id = @eventId AND ${ended}`);
     const takeEvent = db.prepare(`DELETE FROM qstash_waits WHERE event_id = @eventId AND ${free} RETURNING *`);
-    const takeRunEvent = db.prepare(`DELETE FROM qstash_waits WHERE event_id = @eventId AND run_id = @runId AND ${free} RETURNING *`);
-    const keep = db.prepare('INSERT INTO qstash_kept_events (run_id, event_id, data, created_at, keep_until) VALUES (?, ?, ?, ?, ?)');
+    const takeRunEvent = db.prepare(
+      `DELETE FROM qstash_waits WHERE event_id = @eventId AND run_id = @runId AND ${free} RETURNING *`,
+    );
+    const keep = db.prepare(
+      'INSERT INTO qstash_kept_events (run_id, event_id, data, created_at, keep_until) VALUES (?, ?, ?, ?, ?)',
+    );
     const keptOfPair = db
       .prepare('SELECT COUNT(*) FROM qstash_kept_events WHERE run_id = ? AND event_id = ? AND keep_until > ?')
       .pluck();
     const lease = db.prepare(`UPDATE qstash_waits SET fire_until = @until WHERE rowid IN (
       SELECT rowid FROM qstash_waits WHERE deadline <= @now AND ${free} ORDER BY deadline LIMIT @limit) RETURNING *`);
     const purgeKept = db.prepare('DELETE FROM qstash_kept_events WHERE keep_until <= ?');
-    this.#list = db.prepare(`SELECT * FROM qstash_waits WHERE event_id = ? AND NOT ${ended} ORDER BY created_at, run_id LIMIT ?`);
+    this.#list = db.prepare(
+      `SELECT * FROM qstash_waits WHERE event_id = ? AND NOT ${ended} ORDER BY created_at, run_id LIMIT ?`,
+    );
     this.#delete = db.prepare('DELETE FROM qstash_waits WHERE run_id = ? AND event_id = ? AND step_id = ?');
 
     const take = (eventId: string, runId: string | undefined, now: number): Wait[] => {
       dropEnded.run({ eventId });
-      return ((runId === undefined ? takeEvent.all({ eventId, now }) : takeRunEvent.all({ eventId, runId, now })) as WaitRow[]).map(toWait);
+      return (
+        (runId === undefined ? takeEvent.all({ eventId, now }) : takeRunEvent.all({ eventId, runId, now })) as WaitRow[]
+      ).map(toWait);
     };
     const register = db.transaction((wait: Wait, now: number): RegisterResult => {
       const kept = oldestKept.get(wait.runId, wait.eventId, now) as { seq: number; data: string } | undefined;
@@ -68,12 +83,17 @@ export class SqliteQstashWaits implements QstashWaitStore {
     });
     this.#claim = (now, leaseMs, limit) => claim.immediate(now, leaseMs, limit);
     const ofRun = (verb: string, table: string) => db.prepare(`${verb} FROM ${table} WHERE run_id = ?`);
-    const [countWaits, countKept] = [ofRun('SELECT COUNT(*)', 'qstash_waits').pluck(), ofRun('SELECT COUNT(*)', 'qstash_kept_events').pluck()];
+    const [countWaits, countKept] = [
+      ofRun('SELECT COUNT(*)', 'qstash_waits').pluck(),
+      ofRun('SELECT COUNT(*)', 'qstash_kept_events').pluck(),
+    ];
     const [deleteWaits, deleteKept] = [ofRun('DELETE', 'qstash_waits'), ofRun('DELETE', 'qstash_kept_events')];
     const prune = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }): number => {
       let rows = 0;
       for (const id of runIds) {
-        rows += dryRun ? (countWaits.get(id) as number) + (countKept.get(id) as number) : deleteWaits.run(id).changes + deleteKept.run(id).changes;
+        rows += dryRun
+          ? (countWaits.get(id) as number) + (countKept.get(id) as number)
+          : deleteWaits.run(id).changes + deleteKept.run(id).changes;
       }
       return rows;
     });
@@ -87,7 +107,12 @@ export class SqliteQstashWaits implements QstashWaitStore {
     return this.#take(eventId, undefined, now);
   }
   async notifyRun(
-    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept = Infinity,
+    runId: string,
+    eventId: string,
+    data: string,
+    now: number,
+    keepUntil: number,
+    maxKept = Infinity,
   ): Promise<{ waits: Wait[]; kept: boolean }> {
     return this.#notifyRun(runId, eventId, data, now, keepUntil, maxKept);
   }

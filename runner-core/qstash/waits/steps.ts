@@ -13,7 +13,20 @@ const group = (wait: Wait): number | null => (wait.step.concurrent > 1 ? resultS
 
 /** The wait registered: the step waits until its deadline. */
 export function waitStartedChanges(wait: Wait, at: number): Change[] {
-  return [{ type: 'step-suspended', runId: wait.runId, index: resultStepId(wait.step), name: wait.step.stepName, kind: 'wait', group: group(wait), until: wait.deadline, eventId: null, request: null, at }];
+  return [
+    {
+      type: 'step-suspended',
+      runId: wait.runId,
+      index: resultStepId(wait.step),
+      name: wait.step.stepName,
+      kind: 'wait',
+      group: group(wait),
+      until: wait.deadline,
+      eventId: null,
+      request: null,
+      at,
+    },
+  ];
 }
 
 /** The event's body as the SDK gives it to the workflow: JSON when it parses, else the text. */
@@ -52,5 +65,16 @@ export function waitEndedChanges(
   const shown = wait.step.stepType === 'WaitForWebhook' ? shownWebhookRequest(data, redactNames) : data;
   const value = 'data' in ended ? { eventData: shown, timeout: false } : { eventData: undefined, timeout: true };
   const output = encodeValue(value, `wait "${wait.step.stepName}"`) ?? null;
-  return [{ type: 'step-succeeded', runId: wait.runId, index: resultStepId(wait.step), name: wait.step.stepName, kind: 'wait', output, at, durationMs: Math.max(0, at - wait.createdAt) }];
+  return [
+    {
+      type: 'step-succeeded',
+      runId: wait.runId,
+      index: resultStepId(wait.step),
+      name: wait.step.stepName,
+      kind: 'wait',
+      output,
+      at,
+      durationMs: Math.max(0, at - wait.createdAt),
+    },
+  ];
 }

@@ -43,7 +43,8 @@ export class WaitTimeouts {
         await this.#fire(wait);
         return false;
       },
-      failed: (wait, error) => o.logger.error(`Upstash wait timeouts: wait ${wait.eventId} of run ${wait.runId}: ${describeError(error)}`),
+      failed: (wait, error) =>
+        o.logger.error(`Upstash wait timeouts: wait ${wait.eventId} of run ${wait.runId}: ${describeError(error)}`),
     });
   }
 
@@ -82,7 +83,9 @@ export class WaitTimeouts {
       return true;
     } catch (error) {
       // Left leased: tried again when the lease ends.
-      logger.warn(`wait ${wait.eventId} of run ${wait.runId} timed out, but its delivery failed (tried again): ${describeError(error)}`);
+      logger.warn(
+        `wait ${wait.eventId} of run ${wait.runId} timed out, but its delivery failed (tried again): ${describeError(error)}`,
+      );
       return false;
     }
   }

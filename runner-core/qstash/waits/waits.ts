@@ -41,7 +41,10 @@ export function resultStepId(step: WaitStep): number {
  * The step delivered to the workflow when the wait ends: `out` is the notify's body in base64
  * (the SDK decodes it, then tries JSON), or absent with `waitTimeout: true` on a timeout.
  */
-export function waitResultStep(wait: Pick<Wait, 'eventId' | 'step' | 'timeout'>, ended: { data: string } | { timedOut: true }): Record<string, unknown> {
+export function waitResultStep(
+  wait: Pick<Wait, 'eventId' | 'step' | 'timeout'>,
+  ended: { data: string } | { timedOut: true },
+): Record<string, unknown> {
   const notified = 'data' in ended;
   return {
     stepId: resultStepId(wait.step),
@@ -73,7 +76,12 @@ export interface QstashWaitStore {
    * unless `maxKept` events are kept for the pair already (then `kept: false`).
    */
   notifyRun(
-    runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept?: number,
+    runId: string,
+    eventId: string,
+    data: string,
+    now: number,
+    keepUntil: number,
+    maxKept?: number,
   ): Promise<{ waits: Wait[]; kept: boolean }>;
   /** The waits on `eventId`, oldest first, at most `limit`. */
   listWaits(eventId: string, limit: number): Promise<Wait[]>;

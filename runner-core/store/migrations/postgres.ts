@@ -36,7 +36,9 @@ export async function migratePostgres(sql: Sql<any>, schema: string): Promise<vo
     await tx`SELECT pg_advisory_xact_lock(hashtext(${`wfkit.migrate.${schema}`}))`;
     await tx`CREATE SCHEMA IF NOT EXISTS ${tx(schema)}`;
     await tx`CREATE TABLE IF NOT EXISTS wfkit_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
-    const [row] = await tx<{ version: number }[]>`SELECT COALESCE(MAX(version), 0)::int AS version FROM wfkit_migrations`;
+    const [row] = await tx<
+      { version: number }[]
+    >`SELECT COALESCE(MAX(version), 0)::int AS version FROM wfkit_migrations`;
     const current = row?.version ?? 0;
     if (current > PG_MIGRATIONS.length) {
       throw new Error(

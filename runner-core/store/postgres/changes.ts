@@ -41,7 +41,12 @@ export function changeRow(change: Change): Record<string, unknown> {
     case 'step-succeeded':
       return { ...change, at: ms(change.at), startedAt: ms(change.at - change.durationMs) };
     case 'step-failed':
-      return { ...change, error: toJson(change.error), at: ms(change.at), startedAt: ms(change.at - change.durationMs) };
+      return {
+        ...change,
+        error: toJson(change.error),
+        at: ms(change.at),
+        startedAt: ms(change.at - change.durationMs),
+      };
     case 'attempt': {
       const row = attemptParams(change.attempt);
       return { ...row, type: 'attempt', startedAt: ms(row.startedAt as number) };

@@ -29,7 +29,10 @@ const FLOW_LOOKAHEAD = 16;
  * The first query is a plain read outside any transaction, so a claim that finds no flow run due
  * costs no lock.
  */
-export async function claimFlowRuns(sql: Sql<{ bigint: number }>, input: FlowClaimInput): Promise<{ rows: RunRow[]; waiting: string[] }> {
+export async function claimFlowRuns(
+  sql: Sql<{ bigint: number }>,
+  input: FlowClaimInput,
+): Promise<{ rows: RunRow[]; waiting: string[] }> {
   const { now, take, owner, leaseMs, databaseClock } = input;
   const dbNow = '(floor(extract(epoch from now()) * 1000))::bigint';
   const leaseNow = databaseClock ? sql.unsafe(dbNow) : sql`${ms(now)}::bigint`;
@@ -40,7 +43,9 @@ export async function claimFlowRuns(sql: Sql<{ bigint: number }>, input: FlowCla
   const keys = keyRows.map((row) => row.flow_key);
   return sql.begin(async (tx) => {
     const txLeaseNow = databaseClock ? tx.unsafe(dbNow) : tx`${ms(now)}::bigint`;
-    const txLeaseEnd = databaseClock ? tx`(${tx.unsafe(dbNow)} + ${ms(leaseMs)}::bigint)` : tx`${ms(now + leaseMs)}::bigint`;
+    const txLeaseEnd = databaseClock
+      ? tx`(${tx.unsafe(dbNow)} + ${ms(leaseMs)}::bigint)`
+      : tx`${ms(now + leaseMs)}::bigint`;
     await tx`SELECT pg_advisory_xact_lock(h) FROM (
       SELECT DISTINCT hashtext('wfkit.flow.' || k) AS h FROM unnest(${keys}::text[]) AS k ORDER BY h) AS locks`;
     const candidates = await tx<(RunRow & FlowCandidate)[]>`SELECT * FROM runs
@@ -56,7 +61,11 @@ export async function claimFlowRuns(sql: Sql<{ bigint: number }>, input: FlowCla
             AND lease_owner IS NOT NULL AND lease_until >= ${txLeaseNow})::int AS executing,
           COUNT(*)::int AS started, MIN(flow_started_at) AS oldest
         FROM runs WHERE flow_key = ${key} AND flow_started_at > ${ms(now - Number(periodMs))}`;
-      usage.set(key, { executing: row?.executing ?? 0, startedInPeriod: row?.started ?? 0, oldestStart: row?.oldest ?? null });
+      usage.set(key, {
+        executing: row?.executing ?? 0,
+        startedInPeriod: row?.started ?? 0,
+        oldestStart: row?.oldest ?? null,
+      });
     }
     const { admitted, parked } = admit(candidates, take, now, (key) => usage.get(key)!);
     if (parked.length > 0) {

@@ -18,13 +18,25 @@ export class PostgresRetention implements RetentionStore {
     this.#schema = schema;
   }
 
-  async candidates({ finishedBefore, after, limit }: { finishedBefore: number; after: PruneCursor | null; limit: number }): Promise<PruneCursor[]> {
+  async candidates({
+    finishedBefore,
+    after,
+    limit,
+  }: {
+    finishedBefore: number;
+    after: PruneCursor | null;
+    limit: number;
+  }): Promise<PruneCursor[]> {
     const take = Math.max(0, Math.trunc(limit));
-    const params = after === null ? [ms(finishedBefore), take] : [ms(finishedBefore), ms(after.finishedAt), after.id, take];
+    const params =
+      after === null ? [ms(finishedBefore), take] : [ms(finishedBefore), ms(after.finishedAt), after.id, take];
     return this.#sql.unsafe<PruneCursor[]>(candidatesSql('postgres', after !== null), params, { prepare: true });
   }
 
-  async deleteRuns(runIds: readonly string[], { finishedBefore, dryRun }: { finishedBefore: number; dryRun: boolean }): Promise<RunRowCounts> {
+  async deleteRuns(
+    runIds: readonly string[],
+    { finishedBefore, dryRun }: { finishedBefore: number; dryRun: boolean },
+  ): Promise<RunRowCounts> {
     if (runIds.length === 0) return { runs: 0, steps: 0, attempts: 0, stepLogs: 0 };
     const sql = this.#sql;
     const ids = [...runIds];
@@ -37,7 +49,9 @@ export class PostgresRetention implements RetentionStore {
           (SELECT COUNT(*) FROM step_logs WHERE run_id IN (SELECT id FROM victims))::int AS "stepLogs"`;
       return row!;
     }
-    const [row] = await sql<RunRowCounts[]>`WITH victims AS MATERIALIZED (${prunable} ORDER BY id FOR UPDATE SKIP LOCKED),
+    const [row] = await sql<
+      RunRowCounts[]
+    >`WITH victims AS MATERIALIZED (${prunable} ORDER BY id FOR UPDATE SKIP LOCKED),
         s AS (DELETE FROM steps WHERE run_id IN (SELECT id FROM victims) RETURNING 1),
         a AS (DELETE FROM attempts WHERE run_id IN (SELECT id FROM victims) RETURNING 1),
         l AS (DELETE FROM step_logs WHERE run_id IN (SELECT id FROM victims) RETURNING 1),
@@ -69,7 +83,9 @@ export class PostgresRetention implements RetentionStore {
   }
 
   async sizeBytes(): Promise<number> {
-    const [row] = await this.#sql<{ bytes: number }[]>`SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint AS bytes
+    const [row] = await this.#sql<
+      { bytes: number }[]
+    >`SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint AS bytes
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${this.#schema} AND c.relkind = 'r'`;
     return row?.bytes ?? 0;
   }

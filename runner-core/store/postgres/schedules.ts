@@ -16,7 +16,8 @@ export class PostgresSchedules implements ScheduleStore {
   }
   async createSchedule(schedule: Schedule): Promise<void> {
     const r = scheduleRow(schedule);
-    await this.#sql`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at, last_refusal)
+    await this
+      .#sql`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at, last_refusal)
       VALUES (${r.id}, ${r.url}, ${r.cron}, ${r.timezone}, ${r.body}, ${r.headers}, ${r.next_at}, ${r.last_fired_at}, ${r.created_at}, ${r.last_refusal})`;
   }
   async listSchedules(): Promise<Schedule[]> {
@@ -31,20 +32,36 @@ export class PostgresSchedules implements ScheduleStore {
   }
   async dueSchedules(now: number, limit: number): Promise<Schedule[]> {
     // SKIP LOCKED: a schedule another runner is advancing right now is its to fire.
-    return (await this.#sql<ScheduleRow[]>`SELECT * FROM schedules WHERE next_at <= ${now} ORDER BY next_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`).map(toSchedule);
+    return (
+      await this.#sql<
+        ScheduleRow[]
+      >`SELECT * FROM schedules WHERE next_at <= ${now} ORDER BY next_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`
+    ).map(toSchedule);
   }
   async advanceSchedule(id: string, from: number, nextAt: number, firedAt: number): Promise<boolean> {
-    return (await this.#sql`UPDATE schedules SET next_at = ${nextAt}, last_fired_at = ${firedAt}, last_refusal = NULL WHERE id = ${id} AND next_at = ${from}`).count > 0;
+    return (
+      (
+        await this
+          .#sql`UPDATE schedules SET next_at = ${nextAt}, last_fired_at = ${firedAt}, last_refusal = NULL WHERE id = ${id} AND next_at = ${from}`
+      ).count > 0
+    );
   }
   async refuseTick(id: string, from: number, nextAt: number, refusal: ScheduleRefusal): Promise<boolean> {
-    return (await this.#sql`UPDATE schedules SET next_at = ${nextAt}, last_refusal = ${JSON.stringify(refusal)} WHERE id = ${id} AND next_at = ${from}`).count > 0;
+    return (
+      (
+        await this
+          .#sql`UPDATE schedules SET next_at = ${nextAt}, last_refusal = ${JSON.stringify(refusal)} WHERE id = ${id} AND next_at = ${from}`
+      ).count > 0
+    );
   }
   async listScheduleRuns(scheduleId: string, query: { cursor?: string; limit?: number }): Promise<RunPage> {
     const sql = this.#sql;
     const limit = pageLimit(query.limit);
     const { from, to } = scheduleKeyRange(scheduleId);
     const after = query.cursor === undefined ? sql`` : sql`AND id < ${query.cursor}`;
-    const rows = await sql<RunRow[]>`SELECT * FROM runs WHERE idempotency_key >= ${from} AND idempotency_key < ${to} ${after} ORDER BY id DESC LIMIT ${limit + 1}`;
+    const rows = await sql<
+      RunRow[]
+    >`SELECT * FROM runs WHERE idempotency_key >= ${from} AND idempotency_key < ${to} ${after} ORDER BY id DESC LIMIT ${limit + 1}`;
     return toRunPage(rows, limit);
   }
 }

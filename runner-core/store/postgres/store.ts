@@ -12,9 +12,22 @@ import { eventLockKey, type DeliverEventInput } from './events.js';
 import { migratePostgres } from '../migrations/postgres.js';
 import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from '../rows.js';
 import { stepLogParams, toStepLog, type StepLogRow } from '../step-log-rows.js';
-import {RUN_STATUSES,
-  type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunQuery,
-  type RunStatus, type Step, type StepLog, type Store, type StoreConnection, type StoreStats,
+import {
+  RUN_STATUSES,
+  type ApplyOptions,
+  type Attempt,
+  type Change,
+  type ClaimOptions,
+  type NewRun,
+  type Run,
+  type RunPage,
+  type RunQuery,
+  type RunStatus,
+  type Step,
+  type StepLog,
+  type Store,
+  type StoreConnection,
+  type StoreStats,
 } from '../types.js';
 
 /*
@@ -44,7 +57,6 @@ export interface PostgresStoreOptions {
   connectTimeoutSeconds?: number;
 }
 
-
 /**
  * What `apply`'s first statement raises (postgres-functions.ts) as the store's errors: WFL01, a
  * lost lease, as `LeaseLostError`; WFL02, a patch of an unknown run, as a plain error.
@@ -61,13 +73,20 @@ function storeError(error: unknown, owner: string | undefined): unknown {
 
 function checkSchemaName(schema: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw new Error(`Expected the PostgreSQL schema name to be lowercase letters, digits and _ (at most 63), got "${schema}".`);
+    throw new Error(
+      `Expected the PostgreSQL schema name to be lowercase letters, digits and _ (at most 63), got "${schema}".`,
+    );
   }
   return schema;
 }
 
 /** BIGINT (epoch ms, counts) as a JavaScript number: every value we store is far below 2^53. */
-const bigintAsNumber: PostgresType<number> = { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) };
+const bigintAsNumber: PostgresType<number> = {
+  to: 20,
+  from: [20],
+  serialize: (value: number) => String(value),
+  parse: (value: string) => Number(value),
+};
 
 /**
  * The `Store` for several runner processes on one PostgreSQL database. Work is claimed with
@@ -85,7 +104,11 @@ export class PostgresStore implements Store {
   constructor(sql: Sql<{ bigint: number }>, options: { schema: string; leaseClock: 'database' | 'caller' }) {
     this.#sql = sql;
     this.schedules = new PostgresSchedules(sql);
-    this.connection = { kind: 'postgres', sql, apply: (tx, changes, returning) => this.#apply(tx, changes, undefined, returning) };
+    this.connection = {
+      kind: 'postgres',
+      sql,
+      apply: (tx, changes, returning) => this.#apply(tx, changes, undefined, returning),
+    };
     this.#schema = options.schema;
     this.retention = new PostgresRetention(sql, options.schema);
     this.#databaseClock = options.leaseClock === 'database';
@@ -103,7 +126,9 @@ export class PostgresStore implements Store {
 
   /** When a lease of `leaseMs` taken now ends. */
   #leaseEnd(now: number, leaseMs: number): Fragment {
-    return this.#databaseClock ? this.#sql`(${this.#dbNow()} + ${ms(leaseMs)}::bigint)` : this.#sql`${ms(now + leaseMs)}::bigint`;
+    return this.#databaseClock
+      ? this.#sql`(${this.#dbNow()} + ${ms(leaseMs)}::bigint)`
+      : this.#sql`${ms(now + leaseMs)}::bigint`;
   }
 
   async createRun(input: NewRun): Promise<{ run: Run; created: boolean }> {
@@ -112,7 +137,9 @@ export class PostgresStore implements Store {
     const lease = input.lease;
     // A repeated key conflicts and inserts nothing (waiting for a concurrent insert of the same key
     // to commit first), then the existing run is read: no check-then-insert race.
-    const rows = await sql<RunRow[]>`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries,
+    const rows = await sql<
+      RunRow[]
+    >`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries,
         retry_delay_ms, idempotency_key, lease_owner, lease_until, flow_key, flow_parallelism, flow_rate, flow_period_ms)
       VALUES (${input.id}, ${input.url}, ${lease ? 'running' : 'queued'}, ${input.body}, ${JSON.stringify(input.headers)},
         ${ms(input.now)}, ${ms(input.now)}, ${ms(input.now + (input.delayMs ?? 0))}, ${input.retries}, ${ms(input.retryDelayMs)}, ${key},
@@ -123,7 +150,8 @@ export class PostgresStore implements Store {
       RETURNING *`;
     if (rows[0]) return { run: toRun(rows[0]), created: true };
     const [existing] = await sql<RunRow[]>`SELECT * FROM runs WHERE idempotency_key = ${key}`;
-    if (!existing) throw new Error(`Expected a run with idempotency key "${key}" after a conflict on it, but found none.`);
+    if (!existing)
+      throw new Error(`Expected a run with idempotency key "${key}" after a conflict on it, but found none.`);
     return { run: toRun(existing), created: false };
   }
 
@@ -168,7 +196,9 @@ export class PostgresStore implements Store {
   }
 
   async listStepLogs(runId: string): Promise<StepLog[]> {
-    return (await this.#sql<StepLogRow[]>`SELECT * FROM step_logs WHERE run_id = ${runId} ORDER BY idx, attempt`).map(toStepLog);
+    return (await this.#sql<StepLogRow[]>`SELECT * FROM step_logs WHERE run_id = ${runId} ORDER BY idx, attempt`).map(
+      toStepLog,
+    );
   }
 
   /**
@@ -181,13 +211,20 @@ export class PostgresStore implements Store {
   }
 
   /** `apply` on `sql`: the pool (one statement, its own transaction), or a transaction of a part of the runner (`connection`). */
-  async #apply(sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>, changes: readonly Change[], owner: string | undefined, returning: boolean): Promise<Applied> {
+  async #apply(
+    sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>,
+    changes: readonly Change[],
+    owner: string | undefined,
+    returning: boolean,
+  ): Promise<Applied> {
     if (changes.length === 0) return appliedAttempts(changes);
     // Step logs have their own function (postgres-functions.ts), run in the same statement
     // after wfkit_apply (the materialized CTE is read first), only when a commit carries some.
     const logs = changes.filter((change) => change.type === 'step-logs');
     // Sent as text and cast: a parameter typed jsonb would be JSON-encoded a second time.
-    const rows = JSON.stringify((logs.length === 0 ? changes : changes.filter((change) => change.type !== 'step-logs')).map(changeRow));
+    const rows = JSON.stringify(
+      (logs.length === 0 ? changes : changes.filter((change) => change.type !== 'step-logs')).map(changeRow),
+    );
     try {
       if (logs.length === 0) await sql`SELECT wfkit_apply(${rows}::text::jsonb, ${owner ?? null}::text)`;
       else {
@@ -206,12 +243,17 @@ export class PostgresStore implements Store {
    * What an apply touched, read right after it (every write is one statement calling wfkit_apply,
    * so no transaction waits on this client): two queries, whatever the number of runs.
    */
-  async #readApplied(sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>, touched: Touched): Promise<Applied> {
+  async #readApplied(
+    sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>,
+    touched: Touched,
+  ): Promise<Applied> {
     const runIds = [...touched.runs];
     const stepRunIds = [...touched.steps.keys()];
     const [runs, steps] = await Promise.all([
       runIds.length === 0 ? [] : sql<RunRow[]>`SELECT * FROM runs WHERE id = ANY(${runIds}::text[])`,
-      stepRunIds.length === 0 ? [] : sql<StepRow[]>`SELECT * FROM steps WHERE run_id = ANY(${stepRunIds}::text[]) ORDER BY run_id, idx`,
+      stepRunIds.length === 0
+        ? []
+        : sql<StepRow[]>`SELECT * FROM steps WHERE run_id = ANY(${stepRunIds}::text[]) ORDER BY run_id, idx`,
     ]);
     const byId = new Map(runs.map((row) => [row.id, toRun(row)]));
     const stepsOf = new Map<string, Step[]>();
@@ -219,7 +261,11 @@ export class PostgresStore implements Store {
       const list = stepsOf.get(row.run_id) ?? [];
       stepsOf.set(row.run_id, [...list, toStep(row)]);
     }
-    return readApplied(touched, (id) => byId.get(id), (runId) => stepsOf.get(runId) ?? []);
+    return readApplied(
+      touched,
+      (id) => byId.get(id),
+      (runId) => stepsOf.get(runId) ?? [],
+    );
   }
 
   async claimDue({ now, limit, owner, leaseMs, onWaiting }: ClaimOptions): Promise<Run[]> {
@@ -227,7 +273,9 @@ export class PostgresStore implements Store {
     if (take === 0) return [];
     const sql = this.#sql;
     // SKIP LOCKED: runners polling at once each take different rows instead of queueing on a lock.
-    const rows = await sql<RunRow[]>`UPDATE runs SET lease_owner = ${owner}, lease_until = ${this.#leaseEnd(now, leaseMs)}
+    const rows = await sql<
+      RunRow[]
+    >`UPDATE runs SET lease_owner = ${owner}, lease_until = ${this.#leaseEnd(now, leaseMs)}
       WHERE id IN (
         SELECT id FROM runs
         WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
@@ -238,7 +286,13 @@ export class PostgresStore implements Store {
       RETURNING *`;
     // Flow-controlled runs are claimed apart, under their keys' locks (postgres-flow-claim.ts).
     if (rows.length < take) {
-      const flow = await claimFlowRuns(sql, { now, take: take - rows.length, owner, leaseMs, databaseClock: this.#databaseClock });
+      const flow = await claimFlowRuns(sql, {
+        now,
+        take: take - rows.length,
+        owner,
+        leaseMs,
+        databaseClock: this.#databaseClock,
+      });
       rows.push(...flow.rows);
       if (flow.waiting.length > 0) onWaiting?.(flow.waiting);
     }
@@ -247,7 +301,8 @@ export class PostgresStore implements Store {
   }
 
   async release(runId: string, owner: string): Promise<void> {
-    await this.#sql`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${owner}`;
+    await this
+      .#sql`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${owner}`;
   }
 
   async renew(runIds: readonly string[], owner: string, until: number): Promise<void> {
@@ -259,26 +314,34 @@ export class PostgresStore implements Store {
 
   /** `notify`, one statement: see `wfkit_deliver_event` for how it cannot miss a wait registered at the same moment. */
   async deliverEvent({ eventId, data, output, now, keepUntil }: DeliverEventInput): Promise<string[]> {
-    const rows = await this.#sql<{ id: string }[]>`SELECT wfkit_deliver_event(${eventLockKey(this.#schema, eventId)}, ${eventId}, ${data},
+    const rows = await this.#sql<
+      { id: string }[]
+    >`SELECT wfkit_deliver_event(${eventLockKey(this.#schema, eventId)}, ${eventId}, ${data},
       ${output}, ${ms(now)}::bigint, ${ms(keepUntil)}::bigint) AS id`;
     return rows.map((row) => row.id);
   }
 
   async takeEvent(eventId: string, now: number): Promise<string | undefined> {
-    const [row] = await this.#sql<{ data: string | null }[]>`SELECT wfkit_take_event(${eventLockKey(this.#schema, eventId)}, ${eventId}, ${ms(now)}::bigint) AS data`;
+    const [row] = await this.#sql<
+      { data: string | null }[]
+    >`SELECT wfkit_take_event(${eventLockKey(this.#schema, eventId)}, ${eventId}, ${ms(now)}::bigint) AS data`;
     return row?.data ?? undefined;
   }
 
   /** Refused: on a store several runners share, clearing every lease would hand live runs to a second runner. */
   async releaseAll(): Promise<void> {
-    throw new Error('releaseAll() is not available on the PostgreSQL store: several runners share it, so leases end by expiry only (run the Runner with exclusive: false).');
+    throw new Error(
+      'releaseAll() is not available on the PostgreSQL store: several runners share it, so leases end by expiry only (run the Runner with exclusive: false).',
+    );
   }
 
   async stats(now: number): Promise<StoreStats> {
     const sql = this.#sql;
     const [byStatus, [due]] = await Promise.all([
       sql<{ status: RunStatus; n: number }[]>`SELECT status, count(*) AS n FROM runs GROUP BY status`,
-      sql<{ n: number }[]>`SELECT count(*) AS n FROM runs WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
+      sql<
+        { n: number }[]
+      >`SELECT count(*) AS n FROM runs WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
         AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)})`,
     ]);
     const runs = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
@@ -290,8 +353,12 @@ export class PostgresStore implements Store {
     const sql = this.#sql;
     // A leased run is not due before its lease runs out; a database-clock lease end is turned into
     // this machine's time, which the runner's scheduler timer counts in.
-    const leaseEnd = this.#databaseClock ? sql`lease_until - ${this.#dbNow()} + ${Date.now()}::bigint` : sql`lease_until`;
-    const [row] = await sql<{ at: number | null }[]>`SELECT MIN(GREATEST(next_at, COALESCE(${leaseEnd}, 0), COALESCE(flow_wait_until, 0))) AS at
+    const leaseEnd = this.#databaseClock
+      ? sql`lease_until - ${this.#dbNow()} + ${Date.now()}::bigint`
+      : sql`lease_until`;
+    const [row] = await sql<
+      { at: number | null }[]
+    >`SELECT MIN(GREATEST(next_at, COALESCE(${leaseEnd}, 0), COALESCE(flow_wait_until, 0))) AS at
       FROM runs WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL`;
     return row?.at ?? null;
   }

@@ -39,13 +39,27 @@ export class SqliteRetention implements RetentionStore {
     this.#deleteBatch = (runIds, finishedBefore, dryRun) => batch.immediate(runIds, finishedBefore, dryRun);
   }
 
-  async candidates({ finishedBefore, after, limit }: { finishedBefore: number; after: PruneCursor | null; limit: number }): Promise<PruneCursor[]> {
+  async candidates({
+    finishedBefore,
+    after,
+    limit,
+  }: {
+    finishedBefore: number;
+    after: PruneCursor | null;
+    limit: number;
+  }): Promise<PruneCursor[]> {
     const take = Math.max(0, Math.trunc(limit));
-    const rows = after === null ? this.#first.all(finishedBefore, take) : this.#after.all(finishedBefore, after.finishedAt, after.id, take);
+    const rows =
+      after === null
+        ? this.#first.all(finishedBefore, take)
+        : this.#after.all(finishedBefore, after.finishedAt, after.id, take);
     return rows as PruneCursor[];
   }
 
-  async deleteRuns(runIds: readonly string[], { finishedBefore, dryRun }: { finishedBefore: number; dryRun: boolean }): Promise<RunRowCounts> {
+  async deleteRuns(
+    runIds: readonly string[],
+    { finishedBefore, dryRun }: { finishedBefore: number; dryRun: boolean },
+  ): Promise<RunRowCounts> {
     return this.#deleteBatch(runIds, finishedBefore, dryRun);
   }
 
@@ -55,7 +69,9 @@ export class SqliteRetention implements RetentionStore {
   }
 
   async sizeBytes(): Promise<number> {
-    const pages = (this.#db.pragma('page_count', { simple: true }) as number) * (this.#db.pragma('page_size', { simple: true }) as number);
+    const pages =
+      (this.#db.pragma('page_count', { simple: true }) as number) *
+      (this.#db.pragma('page_size', { simple: true }) as number);
     const file = this.#db.name;
     if (this.#db.memory || file === '') return pages;
     try {

@@ -17,15 +17,19 @@ export class SqliteSchedules implements ScheduleStore {
   readonly #runsAfter: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.#insert = db.prepare(`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at, last_refusal)
+    this.#insert =
+      db.prepare(`INSERT INTO schedules (id, url, cron, timezone, body, headers, next_at, last_fired_at, created_at, last_refusal)
       VALUES (@id, @url, @cron, @timezone, @body, @headers, @next_at, @last_fired_at, @created_at, @last_refusal)`);
     this.#all = db.prepare('SELECT * FROM schedules ORDER BY created_at, id');
     this.#byId = db.prepare('SELECT * FROM schedules WHERE id = ?');
     this.#delete = db.prepare('DELETE FROM schedules WHERE id = ?');
     this.#due = db.prepare('SELECT * FROM schedules WHERE next_at <= ? ORDER BY next_at LIMIT ?');
-    this.#advance = db.prepare('UPDATE schedules SET next_at = ?, last_fired_at = ?, last_refusal = NULL WHERE id = ? AND next_at = ?');
+    this.#advance = db.prepare(
+      'UPDATE schedules SET next_at = ?, last_fired_at = ?, last_refusal = NULL WHERE id = ? AND next_at = ?',
+    );
     this.#refuse = db.prepare('UPDATE schedules SET next_at = ?, last_refusal = ? WHERE id = ? AND next_at = ?');
-    const runs = (after: string) => `SELECT * FROM runs WHERE idempotency_key >= @from AND idempotency_key < @to ${after} ORDER BY id DESC LIMIT @limit`;
+    const runs = (after: string) =>
+      `SELECT * FROM runs WHERE idempotency_key >= @from AND idempotency_key < @to ${after} ORDER BY id DESC LIMIT @limit`;
     this.#runs = db.prepare(runs(''));
     this.#runsAfter = db.prepare(runs('AND id < @cursor'));
   }
@@ -55,7 +59,9 @@ export class SqliteSchedules implements ScheduleStore {
   async listScheduleRuns(scheduleId: string, query: { cursor?: string; limit?: number }): Promise<RunPage> {
     const limit = pageLimit(query.limit);
     const params = { ...scheduleKeyRange(scheduleId), limit: limit + 1 };
-    const rows = (query.cursor === undefined ? this.#runs.all(params) : this.#runsAfter.all({ ...params, cursor: query.cursor })) as RunRow[];
+    const rows = (
+      query.cursor === undefined ? this.#runs.all(params) : this.#runsAfter.all({ ...params, cursor: query.cursor })
+    ) as RunRow[];
     return toRunPage(rows, limit);
   }
 }

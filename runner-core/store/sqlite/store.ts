@@ -14,8 +14,37 @@ import { migrate } from '../migrations/sqlite.js';
 import { runListSql } from '../run-list-sql.js';
 import { appliedAttempts, readApplied, touchedBy, type Applied } from '../applied.js';
 import { stepLogParams, toStepLog, type StepLogRow } from '../step-log-rows.js';
-import { attemptParams, pageLimit, toAttempt, toJson, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from '../rows.js';
-import { changeRunId, RUN_STATUSES, type ApplyOptions, type Attempt, type Change, type ClaimOptions, type NewRun, type Run, type RunPage, type RunPatch, type RunQuery, type RunStatus, type Step, type StepLog, type Store, type StoreConnection, type StoreStats } from '../types.js';
+import {
+  attemptParams,
+  pageLimit,
+  toAttempt,
+  toJson,
+  toRun,
+  toRunPage,
+  toStep,
+  type AttemptRow,
+  type RunRow,
+  type StepRow,
+} from '../rows.js';
+import {
+  changeRunId,
+  RUN_STATUSES,
+  type ApplyOptions,
+  type Attempt,
+  type Change,
+  type ClaimOptions,
+  type NewRun,
+  type Run,
+  type RunPage,
+  type RunPatch,
+  type RunQuery,
+  type RunStatus,
+  type Step,
+  type StepLog,
+  type Store,
+  type StoreConnection,
+  type StoreStats,
+} from '../types.js';
 
 /** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
 const FLOW_LOOKAHEAD = 16;
@@ -48,7 +77,8 @@ function prepareStatements(db: Database.Database) {
   return {
     runById: db.prepare('SELECT * FROM runs WHERE id = ?'),
     runByKey: db.prepare('SELECT * FROM runs WHERE idempotency_key = ?'),
-    insertRun: db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key,
+    insertRun:
+      db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key,
         flow_key, flow_parallelism, flow_rate, flow_period_ms)
       VALUES (@id, @url, @status, @body, @headers, @now, @now, @nextAt, @retries, @retryDelayMs, @idempotencyKey,
         @flowKey, @flowParallelism, @flowRate, @flowPeriodMs) RETURNING *`),
@@ -67,7 +97,8 @@ function prepareStatements(db: Database.Database) {
     closeSteps: db.prepare(w.stepsClosed),
     waiting: db.prepare(`SELECT steps.run_id, steps.idx FROM steps JOIN runs ON runs.id = steps.run_id
       WHERE steps.event_id = ? AND steps.status = 'running' AND steps.kind = 'wait' AND runs.${UNFINISHED}`),
-    resolveWait: db.prepare(`UPDATE steps SET status = 'succeeded', output = @output, finished_at = @now, duration_ms = @now - started_at
+    resolveWait:
+      db.prepare(`UPDATE steps SET status = 'succeeded', output = @output, finished_at = @now, duration_ms = @now - started_at
       WHERE run_id = @runId AND idx = @index AND status = 'running'`),
     wakeRun: db.prepare(`UPDATE runs SET next_at = @now, updated_at = @now WHERE id = @runId AND ${UNFINISHED}`),
     keepEvent: db.prepare('INSERT INTO events (event_id, data, created_at, keep_until) VALUES (?, ?, ?, ?)'),
@@ -80,16 +111,26 @@ function prepareStatements(db: Database.Database) {
     due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
       AND (lease_until IS NULL OR lease_until < @now) AND (flow_wait_until IS NULL OR flow_wait_until <= @now)
       ORDER BY next_at LIMIT @limit`),
-    flowExecuting: db.prepare(`SELECT COUNT(*) FROM runs WHERE flow_key = @key AND ${CLAIMABLE}
-      AND lease_owner IS NOT NULL AND lease_until >= @now`).pluck(),
-    flowStarted: db.prepare('SELECT COUNT(*) AS n, MIN(flow_started_at) AS oldest FROM runs WHERE flow_key = @key AND flow_started_at > @since'),
-    flowLease: db.prepare('UPDATE runs SET flow_started_at = COALESCE(flow_started_at, @now), flow_wait_until = NULL, flow_wait_reason = NULL WHERE id = @id'),
+    flowExecuting: db
+      .prepare(`SELECT COUNT(*) FROM runs WHERE flow_key = @key AND ${CLAIMABLE}
+      AND lease_owner IS NOT NULL AND lease_until >= @now`)
+      .pluck(),
+    flowStarted: db.prepare(
+      'SELECT COUNT(*) AS n, MIN(flow_started_at) AS oldest FROM runs WHERE flow_key = @key AND flow_started_at > @since',
+    ),
+    flowLease: db.prepare(
+      'UPDATE runs SET flow_started_at = COALESCE(flow_started_at, @now), flow_wait_until = NULL, flow_wait_reason = NULL WHERE id = @id',
+    ),
     flowPark: db.prepare('UPDATE runs SET flow_wait_until = @until, flow_wait_reason = @reason WHERE id = @id'),
     lease: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
     release: db.prepare(w.release),
     renew: db.prepare('UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
     // A leased run is not due before its lease runs out, whatever its next_at says.
-    nextDue: db.prepare(`SELECT MIN(MAX(next_at, COALESCE(lease_until, 0), COALESCE(flow_wait_until, 0))) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL`).pluck(),
+    nextDue: db
+      .prepare(
+        `SELECT MIN(MAX(next_at, COALESCE(lease_until, 0), COALESCE(flow_wait_until, 0))) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL`,
+      )
+      .pluck(),
     releaseAll: db.prepare('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL'),
     leaseOf: db.prepare('SELECT lease_owner FROM runs WHERE id = ?').pluck(),
     // Resume (resume.ts): only failed or cancelled runs; the lease goes too.
@@ -97,8 +138,10 @@ function prepareStatements(db: Database.Database) {
       WHERE id = @id AND ${RESUMABLE}`),
     clearUnsucceededSteps: db.prepare(`DELETE FROM steps WHERE run_id = ? AND status != 'succeeded'`),
     countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status'),
-    countDue: db.prepare(`SELECT COUNT(*) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
-      AND (lease_until IS NULL OR lease_until < @now)`).pluck(),
+    countDue: db
+      .prepare(`SELECT COUNT(*) FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
+      AND (lease_until IS NULL OR lease_until < @now)`)
+      .pluck(),
   };
 }
 
@@ -117,7 +160,13 @@ export class SqliteStore implements Store {
   readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
   readonly #claimDueTx: (options: ClaimOptions) => { runs: Run[]; waiting: string[] };
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
-  readonly #deliverTx: (input: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => string[];
+  readonly #deliverTx: (input: {
+    eventId: string;
+    data: string;
+    output: string;
+    now: number;
+    keepUntil: number;
+  }) => string[];
   readonly #takeEventTx: (eventId: string, now: number) => string | undefined;
   readonly #resumeTx: (runId: string, now: number) => { run: Run; resumed: boolean } | undefined;
 
@@ -140,26 +189,33 @@ export class SqliteStore implements Store {
     // cannot interleave with another connection's write and then fail with SQLITE_BUSY.
     const create = db.transaction((input: NewRun) => this.#create(input));
     this.#createTx = (input) => create.immediate(input);
-    const apply = db.transaction((changes: readonly Change[], owner: string | undefined, returning: boolean): Applied => {
-      // Fencing, inside the write transaction: one indexed read per touched run.
-      if (owner !== undefined) {
-        for (const runId of new Set(changes.map(changeRunId))) {
-          const holder = s.leaseOf.get(runId) as string | null | undefined;
-          // An unknown run is left to the change itself (a foreign key error, or nothing to release).
-          if (holder !== undefined && holder !== owner) throw new LeaseLostError(runId, owner, holder);
+    const apply = db.transaction(
+      (changes: readonly Change[], owner: string | undefined, returning: boolean): Applied => {
+        // Fencing, inside the write transaction: one indexed read per touched run.
+        if (owner !== undefined) {
+          for (const runId of new Set(changes.map(changeRunId))) {
+            const holder = s.leaseOf.get(runId) as string | null | undefined;
+            // An unknown run is left to the change itself (a foreign key error, or nothing to release).
+            if (holder !== undefined && holder !== owner) throw new LeaseLostError(runId, owner, holder);
+          }
         }
-      }
-      for (const change of changes) this.#applyOne(change);
-      // Read back in the same transaction: what listeners are told is exactly what was committed.
-      if (!returning) return appliedAttempts(changes);
-      const getRun = (id: string): Run | undefined => {
-        const row = s.runById.get(id) as RunRow | undefined;
-        return row ? toRun(row) : undefined;
-      };
-      return readApplied(touchedBy(changes), getRun, (runId) => (s.steps.all(runId) as StepRow[]).map(toStep));
-    });
+        for (const change of changes) this.#applyOne(change);
+        // Read back in the same transaction: what listeners are told is exactly what was committed.
+        if (!returning) return appliedAttempts(changes);
+        const getRun = (id: string): Run | undefined => {
+          const row = s.runById.get(id) as RunRow | undefined;
+          return row ? toRun(row) : undefined;
+        };
+        return readApplied(touchedBy(changes), getRun, (runId) => (s.steps.all(runId) as StepRow[]).map(toStep));
+      },
+    );
     this.#applyTx = (changes, owner, returning) => apply.immediate(changes, owner, returning);
-    this.connection = { kind: 'sqlite', db, apply: (changes, returning) => (changes.length === 0 ? appliedAttempts(changes) : apply.immediate(changes, undefined, returning)) };
+    this.connection = {
+      kind: 'sqlite',
+      db,
+      apply: (changes, returning) =>
+        changes.length === 0 ? appliedAttempts(changes) : apply.immediate(changes, undefined, returning),
+    };
     const claimDue = db.transaction(({ now, limit, owner, leaseMs }: ClaimOptions) => {
       // LIMIT with a negative value means "no limit" in SQLite; never let that through.
       const take = Math.max(0, Math.trunc(limit));
@@ -167,7 +223,11 @@ export class SqliteStore implements Store {
       const due = s.due.all({ now, limit: take === 0 ? 0 : take * 2 + FLOW_LOOKAHEAD }) as (RunRow & FlowCandidate)[];
       const { admitted, parked } = admit(due, take, now, (key, periodMs) => {
         const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
-        return { executing: s.flowExecuting.get({ key, now }) as number, startedInPeriod: started.n, oldestStart: started.oldest };
+        return {
+          executing: s.flowExecuting.get({ key, now }) as number,
+          startedInPeriod: started.n,
+          oldestStart: started.oldest,
+        };
       });
       for (const row of admitted) {
         s.lease.run({ id: row.id, owner, until: now + leaseMs });
@@ -175,24 +235,41 @@ export class SqliteStore implements Store {
       }
       for (const wait of parked) s.flowPark.run({ id: wait.id, until: wait.until, reason: wait.reason });
       const before = new Map(due.map((row) => [row.id, row.flow_wait_reason]));
-      return { runs: admitted.map(toRun), waiting: parked.filter((wait) => before.get(wait.id) !== wait.reason).map((wait) => wait.id) };
+      return {
+        runs: admitted.map(toRun),
+        waiting: parked.filter((wait) => before.get(wait.id) !== wait.reason).map((wait) => wait.id),
+      };
     });
     this.#claimDueTx = (options) => claimDue.immediate(options);
     const renew = db.transaction((runIds: readonly string[], owner: string, until: number) => {
       for (const id of runIds) s.renew.run(until, id, owner);
     });
     this.#renewTx = (runIds, owner, until) => renew.immediate(runIds, owner, until);
-    const deliver = db.transaction(({ eventId, data, output, now, keepUntil }: { eventId: string; data: string; output: string; now: number; keepUntil: number }) => {
-      s.dropExpiredEvents.run(now);
-      const waiting = s.waiting.all(eventId) as { run_id: string; idx: number }[];
-      if (waiting.length === 0) s.keepEvent.run(eventId, data, now, keepUntil);
-      for (const step of waiting) {
-        s.resolveWait.run({ runId: step.run_id, index: step.idx, output, now });
-        s.countStepDone.run({ runId: step.run_id });
-        s.wakeRun.run({ runId: step.run_id, now });
-      }
-      return [...new Set(waiting.map((step) => step.run_id))];
-    });
+    const deliver = db.transaction(
+      ({
+        eventId,
+        data,
+        output,
+        now,
+        keepUntil,
+      }: {
+        eventId: string;
+        data: string;
+        output: string;
+        now: number;
+        keepUntil: number;
+      }) => {
+        s.dropExpiredEvents.run(now);
+        const waiting = s.waiting.all(eventId) as { run_id: string; idx: number }[];
+        if (waiting.length === 0) s.keepEvent.run(eventId, data, now, keepUntil);
+        for (const step of waiting) {
+          s.resolveWait.run({ runId: step.run_id, index: step.idx, output, now });
+          s.countStepDone.run({ runId: step.run_id });
+          s.wakeRun.run({ runId: step.run_id, now });
+        }
+        return [...new Set(waiting.map((step) => step.run_id))];
+      },
+    );
     this.#deliverTx = (input) => deliver.immediate(input);
     const take = db.transaction((eventId: string, now: number) => {
       const row = s.firstEvent.get(eventId, now) as { seq: number; data: string } | undefined;
@@ -222,11 +299,20 @@ export class SqliteStore implements Store {
       if (existing) return { run: toRun(existing), created: false };
     }
     const row = this.#s.insertRun.get({
-      id: input.id, url: input.url, body: input.body, headers: JSON.stringify(input.headers), now: input.now, nextAt: input.now + (input.delayMs ?? 0),
+      id: input.id,
+      url: input.url,
+      body: input.body,
+      headers: JSON.stringify(input.headers),
+      now: input.now,
+      nextAt: input.now + (input.delayMs ?? 0),
       status: input.lease ? 'running' : 'queued',
-      retries: input.retries, retryDelayMs: input.retryDelayMs, idempotencyKey: key,
-      flowKey: input.flowControl?.key ?? null, flowParallelism: input.flowControl?.parallelism ?? null,
-      flowRate: input.flowControl?.rate ?? null, flowPeriodMs: input.flowControl?.periodMs ?? null,
+      retries: input.retries,
+      retryDelayMs: input.retryDelayMs,
+      idempotencyKey: key,
+      flowKey: input.flowControl?.key ?? null,
+      flowParallelism: input.flowControl?.parallelism ?? null,
+      flowRate: input.flowControl?.rate ?? null,
+      flowPeriodMs: input.flowControl?.periodMs ?? null,
     }) as RunRow;
     if (input.lease) this.#s.leaseNew.run({ id: input.id, ...input.lease });
     return { run: toRun(row), created: true };
@@ -256,14 +342,33 @@ export class SqliteStore implements Store {
         return;
       case 'step-succeeded': {
         const { runId, index, name, kind, output, at, durationMs } = change;
-        const result = s.stepSucceeded.run({ runId, index, name, kind, output, at, durationMs, startedAt: at - durationMs });
+        const result = s.stepSucceeded.run({
+          runId,
+          index,
+          name,
+          kind,
+          output,
+          at,
+          durationMs,
+          startedAt: at - durationMs,
+        });
         // 0 changes: the step had already succeeded, and the first committed result wins.
         if (result.changes > 0) s.countStepDone.run({ runId });
         return;
       }
       case 'step-failed': {
         const { runId, index, name, kind, status, at, durationMs } = change;
-        s.stepFailed.run({ runId, index, name, kind, status, error: toJson(change.error), at, durationMs, startedAt: at - durationMs });
+        s.stepFailed.run({
+          runId,
+          index,
+          name,
+          kind,
+          status,
+          error: toJson(change.error),
+          at,
+          durationMs,
+          startedAt: at - durationMs,
+        });
         return;
       }
       case 'attempt':
@@ -274,7 +379,8 @@ export class SqliteStore implements Store {
         return;
       case 'run': {
         const result = s.patchRun.run(patchParams(change.runId, change.patch, change.at));
-        if (result.changes === 0) throw new Error(`Expected run ${change.runId} to exist for a run patch, but it was not found.`);
+        if (result.changes === 0)
+          throw new Error(`Expected run ${change.runId} to exist for a run patch, but it was not found.`);
         return;
       }
     }
@@ -330,7 +436,13 @@ export class SqliteStore implements Store {
     if (runIds.length > 0) this.#renewTx(runIds, owner, until);
   }
 
-  async deliverEvent(input: { eventId: string; data: string; output: string; now: number; keepUntil: number }): Promise<string[]> {
+  async deliverEvent(input: {
+    eventId: string;
+    data: string;
+    output: string;
+    now: number;
+    keepUntil: number;
+  }): Promise<string[]> {
     return this.#deliverTx(input);
   }
 

@@ -45,7 +45,8 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
         // `on`, not `once`: a second error with no listener left would be thrown.
         req.on('error', (error) => settle(() => controller.error(error)));
         req.on('close', () => {
-          if (!req.complete) settle(() => controller.error(new Error('the client closed the connection before the body ended')));
+          if (!req.complete)
+            settle(() => controller.error(new Error('the client closed the connection before the body ended')));
         });
       },
       pull() {
@@ -65,14 +66,19 @@ export function toRequest(req: IncomingMessage): Request {
   const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
   const host = req.headers.host ?? 'localhost';
   if (!HOST.test(host)) {
-    throw new ProtocolError(`Expected the Host header to be a host name or address with an optional port, got ${JSON.stringify(host.slice(0, 100))}.`);
+    throw new ProtocolError(
+      `Expected the Host header to be a host name or address with an optional port, got ${JSON.stringify(host.slice(0, 100))}.`,
+    );
   }
   let url: URL;
   try {
     url = new URL(`${encrypted ? 'https' : 'http'}://${host}${req.url ?? '/'}`);
   } catch (error) {
     // node:http accepts targets fetch cannot represent (absolute-form `POST http://…`, a port past 65535).
-    throw new ProtocolError(`Cannot build a request URL from "${req.url}" on host ${JSON.stringify(host)}: ${(error as Error).message}`, { cause: error });
+    throw new ProtocolError(
+      `Cannot build a request URL from "${req.url}" on host ${JSON.stringify(host)}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -83,7 +89,12 @@ export function toRequest(req: IncomingMessage): Request {
     throw new UnsupportedMethodError(req.method ?? '');
   }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  return new Request(url, { method: req.method, headers, body: hasBody ? bodyOf(req) : null, duplex: 'half' } as RequestInit);
+  return new Request(url, {
+    method: req.method,
+    headers,
+    body: hasBody ? bodyOf(req) : null,
+    duplex: 'half',
+  } as RequestInit);
 }
 
 /** A method token, as fetch accepts it; `FORBIDDEN_METHODS` are the ones its Request refuses. */
@@ -93,7 +104,9 @@ const FORBIDDEN_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRA
 /** A method a web Request cannot carry; the route only takes POST anyway. */
 class UnsupportedMethodError extends ProtocolError {
   constructor(method: string) {
-    super(`Expected POST, got ${JSON.stringify(method.slice(0, 32))}: this route only starts and drives workflow runs.`);
+    super(
+      `Expected POST, got ${JSON.stringify(method.slice(0, 32))}: this route only starts and drives workflow runs.`,
+    );
   }
 }
 
@@ -102,7 +115,8 @@ export function toRequestOrRefusal(req: IncomingMessage): Request | Response {
   try {
     return toRequest(req);
   } catch (error) {
-    if (error instanceof UnsupportedMethodError) return errorResponse(405, 'METHOD_NOT_ALLOWED', error.message, { allow: 'POST' });
+    if (error instanceof UnsupportedMethodError)
+      return errorResponse(405, 'METHOD_NOT_ALLOWED', error.message, { allow: 'POST' });
     if (!(error instanceof ProtocolError)) throw error;
     return errorResponse(400, error.code, error.message);
   }

@@ -42,7 +42,10 @@ export function toCallRequest(name: string, options: CallOptions): CallRequest {
   try {
     url = new URL(options.url);
   } catch {
-    throw new WorkflowError('CONFIG', `Expected \`url\` of ${where} to be an absolute URL, got ${JSON.stringify(options.url)}.`);
+    throw new WorkflowError(
+      'CONFIG',
+      `Expected \`url\` of ${where} to be an absolute URL, got ${JSON.stringify(options.url)}.`,
+    );
   }
   const headers: Record<string, string> = { ...options.headers };
   const request: CallRequest = { url: url.href, method: (options.method ?? 'GET').toUpperCase(), headers };
@@ -50,13 +53,17 @@ export function toCallRequest(name: string, options: CallOptions): CallRequest {
     if (typeof options.body === 'string') request.body = options.body;
     else {
       request.body = JSON.stringify(options.body);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
     }
   }
   if (options.timeout !== undefined) request.timeoutMs = toMilliseconds(options.timeout, `\`timeout\` of ${where}`);
   if (options.retries !== undefined) {
     if (!Number.isInteger(options.retries) || options.retries < 0) {
-      throw new WorkflowError('CONFIG', `Expected \`retries\` of ${where} to be a non-negative integer, got ${String(options.retries)}.`);
+      throw new WorkflowError(
+        'CONFIG',
+        `Expected \`retries\` of ${where} to be a non-negative integer, got ${String(options.retries)}.`,
+      );
     }
     request.retries = options.retries;
   }

@@ -37,7 +37,10 @@ const ROUTE: { [K in StepKind]: (tools: StepTools) => KindMethods[K] } = {
 
 /** Every kind's context methods, bound to one drive's tools. */
 export function stepMethods(tools: StepTools): StepMethods {
-  return Object.assign({}, ...Object.values(ROUTE).map((methods: (tools: StepTools) => object) => methods(tools))) as StepMethods;
+  return Object.assign(
+    {},
+    ...Object.values(ROUTE).map((methods: (tools: StepTools) => object) => methods(tools)),
+  ) as StepMethods;
 }
 
 /**

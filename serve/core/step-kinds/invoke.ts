@@ -30,12 +30,19 @@ export interface InvokeResult<Body = unknown> {
 /** The invoke step's request, checked here so a bad option fails the run in the route, naming the step. */
 export function toInvokeRequest(name: string, options: InvokeOptions, base: string | undefined): InvokeRequest {
   const where = `invoke "${name}"`;
-  if (typeof options !== 'object' || options === null) throw new WorkflowError('CONFIG', `Expected the options of ${where} to be an object with a \`url\`, got ${JSON.stringify(options)}.`);
+  if (typeof options !== 'object' || options === null)
+    throw new WorkflowError(
+      'CONFIG',
+      `Expected the options of ${where} to be an object with a \`url\`, got ${JSON.stringify(options)}.`,
+    );
   let url: URL;
   try {
     url = new URL(options.url, base);
   } catch {
-    throw new WorkflowError('CONFIG', `Expected \`url\` of ${where} to be a URL (absolute, or relative to this workflow's), got ${JSON.stringify(options.url)}.`);
+    throw new WorkflowError(
+      'CONFIG',
+      `Expected \`url\` of ${where} to be a URL (absolute, or relative to this workflow's), got ${JSON.stringify(options.url)}.`,
+    );
   }
   const headers: Record<string, string> = { ...options.headers };
   let body = '';
@@ -43,13 +50,17 @@ export function toInvokeRequest(name: string, options: InvokeOptions, base: stri
     if (typeof options.body === 'string') body = options.body;
     else {
       body = JSON.stringify(options.body);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
     }
   }
   const request: InvokeRequest = { url: url.href, body, headers };
   if (options.retries !== undefined) {
     if (!Number.isInteger(options.retries) || options.retries < 0) {
-      throw new WorkflowError('CONFIG', `Expected \`retries\` of ${where} to be a non-negative integer, got ${String(options.retries)}.`);
+      throw new WorkflowError(
+        'CONFIG',
+        `Expected \`retries\` of ${where} to be a non-negative integer, got ${String(options.retries)}.`,
+      );
     }
     request.retries = options.retries;
   }
@@ -57,7 +68,10 @@ export function toInvokeRequest(name: string, options: InvokeOptions, base: stri
     try {
       request.flowControl = resolveFlowControl(options.flowControl, options.body);
     } catch (error) {
-      throw new WorkflowError('CONFIG', `Expected \`flowControl\` of ${where} to be valid flow control: ${error instanceof Error ? error.message : String(error)}`);
+      throw new WorkflowError(
+        'CONFIG',
+        `Expected \`flowControl\` of ${where} to be valid flow control: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return request;
@@ -75,5 +89,6 @@ export interface InvokeMethods {
 
 /** A child workflow run the runner starts and waits for (`toInvokeRequest`); a relative url resolves against the workflow's. */
 export const invokeMethods = (tools: SuspendTools): InvokeMethods => ({
-  invoke: (name, options) => tools.suspend('invoke', name, () => ({ request: toInvokeRequest(name, options, tools.url) })) as never,
+  invoke: (name, options) =>
+    tools.suspend('invoke', name, () => ({ request: toInvokeRequest(name, options, tools.url) })) as never,
 });

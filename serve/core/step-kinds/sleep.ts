@@ -16,13 +16,18 @@ export interface SleepMethods {
 export function toEpochMs(time: Date | number | string, name: string): number {
   const ms = time instanceof Date ? time.getTime() : typeof time === 'number' ? time : Date.parse(time);
   if (!Number.isFinite(ms)) {
-    throw new WorkflowError('CONFIG', `Expected the time of sleepUntil "${name}" to be a Date, epoch milliseconds or a date string, got ${JSON.stringify(time)}.`);
+    throw new WorkflowError(
+      'CONFIG',
+      `Expected the time of sleepUntil "${name}" to be a Date, epoch milliseconds or a date string, got ${JSON.stringify(time)}.`,
+    );
   }
   return ms;
 }
 
 export const sleepMethods = (tools: SuspendTools): SleepMethods => ({
   sleep: (name, duration) =>
-    tools.suspend('sleep', name, () => ({ until: tools.clock() + toMilliseconds(duration, `the duration of sleep "${name}"`) })) as Promise<void>,
+    tools.suspend('sleep', name, () => ({
+      until: tools.clock() + toMilliseconds(duration, `the duration of sleep "${name}"`),
+    })) as Promise<void>,
   sleepUntil: (name, time) => tools.suspend('sleep', name, () => ({ until: toEpochMs(time, name) })) as Promise<void>,
 });

@@ -41,16 +41,47 @@ export function describeUpstashHost(label: string, host: () => HostApp, runnerKi
       let values: Record<string, string>;
       if (runnerKind === 'wf start') {
         const token = `wf_${randomBytes(32).toString('hex')}`;
-        const keys = { QSTASH_CURRENT_SIGNING_KEY: `sig_${randomBytes(24).toString('base64url')}`, QSTASH_NEXT_SIGNING_KEY: `sig_${randomBytes(24).toString('base64url')}` };
-        runner = await spawnWfStart(['--database', join(work, 'runner.db')], { WF_TOKENS: token, WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*,http://localhost:*', ...keys });
+        const keys = {
+          QSTASH_CURRENT_SIGNING_KEY: `sig_${randomBytes(24).toString('base64url')}`,
+          QSTASH_NEXT_SIGNING_KEY: `sig_${randomBytes(24).toString('base64url')}`,
+        };
+        runner = await spawnWfStart(['--database', join(work, 'runner.db')], {
+          WF_TOKENS: token,
+          WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*,http://localhost:*',
+          ...keys,
+        });
         values = { QSTASH_URL: runner.url, QSTASH_TOKEN: token, ...keys, UPSTASH_WORKFLOW_URL: publicUrl };
-        writeFileSync(join(app, spec.envFile), Object.entries(values).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+        writeFileSync(
+          join(app, spec.envFile),
+          Object.entries(values)
+            .map(([k, v]) => `${k}=${v}`)
+            .join('\n') + '\n',
+        );
       } else {
         // `wf dev` recognizes the Upstash app and writes the values into the host's env file itself.
-        dev = spawnCli(['dev', '--no-tui', '--port', '0', '--no-app', '--app-wait', '1', '--app-port', String(port), '--route', '/workflows/two-steps', '--write-upstash-env'], app, {
-          ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(QSTASH_|UPSTASH_|WF_|SERVICE_)/.test(k))),
-          NO_COLOR: '1',
-        });
+        dev = spawnCli(
+          [
+            'dev',
+            '--no-tui',
+            '--port',
+            '0',
+            '--no-app',
+            '--app-wait',
+            '1',
+            '--app-port',
+            String(port),
+            '--route',
+            '/workflows/two-steps',
+            '--write-upstash-env',
+          ],
+          app,
+          {
+            ...Object.fromEntries(
+              Object.entries(process.env).filter(([k]) => !/^(QSTASH_|UPSTASH_|WF_|SERVICE_)/.test(k)),
+            ),
+            NO_COLOR: '1',
+          },
+        );
         await untilOutput(dev, new RegExp(`${spec.envFile.replace('.', '\\.')}: `), 30_000);
         const { parseEnv } = await import('node:util');
         values = parseEnv(readFileSync(join(app, spec.envFile), 'utf8')) as Record<string, string>;
@@ -59,7 +90,11 @@ export function describeUpstashHost(label: string, host: () => HostApp, runnerKi
       server = start('npm', ['run', 'dev', '--', ...spec.devArgs(port)], app);
       await waitUntilServing(server, `http://127.0.0.1:${port}/counters`, 180_000);
       const output = (): string => server!.output().slice(-OUTPUT_TAIL);
-      harness = { runnerUrl: values.QSTASH_URL!, token: values.QSTASH_TOKEN!, app: upstashAppAt(`http://127.0.0.1:${port}`, values.UPSTASH_WORKFLOW_URL ?? publicUrl, output, async () => {}) };
+      harness = {
+        runnerUrl: values.QSTASH_URL!,
+        token: values.QSTASH_TOKEN!,
+        app: upstashAppAt(`http://127.0.0.1:${port}`, values.UPSTASH_WORKFLOW_URL ?? publicUrl, output, async () => {}),
+      };
     }, 900_000);
 
     afterAll(async () => {

@@ -33,19 +33,36 @@ export function nextjsApp(): HostApp {
       private: true,
       type: 'module',
       scripts: { dev: 'next dev' },
-      dependencies: { '@upstash/workflow': UPSTASH_WORKFLOW, next: '^16.4.6', react: '^19.3.1', 'react-dom': '^19.3.1' },
+      dependencies: {
+        '@upstash/workflow': UPSTASH_WORKFLOW,
+        next: '^16.4.6',
+        react: '^19.3.1',
+        'react-dom': '^19.3.1',
+      },
       devDependencies: { '@types/node': '^24.0.0', '@types/react': '^19.3.0', typescript: '^5.9.3' },
     }),
     'next.config.mjs': 'export default {};\n',
     'tsconfig.json': json({
       compilerOptions: {
-        target: 'ES2022', lib: ['dom', 'dom.iterable', 'esnext'], allowJs: true, skipLibCheck: true, strict: true, noEmit: true, module: 'esnext',
-        esModuleInterop: true, moduleResolution: 'bundler', resolveJsonModule: true, isolatedModules: true, jsx: 'react-jsx', plugins: [{ name: 'next' }],
+        target: 'ES2022',
+        lib: ['dom', 'dom.iterable', 'esnext'],
+        allowJs: true,
+        skipLibCheck: true,
+        strict: true,
+        noEmit: true,
+        module: 'esnext',
+        esModuleInterop: true,
+        moduleResolution: 'bundler',
+        resolveJsonModule: true,
+        isolatedModules: true,
+        jsx: 'react-jsx',
+        plugins: [{ name: 'next' }],
       },
       include: ['next-env.d.ts', '**/*.ts', '**/*.tsx'],
       exclude: ['node_modules'],
     }),
-    'app/counters/route.ts': "import { countersSnapshot } from '../../workflows';\n\nexport function GET() {\n  return Response.json(countersSnapshot());\n}\n",
+    'app/counters/route.ts':
+      "import { countersSnapshot } from '../../workflows';\n\nexport function GET() {\n  return Response.json(countersSnapshot());\n}\n",
   };
   for (const name of Object.keys(workflows)) {
     files[`app/workflows/${name}/route.ts`] = [
@@ -57,7 +74,12 @@ export function nextjsApp(): HostApp {
       '',
     ].join('\n');
   }
-  return { files, workflowsPath: 'workflows.ts', envFile: '.env.local', devArgs: (port) => ['--hostname', '127.0.0.1', '--port', String(port)] };
+  return {
+    files,
+    workflowsPath: 'workflows.ts',
+    envFile: '.env.local',
+    devArgs: (port) => ['--hostname', '127.0.0.1', '--port', String(port)],
+  };
 }
 
 /** A Cloudflare Worker: `serve` from '@upstash/workflow/cloudflare', the env bindings (from .dev.vars) passed through. */
@@ -86,7 +108,12 @@ export default {
         dependencies: { '@upstash/workflow': UPSTASH_WORKFLOW },
         devDependencies: { '@cloudflare/workers-types': '^5.20261117.1', typescript: '^5.9.3', wrangler: '^4.164.0' },
       }),
-      'wrangler.jsonc': json({ name: 'upstash-worker-proof', main: 'src/index.ts', compatibility_date: '2026-11-01', compatibility_flags: ['nodejs_compat'] }),
+      'wrangler.jsonc': json({
+        name: 'upstash-worker-proof',
+        main: 'src/index.ts',
+        compatibility_date: '2026-11-01',
+        compatibility_flags: ['nodejs_compat'],
+      }),
       'src/index.ts': worker,
     },
     workflowsPath: 'src/workflows.ts',

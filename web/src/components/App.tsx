@@ -69,8 +69,18 @@ export function App(): JSX.Element {
   );
 }
 
-function Shell(props: { children: JSX.Element; stream?: StreamStatus; onSignOut?: () => void; footer?: JSX.Element }): JSX.Element {
-  const labels: Record<StreamStatus, string> = { connecting: 'connecting…', live: 'live', offline: 'reconnecting…', unauthorized: 'signed out' };
+function Shell(props: {
+  children: JSX.Element;
+  stream?: StreamStatus;
+  onSignOut?: () => void;
+  footer?: JSX.Element;
+}): JSX.Element {
+  const labels: Record<StreamStatus, string> = {
+    connecting: 'connecting…',
+    live: 'live',
+    offline: 'reconnecting…',
+    unauthorized: 'signed out',
+  };
   return (
     <div class="app">
       <header class="topbar">
@@ -119,7 +129,16 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
   );
 
   useEffect(() => {
-    const what = route.page === 'run' ? (route.step !== undefined ? `step #${route.step} · ${route.runId}` : route.runId) : route.page === 'runs' ? `${route.status ?? 'all'} runs` : route.page === 'schedules' ? 'schedules' : 'not found';
+    const what =
+      route.page === 'run'
+        ? route.step !== undefined
+          ? `step #${route.step} · ${route.runId}`
+          : route.runId
+        : route.page === 'runs'
+          ? `${route.status ?? 'all'} runs`
+          : route.page === 'schedules'
+            ? 'schedules'
+            : 'not found';
     document.title = `${what} · wfkit runner`;
   }, [route]);
 
@@ -149,7 +168,11 @@ function Live(props: { api: Api; canWrite: boolean; onSignOut?: () => void; onUn
     stream,
     describe: (error) => {
       if (error instanceof ClientError && error.status === 401) onUnauthorized();
-      return error instanceof ClientError ? error.runnerMessage : error instanceof Error ? error.message : String(error);
+      return error instanceof ClientError
+        ? error.runnerMessage
+        : error instanceof Error
+          ? error.message
+          : String(error);
     },
   };
 

@@ -10,7 +10,15 @@ import { Body, ErrorBlock, Facts, HeadersTable, Link, Section } from './Common.j
 import { StepLogs } from './StepLogs.js';
 
 /** One drive request's full log: what the runner sent, what the route answered, how it ended. */
-export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; seq: number; attempts: readonly Attempt[]; steps: Step[]; logs: readonly StepLog[]; now: number }): JSX.Element {
+export function AttemptDetail(props: {
+  run: Run;
+  attempt: Attempt | undefined;
+  seq: number;
+  attempts: readonly Attempt[];
+  steps: Step[];
+  logs: readonly StepLog[];
+  now: number;
+}): JSX.Element {
   const { run, attempt, seq, attempts, steps, logs, now } = props;
   const requestBody = useMemo(() => prettyBody(attempt?.requestBody), [attempt?.requestBody]);
   if (!attempt) return <p class="muted">No attempt #{seq} (yet).</p>;
@@ -22,7 +30,12 @@ export function AttemptDetail(props: { run: Run; attempt: Attempt | undefined; s
       </header>
       <Facts
         items={[
-          ['Outcome', <span class={`outcome outcome-${attempt.error ? 'error' : outcomeClass(attempt.outcome)}`}>{attempt.outcome}</span>],
+          [
+            'Outcome',
+            <span class={`outcome outcome-${attempt.error ? 'error' : outcomeClass(attempt.outcome)}`}>
+              {attempt.outcome}
+            </span>,
+          ],
           ['Started', formatTime(attempt.startedAt, now)],
           ['Duration', formatDuration(attempt.durationMs)],
           ['Steps', touched.length === 0 ? '–' : <StepLinks runId={run.id} steps={touched} />],

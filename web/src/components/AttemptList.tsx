@@ -16,7 +16,9 @@ export function AttemptList(props: { runId: string; attempts: Attempt[]; now: nu
         <li key={attempt.seq}>
           <Link href={paths.attempt(runId, attempt.seq)} class="attempt-item" testId="attempt-item">
             <span class="attempt-seq">#{attempt.seq}</span>
-            <span class={`outcome outcome-${attempt.error ? 'error' : outcomeClass(attempt.outcome)}`}>{attempt.outcome}</span>
+            <span class={`outcome outcome-${attempt.error ? 'error' : outcomeClass(attempt.outcome)}`}>
+              {attempt.outcome}
+            </span>
             <span class="mono">{attempt.responseStatus === null ? 'no answer' : `HTTP ${attempt.responseStatus}`}</span>
             <span class="muted">{formatTime(attempt.startedAt, now)}</span>
             <span class="attempt-duration">{formatDuration(attempt.durationMs)}</span>

@@ -22,7 +22,12 @@ function actionsFor(status: RunStatus | null): BulkActionName[] {
  * while the list is shown even when it is empty, so the result stays visible after the acted-on
  * runs leave the list (resumed runs are no longer `failed`).
  */
-export function BulkActions(props: { status: RunStatus | null; search?: RunSearch; hasRuns: boolean; onDone: () => void }): JSX.Element | null {
+export function BulkActions(props: {
+  status: RunStatus | null;
+  search?: RunSearch;
+  hasRuns: boolean;
+  onDone: () => void;
+}): JSX.Element | null {
   const { api, canWrite, describe } = useDashboard();
   const { status } = props;
   const [pending, setPending] = useState<{ action: BulkActionName; matched: number } | null>(null);
@@ -50,7 +55,8 @@ export function BulkActions(props: { status: RunStatus | null; search?: RunSearc
     setBusy(true);
     try {
       const result: BulkResult = await api.bulk({ action, filter });
-      const refused = result.failed.length > 0 ? `, ${result.failed.length} refused (${result.failed[0]!.message})` : '';
+      const refused =
+        result.failed.length > 0 ? `, ${result.failed.length} refused (${result.failed[0]!.message})` : '';
       setMessage(`${LABELS[action]}: ${result.done} of ${result.matched} done${refused}.`);
       props.onDone();
     } catch (failure) {
@@ -63,11 +69,13 @@ export function BulkActions(props: { status: RunStatus | null; search?: RunSearc
   return (
     <div class="actions bulk" role="toolbar" aria-label="Bulk actions" data-testid="bulk-actions">
       {pending === null ? (
-        !props.hasRuns ? null : actionsFor(status).map((action) => (
-          <button key={action} type="button" class="button subtle" onClick={() => count(action)} disabled={busy}>
-            {LABELS[action]} all {what}…
-          </button>
-        ))
+        !props.hasRuns ? null : (
+          actionsFor(status).map((action) => (
+            <button key={action} type="button" class="button subtle" onClick={() => count(action)} disabled={busy}>
+              {LABELS[action]} all {what}…
+            </button>
+          ))
+        )
       ) : pending.matched === 0 ? (
         <span class="confirm" role="status">
           <span>No {what} now.</span>
@@ -80,7 +88,12 @@ export function BulkActions(props: { status: RunStatus | null; search?: RunSearc
           <span>
             {LABELS[pending.action]} {pending.matched} {what}?
           </span>
-          <button type="button" class={`button ${pending.action === 'cancel' ? 'danger' : ''}`} onClick={() => confirm(pending.action)} disabled={busy}>
+          <button
+            type="button"
+            class={`button ${pending.action === 'cancel' ? 'danger' : ''}`}
+            onClick={() => confirm(pending.action)}
+            disabled={busy}
+          >
             Yes, {pending.action} {pending.matched}
           </button>
           <button type="button" class="button subtle" onClick={() => setPending(null)} disabled={busy}>

@@ -7,14 +7,36 @@ import type { Run } from '../../../api/dto.js';
 import { protocolLabel } from '../../../view/protocol.js';
 
 /** An internal link that navigates without a reload (a modified click still opens a new tab). */
-export function Link(props: { href: string; class?: string; children: ComponentChildren; label?: string; current?: boolean; testId?: string }): JSX.Element {
+export function Link(props: {
+  href: string;
+  class?: string;
+  children: ComponentChildren;
+  label?: string;
+  current?: boolean;
+  testId?: string;
+}): JSX.Element {
   const onClick = (event: MouseEvent): void => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     navigate(props.href);
   };
   return (
-    <a href={props.href} class={props.class} onClick={onClick} aria-label={props.label} aria-current={props.current ? 'page' : undefined} data-testid={props.testId}>
+    <a
+      href={props.href}
+      class={props.class}
+      onClick={onClick}
+      aria-label={props.label}
+      aria-current={props.current ? 'page' : undefined}
+      data-testid={props.testId}
+    >
       {props.children}
     </a>
   );
@@ -34,7 +56,11 @@ export function ProtocolBadge(props: { run: Pick<Run, 'protocol'> }): JSX.Elemen
   const label = protocolLabel(props.run);
   if (label === null) return null;
   return (
-    <span class="badge protocol" data-testid="protocol-badge" title="Started by an @upstash/workflow app through the runner's QStash API">
+    <span
+      class="badge protocol"
+      data-testid="protocol-badge"
+      title="Started by an @upstash/workflow app through the runner's QStash API"
+    >
       {label}
     </span>
   );
@@ -99,7 +125,10 @@ export function Body(props: { text: string; label: string; empty?: string; testI
 }
 
 /** Headers as a two-column table, sorted by name. */
-export function HeadersTable(props: { headers: Record<string, string> | null | undefined; testId?: string }): JSX.Element {
+export function HeadersTable(props: {
+  headers: Record<string, string> | null | undefined;
+  testId?: string;
+}): JSX.Element {
   const entries = headerEntries(props.headers);
   if (entries.length === 0) return <p class="muted">(no headers)</p>;
   return (
@@ -117,7 +146,12 @@ export function HeadersTable(props: { headers: Record<string, string> | null | u
 }
 
 /** A titled block of a panel. */
-export function Section(props: { title: string; children: ComponentChildren; actions?: ComponentChildren; testId?: string }): JSX.Element {
+export function Section(props: {
+  title: string;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+  testId?: string;
+}): JSX.Element {
   return (
     <section class="section" data-testid={props.testId}>
       <header class="section-head">
@@ -144,7 +178,9 @@ export function Facts(props: { items: [string, ComponentChildren][] }): JSX.Elem
 }
 
 /** A serialized error: name and message, the stack folded away. */
-export function ErrorBlock(props: { error: { name: string; message: string; stack?: string; code?: string } }): JSX.Element {
+export function ErrorBlock(props: {
+  error: { name: string; message: string; stack?: string; code?: string };
+}): JSX.Element {
   const { error } = props;
   return (
     <div class="error-block" role="alert" data-testid="error">

@@ -23,7 +23,13 @@ export function Login(props: { api: Api; note: string | null; onToken: (token: s
       await props.api.check(token);
       props.onToken(token);
     } catch (failure) {
-      setError(failure instanceof ClientError && failure.status === 401 ? 'The runner refused this token.' : failure instanceof ClientError ? failure.runnerMessage : (failure as Error).message);
+      setError(
+        failure instanceof ClientError && failure.status === 401
+          ? 'The runner refused this token.'
+          : failure instanceof ClientError
+            ? failure.runnerMessage
+            : (failure as Error).message,
+      );
       setBusy(false);
     }
   };
@@ -32,8 +38,8 @@ export function Login(props: { api: Api; note: string | null; onToken: (token: s
     <form class="panel login" onSubmit={submit} data-testid="login">
       <h2>Sign in to this runner</h2>
       <p class="muted">
-        This runner listens on a non-loopback address, so its runs are shown only with its token (<code>WF_TOKEN</code>). The token is
-        kept in this tab only.
+        This runner listens on a non-loopback address, so its runs are shown only with its token (<code>WF_TOKEN</code>
+        ). The token is kept in this tab only.
       </p>
       <label for="token">Token</label>
       <input

@@ -16,7 +16,12 @@ export function RunNotes(props: { run: Run; now: number; compact?: boolean; test
   return (
     <span class={`run-notes${compact ? ' small' : ''}`} data-testid={testId ?? 'run-notes'}>
       {notes.map((note) => (
-        <span key={note.kind} class={`run-note run-note-${note.tone}`} data-kind={note.kind} role={note.tone === 'ok' ? undefined : 'status'}>
+        <span
+          key={note.kind}
+          class={`run-note run-note-${note.tone}`}
+          data-kind={note.kind}
+          role={note.tone === 'ok' ? undefined : 'status'}
+        >
           {note.text}
         </span>
       ))}

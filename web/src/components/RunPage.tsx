@@ -33,7 +33,9 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
     dispatch({ type: 'open', runId });
     api.getRun(runId).then(
       (detail) => current && dispatch({ type: 'detail', detail }),
-      (failure: unknown) => current && setError({ missing: failure instanceof ClientError && failure.status === 404, message: describe(failure) }),
+      (failure: unknown) =>
+        current &&
+        setError({ missing: failure instanceof ClientError && failure.status === 404, message: describe(failure) }),
     );
     return () => void (current = false);
   }, [runId, reloads]);
@@ -50,7 +52,11 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
       <Link href={paths.run(runId)} class="mono" current={step === undefined && attempt === undefined}>
         {runId}
       </Link>
-      {step !== undefined ? <span>› step #{step}</span> : attempt !== undefined ? <span>› attempt #{attempt}</span> : null}
+      {step !== undefined ? (
+        <span>› step #{step}</span>
+      ) : attempt !== undefined ? (
+        <span>› attempt #{attempt}</span>
+      ) : null}
     </nav>
   );
   if (!run || !detail?.loaded) {
@@ -90,9 +96,25 @@ export function RunPage(props: { runId: string; step?: number; attempt?: number 
         </section>
         <section class="panel detail-panel" aria-label="Details">
           {step !== undefined ? (
-            <StepDetail run={run} step={steps.find((s) => s.index === step)} index={step} attempts={attempts} steps={steps} logs={detail?.logs ?? []} now={now} />
+            <StepDetail
+              run={run}
+              step={steps.find((s) => s.index === step)}
+              index={step}
+              attempts={attempts}
+              steps={steps}
+              logs={detail?.logs ?? []}
+              now={now}
+            />
           ) : attempt !== undefined ? (
-            <AttemptDetail run={run} attempt={attempts.find((a) => a.seq === attempt)} seq={attempt} attempts={attempts} steps={steps} logs={detail?.logs ?? []} now={now} />
+            <AttemptDetail
+              run={run}
+              attempt={attempts.find((a) => a.seq === attempt)}
+              seq={attempt}
+              attempts={attempts}
+              steps={steps}
+              logs={detail?.logs ?? []}
+              now={now}
+            />
           ) : (
             <RunOverview run={run} attempts={attempts} now={now} />
           )}
@@ -133,8 +155,13 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
     ['Attempts', String(run.attempts)],
     ['Retries', `${run.retries} (base ${formatDuration(run.retryDelayMs)})`],
   ];
-  if (!finished && run.nextAt !== null) facts.push(['Next drive', `${formatTime(run.nextAt, now)} (${formatRelative(run.nextAt, now)})`]);
-  if (run.failures > 0) facts.push([run.failureCall === 'pending' ? 'failureFunction failures in a row' : 'Failed attempts in a row', String(run.failures)]);
+  if (!finished && run.nextAt !== null)
+    facts.push(['Next drive', `${formatTime(run.nextAt, now)} (${formatRelative(run.nextAt, now)})`]);
+  if (run.failures > 0)
+    facts.push([
+      run.failureCall === 'pending' ? 'failureFunction failures in a row' : 'Failed attempts in a row',
+      String(run.failures),
+    ]);
   const parent = runParent(run);
   if (parent) {
     facts.push([
@@ -145,8 +172,18 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
     ]);
   }
   // Why there is no Resume or Rerun button: said once, where the buttons would be explained.
-  if (!restartable(run)) facts.push(['Protocol', <span title={NOT_RESTARTABLE} data-testid="protocol-fact">Upstash Workflow · cancel only, no resume or rerun</span>]);
-  if (run.failureCall !== null) facts.push(['failureFunction', `${run.failureCall} · ${run.failureCallAttempts} attempt${run.failureCallAttempts === 1 ? '' : 's'}`]);
+  if (!restartable(run))
+    facts.push([
+      'Protocol',
+      <span title={NOT_RESTARTABLE} data-testid="protocol-fact">
+        Upstash Workflow · cancel only, no resume or rerun
+      </span>,
+    ]);
+  if (run.failureCall !== null)
+    facts.push([
+      'failureFunction',
+      `${run.failureCall} · ${run.failureCallAttempts} attempt${run.failureCallAttempts === 1 ? '' : 's'}`,
+    ]);
 
   return (
     <section class="panel run-header" aria-label="Run">
@@ -177,12 +214,24 @@ function RunHeader(props: { run: Run; now: number }): JSX.Element {
               </span>
             ) : null}
             {restartable(run) && (run.status === 'failed' || run.status === 'cancelled') ? (
-              <button type="button" class="button" onClick={() => act('resume')} disabled={busy} title="Start this run again at the step that failed; succeeded steps do not run again">
+              <button
+                type="button"
+                class="button"
+                onClick={() => act('resume')}
+                disabled={busy}
+                title="Start this run again at the step that failed; succeeded steps do not run again"
+              >
                 Resume
               </button>
             ) : null}
             {restartable(run) ? (
-              <button type="button" class="button" onClick={() => act('rerun')} disabled={busy} title="Start a new run with the same input">
+              <button
+                type="button"
+                class="button"
+                onClick={() => act('rerun')}
+                disabled={busy}
+                title="Start a new run with the same input"
+              >
                 Rerun
               </button>
             ) : null}

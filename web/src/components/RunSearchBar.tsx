@@ -78,11 +78,24 @@ export function RunSearchBar(props: { search: RunSearch; onSearch: (search: RunS
     <form class="panel run-search" role="search" aria-label="Search runs" data-testid="run-search" onSubmit={submit}>
       <label>
         <span>Run id</span>
-        <input name="idPrefix" class="mono" placeholder="wfr_01J…" autocomplete="off" spellcheck={false} {...field('idPrefix')} />
+        <input
+          name="idPrefix"
+          class="mono"
+          placeholder="wfr_01J…"
+          autocomplete="off"
+          spellcheck={false}
+          {...field('idPrefix')}
+        />
       </label>
       <label class="wide">
         <span>Workflow URL starts with</span>
-        <input name="urlPrefix" placeholder="https://app.example/api/" autocomplete="off" spellcheck={false} {...field('urlPrefix')} />
+        <input
+          name="urlPrefix"
+          placeholder="https://app.example/api/"
+          autocomplete="off"
+          spellcheck={false}
+          {...field('urlPrefix')}
+        />
       </label>
       <label>
         <span>Failed step</span>

@@ -43,7 +43,13 @@ export function RunsPage(props: { status: RunStatus | null; search?: RunSearch }
   const more = async (): Promise<void> => {
     setLoadingMore(true);
     try {
-      dispatch({ type: 'page', status, search, page: await api.listRuns({ status, search, cursor: list.nextCursor }), more: true });
+      dispatch({
+        type: 'page',
+        status,
+        search,
+        page: await api.listRuns({ status, search, cursor: list.nextCursor }),
+        more: true,
+      });
     } catch (failure) {
       setError(describe(failure));
     }
@@ -54,7 +60,11 @@ export function RunsPage(props: { status: RunStatus | null; search?: RunSearch }
     <div class="page">
       <div class="page-head">
         <h1>Runs</h1>
-        {shown ? <span class="muted count">{runs.length === 1 ? '1 run' : `${runs.length}${list.nextCursor ? '+' : ''} runs`}</span> : null}
+        {shown ? (
+          <span class="muted count">
+            {runs.length === 1 ? '1 run' : `${runs.length}${list.nextCursor ? '+' : ''} runs`}
+          </span>
+        ) : null}
       </div>
       <nav class="filters" aria-label="Filter runs by status">
         <Link href={paths.runs(null, search)} class="chip" current={status === null}>
@@ -72,7 +82,12 @@ export function RunsPage(props: { status: RunStatus | null; search?: RunSearch }
           status={status}
           search={search}
           hasRuns={runs.length > 0}
-          onDone={() => api.listRuns({ status, search }).then((page) => dispatch({ type: 'page', status, search, page, more: false }), (failure: unknown) => setError(describe(failure)))}
+          onDone={() =>
+            api.listRuns({ status, search }).then(
+              (page) => dispatch({ type: 'page', status, search, page, more: false }),
+              (failure: unknown) => setError(describe(failure)),
+            )
+          }
         />
       ) : null}
       {error ? (
@@ -89,9 +104,7 @@ export function RunsPage(props: { status: RunStatus | null; search?: RunSearch }
           ) : status ? (
             <p>No {status} runs.</p>
           ) : (
-            <p>
-              No runs yet. Start one by sending a POST to a workflow route; it shows up here at once.
-            </p>
+            <p>No runs yet. Start one by sending a POST to a workflow route; it shows up here at once.</p>
           )}
         </div>
       ) : (
@@ -99,11 +112,19 @@ export function RunsPage(props: { status: RunStatus | null; search?: RunSearch }
           <div class="run-row run-head" role="row">
             <span role="columnheader">Status</span>
             <span role="columnheader">Run</span>
-            <span role="columnheader" class="num">Steps</span>
-            <span role="columnheader" class="num">Attempts</span>
+            <span role="columnheader" class="num">
+              Steps
+            </span>
+            <span role="columnheader" class="num">
+              Attempts
+            </span>
             <span role="columnheader">Started</span>
-            <span role="columnheader" class="num">Duration</span>
-            <span role="columnheader" class="sr-only">Copy</span>
+            <span role="columnheader" class="num">
+              Duration
+            </span>
+            <span role="columnheader" class="sr-only">
+              Copy
+            </span>
           </div>
           {runs.map((run) => (
             <RunRow key={run.id} run={run} now={now} />

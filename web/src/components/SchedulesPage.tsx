@@ -28,7 +28,12 @@ export function SchedulesPage(): JSX.Element {
     let gone = false;
     (async () => {
       const list = await api.client.schedules.list();
-      const withRuns = await Promise.all(list.map(async (schedule) => ({ schedule, runs: (await api.client.list({ scheduleId: schedule.id, limit: RUNS_SHOWN })).runs })));
+      const withRuns = await Promise.all(
+        list.map(async (schedule) => ({
+          schedule,
+          runs: (await api.client.list({ scheduleId: schedule.id, limit: RUNS_SHOWN })).runs,
+        })),
+      );
       if (!gone) {
         setSchedules(withRuns);
         setProblem(null);
@@ -51,7 +56,11 @@ export function SchedulesPage(): JSX.Element {
       <h2>Schedules</h2>
       {problem ? <p role="alert">{problem}</p> : null}
       {schedules === null ? <p>Loading…</p> : null}
-      {schedules !== null && schedules.length === 0 ? <p class="empty">No schedules. Add one with <code>wf schedule add &lt;url&gt; --cron '…'</code>.</p> : null}
+      {schedules !== null && schedules.length === 0 ? (
+        <p class="empty">
+          No schedules. Add one with <code>wf schedule add &lt;url&gt; --cron '…'</code>.
+        </p>
+      ) : null}
       {schedules !== null && schedules.length > 0 ? (
         <table class="runs">
           <thead>
@@ -74,7 +83,9 @@ export function SchedulesPage(): JSX.Element {
                 <td>
                   <code>{schedule.cron}</code> <span class="muted">{schedule.timezone}</span>
                 </td>
-                <td data-testid="next-fire" title={new Date(schedule.nextAt).toISOString()}>{formatTime(schedule.nextAt)}</td>
+                <td data-testid="next-fire" title={new Date(schedule.nextAt).toISOString()}>
+                  {formatTime(schedule.nextAt)}
+                </td>
                 <td>
                   {schedule.lastFiredAt === null ? 'never' : formatTime(schedule.lastFiredAt)}
                   {schedule.lastRefusal ? (
@@ -85,11 +96,14 @@ export function SchedulesPage(): JSX.Element {
                   ) : null}
                 </td>
                 <td data-testid="schedule-runs">
-                  {runs.length === 0 ? 'none yet' : runs.map((run) => (
-                    <div key={run.id}>
-                      <Link href={paths.run(run.id)}>{run.id}</Link> <span class={`status status-${run.status}`}>{run.status}</span>
-                    </div>
-                  ))}
+                  {runs.length === 0
+                    ? 'none yet'
+                    : runs.map((run) => (
+                        <div key={run.id}>
+                          <Link href={paths.run(run.id)}>{run.id}</Link>{' '}
+                          <span class={`status status-${run.status}`}>{run.status}</span>
+                        </div>
+                      ))}
                 </td>
                 <td>
                   {canWrite ? (

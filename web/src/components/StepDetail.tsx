@@ -26,26 +26,40 @@ interface WebStepKind {
   value(step: Step): JSX.Element | null;
 }
 
-const at = (label: string) => (step: Step, now: number): [string, string][] =>
-  step.until === null ? [] : [[label, `${formatTime(step.until, now)} (${formatRelative(step.until, now)})`]];
+const at =
+  (label: string) =>
+  (step: Step, now: number): [string, string][] =>
+    step.until === null ? [] : [[label, `${formatTime(step.until, now)} (${formatRelative(step.until, now)})`]];
 const none = (): null => null;
 const output = (step: Step): JSX.Element => <StepOutput step={step} />;
 
 const WEB_KINDS: Record<StepKind, WebStepKind> = {
   run: { facts: () => [], head: none, value: output },
   sleep: { facts: at('Wakes at'), head: none, value: none },
-  wait: { facts: at('Times out at'), head: (step) => <EventId step={step} />, value: (step) => <StepOutput step={step} pending="Waiting for the event." /> },
+  wait: {
+    facts: at('Times out at'),
+    head: (step) => <EventId step={step} />,
+    value: (step) => <StepOutput step={step} pending="Waiting for the event." />,
+  },
   call: { facts: () => [], head: none, value: (step) => <CallExchange step={step} /> },
   invoke: { facts: () => [], head: (step) => <ChildRun step={step} />, value: output },
 };
 
 /** A kind this dashboard does not know (a newer runner's) shows its value like a `run`. */
 function webKind(kind: string): WebStepKind {
-  return  Object.hasOwn(WEB_KINDS, kind) ? WEB_KINDS[kind as StepKind] : WEB_KINDS.run;
+  return Object.hasOwn(WEB_KINDS, kind) ? WEB_KINDS[kind as StepKind] : WEB_KINDS.run;
 }
 
 /** The third level: one step, with what its kind adds (wake-up, event, HTTP exchange) and its attempts. */
-export function StepDetail(props: { run: Run; step: Step | undefined; index: number; steps: Step[]; attempts: Attempt[]; logs: readonly StepLog[]; now: number }): JSX.Element {
+export function StepDetail(props: {
+  run: Run;
+  step: Step | undefined;
+  index: number;
+  steps: Step[];
+  attempts: Attempt[];
+  logs: readonly StepLog[];
+  now: number;
+}): JSX.Element {
   const { run, step, index, steps, attempts, logs, now } = props;
   if (!step) return <p class="muted">Step #{index} has not started (yet).</p>;
   const siblings = step.group === null ? [] : steps.filter((s) => s.group === step.group && s.index !== step.index);
@@ -56,7 +70,10 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
     ['Finished', formatTime(step.finishedAt, now)],
     ['Duration', formatDuration(step.durationMs, '–')],
     // A lower bound: an execution whose start never reached the runner is not counted.
-    ['Executions (reported)', <span title="Starts the runner saw and committed: at least this many">{step.reportedExecutions}</span>],
+    [
+      'Executions (reported)',
+      <span title="Starts the runner saw and committed: at least this many">{step.reportedExecutions}</span>,
+    ],
     ['Failures', String(step.failures)],
   ];
   if (siblings.length > 0) facts.push(['Parallel with', siblings.map((s) => `#${s.index} ${s.name}`).join(', ')]);
@@ -84,7 +101,12 @@ export function StepDetail(props: { run: Run; step: Step | undefined; index: num
         </Section>
       ) : null}
       <Section title="Attempts for this step">
-        <AttemptList runId={run.id} attempts={attemptsOfStep(run, attempts, step)} now={now} empty={noAttemptsText(run)} />
+        <AttemptList
+          runId={run.id}
+          attempts={attemptsOfStep(run, attempts, step)}
+          now={now}
+          empty={noAttemptsText(run)}
+        />
       </Section>
     </div>
   );

@@ -10,7 +10,11 @@ import { KindBadge, Link, StatusBadge } from './Common.js';
 
 /** What a step waits on, in one line (a sleep's wake-up, a wait's event, a call's request), as its kind shows it. */
 export function stepSummary(step: Step, now: number): string {
-  return stepKindView(step.kind).summary(step, (ms) => formatTime(ms, now), (ms) => formatRelative(ms, now));
+  return stepKindView(step.kind).summary(
+    step,
+    (ms) => formatTime(ms, now),
+    (ms) => formatRelative(ms, now),
+  );
 }
 
 /** The second level: a run's steps in order, parallel ones (one `group`) boxed together. */
@@ -32,7 +36,9 @@ export function StepList(props: { runId: string; steps: Step[]; selected?: numbe
           </span>
           <KindBadge kind={step.kind} />
           <StatusBadge status={step.status} />
-          <span class="step-duration">{formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null), '–')}</span>
+          <span class="step-duration">
+            {formatDuration(step.durationMs ?? (step.finishedAt === null ? now - step.startedAt : null), '–')}
+          </span>
         </span>
         {summary ? (
           <span class="step-line step-sub">

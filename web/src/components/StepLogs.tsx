@@ -10,9 +10,19 @@ import { Link } from './Common.js';
  * execution with the attempt it ran in, failed ones too; from the run's snapshot.
  * On the step page each block links its attempt; on the attempt page, its step.
  */
-export function StepLogs(props: { runId: string; logs: readonly StepLog[]; view: 'step' | 'attempt'; empty: string }): JSX.Element {
+export function StepLogs(props: {
+  runId: string;
+  logs: readonly StepLog[];
+  view: 'step' | 'attempt';
+  empty: string;
+}): JSX.Element {
   const { runId, logs, view } = props;
-  if (logs.length === 0) return <p class="muted" data-testid="step-logs-empty">{props.empty}</p>;
+  if (logs.length === 0)
+    return (
+      <p class="muted" data-testid="step-logs-empty">
+        {props.empty}
+      </p>
+    );
   return (
     <div class="step-logs" data-testid="step-logs">
       {logs.map((log) => {
@@ -33,10 +43,15 @@ export function StepLogs(props: { runId: string; logs: readonly StepLog[]; view:
             <pre class="log-lines">
               {section.rows.map((row, i) => (
                 <div class={`log-line log-${row.tone}`} data-testid="log-line" data-level={row.level} key={i}>
-                  <span class="log-time">{row.time}</span> <span class="log-level">{row.level.padEnd(5)}</span> <span class="log-text">{row.text}</span>
+                  <span class="log-time">{row.time}</span> <span class="log-level">{row.level.padEnd(5)}</span>{' '}
+                  <span class="log-text">{row.text}</span>
                 </div>
               ))}
-              {section.truncated ? <div class="log-line log-truncated" data-testid="log-truncated">{section.truncated}</div> : null}
+              {section.truncated ? (
+                <div class="log-line log-truncated" data-testid="log-truncated">
+                  {section.truncated}
+                </div>
+              ) : null}
             </pre>
           </div>
         );

@@ -28,7 +28,11 @@ export function StoreFooter(props: { api: Api }): JSX.Element | null {
   }, [props.api]);
   if (info === null) return null;
   return (
-    <footer class="footer muted" data-testid="store-footer" title="GET /v1/store: the runner's database on disk, and its retention (--retention)">
+    <footer
+      class="footer muted"
+      data-testid="store-footer"
+      title="GET /v1/store: the runner's database on disk, and its retention (--retention)"
+    >
       {describeStoreInfo(info)}
     </footer>
   );

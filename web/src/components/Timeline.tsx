@@ -4,7 +4,17 @@ import { useMemo } from 'preact/hooks';
 import type { Attempt, Run, Step } from '../../../api/dto.js';
 import { formatRelative } from '../../../view/duration.js';
 import { stepKindView } from '../../../view/step-kinds/index.js';
-import { axisFraction, axisTicks, buildTimeline, describeRow, describeSpan, spanBox, SPAN_LABELS, type SpanKind, type TimelineRow } from '../../../view/timeline.js';
+import {
+  axisFraction,
+  axisTicks,
+  buildTimeline,
+  describeRow,
+  describeSpan,
+  spanBox,
+  SPAN_LABELS,
+  type SpanKind,
+  type TimelineRow,
+} from '../../../view/timeline.js';
 import { paths } from '../router.js';
 import { Link } from './Common.js';
 
@@ -18,7 +28,13 @@ const percent = (fraction: number): string => `${(fraction * 100).toFixed(3)}%`;
  * Positions are set through the DOM's style object, which the page's CSP allows (no inline style
  * attributes in markup).
  */
-export function Timeline(props: { run: Run; steps: Step[]; attempts: Attempt[]; selected?: number; now: number }): JSX.Element {
+export function Timeline(props: {
+  run: Run;
+  steps: Step[];
+  attempts: Attempt[];
+  selected?: number;
+  now: number;
+}): JSX.Element {
   const { run, steps, attempts, selected, now } = props;
   // The page re-renders every second; a finished run's timeline does not change with the clock.
   const clock = FINISHED.has(run.status) ? 0 : now;
@@ -33,7 +49,11 @@ export function Timeline(props: { run: Run; steps: Step[]; attempts: Attempt[]; 
         <span class="tl-track">
           {ticks.map((tick) => (
             // Near the right edge a label runs leftwards from its tick, so it stays inside the panel.
-            <span key={tick.offsetMs} class={`tl-tick${tick.fraction > 0.85 ? ' tl-tick-end' : ''}`} style={{ left: percent(tick.fraction) }}>
+            <span
+              key={tick.offsetMs}
+              class={`tl-tick${tick.fraction > 0.85 ? ' tl-tick-end' : ''}`}
+              style={{ left: percent(tick.fraction) }}
+            >
               {tick.label}
             </span>
           ))}
@@ -41,7 +61,14 @@ export function Timeline(props: { run: Run; steps: Step[]; attempts: Attempt[]; 
       </div>
       <ol class="tl-rows">
         {timeline.rows.map((row) => (
-          <TimelineLine key={row.key} row={row} runId={run.id} timeline={timeline} selected={row.step !== null && row.step.index === selected} now={now} />
+          <TimelineLine
+            key={row.key}
+            row={row}
+            runId={run.id}
+            timeline={timeline}
+            selected={row.step !== null && row.step.index === selected}
+            now={now}
+          />
         ))}
       </ol>
       <ul class="tl-legend" aria-label="Legend">
@@ -62,7 +89,13 @@ export function Timeline(props: { run: Run; steps: Step[]; attempts: Attempt[]; 
   );
 }
 
-function TimelineLine(props: { row: TimelineRow; runId: string; timeline: { start: number; end: number }; selected: boolean; now: number }): JSX.Element {
+function TimelineLine(props: {
+  row: TimelineRow;
+  runId: string;
+  timeline: { start: number; end: number };
+  selected: boolean;
+  now: number;
+}): JSX.Element {
   const { row, runId, timeline, selected, now } = props;
   const href = row.step === null ? paths.run(runId) : paths.step(runId, row.step.index);
   const summary = describeRow(row);
@@ -101,18 +134,32 @@ function TimelineLine(props: { row: TimelineRow; runId: string; timeline: { star
         {row.failures.map((f, i) => {
           const what = `failed${f.attemptSeq === null ? '' : ` (attempt ${f.attemptSeq})`}: ${f.message}`;
           return (
-            <span key={`f${i}`} class="tl-failure-at" style={{ left: percent(axisFraction(timeline, f.at)) }} title={what} data-testid="timeline-failure">
+            <span
+              key={`f${i}`}
+              class="tl-failure-at"
+              style={{ left: percent(axisFraction(timeline, f.at)) }}
+              title={what}
+              data-testid="timeline-failure"
+            >
               {f.attemptSeq === null ? (
                 <span class="tl-failure" />
               ) : (
-                <Link href={paths.attempt(runId, f.attemptSeq)} class="tl-failure" label={`Open attempt ${f.attemptSeq}, ${what}`}>
+                <Link
+                  href={paths.attempt(runId, f.attemptSeq)}
+                  class="tl-failure"
+                  label={`Open attempt ${f.attemptSeq}, ${what}`}
+                >
                   {null}
                 </Link>
               )}
             </span>
           );
         })}
-        {row.until !== null ? <span class="tl-note">{(row.step && stepKindView(row.step.kind).until) ?? 'wakes'} {formatRelative(row.until, now)}</span> : null}
+        {row.until !== null ? (
+          <span class="tl-note">
+            {(row.step && stepKindView(row.step.kind).until) ?? 'wakes'} {formatRelative(row.until, now)}
+          </span>
+        ) : null}
       </span>
     </li>
   );
