@@ -87,7 +87,7 @@ export class QStashEngine {
   readonly context: EngineContext;
   /** The engine's own tables (stores.ts), in the store's database. */
   readonly stores: QstashStores;
-  /** `waitForEvent` and `notify` (waits-service.ts): the `/v2` routes, `wf notify` and the timeouts share it. */
+  /** `waitForEvent` and `notify` (waits/service.ts): the `/v2` routes, `wf notify` and the timeouts share it. */
   readonly waits: QstashWaits;
   private readonly waitTimeouts: WaitTimeouts;
   private readonly worker: DeliveryWorker;

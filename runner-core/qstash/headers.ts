@@ -1,6 +1,6 @@
 /**
  * The QStash and Upstash Workflow header names the runner reads and writes, lower case (the form
- * message-spec.ts reads them in; HTTP header names are case-insensitive). One place, so a name the
+ * messages/spec.ts reads them in; HTTP header names are case-insensitive). One place, so a name the
  * SDK spells two ways (`Upstash-Workflow-Runid`, `-RunId`) is compared in one form everywhere.
  */
 

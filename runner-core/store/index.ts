@@ -6,7 +6,7 @@ export * from './types.js';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './rows.js';
 export { LeaseLostError } from './errors.js';
 export { openSqliteStore, SqliteStore } from './sqlite/store.js';
-// postgres.ts loads the `postgres` package only inside openPostgresStore, so this export is free.
+// postgres/store.ts loads the `postgres` package only inside openPostgresStore, so this export is free.
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './postgres/store.js';
 
 export type DatabaseLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };

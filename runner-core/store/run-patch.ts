@@ -16,8 +16,8 @@ export interface PatchField {
 
 /**
  * The fields a run patch may set, and their columns: the one list both stores build their run
- * update from (sqlite.ts's statement, PostgreSQL's `wfkit_apply` in postgres-functions.ts, and
- * postgres-changes.ts's row). A new run field the runner changes as it drives is one line here
+ * update from (sqlite/store.ts's statement, PostgreSQL's `wfkit_apply` in postgres/functions.ts, and
+ * postgres/changes.ts's row). A new run field the runner changes as it drives is one line here
  * (and its column in a migration, store/migrations/). Column names are constants, so SQL built
  * from them is safe.
  */

@@ -1,7 +1,7 @@
 /**
  * The statements that apply a change's rows (every `Change` but a run patch, which run-patch.ts
- * builds), written once for both stores: SQLite prepares them with named parameters (sqlite.ts),
- * PostgreSQL's `wfkit_apply` runs them on each change of its JSON array (postgres-functions.ts).
+ * builds), written once for both stores: SQLite prepares them with named parameters (sqlite/store.ts),
+ * PostgreSQL's `wfkit_apply` runs them on each change of its JSON array (postgres/functions.ts).
  * `value` spells how a dialect reads the change's field `name` as a column of `type`.
  */
 export type ValueOf = (name: string, type?: 'int' | 'ms' | 'fraction') => string;

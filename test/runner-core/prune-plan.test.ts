@@ -40,7 +40,7 @@ const RUN_COLUMNS = [
   'retry_delay_ms',
 ];
 
-/** What a batch runs per run (sqlite-retention.ts, the QStash stores) and what the foreign keys' cascade looks up. */
+/** What a batch runs per run (../../runner-core/store/sqlite/retention.ts, the QStash stores) and what the foreign keys' cascade looks up. */
 const PER_RUN = [
   'SELECT COUNT(*) FROM steps WHERE run_id = ?',
   'DELETE FROM attempts WHERE run_id = ?',

@@ -8,7 +8,7 @@ import { expectCurrentStoreWorks } from './store-upgrade.js';
 
 /**
  * Upgrades of a PostgreSQL schema: its stored functions are no migrations but are re-created at
- * every start (postgres-functions.ts), so a schema at any older version, holding whatever
+ * every start (../../runner-core/store/postgres/functions.ts), so a schema at any older version, holding whatever
  * functions that version shipped, must come out at the current version with today's functions.
  */
 

@@ -13,7 +13,7 @@ import type { RunMessage } from '../messages/store.js';
 import { readSdkStep } from '../sdk-steps.js';
 import type { QStashRouteSet } from '../routes/route-set.js';
 
-/** One page of the runs the QStash API started, newest start first, from `cursor` (see client-query.ts `runCursor`). */
+/** One page of the runs the QStash API started, newest start first, from `cursor` (see query.ts `runCursor`). */
 export type RunPager = (
   cursor: string | undefined,
   limit: number,

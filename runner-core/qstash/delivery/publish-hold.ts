@@ -6,7 +6,7 @@
  * handler returned). QStash delivers what was published only after the answer: so must the runner,
  * or the next step reaches the app while the previous request is still in progress.
  *
- * The hold is a lease no runner holds: the publish that settles a delivery (delivery-in-progress.ts)
+ * The hold is a lease no runner holds: the publish that settles a delivery (in-progress.ts)
  * gives the run's fresh messages the lease owner `hold:<delivery id>` and the delivery's lease end
  * (only when that delivery is leased: someone is sending it and will hear its answer). Claims skip
  * leased messages, whoever their owner. The runner sending the delivery renews the holds with the

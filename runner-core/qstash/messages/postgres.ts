@@ -62,7 +62,7 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   /**
-   * Settles the deliveries the app published during (delivery-in-progress.ts), whoever holds their
+   * Settles the deliveries the app published during (../delivery/in-progress.ts), whoever holds their
    * lease; `published` are the messages this publish stored, which no delivery ran yet.
    */
   async #settleDuring(

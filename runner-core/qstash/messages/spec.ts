@@ -49,7 +49,7 @@ export interface MessageSpec {
   contentBasedDeduplication: boolean;
   /** `Upstash-Redact-Fields`: `body`, `header`, `header[name]`: what the attempt log leaves out. */
   redact: string[];
-  /** A run's first message made by `POST /v2/trigger` (trigger-route.ts), not by the SDK: see non-workflow.ts. */
+  /** A run's first message made by `POST /v2/trigger` (../routes/trigger.ts), not by the SDK: see non-workflow.ts. */
   restTrigger?: boolean;
 }
 

@@ -111,7 +111,7 @@ export interface PublishedMessage {
 /** What a publish writes beside its messages, in the same transaction. */
 export interface PublishOptions {
   /**
-   * The deliveries the app published during (one per run; delivery-in-progress.ts picks the
+   * The deliveries the app published during (one per run; ../delivery/in-progress.ts picks the
    * message): settled as delivered, whoever holds their lease, when a message of the run is new;
    * the run's new messages held until that delivery is answered (publish-hold.ts).
    */

@@ -7,7 +7,7 @@ import type { MessageSpec } from '../messages/spec.js';
  * plan's limit (`Upstash-Retries: 1000000`) is 412 Precondition Failed, not 400. The SDK reads the
  * two differently: a 400 means "the run finished, stop quietly" (a child run would then wait
  * forever), a 412 fails the step at once as a `WorkflowNonRetryableError`, so the run fails and
- * its failure function runs. A malformed value stays a 400 (message-spec.ts).
+ * its failure function runs. A malformed value stays a 400 (../messages/spec.ts).
  */
 
 export interface UpstashLimits {

@@ -304,7 +304,7 @@ function parallelGroup(specs: readonly MessageSpec[], runId: string, step: SdkSt
 export interface PublishOptions {
   /**
    * The app published these while it handled a delivery (`/v2/publish`, `/v2/batch`), not the
-   * engine: the delivery of each run they carry a step of is settled with them (delivery-in-progress.ts).
+   * engine: the delivery of each run they carry a step of is settled with them (../delivery/in-progress.ts).
    */
   fromApp?: boolean;
 }

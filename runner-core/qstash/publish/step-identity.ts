@@ -5,7 +5,7 @@ import { readSdkStep } from '../sdk-steps.js';
 
 /**
  * Which step of its run a published message is, as the SDK numbers steps: what settles the
- * delivery it was published during (delivery-in-progress.ts) and what makes it the step's only
+ * delivery it was published during (../delivery/in-progress.ts) and what makes it the step's only
  * message (its deduplication key).
  */
 

@@ -46,7 +46,7 @@ function upstashHeaders(headers: Headers): Record<string, string[]> {
  * `context.waitForEvent`, `notify` and `getWaiters` on the runner: `POST /v2/wait/:eventId`,
  * `POST /v2/notify/:eventId`, `POST /v2/notify/:workflowRunId/:eventId` (with lookback) and
  * `GET /v2/waiters/:eventId`. Mounted on the engine's `/v2` app (paths relative to it), behind its
- * token check; what they do is `QstashWaits`'s (waits-service.ts).
+ * token check; what they do is `QstashWaits`'s (service.ts).
  */
 export function mountWaitRoutes(app: Hono, deps: WaitRouteDeps): void {
   const limit = deps.bodyLimitBytes ?? 1024 * 1024;

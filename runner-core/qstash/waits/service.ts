@@ -143,7 +143,7 @@ export class QstashWaits {
     );
   }
 
-  /** A wait past its deadline ends with `waitTimeout: true` (see waits-timeouts.ts, which leases it first). */
+  /** A wait past its deadline ends with `waitTimeout: true` (see timeouts.ts, which leases it first). */
   async timeOut(wait: Wait): Promise<void> {
     await this.#o.commit(waitEndedChanges(wait, { timedOut: true }, this.#o.now()));
     await this.#o.engine.appendRunStep(wait.runId, JSON.stringify(waitResultStep(wait, { timedOut: true })));

@@ -16,7 +16,7 @@ import { workflowApi } from './workflow-api.js';
 /**
  * The table changes of both stores, in order, each written once for both dialects. Append only:
  * never edit an entry that has shipped (a database that applied it keeps what it did). Stored
- * functions are no entries: PostgreSQL re-creates them at every start (postgres-functions.ts).
+ * functions are no entries: PostgreSQL re-creates them at every start (../postgres/functions.ts).
  *
  * SQLite applies each as its own version (sqlite.ts); PostgreSQL shipped the first two as its
  * version 1, so its version numbers are one less from there on (postgres.ts).

@@ -21,7 +21,7 @@ export const PG_MIGRATIONS: readonly string[] = [`${initial}${workflowApi}`, ...
  * PostgreSQL, so a failed migration leaves nothing half-applied.
  *
  * Then, in the same transaction and under the same lock, the stored functions are re-created as
- * postgres-functions.ts defines them (CREATE OR REPLACE), whatever version the schema came from:
+ * ../postgres/functions.ts defines them (CREATE OR REPLACE), whatever version the schema came from:
  * they are no migration entries, so a function is defined in one place (four definitions: cheap
  * at every start). A runner of an older wfkit starting later would put its own back: a change to a
  * function that must not be undone so comes with a migration entry, which older runners refuse.

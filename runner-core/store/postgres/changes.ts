@@ -22,7 +22,7 @@ function patchRow(patch: RunPatch): Record<string, unknown> {
 }
 
 /**
- * A change as the JSON object `wfkit_apply` (postgres-functions.ts) reads: every value already a
+ * A change as the JSON object `wfkit_apply` (functions.ts) reads: every value already a
  * column value (JSON columns as text, exactly as the SQLite store writes them; times in whole
  * milliseconds) and the run id at the top. Fields left `undefined` disappear in JSON, which is how
  * a run patch says "leave this column alone".
@@ -54,7 +54,7 @@ export function changeRow(change: Change): Record<string, unknown> {
     case 'run':
       return { type: 'run', runId: change.runId, at: ms(change.at), patch: patchRow(change.patch) };
     case 'step-logs':
-      // Never reaches wfkit_apply: postgres.ts hands step logs to wfkit_apply_step_logs.
+      // Never reaches wfkit_apply: store.ts hands step logs to wfkit_apply_step_logs.
       return stepLogParams(change);
   }
 }

@@ -8,7 +8,7 @@ export interface DeliverEventInput {
 }
 
 /**
- * The advisory lock `wfkit_deliver_event` and `wfkit_take_event` (postgres-functions.ts) take for
+ * The advisory lock `wfkit_deliver_event` and `wfkit_take_event` (functions.ts) take for
  * one event id, per schema, so a notify and a wait registered at the same moment see each other.
  */
 export function eventLockKey(schema: string, eventId: string): string {

@@ -19,7 +19,7 @@ import { writeStatements } from '../write-sql.js';
  *
  * The statements are the SQLite store's: each change's from write-sql.ts, a run patch's from
  * run-patch.ts, read here from JSON instead of bound parameters. `changes` is
- * the JSON array postgres-changes.ts makes: every value is already a column value (JSON columns as
+ * the JSON array changes.ts makes: every value is already a column value (JSON columns as
  * text, times in whole milliseconds), and a run patch carries only the fields it sets.
  */
 
@@ -149,7 +149,7 @@ export const PG_FUNCTIONS = `
   $$;
 
   -- Step logs: the store hands wfkit_apply the other changes and, only when a commit carries step
-  -- logs, calls this in the same statement right after it (postgres.ts), so both run in one
+  -- logs, calls this in the same statement right after it (store.ts), so both run in one
   -- transaction, after wfkit_apply has locked the touched runs and checked the fence. The check here
   -- is for a run only the logs touch (the runner never sends such a commit, but the store does not
   -- count on it): a plain read, so no lock is taken out of id order, and a run without a holder

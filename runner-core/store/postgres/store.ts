@@ -35,7 +35,7 @@ import {
  * pg-pool, pg-protocol, pg-types and more), is ESM-native with its types in the package, prepares
  * each statement once per connection and pipelines queries issued together (the store's reads and
  * claims from many drives). Tagged templates make every value a bound parameter. Every write is one
- * statement calling a server-side function (postgres-functions.ts), so no transaction is left open
+ * statement calling a server-side function (functions.ts), so no transaction is left open
  * across round trips. It is loaded lazily (see `openPostgresStore`), so SQLite users never load it.
  */
 
@@ -58,7 +58,7 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * What `apply`'s first statement raises (postgres-functions.ts) as the store's errors: WFL01, a
+ * What `apply`'s first statement raises (functions.ts) as the store's errors: WFL01, a
  * lost lease, as `LeaseLostError`; WFL02, a patch of an unknown run, as a plain error.
  */
 function storeError(error: unknown, owner: string | undefined): unknown {
@@ -203,7 +203,7 @@ export class PostgresStore implements Store {
 
   /**
    * One statement, so one transaction that never waits on this process: `wfkit_apply`
-   * (postgres-functions.ts) locks the touched runs in id order, checks the fence under those locks
+   * (functions.ts) locks the touched runs in id order, checks the fence under those locks
    * and applies the changes in order. A lost lease raises before anything is written.
    */
   async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
@@ -218,7 +218,7 @@ export class PostgresStore implements Store {
     returning: boolean,
   ): Promise<Applied> {
     if (changes.length === 0) return appliedAttempts(changes);
-    // Step logs have their own function (postgres-functions.ts), run in the same statement
+    // Step logs have their own function (functions.ts), run in the same statement
     // after wfkit_apply (the materialized CTE is read first), only when a commit carries some.
     const logs = changes.filter((change) => change.type === 'step-logs');
     // Sent as text and cast: a parameter typed jsonb would be JSON-encoded a second time.
@@ -284,7 +284,7 @@ export class PostgresStore implements Store {
         FOR UPDATE SKIP LOCKED
       )
       RETURNING *`;
-    // Flow-controlled runs are claimed apart, under their keys' locks (postgres-flow-claim.ts).
+    // Flow-controlled runs are claimed apart, under their keys' locks (flow-claim.ts).
     if (rows.length < take) {
       const flow = await claimFlowRuns(sql, {
         now,
