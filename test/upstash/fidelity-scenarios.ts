@@ -98,11 +98,11 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
       });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
-      const started = output(view, 'started') as { status: number; body: string };
-      // What the target's SDK answers a first request (as text/plain): the id of the run it started.
-      expect(started.status, started.body).toBe(200);
-      const { workflowRunId: otherId } = JSON.parse(started.body) as { workflowRunId: string };
-      expect(otherId).toMatch(/^wfr_/);
+      const started = output(view, 'started') as { status: number; runId: string | null; body: unknown };
+      // What the target's SDK answers a first request: the id of the run it started.
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const otherId = started.runId!;
+      expect(otherId, JSON.stringify(started.body)).toMatch(/^wfr_/);
       const other = await finished(otherId);
       expect(other.run.status, JSON.stringify(other.run.error)).toBe('completed');
       expect(output(other, 'upper')).toBe('CALLED');
