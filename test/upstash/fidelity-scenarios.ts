@@ -1,22 +1,17 @@
 import { Client } from '@upstash/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TENANT, TENANT_HEADER } from './fixtures/fidelity.js';
+import { TENANT, TENANT_HEADER, type FidelityState } from './fixtures/fidelity-workflows.js';
 import { stepOutputs, waitForRunView, type RunView } from './runner-api.js';
 import { startEcho, type Echo, type UpstashHarness } from './scenarios.js';
 
 /**
  * Issue 21's details, each one a thing real Upstash apps rely on, run by the real SDK on the Hono
- * app (fixtures/fidelity.ts) against one runner: a call's answer, a wait's end and an invoked child's
+ * app (fixtures/fidelity.ts) and the Next.js app (frameworks/hosts.ts), both serving
+ * fixtures/fidelity-workflows.ts, against one runner: a call's answer, a wait's end and an invoked child's
  * result carry the run's headers (1); a call's target gets the call, not the SDK's control headers
  * (2); a call's answer header names come as QStash gives them (3); a failed child gives its invoker
  * no body (6); a delivery's successor waits for its answer (12).
  */
-
-interface FidelityState {
-  refused: string[];
-  deliveries: Record<string, number>;
-  overlaps: Record<string, number>;
-}
 
 export function describeUpstashFidelity(label: string, harness: () => UpstashHarness): void {
   describe(`${label}: QStash's details real apps rely on`, () => {
@@ -103,11 +98,11 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
       });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
-      const started = output(view, 'started') as { status: number; body: string };
-      // What the target's SDK answers a first request (as text/plain): the id of the run it started.
-      expect(started.status, started.body).toBe(200);
-      const { workflowRunId: otherId } = JSON.parse(started.body) as { workflowRunId: string };
-      expect(otherId).toMatch(/^wfr_/);
+      const started = output(view, 'started') as { status: number; runId: string | null; body: unknown };
+      // What the target's SDK answers a first request: the id of the run it started.
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const otherId = started.runId!;
+      expect(otherId, JSON.stringify(started.body)).toMatch(/^wfr_/);
       const other = await finished(otherId);
       expect(other.run.status, JSON.stringify(other.run.error)).toBe('completed');
       expect(output(other, 'upper')).toBe('CALLED');

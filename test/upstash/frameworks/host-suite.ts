@@ -7,7 +7,10 @@ import { assertBuilt, interrupt, killAllCli, spawnCli, untilOutput, type Cli } f
 import { run, start, stop, waitUntilServing, type Child } from '../../frameworks/harness.js';
 import { unusedPort } from '../../helpers/runner.js';
 import { spawnWfStart, type WfStartProcess } from '../../runner-core/wf-start-process.js';
+import { qstashToken } from '../../../runner-core/qstash/qstash-token.js';
+import { describeUpstashFidelity } from '../fidelity-scenarios.js';
 import { describeUpstashFeatures, type UpstashHarness } from '../scenarios.js';
+import { describeUpstashWebhooks } from '../scenarios-webhooks.js';
 import { upstashAppAt } from '../upstash-app.js';
 import { writeHostApp, type HostApp } from './hosts.js';
 
@@ -50,10 +53,11 @@ export function describeUpstashHost(label: string, host: () => HostApp, runnerKi
           WF_ALLOWED_ORIGINS: 'http://127.0.0.1:*,http://localhost:*',
           ...keys,
         });
+        // The app's token wrapped as QStash issues them (its SDK decodes it for webhooks); the harness's stays plain.
         values = { QSTASH_URL: runner.url, QSTASH_TOKEN: token, ...keys, UPSTASH_WORKFLOW_URL: publicUrl };
         writeFileSync(
           join(app, spec.envFile),
-          Object.entries(values)
+          Object.entries({ ...values, QSTASH_TOKEN: qstashToken(token) })
             .map(([k, v]) => `${k}=${v}`)
             .join('\n') + '\n',
         );
@@ -107,5 +111,10 @@ export function describeUpstashHost(label: string, host: () => HostApp, runnerKi
     });
 
     describeUpstashFeatures(`${label} (${runnerKind})`, () => harness, { directPost: false });
+    // Issue 21's details and webhooks, on the hosts that serve the fidelity proof as the Hono app does.
+    if (host().fidelity) {
+      describeUpstashFidelity(`${label} (${runnerKind})`, () => harness);
+      describeUpstashWebhooks(`${label} (${runnerKind})`, () => harness);
+    }
   });
 }

@@ -6,17 +6,21 @@ import { workflows } from '../fixtures/workflows.js';
  * The Upstash proof's apps on the hosts with dev servers of their own: the files of a Next.js app
  * and of a Cloudflare Worker, each written the way Upstash's guide for that host writes it, serving
  * the shared workflows (fixtures/workflows.ts, copied in) under `/workflows/<name>` and the step
- * counters at `/counters`. They are written into a temp folder and installed from npm there.
+ * counters at `/counters`; the Next.js app also serves the fidelity proof's workflows
+ * (fixtures/fidelity-workflows.ts, copied in) under `/fidelity/…`, as the Hono app does. They are
+ * written into a temp folder and installed from npm there.
  */
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 const UPSTASH_WORKFLOW = '^1.3.3';
 
 export interface HostApp {
-  /** Files to write, path -> text (workflows.ts is copied besides). */
+  /** Files to write, path -> text (the fixtures are copied besides). */
   files: Record<string, string>;
-  /** Where the shared workflows module goes. */
-  workflowsPath: string;
+  /** Shared modules of test/upstash/fixtures copied in: fixture file name -> path in the app. */
+  fixtures: Record<string, string>;
+  /** Whether the app serves the fidelity proof (`/fidelity/…`, the Hono app's routes). */
+  fidelity: boolean;
   /** The env file the host's dev server reads. */
   envFile: string;
   /** `npm run dev --` arguments binding 127.0.0.1:<port>. */
@@ -74,11 +78,61 @@ export function nextjsApp(): HostApp {
       '',
     ].join('\n');
   }
+  Object.assign(files, nextjsFidelityRoutes());
   return {
     files,
-    workflowsPath: 'workflows.ts',
+    fixtures: { 'workflows.ts': 'workflows.ts', 'fidelity-workflows.ts': 'fidelity-workflows.ts' },
+    fidelity: true,
     envFile: '.env.local',
     devArgs: (port) => ['--hostname', '127.0.0.1', '--port', String(port)],
+  };
+}
+
+/**
+ * The fidelity proof's routes, as a Next.js app writes them: the tenant guard and the step logging
+ * are checks in the route handlers around the SDK's `POST` (the Hono app has them as middleware).
+ */
+function nextjsFidelityRoutes(): Record<string, string> {
+  const from = (depth: number): string => `'${'../'.repeat(depth)}fidelity-workflows'`;
+  return {
+    'app/fidelity/guarded/[workflow]/route.ts': `import { createWorkflow, serveMany } from '@upstash/workflow/nextjs';
+import { admitTenant, guardedWorkflows, TENANT_HEADER } from ${from(4)};
+
+const { POST: handle } = serveMany(guardedWorkflows(createWorkflow));
+
+// A multi-tenant app's guard: a delivery without the tenant header is refused before the SDK sees it.
+export async function POST(request: Request) {
+  if (!admitTenant(request.headers.get(TENANT_HEADER), new URL(request.url).pathname))
+    return new Response('no tenant', { status: 401 });
+  return handle(request);
+}
+`,
+    'app/fidelity/ordered/route.ts': `import { serve } from '@upstash/workflow/nextjs';
+import { loggedDelivery, ordered } from ${from(3)};
+
+const { POST: handle } = serve(ordered);
+
+// Logs "step finished" once the SDK has answered; the run's next delivery must not begin before.
+export function POST(request: Request) {
+  return loggedDelivery(request.headers.get('upstash-workflow-runid'), () => handle(request));
+}
+`,
+    'app/fidelity/call-headers/route.ts': `import { serve } from '@upstash/workflow/nextjs';
+import { callHeaders } from ${from(3)};
+
+export const { POST } = serve(callHeaders);
+`,
+    'app/fidelity/call-workflow/route.ts': `import { serve } from '@upstash/workflow/nextjs';
+import { callWorkflow } from ${from(3)};
+
+export const { POST } = serve(callWorkflow);
+`,
+    'app/fidelity/state/route.ts': `import { fidelityState } from ${from(3)};
+
+export function GET() {
+  return Response.json(fidelityState());
+}
+`,
   };
 }
 
@@ -116,18 +170,21 @@ export default {
       }),
       'src/index.ts': worker,
     },
-    workflowsPath: 'src/workflows.ts',
+    fixtures: { 'workflows.ts': 'src/workflows.ts' },
+    fidelity: false,
     envFile: '.dev.vars',
     devArgs: (port) => ['--ip', '127.0.0.1', '--port', String(port)],
   };
 }
 
-/** Writes the host's files and the shared workflows into `dir`. */
+/** Writes the host's files and the shared fixtures into `dir`. */
 export function writeHostApp(dir: string, host: HostApp): void {
   for (const [path, text] of Object.entries(host.files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
-  mkdirSync(dirname(join(dir, host.workflowsPath)), { recursive: true });
-  copyFileSync(join(FIXTURES, 'workflows.ts'), join(dir, host.workflowsPath));
+  for (const [fixture, path] of Object.entries(host.fixtures)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    copyFileSync(join(FIXTURES, fixture), join(dir, path));
+  }
 }
