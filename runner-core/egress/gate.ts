@@ -150,7 +150,9 @@ export class EgressGate {
       path: url.pathname + url.search,
       method: method as Dispatcher.HttpMethod,
       headers,
-      body: method === 'GET' || method === 'HEAD' ? undefined : body,
+      // A GET keeps its body, as QStash (a Go service) sends it: Upstash apps call GET routes with a
+      // JSON body (the SDK's Express example does). HEAD has none; an empty GET body is left out.
+      body: method === 'HEAD' || (method === 'GET' && !body) ? undefined : body,
       signal,
       ...(request.headersTimeoutMs !== undefined && { headersTimeout: request.headersTimeoutMs }),
       ...(request.bodyTimeoutMs !== undefined && { bodyTimeout: request.bodyTimeoutMs }),

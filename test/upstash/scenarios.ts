@@ -181,6 +181,22 @@ export function describeUpstashFeatures(
       expect(await h.app.countersOf(workflowRunId)).toEqual({ 'use-answer': 1 });
     });
 
+    it('context.call with GET and a body: the target gets the body, as QStash sends it', async () => {
+      // Upstash's Express example calls its own GET route with a JSON body and reads `req.body`.
+      const calls = echo.requests.length;
+      const { workflowRunId } = await client.trigger({
+        url: h.app.workflowUrl('call'),
+        body: { url: echo.url, method: 'GET' },
+      });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'use-answer')?.output).toEqual({
+        status: 200,
+        body: { echoed: { ping: 'pong' } },
+      });
+      expect(echo.requests.slice(calls)).toMatchObject([{ method: 'GET', body: '{"ping":"pong"}' }]);
+    });
+
     it('waitForEvent + Client.notify, with Client.getWaiters showing the waiter meanwhile', async () => {
       const eventId = `approval-${randomUUID()}`;
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('wait'), body: { eventId } });
