@@ -11,6 +11,13 @@
  */
 export const PRUNABLE = `status IN ('completed', 'failed', 'cancelled') AND COALESCE(failure_call, '') != 'pending' AND COALESCE(alert, '') != 'pending'`;
 
+/** Which finished runs a prune pass looks at: finished before the cutoff, after the cursor, at most `limit`. */
+export interface PruneCandidatesQuery {
+  finishedBefore: number;
+  after: PruneCursor | null;
+  limit: number;
+}
+
 /**
  * The candidates query, in one text for both dialects (`?` placeholders become `$n` on
  * PostgreSQL): parameters `finishedBefore`, then with a cursor its `finishedAt` and `id`, then the
@@ -44,7 +51,7 @@ export interface RetentionStore {
    * Up to `limit` prunable runs that finished before `finishedBefore`, after `after` in
    * `(finishedAt, id)` order: from the index `runs_finished`, so no scan however many runs there are.
    */
-  candidates(options: { finishedBefore: number; after: PruneCursor | null; limit: number }): Promise<PruneCursor[]>;
+  candidates(query: PruneCandidatesQuery): Promise<PruneCursor[]>;
   /**
    * Deletes these runs with their steps, attempts and step logs, in one transaction, checking each
    * again in it (a run resumed since it was listed is not prunable any more and stays); with

@@ -55,7 +55,15 @@ export function describeWaitStore(
 
     it("a notify for a run with no wait yet is kept, and the run's next wait takes it (lookback)", async () => {
       const waits = waitsOf(await open());
-      expect(await waits.notifyRun('wfr_a', 'approved', '{"ok":true}', T0, T0 + 1_000)).toEqual({
+      expect(
+        await waits.notifyRun({
+          runId: 'wfr_a',
+          eventId: 'approved',
+          data: '{"ok":true}',
+          now: T0,
+          keepUntil: T0 + 1_000,
+        }),
+      ).toEqual({
         waits: [],
         kept: true,
       });
@@ -71,8 +79,8 @@ export function describeWaitStore(
 
     it('kept events are taken oldest first, and not after they expire', async () => {
       const waits = waitsOf(await open());
-      await waits.notifyRun('wfr_a', 'e', 'first', T0, T0 + 1_000);
-      await waits.notifyRun('wfr_a', 'e', 'second', T0 + 1, T0 + 1_000);
+      await waits.notifyRun({ runId: 'wfr_a', eventId: 'e', data: 'first', now: T0, keepUntil: T0 + 1_000 });
+      await waits.notifyRun({ runId: 'wfr_a', eventId: 'e', data: 'second', now: T0 + 1, keepUntil: T0 + 1_000 });
       expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 2)).toEqual({
         kind: 'kept-event',
         data: 'first',
@@ -82,12 +90,50 @@ export function describeWaitStore(
 
     it("keeps at most maxKept events for a run and event (a webhook's lookback), counting unexpired ones only", async () => {
       const waits = waitsOf(await open());
-      expect(await waits.notifyRun('wfr_a', 'e', 'one', T0, T0 + 10, 2)).toEqual({ waits: [], kept: true });
-      expect(await waits.notifyRun('wfr_a', 'e', 'two', T0, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
-      expect(await waits.notifyRun('wfr_a', 'e', 'three', T0 + 1, T0 + 1_000, 2)).toEqual({ waits: [], kept: false });
-      expect(await waits.notifyRun('wfr_a', 'other', 'x', T0 + 1, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
+      expect(
+        await waits.notifyRun({ runId: 'wfr_a', eventId: 'e', data: 'one', now: T0, keepUntil: T0 + 10, maxKept: 2 }),
+      ).toEqual({ waits: [], kept: true });
+      expect(
+        await waits.notifyRun({
+          runId: 'wfr_a',
+          eventId: 'e',
+          data: 'two',
+          now: T0,
+          keepUntil: T0 + 1_000,
+          maxKept: 2,
+        }),
+      ).toEqual({ waits: [], kept: true });
+      expect(
+        await waits.notifyRun({
+          runId: 'wfr_a',
+          eventId: 'e',
+          data: 'three',
+          now: T0 + 1,
+          keepUntil: T0 + 1_000,
+          maxKept: 2,
+        }),
+      ).toEqual({ waits: [], kept: false });
+      expect(
+        await waits.notifyRun({
+          runId: 'wfr_a',
+          eventId: 'other',
+          data: 'x',
+          now: T0 + 1,
+          keepUntil: T0 + 1_000,
+          maxKept: 2,
+        }),
+      ).toEqual({ waits: [], kept: true });
       // The first expired: room for one more.
-      expect(await waits.notifyRun('wfr_a', 'e', 'four', T0 + 10, T0 + 1_000, 2)).toEqual({ waits: [], kept: true });
+      expect(
+        await waits.notifyRun({
+          runId: 'wfr_a',
+          eventId: 'e',
+          data: 'four',
+          now: T0 + 10,
+          keepUntil: T0 + 1_000,
+          maxKept: 2,
+        }),
+      ).toEqual({ waits: [], kept: true });
       expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 11)).toEqual({
         kind: 'kept-event',
         data: 'two',
@@ -98,7 +144,13 @@ export function describeWaitStore(
       const waits = waitsOf(await open());
       await waits.register(newWait('wfr_a', 'e'), T0);
       await waits.register(newWait('wfr_b', 'e'), T0);
-      const { waits: taken, kept } = await waits.notifyRun('wfr_a', 'e', 'data', T0 + 1, T0 + 1_000);
+      const { waits: taken, kept } = await waits.notifyRun({
+        runId: 'wfr_a',
+        eventId: 'e',
+        data: 'data',
+        now: T0 + 1,
+        keepUntil: T0 + 1_000,
+      });
       expect(kept).toBe(false);
       expect(taken.map((w) => w.runId)).toEqual(['wfr_a']);
       expect((await waits.listWaits('e', 10)).map((w) => w.runId)).toEqual(['wfr_b']);
@@ -134,7 +186,15 @@ export function describeWaitStore(
       expect((await waitsOf(store).listWaits('e', 10)).map((w) => w.runId)).toEqual([live]);
       expect((await waitsOf(store).takeWaits('e', T0 + 1)).map((w) => w.runId)).toEqual([live]);
       // Dropped, not kept for later: a resumed run would register its wait again.
-      expect(await waitsOf(store).notifyRun(ended, 'e', 'late', T0 + 2, T0 + 1_000)).toEqual({ waits: [], kept: true });
+      expect(
+        await waitsOf(store).notifyRun({
+          runId: ended,
+          eventId: 'e',
+          data: 'late',
+          now: T0 + 2,
+          keepUntil: T0 + 1_000,
+        }),
+      ).toEqual({ waits: [], kept: true });
     });
 
     it('a wait inside Promise.all is keyed by its target step', async () => {
@@ -159,7 +219,13 @@ export function describeWaitStore(
           const runId = `wfr_race${i}`;
           const [registered, notified] = await Promise.all([
             waitsOf(first).register(newWait(runId, 'e'), T0),
-            waitsOf(second).notifyRun(runId, 'e', `data${i}`, T0, T0 + 60_000),
+            waitsOf(second).notifyRun({
+              runId: runId,
+              eventId: 'e',
+              data: `data${i}`,
+              now: T0,
+              keepUntil: T0 + 60_000,
+            }),
           ]);
           // Either the notify found the wait, or the wait found the kept event: exactly one.
           const delivered = (registered.kind === 'kept-event' ? 1 : 0) + notified.waits.length;

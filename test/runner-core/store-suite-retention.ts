@@ -131,7 +131,13 @@ async function seedUpstashRun(store: Store, id: string, owed = false): Promise<v
     },
     OLD,
   );
-  await openQstashStores(store.connection)!.waits.notifyRun(id, 'other', 'data', OLD, T0 + 100 * DAY);
+  await openQstashStores(store.connection)!.waits.notifyRun({
+    runId: id,
+    eventId: 'other',
+    data: 'data',
+    now: OLD,
+    keepUntil: T0 + 100 * DAY,
+  });
   await store.apply([
     { type: 'run', runId: id, at: OLD, patch: { status: owed ? 'failed' : 'completed', finishedAt: OLD } },
   ]);

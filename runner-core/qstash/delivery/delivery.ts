@@ -371,6 +371,8 @@ export class DeliveryWorker {
       body: Buffer.from(describeError(transportError)),
     };
     const retried = verdict.kind === 'retry' ? verdict.retried : message.retried;
+    // What the follow-ups are built from, once the message's end is known (a delivery or a failure for good).
+    const ended = { message, verdict, answer: answered, requestHeaders: sent, retried, run, config, changes, now };
     if (verdict.kind === 'delivered') {
       // A step delivered later than published (a sleep) succeeds now; the others did when published
       // (committing them again would change nothing but announce them twice).
@@ -388,17 +390,7 @@ export class DeliveryWorker {
           at: now,
         });
       }
-      await this.sendOn({
-        message,
-        verdict,
-        answer: answered,
-        requestHeaders: sent,
-        retried,
-        run,
-        config,
-        changes,
-        now,
-      });
+      await this.sendOn(ended);
       await messages.settle(message.id, owner, { status: 'delivered', unreachableSince: null }, now);
     } else if (verdict.kind === 'retry') {
       await messages.settle(
@@ -415,17 +407,7 @@ export class DeliveryWorker {
         now,
       );
     } else {
-      await this.sendOn({
-        message,
-        verdict,
-        answer: answered,
-        requestHeaders: sent,
-        retried,
-        run,
-        config,
-        changes,
-        now,
-      });
+      await this.sendOn(ended);
       await messages.settle(message.id, owner, { status: 'failed' }, now);
     }
     if (changes.length > 0) await context.commit(changes);

@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import type { QstashWaitStore, RegisterResult, Wait } from './waits.js';
+import type { QstashWaitStore, RegisterResult, Wait, Notification, RunNotification } from './waits.js';
 import { ENDED_STATUSES_SQL, toWait, waitRow, type WaitRow } from './rows.js';
 
 type Db = Sql<{ bigint: number }>;
@@ -51,14 +51,14 @@ export class PostgresQstashWaits implements QstashWaitStore {
     return rows.map(toWait);
   }
 
-  async notifyRun(
-    runId: string,
-    eventId: string,
-    data: string,
-    now: number,
-    keepUntil: number,
+  async notifyRun({
+    runId,
+    eventId,
+    data,
+    now,
+    keepUntil,
     maxKept = Infinity,
-  ): Promise<{ waits: Wait[]; kept: boolean }> {
+  }: RunNotification): Promise<Notification> {
     return (await this.#sql.begin(async (tx) => {
       await this.#lockPair(tx, runId, eventId);
       await tx`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND run_id = ${runId} AND ${this.#ended()}`;

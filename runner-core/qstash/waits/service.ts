@@ -111,7 +111,14 @@ export class QstashWaits {
    */
   async notifyRun(runId: string, eventId: string, data: string, maxKept?: number): Promise<Notified[]> {
     const at = this.#o.now();
-    const { waits, kept } = await this.#o.waitStore.notifyRun(runId, eventId, data, at, at + this.#o.keepMs, maxKept);
+    const { waits, kept } = await this.#o.waitStore.notifyRun({
+      runId,
+      eventId,
+      data,
+      now: at,
+      keepUntil: at + this.#o.keepMs,
+      maxKept,
+    });
     if (waits.length === 0 && !kept) throw new TooManyKeptEventsError(runId, eventId, maxKept ?? 0);
     return this.#deliver(waits, data);
   }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { QstashWaitStore, RegisterResult, Wait } from './waits.js';
+import type { QstashWaitStore, RegisterResult, Wait, Notification, RunNotification } from './waits.js';
 import { ENDED_STATUSES_SQL as ENDED, toWait, waitRow, type WaitRow } from './rows.js';
 
 /** The SQLite half of `QstashWaitStore`, on the store's connection; each method one IMMEDIATE transaction. */
@@ -106,14 +106,14 @@ export class SqliteQstashWaits implements QstashWaitStore {
   async takeWaits(eventId: string, now: number): Promise<Wait[]> {
     return this.#take(eventId, undefined, now);
   }
-  async notifyRun(
-    runId: string,
-    eventId: string,
-    data: string,
-    now: number,
-    keepUntil: number,
+  async notifyRun({
+    runId,
+    eventId,
+    data,
+    now,
+    keepUntil,
     maxKept = Infinity,
-  ): Promise<{ waits: Wait[]; kept: boolean }> {
+  }: RunNotification): Promise<Notification> {
     return this.#notifyRun(runId, eventId, data, now, keepUntil, maxKept);
   }
   async listWaits(eventId: string, limit: number): Promise<Wait[]> {

@@ -66,6 +66,23 @@ export type RegisterResult = { kind: 'kept-event'; data: string } | { kind: 'wai
  * PostgreSQL the two that check-then-write (`register`, `notifyRun`) hold an advisory lock on the
  * (run, event) pair, so a wait and a notify racing on two runners never both miss each other.
  */
+/** An event for one run's waits on `eventId` (`notifyRun`): kept until `keepUntil` when none waits. */
+export interface RunNotification {
+  runId: string;
+  eventId: string;
+  data: string;
+  now: number;
+  keepUntil: number;
+  /** Events kept for the pair at most; past it the event is not kept. @default Infinity */
+  maxKept?: number;
+}
+
+/** What `notifyRun` did: the waits it ended, and whether it kept the event for a later wait. */
+export interface Notification {
+  waits: Wait[];
+  kept: boolean;
+}
+
 export interface QstashWaitStore {
   /** Takes the oldest unexpired kept event for the wait's run and event id, else stores the wait. */
   register(wait: Wait, now: number): Promise<RegisterResult>;
@@ -75,14 +92,7 @@ export interface QstashWaitStore {
    * The same for one run's waits; when it has none, keeps `data` for its next wait until `keepUntil`,
    * unless `maxKept` events are kept for the pair already (then `kept: false`).
    */
-  notifyRun(
-    runId: string,
-    eventId: string,
-    data: string,
-    now: number,
-    keepUntil: number,
-    maxKept?: number,
-  ): Promise<{ waits: Wait[]; kept: boolean }>;
+  notifyRun(notification: RunNotification): Promise<Notification>;
   /** The waits on `eventId`, oldest first, at most `limit`. */
   listWaits(eventId: string, limit: number): Promise<Wait[]>;
   /** Leases up to `limit` waits past their deadline to this caller for `leaseMs`, and drops expired kept events. */

@@ -1,6 +1,13 @@
 import type { Sql } from 'postgres';
 import { ms } from './changes.js';
-import { candidatesSql, PRUNABLE, type PruneCursor, type RetentionStore, type RunRowCounts } from '../retention.js';
+import {
+  candidatesSql,
+  PRUNABLE,
+  type PruneCandidatesQuery,
+  type PruneCursor,
+  type RetentionStore,
+  type RunRowCounts,
+} from '../retention.js';
 
 /**
  * The PostgreSQL half of `RetentionStore`. A batch is one statement (data-modifying CTEs), so one
@@ -18,15 +25,7 @@ export class PostgresRetention implements RetentionStore {
     this.#schema = schema;
   }
 
-  async candidates({
-    finishedBefore,
-    after,
-    limit,
-  }: {
-    finishedBefore: number;
-    after: PruneCursor | null;
-    limit: number;
-  }): Promise<PruneCursor[]> {
+  async candidates({ finishedBefore, after, limit }: PruneCandidatesQuery): Promise<PruneCursor[]> {
     const take = Math.max(0, Math.trunc(limit));
     const params =
       after === null ? [ms(finishedBefore), take] : [ms(finishedBefore), ms(after.finishedAt), after.id, take];

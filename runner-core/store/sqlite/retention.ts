@@ -1,6 +1,13 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { candidatesSql, PRUNABLE, type PruneCursor, type RetentionStore, type RunRowCounts } from '../retention.js';
+import {
+  candidatesSql,
+  PRUNABLE,
+  type PruneCandidatesQuery,
+  type PruneCursor,
+  type RetentionStore,
+  type RunRowCounts,
+} from '../retention.js';
 
 /**
  * The SQLite half of `RetentionStore`, on the store's connection. A batch is one short IMMEDIATE
@@ -39,15 +46,7 @@ export class SqliteRetention implements RetentionStore {
     this.#deleteBatch = (runIds, finishedBefore, dryRun) => batch.immediate(runIds, finishedBefore, dryRun);
   }
 
-  async candidates({
-    finishedBefore,
-    after,
-    limit,
-  }: {
-    finishedBefore: number;
-    after: PruneCursor | null;
-    limit: number;
-  }): Promise<PruneCursor[]> {
+  async candidates({ finishedBefore, after, limit }: PruneCandidatesQuery): Promise<PruneCursor[]> {
     const take = Math.max(0, Math.trunc(limit));
     const rows =
       after === null
