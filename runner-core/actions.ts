@@ -15,7 +15,7 @@ import { childRunIdOf, parentOf } from './drive/invoke.js';
 import { originAllowed, parseOriginPattern, type OriginPattern } from './egress/origins.js';
 import { toReplayRecords } from './drive/replay-records.js';
 import { DEFAULT_RETRIES, DEFAULT_RETRY_DELAY_MS } from './drive/retry.js';
-import type { Scheduler } from './work/scheduler.js';
+import type { Scheduler } from './background/scheduler.js';
 import { FINISHED_RUN_STATUSES, type Run, type Store } from './store/types.js';
 import { cancellation } from './run-end/end.js';
 import type { RunEnds } from './run-end/run-ends.js';

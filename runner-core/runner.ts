@@ -15,7 +15,7 @@ import { resolveRunnerOptions, type RunnerOptions } from './runner-options.js';
 import { QStashEngine } from './qstash/engine.js';
 import { openQstashStores } from './qstash/stores.js';
 import { RunEnds } from './run-end/run-ends.js';
-import { Scheduler } from './work/scheduler.js';
+import { Scheduler } from './background/scheduler.js';
 import { ScheduleService } from './schedules/service.js';
 import { RetentionService } from './retention/service.js';
 import type { Run, Store } from './store/types.js';

@@ -6,7 +6,7 @@ import { isFull, SLOT_RECHECK_MS } from '../egress/slots.js';
 import { describeError, type Logger } from '../telemetry/logger.js';
 import { refusedStarts } from './refused-starts.js';
 import { toReplayRecords } from './replay-records.js';
-import type { DriveTask, Scheduler } from '../work/scheduler.js';
+import type { DriveTask, Scheduler } from '../background/scheduler.js';
 import type { UpstashAttemptSeq } from '../run-end/attempt-numbers.js';
 import { deliverOwed, type DeliveriesContext } from '../run-end/deliveries.js';
 import type { RunEnds } from '../run-end/run-ends.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../runner-core/telemetry/logger.js';
-import { renewEvery, WorkLoop, type WorkLoopOptions } from '../../runner-core/work/work-loop.js';
+import { renewEvery, WorkLoop, type WorkLoopOptions } from '../../runner-core/background/work-loop.js';
 
 /** A job of the fake store: `finish` ends its work with "released itself?" (or throws `error`). */
 interface Job {

@@ -10,7 +10,7 @@ import { isFull, type Slot } from '../../egress/slots.js';
 import { ApiError, EndpointTimeoutError, OriginNotAllowedError } from '../../errors.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from '../../drive/transport.js';
 import { unreachableDelay, type UnreachablePolicy } from '../../drive/unreachable.js';
-import { WorkLoop } from '../../work/work-loop.js';
+import { WorkLoop } from '../../background/work-loop.js';
 import { openHeaders, type EngineContext, type RunConfig } from '../context.js';
 import { defaultRetryDelayMs, parseRetryDelay } from '../durations.js';
 import { callbackSpec, failRun, failureSpec, type Answer, type EndedDelivery } from './follow-ups.js';

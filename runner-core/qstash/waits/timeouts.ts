@@ -1,6 +1,6 @@
 import { describeError, type Logger } from '../../telemetry/logger.js';
 import { FINISHED_RUN_STATUSES, type Store } from '../../store/types.js';
-import { WorkLoop } from '../../work/work-loop.js';
+import { WorkLoop } from '../../background/work-loop.js';
 import { resultStepId, type QstashWaitStore, type Wait } from './waits.js';
 import type { QstashWaits } from './service.js';
 
