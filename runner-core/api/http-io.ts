@@ -1,8 +1,20 @@
 import { ApiError } from '../errors.js';
+import { ByteBudget } from './byte-budget.js';
+
+/** Bodies up to this size are read at once; larger ones share `LARGE_BODIES` (the QStash API takes up to 10 MiB). */
+export const FREE_BODY_BYTES = 1024 * 1024;
+
+/**
+ * What the process holds at once of request bodies over `FREE_BODY_BYTES`: a few clients sending
+ * the largest bodies together wait their turn (their sockets simply are not read meanwhile, and the
+ * server's request timeout still ends a client that stalls) instead of each being held whole at once.
+ */
+export const LARGE_BODIES = new ByteBudget(16 * 1024 * 1024);
 
 /**
  * Reads a request body up to `limit` bytes; more is a 413. The rest is read and dropped, never
- * cancelled: cancelling would reset the connection and the client would not see the 413.
+ * cancelled: cancelling would reset the connection and the client would not see the 413. A body
+ * over `FREE_BODY_BYTES` is read within `LARGE_BODIES`.
  */
 export async function readBody(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
@@ -11,6 +23,8 @@ export async function readBody(request: Request, limit: number): Promise<string>
     throw new ApiError(413, 'TOO_LARGE', `Request body of ${declared} bytes is over the limit of ${limit} bytes.`);
   }
   if (!request.body) return '';
+  const known = Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+  let release = known !== undefined && known > FREE_BODY_BYTES ? await LARGE_BODIES.take(known) : undefined;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -23,8 +37,11 @@ export async function readBody(request: Request, limit: number): Promise<string>
         discard(reader);
         throw new ApiError(413, 'TOO_LARGE', `Request body is over the limit of ${limit} bytes.`);
       }
+      // A body of unknown length that outgrows the free size waits for room for the most it may be.
+      if (!release && size > FREE_BODY_BYTES) release = await LARGE_BODIES.take(limit);
       chunks.push(value);
     }
+    return Buffer.concat(chunks, size).toString('utf8');
   } catch (error) {
     if (error instanceof ApiError) throw error;
     // The client went away or broke the body off: its input, not the runner's failure.
@@ -34,8 +51,9 @@ export async function readBody(request: Request, limit: number): Promise<string>
       `The request body did not arrive whole: ${error instanceof Error ? error.message : String(error)}.`,
       { cause: error },
     );
+  } finally {
+    release?.();
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Reads what is left of a refused body and drops it, in the background. */

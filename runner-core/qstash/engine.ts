@@ -15,7 +15,7 @@ import { FINISHED_RUN_STATUSES, type Store } from '../store/types.js';
 import type { UnreachablePolicy } from '../drive/unreachable.js';
 import type { EngineContext, RunConfig } from './context.js';
 import { answerInvoker } from './invoke.js';
-import { DeliveryWorker } from './delivery/delivery.js';
+import { DELIVERY_BODY_BUDGET_BYTES, DeliveryWorker } from './delivery/delivery.js';
 import { runNotRunning } from './errors.js';
 import { parseMessage, type MessageSpec } from './messages/spec.js';
 import { publishMessages, type PublishResult } from './publish/publish.js';
@@ -130,6 +130,7 @@ export class QStashEngine {
       // A call's answer becomes a callback message: no larger than a message the API accepts.
       maxResponseBytes: options.maxMessageBytes ?? this.limits.maxMessageBytes,
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+      bodyBudgetBytes: DELIVERY_BODY_BUDGET_BYTES,
     });
     this.waits = new QstashWaits({
       store: options.store,

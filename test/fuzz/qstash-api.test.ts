@@ -11,6 +11,8 @@ import {
   expectNo5xx,
   watchMemory,
   restartableRunner,
+  QSTASH_BODY_HEADROOM_BYTES,
+  RSS_HEADROOM_BYTES,
   type ProcessUnderTest,
 } from './server-under-test.js';
 
@@ -89,7 +91,7 @@ describe(`fuzz: the QStash API, bulk and schedule routes (seed ${seed}, WF_FUZZ_
 
   it(`answers ${CASES} seeded hostile requests without a 5xx, a crash, or unbounded memory, and still delivers`, async () => {
     const server = await runner();
-    const memory = watchMemory(server);
+    const memory = watchMemory(server, RSS_HEADROOM_BYTES + QSTASH_BODY_HEADROOM_BYTES);
     let current = server;
     const crashOutput: string[] = [];
     const report = await runFuzz({

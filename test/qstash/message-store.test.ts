@@ -197,6 +197,31 @@ describe.each(kinds)('QStash message store (%s)', (_name, open) => {
     expect(await messages.nextDueAt()).toBe(NOW + 15_000);
   });
 
+  it('claims only the messages whose bodies fit the byte budget, passing a large one over, and a larger one alone', async () => {
+    const messages = await open();
+    const body = (id: string, bytes: number): NewMessage => {
+      const m = message(id);
+      return { ...m, spec: { ...m.spec, body: 'x'.repeat(bytes) } };
+    };
+    // Oldest due first: a 40 kB body between two small ones.
+    await messages.insertMessages([
+      body('small-1', 100),
+      { ...body('large', 40_000), dueAt: NOW + 1 },
+      { ...body('small-2', 100), dueAt: NOW + 2 },
+    ]);
+    const claim = (owner: string, maxBytes: number, atLeastOne: boolean) =>
+      messages.claimDue({ now: NOW + 10, limit: 10, owner, leaseMs: 5_000, maxBytes, atLeastOne });
+    // 10 kB left: the large one is passed over, the small ones after it still go, whole.
+    const small = await claim('one', 10_000, false);
+    expect(small.map((m) => [m.id, m.spec.body.length])).toEqual([
+      ['small-1', 100],
+      ['small-2', 100],
+    ]);
+    expect(await claim('two', 10_000, false)).toEqual([]);
+    // Nothing else in flight: the one larger than the whole budget goes, alone.
+    expect((await claim('two', 10_000, true)).map((m) => [m.id, m.spec.body.length])).toEqual([['large', 40_000]]);
+  });
+
   it('answers a repeated deduplication key with the first message, and cancels the pending messages of a run but its failure call', async () => {
     const messages = await open();
     const [one, two] = await messages.insertMessages([

@@ -1,4 +1,5 @@
 import { errors as undiciErrors } from 'undici';
+import { ByteBudget } from '../../api/byte-budget.js';
 import { attemptOutcome, type DeliveryEnd } from '../../../api/attempt-outcome.js';
 import type { SerializedError } from '../../../protocol/errors.js';
 import { describeError } from '../../telemetry/logger.js';
@@ -42,6 +43,9 @@ import { UpstashHeader, WorkflowHeader } from '../headers.js';
  * credential headers redacted.
  */
 
+/** Bytes of message bodies one worker holds at once: two of the largest default message (10 MiB) would not fit. */
+export const DELIVERY_BODY_BUDGET_BYTES = 16 * 1024 * 1024;
+
 export interface DeliveryOptions {
   context: EngineContext;
   owner: string;
@@ -60,6 +64,8 @@ export interface DeliveryOptions {
    * delivery in flight stays bounded.
    */
   maxResponseBytes: number;
+  /** Bytes of message bodies claimed at once (a larger message goes alone). */
+  bodyBudgetBytes: number;
   /** A delivery without `Upstash-Timeout` waits this long for its answer (QStash's longest, 15 min). */
   timeoutMs: number;
   /** A run's message deferred for want of a slot at its destination (the dashboards show why it waits). */
@@ -165,9 +171,16 @@ export class DeliveryWorker {
    * step it runs when that is known (a plan step's `targetStep`).
    */
   private readonly runStarts = new Map<string, DeliveryStart[]>();
+  /**
+   * The bodies of the messages claimed here: a claim takes only what fits beside those in flight,
+   * so a burst of large messages is delivered a few at a time, not all held at once.
+   */
+  private readonly bodies: ByteBudget;
+  private readonly bodyHolds = new Map<string, () => void>();
 
   constructor(options: DeliveryOptions) {
     this.options = options;
+    this.bodies = new ByteBudget(options.bodyBudgetBytes);
     const { context, owner, leaseMs } = options;
     this.loop = new WorkLoop<StoredMessage>({
       name: 'QStash delivery',
@@ -176,10 +189,26 @@ export class DeliveryWorker {
       concurrency: options.concurrency,
       leaseMs,
       pollMs: options.pollMs,
-      claim: (limit) => context.messages.claimDue({ now: context.now(), limit, owner, leaseMs }),
+      claim: async (limit) => {
+        const claimed = await context.messages.claimDue({
+          now: context.now(),
+          limit,
+          owner,
+          leaseMs,
+          maxBytes: this.bodies.available,
+          atLeastOne: this.bodies.held === 0,
+        });
+        for (const message of claimed) this.bodyHolds.set(message.id, this.bodies.hold(message.spec.body.length));
+        return claimed;
+      },
       key: (message) => message.id,
       work: async (message, signal) => {
-        await this.deliver(message, signal);
+        try {
+          await this.deliver(message, signal);
+        } finally {
+          this.bodyHolds.get(message.id)?.();
+          this.bodyHolds.delete(message.id);
+        }
         return false;
       },
       // The lease ends by itself and the message is delivered again then (at least once).

@@ -5,6 +5,7 @@ import type { Applied, Change, StoreConnection } from '../../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from '../delivery/in-progress.js';
 import { holdOwner } from '../delivery/publish-hold.js';
 import type {
+  MessageClaimOptions,
   MessagePatch,
   MessageStore,
   NewMessage,
@@ -19,12 +20,15 @@ import type {
 } from './store.js';
 import {
   admitMessages,
+  DUE_COLUMNS,
   FLOW_LOOKAHEAD,
   flowParams,
   UNDELIVERED_WHERE,
   toInFlight,
   toMessage,
   toRunMessage,
+  withinBytes,
+  type DueRow,
   type InFlightRow,
   type MessageRow,
   type RunMessageRow,
@@ -209,17 +213,7 @@ export class PostgresMessageStore implements MessageStore {
    * (store/postgres-flow-claim.ts): a second claimer's counts then see the first one's leases.
    * The only multi-statement transaction of the QStash store, bounded by its session settings.
    */
-  async claimDue({
-    now,
-    limit,
-    owner,
-    leaseMs,
-  }: {
-    now: number;
-    limit: number;
-    owner: string;
-    leaseMs: number;
-  }): Promise<StoredMessage[]> {
+  async claimDue({ now, limit, owner, leaseMs, maxBytes, atLeastOne }: MessageClaimOptions): Promise<StoredMessage[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
     // Most polls find nothing due (a runner with no Upstash app polls all the same): a plain read
@@ -235,10 +229,13 @@ export class PostgresMessageStore implements MessageStore {
       // server ends such a session, and a claimer waiting on a key lock gives up and polls again.
       await tx`SET LOCAL idle_in_transaction_session_timeout = '5s'`;
       await tx`SET LOCAL lock_timeout = '2s'`;
-      const rows = await tx<
-        MessageRow[]
-      >`SELECT * FROM qstash_messages WHERE status = 'pending' AND due_at <= ${now}::bigint
-        AND (lease_until IS NULL OR lease_until < ${now}::bigint) ORDER BY due_at LIMIT ${take * 2 + FLOW_LOOKAHEAD} FOR UPDATE SKIP LOCKED`;
+      // octet_length reads a stored body's size from its header, not the body.
+      const due = await tx<
+        DueRow[]
+      >`SELECT ${tx.unsafe(DUE_COLUMNS)}, octet_length(spec) AS spec_bytes FROM qstash_messages
+        WHERE status = 'pending' AND due_at <= ${now}::bigint AND (lease_until IS NULL OR lease_until < ${now}::bigint)
+        ORDER BY due_at LIMIT ${take * 2 + FLOW_LOOKAHEAD} FOR UPDATE SKIP LOCKED`;
+      const rows = withinBytes(due, maxBytes ?? Number.POSITIVE_INFINITY, atLeastOne ?? true);
       const keys = [...new Set(rows.map((row) => row.flow_key).filter((key): key is string => key !== null))].sort();
       const usage = new Map<string, FlowUsage>();
       for (const key of keys) {
@@ -257,13 +254,16 @@ export class PostgresMessageStore implements MessageStore {
       }
       const { admitted, parked } = admitMessages(rows, take, now, (key) => usage.get(key)!);
       const ids = admitted.map((row) => row.id);
-      if (ids.length > 0) {
-        await tx`UPDATE qstash_messages SET lease_owner = ${owner}, lease_until = ${now + leaseMs}::bigint,
-          flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE ${now}::bigint END WHERE id = ANY(${ids})`;
-      }
+      const specs =
+        ids.length === 0
+          ? []
+          : await tx<{ id: string; spec: string }[]>`UPDATE qstash_messages SET lease_owner = ${owner},
+              lease_until = ${now + leaseMs}::bigint, flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE ${now}::bigint END
+            WHERE id = ANY(${ids}) RETURNING id, spec`;
       for (const wait of parked)
         await tx`UPDATE qstash_messages SET due_at = ${wait.until}::bigint WHERE id = ${wait.id}`;
-      return admitted;
+      const spec = new Map(specs.map((row) => [row.id, row.spec]));
+      return admitted.map((row) => ({ ...row, spec: spec.get(row.id)! }));
     });
     return claimed.map(toMessage);
   }

@@ -6,6 +6,7 @@ import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from '../d
 import { holdOwner } from '../delivery/publish-hold.js';
 import { HANDOVER_CALL_TYPE } from '../publish/handover.js';
 import type {
+  MessageClaimOptions,
   MessagePatch,
   MessageStore,
   NewMessage,
@@ -79,6 +80,39 @@ export function toRunMessage(row: RunMessageRow): RunMessage {
   };
 }
 
+/**
+ * A due message as a claim first reads it: everything but its spec (the body, up to the message
+ * size cap), with the spec's size. Only the claimed ones' specs are read, so a claim's memory is
+ * bounded by its byte budget, not by its row limit times the largest body.
+ */
+export type DueRow = Omit<MessageRow, 'spec'> & { spec_bytes: number };
+
+/** The columns of a `DueRow`; each dialect adds its spec-size expression. */
+export const DUE_COLUMNS =
+  'seq, id, run_id, call_type, kind, status, due_at, retried, unreachable_since, created_at, flow_key, flow_parallelism, flow_rate, flow_period_ms';
+
+/**
+ * The due rows, in order, whose specs fit in `maxBytes` together. A row that does not fit is
+ * passed over (smaller ones after it still go), so one large message never holds the others back;
+ * `atLeastOne` (nothing else in flight) lets a row larger than the whole budget go alone.
+ */
+export function withinBytes<T extends { spec_bytes: number }>(
+  rows: readonly T[],
+  maxBytes: number,
+  atLeastOne: boolean,
+): T[] {
+  const fitting: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = Number(row.spec_bytes);
+    if (bytes + size <= maxBytes || (atLeastOne && fitting.length === 0)) {
+      fitting.push(row);
+      bytes += size;
+    }
+  }
+  return fitting;
+}
+
 /** Due rows read beyond a claim's limit, so messages of a full key do not starve the others. */
 export const FLOW_LOOKAHEAD = 16;
 
@@ -116,13 +150,13 @@ export function toInFlight(row: InFlightRow): InFlightMessage {
 // A handover (handover.ts) is a delivery the app runs the first step during, as a step's is.
 export const UNDELIVERED_WHERE = `status = 'pending' AND call_type IN ('step', 'fromCallback', '${HANDOVER_CALL_TYPE}')`;
 
-export function admitMessages(
-  rows: readonly MessageRow[],
+export function admitMessages<Row extends DueRow>(
+  rows: readonly Row[],
   take: number,
   now: number,
   usage: Parameters<typeof admit>[3],
 ) {
-  const candidates = rows.map((row) => ({ ...row, flow_started_at: null }) as MessageRow & FlowCandidate);
+  const candidates = rows.map((row) => ({ ...row, flow_started_at: null }) as Row & FlowCandidate);
   return admit(candidates, take, now, usage);
 }
 
@@ -141,7 +175,7 @@ export class SqliteMessageStore implements MessageStore {
     messages: readonly PublishedMessage[],
     options: PublishOptions,
   ) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
-  readonly #claim: (options: { now: number; limit: number; owner: string; leaseMs: number }) => StoredMessage[];
+  readonly #claim: (options: MessageClaimOptions) => StoredMessage[];
   readonly #pruneRuns: (
     runIds: readonly string[],
     options: { dryRun: boolean },
@@ -162,8 +196,9 @@ export class SqliteMessageStore implements MessageStore {
         VALUES (@id, @runId, @callType, @kind, @spec, 'pending', @dueAt, @dedupKey, @flowKey, @flowParallelism, @flowRate, @flowPeriodMs, @now, @now)
         ON CONFLICT (dedup_key) DO NOTHING`),
       byDedup: db.prepare('SELECT id FROM qstash_messages WHERE dedup_key = ?').pluck(),
-      due: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'pending' AND due_at <= @now AND (lease_until IS NULL OR lease_until < @now)
-        ORDER BY due_at LIMIT @limit`),
+      due: db.prepare(`SELECT ${DUE_COLUMNS}, length(spec) AS spec_bytes FROM qstash_messages WHERE status = 'pending'
+        AND due_at <= @now AND (lease_until IS NULL OR lease_until < @now) ORDER BY due_at LIMIT @limit`),
+      spec: db.prepare('SELECT spec FROM qstash_messages WHERE id = ?').pluck(),
       lease: db.prepare(`UPDATE qstash_messages SET lease_owner = @owner, lease_until = @until,
         flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE @now END WHERE id = @id`),
       park: db.prepare('UPDATE qstash_messages SET due_at = @until WHERE id = @id'),
@@ -289,24 +324,23 @@ export class SqliteMessageStore implements MessageStore {
       };
     });
     this.#publish = (messages, options) => publish.immediate(messages, options);
-    const claim = db.transaction(
-      ({ now, limit, owner, leaseMs }: { now: number; limit: number; owner: string; leaseMs: number }) => {
-        const take = Math.max(0, Math.trunc(limit));
-        // Read past the limit: messages of a full key are parked, not counted.
-        const rows = s.due.all({ now, limit: take * 2 + FLOW_LOOKAHEAD }) as MessageRow[];
-        const { admitted, parked } = admitMessages(rows, take, now, (key, periodMs) => {
-          const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
-          return {
-            executing: s.flowExecuting.get({ key, now }) as number,
-            startedInPeriod: started.n,
-            oldestStart: started.oldest,
-          };
-        });
-        for (const row of admitted) s.lease.run({ id: row.id, owner, until: now + leaseMs, now });
-        for (const wait of parked) s.park.run({ id: wait.id, until: wait.until });
-        return admitted.map(toMessage);
-      },
-    );
+    const claim = db.transaction(({ now, limit, owner, leaseMs, maxBytes, atLeastOne }: MessageClaimOptions) => {
+      const take = Math.max(0, Math.trunc(limit));
+      // Read past the limit: messages of a full key are parked, not counted.
+      const due = s.due.all({ now, limit: take * 2 + FLOW_LOOKAHEAD }) as DueRow[];
+      const rows = withinBytes(due, maxBytes ?? Number.POSITIVE_INFINITY, atLeastOne ?? true);
+      const { admitted, parked } = admitMessages(rows, take, now, (key, periodMs) => {
+        const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
+        return {
+          executing: s.flowExecuting.get({ key, now }) as number,
+          startedInPeriod: started.n,
+          oldestStart: started.oldest,
+        };
+      });
+      for (const row of admitted) s.lease.run({ id: row.id, owner, until: now + leaseMs, now });
+      for (const wait of parked) s.park.run({ id: wait.id, until: wait.until });
+      return admitted.map((row) => toMessage({ ...row, spec: s.spec.get(row.id) as string }));
+    });
     this.#claim = (options) => claim.immediate(options);
     const pruneRuns = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }) => {
       const kept: string[] = [];
@@ -347,7 +381,7 @@ export class SqliteMessageStore implements MessageStore {
     return messages.length === 0 ? [] : this.#insert(messages);
   }
 
-  async claimDue(options: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]> {
+  async claimDue(options: MessageClaimOptions): Promise<StoredMessage[]> {
     return options.limit <= 0 ? [] : this.#claim(options);
   }
 

@@ -69,6 +69,17 @@ export interface RunMessage {
   createdAt: number;
 }
 
+export interface MessageClaimOptions {
+  now: number;
+  limit: number;
+  owner: string;
+  leaseMs: number;
+  /** The claimed messages' specs (their bodies) together stay within this many bytes… @default no bound */
+  maxBytes?: number;
+  /** …except that the first may be larger when this is set (nothing else is in flight). @default true */
+  atLeastOne?: boolean;
+}
+
 export interface DeadLetterQuery {
   beforeSeq?: number;
   runId?: string;
@@ -147,7 +158,7 @@ export interface MessageStore {
   /** Inserts messages in one transaction; a repeated deduplication key answers the existing message's id. */
   insertMessages(messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]>;
   /** Leases up to `limit` pending messages due at `now`, oldest due first; two claimers never get the same one. */
-  claimDue(options: { now: number; limit: number; owner: string; leaseMs: number }): Promise<StoredMessage[]>;
+  claimDue(options: MessageClaimOptions): Promise<StoredMessage[]>;
   /**
    * Extends the leases `owner` holds, and the holds of what was published during these deliveries
    * (publish-hold.ts).
