@@ -3,7 +3,7 @@ import { Client } from '@upstash/workflow';
 import { closeStarted, startTestRunner, waitForFinish } from '../helpers/runner.js';
 import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
 
-/** `client.dlq.list` and `client.dlq.delete` of the real @upstash/workflow against a real runner (SQLite). */
+/** `client.dlq.list`, `delete`, `resume` and `restart` of the real @upstash/workflow against a real runner (SQLite). */
 
 let apps: UpstashApp[] = [];
 afterEach(async () => {
@@ -76,7 +76,83 @@ describe('the DLQ with the real @upstash/workflow', () => {
     expect((await client.dlq.list()).messages.map((m) => m.workflowRunId)).toEqual([failed[0]]);
     expect(await client.dlq.delete({ all: true })).toMatchObject({ deleted: 1 });
     expect((await client.dlq.list()).messages).toEqual([]);
-    // Resume and restart are not served: refused, naming the endpoint, never a silent success.
-    await expect(client.dlq.resume('msg_anything')).rejects.toThrow(/does not serve/);
+    // A letter that is gone is not resumed: refused, never a silent success.
+    await expect(client.dlq.resume('msg_anything')).rejects.toThrow(/No DLQ message msg_anything/);
+    // Retrying the failure function is not served: refused, naming the endpoint.
+    await expect(client.dlq.retryFailureFunction({ dlqId: 'msg_anything' })).rejects.toThrow(/does not serve/);
+  });
+
+  it('resume keeps the steps that ran and goes on from the failed one; restart runs every step again; both leave the DLQ', async () => {
+    const runner = await startTestRunner();
+    const env = upstashEnv(runner);
+    const ran: Record<string, number> = {};
+    let healed = false;
+    const hit = (step: string): number => (ran[step] = (ran[step] ?? 0) + 1);
+    const app = await startUpstashApp(
+      runner,
+      {
+        mending: {
+          route: async (context) => {
+            const first = await context.run('first', async () => (hit('first'), `ran ${ran.first}`));
+            return context.run('second', async () => {
+              hit('second');
+              if (!healed) throw new Error('not yet');
+              return `${first}, then second`;
+            });
+          },
+        },
+      },
+      env,
+    );
+    apps.push(app);
+    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+    const failedRun = async (): Promise<string> => {
+      const { workflowRunId } = await client.trigger({ url: `${app.url}/mending`, body: {}, retries: 0 });
+      expect((await waitForFinish(runner.runner, workflowRunId, 15_000)).run.status).toBe('failed');
+      const [letter] = (await client.dlq.list({ filter: { workflowRunId } })).messages;
+      return letter!.dlqId;
+    };
+
+    const toResume = await failedRun();
+    expect(ran).toEqual({ first: 1, second: 1 });
+    healed = true;
+    const resumed = await client.dlq.resume({
+      dlqId: toResume,
+      retries: 2,
+      flowControl: { key: 'mend', parallelism: 1 },
+    });
+    expect(resumed.workflowRunId).toMatch(/^wfr_/);
+    expect(typeof resumed.workflowCreatedAt).toBe('number');
+    const view = await waitForFinish(runner.runner, resumed.workflowRunId, 15_000);
+    expect(view.run.status).toBe('completed');
+    // `first` was kept (not run again, its result the old run's); `second` ran on.
+    expect(ran).toEqual({ first: 1, second: 2 });
+    expect(view.run.output).toContain('ran 1, then second');
+    expect(view.run.retries).toBe(2);
+    expect(view.steps.filter((step) => step.name === 'first').map((step) => step.status)).toEqual(['succeeded']);
+    // The letter is gone: listed no more, and a second resume is refused.
+    expect((await client.dlq.list()).messages).toEqual([]);
+    await expect(client.dlq.resume(toResume)).rejects.toThrow(/No DLQ message/);
+
+    healed = false;
+    const toRestart = await failedRun();
+    healed = true;
+    const {
+      workflowRuns: [restarted],
+    } = await client.dlq.restart([toRestart]);
+    expect((await waitForFinish(runner.runner, restarted!.workflowRunId, 15_000)).run.status).toBe('completed');
+    // From the start: `first` ran again (3: the failed run's and the restarted one's).
+    expect(ran.first).toBe(3);
+    expect((await client.dlq.list()).messages).toEqual([]);
+
+    // Bulk, by filter: every failed run of the URL, one new run each.
+    healed = false;
+    const bulk = [await failedRun(), await failedRun()];
+    healed = true;
+    const all = await client.dlq.resume({ filter: { workflowUrl: `${app.url}/mending` } });
+    expect(all.workflowRuns).toHaveLength(bulk.length);
+    for (const { workflowRunId } of all.workflowRuns)
+      expect((await waitForFinish(runner.runner, workflowRunId, 15_000)).run.status).toBe('completed');
+    expect((await client.dlq.list()).messages).toEqual([]);
   });
 });

@@ -6,9 +6,9 @@ import { UpstashHeader } from '../headers.js';
 import type { DeadLetter } from '../messages/store.js';
 
 /**
- * QStash's DLQ for workflows (`client.dlq.list` and `client.dlq.delete` of `@upstash/workflow`):
- * the messages of runs that failed for good, kept in `qstash_messages` with status `failed` until
- * deleted here or pruned with their run (retention). The DLQ id is the message id. Listed newest
+ * QStash's DLQ for workflows (`client.dlq.list`, `delete`, `resume` and `restart` of
+ * `@upstash/workflow`): the messages of runs that failed for good, kept in `qstash_messages` with
+ * status `failed` until deleted here, revived (dlq-revive.ts) or pruned with their run (retention). The DLQ id is the message id. Listed newest
  * first; the cursor is the last message's `seq`.
  */
 
@@ -66,19 +66,24 @@ export function parseDlqListQuery(params: URLSearchParams): DlqListQuery {
   return query;
 }
 
-/** `DELETE /v2/workflows/dlq?…` (`dlq.delete`): ids, or a filter, or all (`count` alone). */
-export type DlqDeleteQuery = { ids: string[] } | (DlqListQuery & { ids?: undefined });
+/**
+ * `DELETE /v2/workflows/dlq?…` (`dlq.delete`), `POST /v2/workflows/dlq/resume?…` and `…/restart?…`
+ * (`dlq.resume`, `dlq.restart`): ids, or a filter, or all (`count` alone); at most `maxCount` a call.
+ */
+export type DlqActionQuery = { ids: string[] } | (DlqListQuery & { ids?: undefined });
 
-export function parseDlqDeleteQuery(params: URLSearchParams): DlqDeleteQuery {
-  only(params, ['dlqIds', 'cursor', 'count', 'workflowRunId', 'workflowUrl', 'fromDate', 'toDate'], 'dlq.delete');
+export function parseDlqActionQuery(params: URLSearchParams, action: string, maxCount = MAX_DLQ_COUNT): DlqActionQuery {
+  only(params, ['dlqIds', 'cursor', 'count', 'workflowRunId', 'workflowUrl', 'fromDate', 'toDate'], action);
   const ids = params.getAll('dlqIds').filter((id) => id !== '');
   if (ids.length > MAX_DLQ_COUNT) throw bad(`Expected at most ${MAX_DLQ_COUNT} dlqIds, got ${ids.length}.`);
   if (ids.length > 0) return { ids };
-  // As for Client.cancel: an empty query deleting everything would be one typo away.
+  // As for Client.cancel: an empty query acting on everything would be one typo away.
   if ([...params.keys()].length === 0) {
-    throw bad('dlq.delete: expected dlqIds, a filter, or `count` for all messages; got no query, which deletes none.');
+    throw bad(`${action}: expected dlqIds, a filter, or \`count\` for all messages; got no query, which acts on none.`);
   }
-  const query: DlqListQuery = { ...dlqFilter(params), count: int(params, 'count', 1, MAX_DLQ_COUNT) ?? 100 };
+  // A larger count is served `maxCount` at a time, with a cursor (the SDK's default for all is 100).
+  const count = Math.min(int(params, 'count', 1, MAX_DLQ_COUNT) ?? 100, maxCount);
+  const query: DlqListQuery = { ...dlqFilter(params), count };
   const cursor = cursorOf(params);
   if (cursor !== undefined) query.cursor = cursor;
   return query;

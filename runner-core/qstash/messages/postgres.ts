@@ -147,7 +147,7 @@ export class PostgresMessageStore implements MessageStore {
       c AS (INSERT INTO qstash_runs (run_id, config) SELECT id, ${run.config} FROM r),
       m AS (INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
           flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
-        SELECT ${first.id}, id, ${first.callType}, ${first.kind}, ${JSON.stringify(first.spec)}, 'pending', ${first.dueAt}::bigint,
+        SELECT ${first.id}, id, ${first.callType}, ${first.kind}, ${JSON.stringify(first.spec)}, ${first.delivered ? 'delivered' : 'pending'}, ${first.dueAt}::bigint,
           ${first.dedupKey}, ${flow.flowKey}, ${flow.flowParallelism}::int, ${flow.flowRate}::int, ${flow.flowPeriodMs}::bigint,
           ${first.now}::bigint, ${first.now}::bigint FROM r)
       SELECT COUNT(*)::int AS n FROM r`;
@@ -170,6 +170,7 @@ export class PostgresMessageStore implements MessageStore {
       call_type: m.callType,
       kind: m.kind,
       spec: JSON.stringify(m.spec),
+      status: m.delivered ? 'delivered' : 'pending',
       due_at: m.dueAt,
       dedup_key: m.dedupKey,
       flow_key: m.flow?.key ?? null,
@@ -190,8 +191,8 @@ export class PostgresMessageStore implements MessageStore {
         FROM (SELECT DISTINCT run_id AS r FROM json_to_recordset(${json}::text::json) AS y(run_id text) WHERE run_id IS NOT NULL ORDER BY 1) ids)
       INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
         flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
-      SELECT id, run_id, call_type, kind, spec, 'pending', due_at, dedup_key, flow_key, flow_parallelism, flow_rate, flow_period_ms, now, now
-      FROM json_to_recordset(${json}::text::json) AS x(id text, run_id text, call_type text, kind text, spec text, due_at bigint,
+      SELECT id, run_id, call_type, kind, spec, status, due_at, dedup_key, flow_key, flow_parallelism, flow_rate, flow_period_ms, now, now
+      FROM json_to_recordset(${json}::text::json) AS x(id text, run_id text, call_type text, kind text, spec text, status text, due_at bigint,
         dedup_key text, flow_key text, flow_parallelism int, flow_rate int, flow_period_ms bigint, now bigint, ord int), locked ORDER BY ord
       ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
     const fresh = new Set(inserted.map((row) => row.id));
@@ -315,11 +316,17 @@ export class PostgresMessageStore implements MessageStore {
   async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
     const sql = this.#sql;
     const ofRun = query.runId === undefined ? sql`` : sql`AND run_id = ${query.runId}`;
+    const ofIds = query.ids === undefined ? sql`` : sql`AND id = ANY(${query.ids as string[]})`;
     const beforeSeq = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
     const rows = await sql<(MessageRow & { updated_at: string })[]>`SELECT * FROM qstash_messages
-      WHERE status = 'failed' AND run_id IS NOT NULL AND seq < ${beforeSeq}::bigint ${ofRun}
+      WHERE status = 'failed' AND run_id IS NOT NULL AND seq < ${beforeSeq}::bigint ${ofRun} ${ofIds}
       ORDER BY seq DESC LIMIT ${query.limit}`;
     return rows.map((row) => ({ ...toMessage(row), failedAt: Number(row.updated_at) }));
+  }
+
+  async storedMessages(runId: string): Promise<StoredMessage[]> {
+    const rows = await this.#sql<MessageRow[]>`SELECT * FROM qstash_messages WHERE run_id = ${runId} ORDER BY seq`;
+    return rows.map(toMessage);
   }
 
   async deleteDeadLetters(ids: readonly string[]): Promise<number> {

@@ -51,6 +51,11 @@ export interface MessageSpec {
   redact: string[];
   /** A run's first message made by `POST /v2/trigger` (../routes/trigger.ts), not by the SDK: see non-workflow.ts. */
   restTrigger?: boolean;
+  /**
+   * An entry of a resumed run's list that the run it was resumed from had delivered already
+   * (../client/dlq-revive.ts): stored delivered, never sent again; its step shows as it ended.
+   */
+  kept?: boolean;
 }
 
 /**

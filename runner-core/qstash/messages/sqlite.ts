@@ -193,7 +193,7 @@ export class SqliteMessageStore implements MessageStore {
       insertMessage:
         db.prepare(`INSERT INTO qstash_messages (id, run_id, call_type, kind, spec, status, due_at, dedup_key,
           flow_key, flow_parallelism, flow_rate, flow_period_ms, created_at, updated_at)
-        VALUES (@id, @runId, @callType, @kind, @spec, 'pending', @dueAt, @dedupKey, @flowKey, @flowParallelism, @flowRate, @flowPeriodMs, @now, @now)
+        VALUES (@id, @runId, @callType, @kind, @spec, @status, @dueAt, @dedupKey, @flowKey, @flowParallelism, @flowRate, @flowPeriodMs, @now, @now)
         ON CONFLICT (dedup_key) DO NOTHING`),
       byDedup: db.prepare('SELECT id FROM qstash_messages WHERE dedup_key = ?').pluck(),
       due: db.prepare(`SELECT ${DUE_COLUMNS}, length(spec) AS spec_bytes FROM qstash_messages WHERE status = 'pending'
@@ -219,7 +219,9 @@ export class SqliteMessageStore implements MessageStore {
         'SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq',
       ),
       deadLetters: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
-        AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId) ORDER BY seq DESC LIMIT @limit`),
+        AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId)
+        AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) ORDER BY seq DESC LIMIT @limit`),
+      storedMessages: db.prepare('SELECT * FROM qstash_messages WHERE run_id = ? ORDER BY seq'),
       deleteDeadLetters: db.prepare(`DELETE FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
         AND id IN (SELECT value FROM json_each(?))`),
       newestRuns: db.prepare(`SELECT id, created_at AS createdAt FROM runs WHERE protocol = 'upstash'
@@ -272,6 +274,7 @@ export class SqliteMessageStore implements MessageStore {
       callType: m.callType,
       kind: m.kind,
       spec: JSON.stringify(m.spec),
+      status: m.delivered ? 'delivered' : 'pending',
       dueAt: m.dueAt,
       dedupKey: m.dedupKey,
       now: m.now,
@@ -423,11 +426,16 @@ export class SqliteMessageStore implements MessageStore {
 
   async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
     const beforeSeq = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
-    const rows = this.#s.deadLetters.all({ beforeSeq, runId: query.runId ?? null, limit: query.limit });
+    const ids = query.ids === undefined ? null : JSON.stringify(query.ids);
+    const rows = this.#s.deadLetters.all({ beforeSeq, runId: query.runId ?? null, ids, limit: query.limit });
     return (rows as (MessageRow & { updated_at: number })[]).map((row) => ({
       ...toMessage(row),
       failedAt: Number(row.updated_at),
     }));
+  }
+
+  async storedMessages(runId: string): Promise<StoredMessage[]> {
+    return (this.#s.storedMessages.all(runId) as MessageRow[]).map(toMessage);
   }
 
   async deleteDeadLetters(ids: readonly string[]): Promise<number> {

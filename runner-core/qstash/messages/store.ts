@@ -42,6 +42,8 @@ export interface NewMessage {
   /** Its key's limits hold its deliveries back (parallelism: in flight at once; rate: started per period). */
   flow: FlowControl | null;
   now: number;
+  /** Stored delivered, never sent: a resumed run's list entry its old run had delivered (../client/dlq-revive.ts). */
+  delivered?: boolean;
 }
 
 export interface StoredMessage {
@@ -83,6 +85,8 @@ export interface MessageClaimOptions {
 export interface DeadLetterQuery {
   beforeSeq?: number;
   runId?: string;
+  /** Only these (DLQ ids are message ids). */
+  ids?: readonly string[];
   limit: number;
 }
 
@@ -183,6 +187,8 @@ export interface MessageStore {
    * most `limit`: those before `beforeSeq`, of one run, when given.
    */
   deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]>;
+  /** Every message of the run with its spec, in `seq` order (a DLQ resume copies them: ../client/dlq-revive.ts). */
+  storedMessages(runId: string): Promise<StoredMessage[]>;
   /** Takes these messages out of the DLQ (deletes them; only failed ones); how many. */
   deleteDeadLetters(ids: readonly string[]): Promise<number>;
   /** Cancels the run's pending messages (the run finished); how many. */

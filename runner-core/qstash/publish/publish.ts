@@ -114,6 +114,7 @@ export function newMessage(
     // A run's steps go under the run's flow control; a call under its own.
     flow: spec.flowControl ?? (callType === 'step' ? runDefaults?.flowControl : null) ?? null,
     now,
+    ...(spec.kept && { delivered: true }),
   };
 }
 
