@@ -245,7 +245,10 @@ export class QStashEngine {
       ...(options.delayMs !== undefined && { [UpstashHeader.Delay]: `${Math.max(0, Math.round(options.delayMs))}ms` }),
       ...options.headers,
     };
-    const [result] = await this.context.publish([parseMessage(run.url, headers, step)]);
+    // Held behind the run's delivery in progress, if any, as what a delivery publishes is (publish-hold.ts).
+    const [result] = await publishMessages(this.context, [parseMessage(run.url, headers, step)], {
+      behindDelivery: true,
+    });
     return result!.messageId;
   }
 }

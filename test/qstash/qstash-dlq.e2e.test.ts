@@ -109,8 +109,13 @@ describe('the DLQ with the real @upstash/workflow', () => {
     const failedRun = async (): Promise<string> => {
       const { workflowRunId } = await client.trigger({ url: `${app.url}/mending`, body: {}, retries: 0 });
       expect((await waitForFinish(runner.runner, workflowRunId, 15_000)).run.status).toBe('failed');
-      const [letter] = (await client.dlq.list({ filter: { workflowRunId } })).messages;
-      return letter!.dlqId;
+      // The letter is settled just after the run's end.
+      for (let tries = 0; tries < 200; tries++) {
+        const [letter] = (await client.dlq.list({ filter: { workflowRunId } })).messages;
+        if (letter) return letter.dlqId;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`No DLQ entry for ${workflowRunId} within 10 s.`);
     };
 
     const toResume = await failedRun();

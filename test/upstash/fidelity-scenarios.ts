@@ -10,7 +10,7 @@ import { startEcho, type Echo, type UpstashHarness } from './scenarios.js';
  * fixtures/fidelity-workflows.ts, against one runner: a call's answer, a wait's end and an invoked child's
  * result carry the run's headers (1); a call's target gets the call, not the SDK's control headers
  * (2); a call's answer header names come as QStash gives them (3); a failed child gives its invoker
- * no body (6); a delivery's successor waits for its answer (12).
+ * no body (6); a delivery's successor, and a wait's end sent to the run meanwhile, wait for its answer (12).
  */
 
 export function describeUpstashFidelity(label: string, harness: () => UpstashHarness): void {
@@ -108,7 +108,7 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
       expect(output(other, 'upper')).toBe('CALLED');
     });
 
-    it("a delivery's successor is sent only once its answer is complete: middleware that logs after the handler never sees two at once", async () => {
+    it("a delivery's successor (and a wait's end notified meanwhile) is sent only once its answer is complete: middleware that logs after the handler never sees two at once", async () => {
       const { workflowRunId } = await client.trigger({
         url: `${h.app.url}/fidelity/ordered`,
         body: { url: target.url },
@@ -117,8 +117,9 @@ export function describeUpstashFidelity(label: string, harness: () => UpstashHar
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       expect(output(view, 'three')).toBe(203);
       const { deliveries, overlaps } = await state();
-      // The first, one, two, the call's answer, three (each published while the previous was answered).
-      expect(deliveries[workflowRunId]).toBeGreaterThanOrEqual(5);
+      // The first, one, the notify, the wait's end (published while the wait's delivery was in progress),
+      // two, the call's answer, three (each published while the previous was answered).
+      expect(deliveries[workflowRunId]).toBeGreaterThanOrEqual(7);
       expect(overlaps[workflowRunId] ?? 0).toBe(0);
     });
   });

@@ -247,6 +247,47 @@ export function describeUpstashFeatures(
       expect(await h.app.countersOf(workflowRunId)).toEqual({ doomed: 1, 'failure-function': 1 });
     });
 
+    it('Client.dlq.resume goes on from the failed step with the earlier ones kept; dlq.restart runs the run again; each leaves the DLQ', async () => {
+      /** A run of `fails-once` that failed, and its DLQ id (the letter is settled just after the run's end). */
+      const failedRun = async (): Promise<{ workflowRunId: string; dlqId: string }> => {
+        const { workflowRunId } = await client.trigger({
+          url: h.app.workflowUrl('fails-once'),
+          body: { key: randomUUID() },
+        });
+        expect((await finished(workflowRunId)).run.status).toBe('failed');
+        const dlqId = await until('the DLQ entry', async () => {
+          const { messages } = await client.dlq.list({ filter: { workflowRunId } });
+          return messages[0]?.dlqId;
+        });
+        return { workflowRunId, dlqId };
+      };
+      const dlqOf = async (workflowRunId: string): Promise<unknown[]> =>
+        (await client.dlq.list({ filter: { workflowRunId } })).messages;
+
+      const old = await failedRun();
+      const resumed = await client.dlq.resume({ dlqId: old.dlqId, retries: 1 });
+      expect(resumed.workflowRunId).not.toBe(old.workflowRunId);
+      const view = await finished(resumed.workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      // `first` kept (its result the failed run's, its body not run again); `second` ran on.
+      expect(stepOutputs(view)).toEqual([
+        ['first', 'kept'],
+        ['second', 'kept, then second'],
+      ]);
+      expect(await h.app.countersOf(resumed.workflowRunId)).toEqual({ second: 1 });
+      expect(await dlqOf(old.workflowRunId)).toEqual([]);
+      await expect(client.dlq.resume(old.dlqId)).rejects.toThrow(/No DLQ message/);
+
+      const again = await failedRun();
+      const {
+        workflowRuns: [restarted],
+      } = await client.dlq.restart([again.dlqId]);
+      const rerun = await finished(restarted!.workflowRunId);
+      expect(rerun.run.status, JSON.stringify(rerun.run.error)).toBe('completed');
+      expect(await h.app.countersOf(restarted!.workflowRunId)).toEqual({ first: 1, second: 1 });
+      expect(await dlqOf(again.workflowRunId)).toEqual([]);
+    });
+
     it('WorkflowNonRetryableError: 489 fails the run at once, with no retry', async () => {
       // Retries allowed and 100 ms apart: a retry, if the runner made one, would show in the counters.
       const { workflowRunId } = await client.trigger({

@@ -439,6 +439,8 @@ export class DeliveryWorker {
       await this.sendOn(ended);
       await messages.settle(message.id, owner, { status: 'failed' }, now);
     }
+    // A wait's end published between the answer and the settle held itself behind this delivery (publish-hold.ts).
+    if (run && toApp) await this.releaseHeld(run.id, message.id);
     if (changes.length > 0) await context.commit(changes);
   }
 

@@ -13,9 +13,16 @@
  * delivery's own lease and drops them as soon as the answer is read, or the request failed or timed
  * out (`MessageStore.releaseHeld`). A runner that died mid-delivery renews nothing: its holds end with
  * the lease it would have renewed, and the messages are delivered then, as its own would be again.
+ *
+ * The engine's own message to a run that ends a wait (a notify, a kept event found by the wait
+ * itself, a timeout: `QStashEngine.appendRunStep`) is published during no delivery, but the run may
+ * have one in progress (the one whose `waitForEvent` registered the wait, or any later one): it is
+ * held the same way behind that delivery (`PublishOptions.behind`: the run's leased delivery to the
+ * app, its latest), without settling it. The worker lets go of the holds once more after it settled
+ * a delivery, so a wait's end published between the answer and the settle is not left to the lease.
  */
 
-const HOLD_PREFIX = 'hold:';
+export const HOLD_PREFIX = 'hold:';
 
 /** The lease owner of the messages published during delivery `deliveryId`. */
 export function holdOwner(deliveryId: string): string {

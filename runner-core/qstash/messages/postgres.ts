@@ -3,7 +3,7 @@ import { appliedAttempts } from '../../store/applied.js';
 import type { FlowUsage } from '../../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from '../delivery/in-progress.js';
-import { holdOwner } from '../delivery/publish-hold.js';
+import { HOLD_PREFIX, holdOwner } from '../delivery/publish-hold.js';
 import type {
   MessageClaimOptions,
   MessagePatch,
@@ -94,6 +94,24 @@ export class PostgresMessageStore implements MessageStore {
     }
   }
 
+  /**
+   * Holds `published` behind each run's delivery in progress (publish-hold.ts), unsettled. Its row is
+   * locked to the commit: the worker's settle waits for it, so its release after the settle sees the hold.
+   */
+  async #holdBehind(tx: Tx, runIds: readonly string[], published: readonly string[], now: number): Promise<void> {
+    for (const runId of runIds) {
+      const [delivery] = await tx<{ id: string }[]>`SELECT id FROM qstash_messages
+        WHERE run_id = ${runId} AND ${tx.unsafe(UNDELIVERED_WHERE)} AND lease_owner IS NOT NULL
+          AND lease_owner NOT LIKE ${`${HOLD_PREFIX}%`} AND lease_until >= ${now}::bigint
+        ORDER BY seq DESC LIMIT 1 FOR UPDATE`;
+      if (!delivery) continue;
+      await tx`UPDATE qstash_messages m SET lease_owner = ${holdOwner(delivery.id)}, lease_until = d.lease_until
+        FROM qstash_messages d
+        WHERE d.id = ${delivery.id} AND m.run_id = ${runId} AND m.status = 'pending' AND m.lease_owner IS NULL
+          AND m.id = ANY(${published as string[]})`;
+    }
+  }
+
   async createRun(
     run: NewUpstashRun,
     first: NewMessage,
@@ -125,6 +143,14 @@ export class PostgresMessageStore implements MessageStore {
         new Set(messages.map((m) => m.message.id)),
         options.now,
       );
+      const behind = (options.behind ?? []).filter((runId) => runs.has(runId));
+      if (behind.length > 0)
+        await this.#holdBehind(
+          tx,
+          behind,
+          fresh.map((m) => m.message.id),
+          options.now,
+        );
       return {
         results,
         applied: await this.#connection.apply(

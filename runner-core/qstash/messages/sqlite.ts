@@ -3,7 +3,7 @@ import { appliedAttempts } from '../../store/applied.js';
 import { admit, type FlowCandidate } from '../../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from '../delivery/in-progress.js';
-import { holdOwner } from '../delivery/publish-hold.js';
+import { HOLD_PREFIX, holdOwner } from '../delivery/publish-hold.js';
 import { HANDOVER_CALL_TYPE } from '../publish/handover.js';
 import type {
   MessageClaimOptions,
@@ -250,6 +250,12 @@ export class SqliteMessageStore implements MessageStore {
           AND id IN (SELECT value FROM json_each(@ids))
           AND EXISTS (SELECT 1 FROM qstash_messages d
             WHERE d.id = @delivery AND d.lease_owner IS NOT NULL AND d.lease_until >= @now)`),
+      // The run's delivery to the app in progress (leased by a runner, not held), the latest.
+      leasedDelivery: db
+        .prepare(`SELECT id FROM qstash_messages WHERE run_id = ? AND ${UNDELIVERED_WHERE}
+          AND lease_owner IS NOT NULL AND substr(lease_owner, 1, ${HOLD_PREFIX.length}) != '${HOLD_PREFIX}' AND lease_until >= ?
+          ORDER BY seq DESC LIMIT 1`)
+        .pluck(),
       renewHold: db.prepare(`UPDATE qstash_messages SET lease_until = ? WHERE status = 'pending' AND lease_owner = ?`),
       releaseHeld: db.prepare(`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
         WHERE run_id = ? AND status = 'pending' AND lease_owner = ?`),
@@ -295,6 +301,13 @@ export class SqliteMessageStore implements MessageStore {
         s.settleDelivered.run({ id, now });
       }
     };
+    const holdBehind = (runIds: readonly string[], published: ReadonlySet<string>, now: number): void => {
+      const ids = JSON.stringify([...published]);
+      for (const runId of runIds) {
+        const id = s.leasedDelivery.get(runId, now) as string | undefined;
+        if (id !== undefined) s.hold.run({ hold: holdOwner(id), delivery: id, runId, ids, now });
+      }
+    };
     // IMMEDIATE: the write lock up front, as the `Store`'s transactions take it. The store's changes
     // join it (`connection.apply`, a savepoint): a failing change (an unknown run) undoes it all.
     const createRun = db.transaction((run: NewUpstashRun, first: NewMessage, alongside: Alongside | undefined) => {
@@ -318,6 +331,8 @@ export class SqliteMessageStore implements MessageStore {
         new Set(messages.map((m) => m.message.id)),
         options.now,
       );
+      const behind = (options.behind ?? []).filter((runId) => runs.has(runId));
+      if (behind.length > 0) holdBehind(behind, new Set(fresh.map((m) => m.message.id)), options.now);
       return {
         results,
         applied: connection.apply(

@@ -131,6 +131,11 @@ export interface PublishOptions {
    * the run's new messages held until that delivery is answered (publish-hold.ts).
    */
   during?: readonly DeliveryRef[];
+  /**
+   * Runs whose fresh messages wait for the run's delivery in progress, if it has one (its leased
+   * delivery to the app, the latest), which stays unsettled: the engine's wait end (publish-hold.ts).
+   */
+  behind?: readonly string[];
   /** Read back the runs and steps the changes touched (someone listens). */
   returning: boolean;
   now: number;

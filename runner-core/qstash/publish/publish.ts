@@ -308,6 +308,8 @@ export interface PublishOptions {
    * engine: the delivery of each run they carry a step of is settled with them (../delivery/in-progress.ts).
    */
   fromApp?: boolean;
+  /** The engine's wait end: held behind its run's delivery in progress, if any (../delivery/publish-hold.ts). */
+  behindDelivery?: boolean;
 }
 
 /**
@@ -388,7 +390,12 @@ export async function publishMessages(
   }
   const stored = await context.messages.publish(
     pending.map((p) => p.published),
-    { during: [...during.values()], returning: context.events.size > 0, now },
+    {
+      during: [...during.values()],
+      ...(options.behindDelivery && { behind: [...new Set(specs.flatMap((spec) => spec.workflow?.runId ?? []))] }),
+      returning: context.events.size > 0,
+      now,
+    },
   );
   pending.forEach((p, i) => {
     const result = stored.results[i]!;
