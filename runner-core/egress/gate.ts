@@ -53,6 +53,8 @@ export interface EgressAnswer {
   status: number;
   /** Lowercase names, repeated headers joined with `, `. */
   headers: Record<string, string>;
+  /** The headers the answer repeated (two `Set-Cookie`), each value as sent: QStash hands a call's answer so. */
+  repeated?: Record<string, string[]>;
   /** At most the `maxBytes` asked for; the rest was never read (the connection was let go). */
   body: Buffer;
 }
@@ -71,6 +73,13 @@ function flatten(headers: Record<string, string | string[] | undefined>): Record
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers))
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+function repeatedOf(headers: Record<string, string | string[] | undefined>): Record<string, string[]> | undefined {
+  let out: Record<string, string[]> | undefined;
+  for (const [name, value] of Object.entries(headers))
+    if (Array.isArray(value) && value.length > 1) (out ??= {})[name.toLowerCase()] = value;
   return out;
 }
 
@@ -211,7 +220,13 @@ export class EgressGate {
       chunks.push(buffer);
       size += buffer.length;
     }
-    return { status: response.statusCode, headers: flatten(response.headers), body: Buffer.concat(chunks) };
+    const repeated = repeatedOf(response.headers);
+    return {
+      status: response.statusCode,
+      headers: flatten(response.headers),
+      ...(repeated && { repeated }),
+      body: Buffer.concat(chunks),
+    };
   }
 
   /** Closes both agents (after the loops stopped). */

@@ -33,7 +33,7 @@ export interface Echo {
  * The loopback server `context.call` calls (through the runner): it answers `{ echoed: <body> }`,
  * with `answerHeaders` besides its content type (names written as given: node sends them so).
  */
-export async function startEcho(answerHeaders: Record<string, string> = {}): Promise<Echo> {
+export async function startEcho(answerHeaders: Record<string, string | string[]> = {}): Promise<Echo> {
   const requests: Echo['requests'] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -75,7 +75,8 @@ export function describeUpstashFeatures(
       h = harness();
       // What a user's script does: the Workflow Client pointed at the runner (QSTASH_URL / QSTASH_TOKEN).
       client = new Client({ baseUrl: h.runnerUrl, token: h.token });
-      echo = await startEcho();
+      // Two cookies, as a login endpoint sets them: the workflow gets each (QStash gives a list per header).
+      echo = await startEcho({ 'set-cookie': ['session=s1; Path=/', 'theme=dark; Path=/'] });
     });
     afterAll(async () => echo?.close());
 
@@ -167,13 +168,18 @@ export function describeUpstashFeatures(
       expect(await h.app.countersOf(workflowRunId)).toEqual({ before: 1, after: 1 });
     });
 
-    it('context.call: the runner makes the request and the workflow gets its answer', async () => {
+    it('context.call: the runner makes the request and the workflow gets its answer, a repeated header as its values', async () => {
       const calls = echo.requests.length;
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('call'), body: { url: echo.url } });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
       const answer = view.steps.find((s) => s.name === 'use-answer')?.output as { status: number; body: unknown };
-      expect(answer).toEqual({ status: 200, body: { echoed: { ping: 'pong' } } });
+      // The repeated Set-Cookie comes as two values, not joined into one.
+      expect(answer).toEqual({
+        status: 200,
+        body: { echoed: { ping: 'pong' } },
+        cookies: ['session=s1; Path=/', 'theme=dark; Path=/'],
+      });
       // Exactly one request reached the echo server, with the body and header the workflow set.
       expect(echo.requests.slice(calls)).toMatchObject([
         { method: 'POST', headers: { 'x-proof': 'upstash' }, body: '{"ping":"pong"}' },
@@ -190,7 +196,7 @@ export function describeUpstashFeatures(
       });
       const view = await finished(workflowRunId);
       expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
-      expect(view.steps.find((s) => s.name === 'use-answer')?.output).toEqual({
+      expect(view.steps.find((s) => s.name === 'use-answer')?.output).toMatchObject({
         status: 200,
         body: { echoed: { ping: 'pong' } },
       });

@@ -18,6 +18,8 @@ import { UpstashHeader } from '../headers.js';
 export interface Answer {
   status: number;
   headers: Record<string, string>;
+  /** Headers the answer repeated, each value as sent (the egress gate's `EgressAnswer.repeated`). */
+  repeated?: Record<string, string[]>;
   body: Buffer;
 }
 
@@ -43,9 +45,18 @@ export interface FailedRun {
 
 const base64 = (value: string | Buffer): string => Buffer.from(value).toString('base64');
 
-/** Headers as QStash reports them: every value a list, every name in Go's canonical case (header-case.ts). */
-function headerLists(headers: Record<string, string>): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [canonicalHeaderName(name), [value]]));
+/**
+ * Headers as QStash reports them: every value a list, every name in Go's canonical case
+ * (header-case.ts). A header the answer repeated (two `Set-Cookie`) is a list of its values, as Go's
+ * `http.Header` holds it: the SDK hands it to the app as `context.call`'s `header`.
+ */
+function headerLists(
+  headers: Record<string, string>,
+  repeated: Record<string, string[]> = {},
+): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [canonicalHeaderName(name), repeated[name] ?? [value]]),
+  );
 }
 
 function sourceFields(context: EngineContext, { message, answer, requestHeaders, retried }: EndedDelivery) {
@@ -53,7 +64,7 @@ function sourceFields(context: EngineContext, { message, answer, requestHeaders,
   const { [UpstashHeader.Signature]: _signature, ...sent } = context.credentials.redact(requestHeaders);
   return {
     status: answer.status,
-    header: headerLists(answer.headers),
+    header: headerLists(answer.headers, answer.repeated),
     body: base64(answer.body),
     retried,
     maxRetries: message.spec.retries,
