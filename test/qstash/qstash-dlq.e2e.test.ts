@@ -150,6 +150,38 @@ describe('the DLQ with the real @upstash/workflow', () => {
     expect(ran.first).toBe(3);
     expect((await client.dlq.list()).messages).toEqual([]);
 
+    // The same resume sent twice at once starts one run, never two (the other may find the letter gone).
+    healed = false;
+    const raced = await failedRun();
+    healed = true;
+    const settled = await Promise.allSettled([
+      client.dlq.resume({ dlqId: raced }),
+      client.dlq.resume({ dlqId: raced }),
+    ]);
+    const ids = new Set(
+      settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value.workflowRunId] : [])),
+    );
+    expect(ids.size).toBe(1);
+    expect((await waitForFinish(runner.runner, [...ids][0]!, 15_000)).run.status).toBe('completed');
+
+    // QStash's REST form: one id in the path, the new run's id named by Upstash-Workflow-RunId.
+    healed = false;
+    const named = await failedRun();
+    healed = true;
+    const restart = (): Promise<Response> =>
+      fetch(`${env.QSTASH_URL}/v2/workflows/dlq/restart/${named}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${env.QSTASH_TOKEN}`, 'upstash-workflow-runid': 'wfr_named-restart' },
+      });
+    const answer = await restart();
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({
+      workflowRunId: 'wfr_named-restart',
+      workflowCreatedAt: expect.any(Number),
+    });
+    expect((await waitForFinish(runner.runner, 'wfr_named-restart', 15_000)).run.status).toBe('completed');
+    expect((await restart()).status).toBe(404);
+
     // Bulk, by filter: every failed run of the URL, one new run each.
     healed = false;
     const bulk = [await failedRun(), await failedRun()];

@@ -24,8 +24,9 @@ import { checkPlanLimits } from '../publish/limits.js';
  *
  * Both take QStash's overrides (`Upstash-Retries`, `Upstash-Flow-Control-Key/-Value`); otherwise the
  * old run's settings. The old run's dead letters are deleted once the new run is stored: a letter
- * revives once. The new run's id is derived from the letter and the mode, so the same request sent
- * twice (a retried call, two callers at once) starts one run, not two.
+ * revives once. The new run's id (unless `Upstash-Workflow-RunId` names one) is derived from the
+ * letter and the mode, so the same request sent twice (a retried call, two callers at once) starts
+ * one run, not two.
  */
 
 export type ReviveMode = 'resume' | 'restart';
@@ -33,6 +34,8 @@ export type ReviveMode = 'resume' | 'restart';
 export interface ReviveOverrides {
   retries?: number | undefined;
   flowControl?: FlowControl | undefined;
+  /** `Upstash-Workflow-RunId`: the new run's id, for one letter (QStash's REST resume of one id). */
+  runId?: string | undefined;
 }
 
 /** What the SDK reads back for each revived run. */
@@ -128,7 +131,7 @@ export async function reviveRun(
   const old = { run, config: JSON.parse(configText) as RunConfig };
   const list = (await messages.storedMessages(oldId)).filter(listEntry);
   const entries = mode === 'restart' ? list.slice(0, 1) : list;
-  const runId = revivedRunId(letter.id, mode);
+  const runId = overrides.runId ?? revivedRunId(letter.id, mode);
   const specs = entries.map((message, index) =>
     revivedSpec(context, old, message, runId, overrides, {
       first: index === 0,
@@ -136,7 +139,17 @@ export async function reviveRun(
     }),
   );
   checkPlanLimits(engine.limits, specs);
-  await context.publish(specs);
+  // The run first, alone: when it exists already (this letter revived by a request just before, or
+  // a run id given twice) nothing more of it is published.
+  const [started] = await context.publish(specs.slice(0, 1));
+  if (started?.deduplicated) {
+    if (overrides.runId !== undefined)
+      throw new ApiError(
+        409,
+        'WORKFLOW_RUN_EXISTS',
+        `Workflow run ${runId} exists already: name a new run id, or none.`,
+      );
+  } else if (specs.length > 1) await context.publish(specs.slice(1));
   const letters = await messages.deadLetters({ runId: oldId, limit: 1_000 });
   await messages.deleteDeadLetters(letters.map((dead) => dead.id));
   const created = await store.getRun(runId);

@@ -53,7 +53,7 @@ const MAX_REVIVED = 50;
 function reviveOverrides(headers: Record<string, string>, action: string) {
   // No destination: the request's headers alone are read (any other Upstash-* header is refused, by name).
   const spec = parsed('http://dlq.invalid/', headers, '', action);
-  return { retries: spec.retries, flowControl: spec.flowControl };
+  return { retries: spec.retries, flowControl: spec.flowControl, runId: spec.workflow?.runId };
 }
 
 /**
@@ -136,6 +136,8 @@ export const dlqRoutes: QStashRouteSet = (app, { engine, logger }) => {
           return jsonResponse(200, await reviveRun(engine, letter!, mode, overrides));
         }
         const query = parseDlqActionQuery(new URL(c.req.url).searchParams, action, MAX_REVIVED);
+        if (overrides.runId !== undefined && (query.ids?.length ?? 0) !== 1)
+          throw new ApiError(400, 'BAD_REQUEST', `${action}: Upstash-Workflow-RunId names the run of one DLQ id only.`);
         let letters: DeadLetter[];
         let cursor: string | undefined;
         if (query.ids !== undefined) letters = await lettersById(query.ids);
