@@ -179,6 +179,57 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
     expect(await messages.settle('m2', 'runner-b', { status: 'delivered' }, NOW + 8)).toBe(true);
   });
 
+  it("holds a wait's end behind the run's delivery in progress without settling it; released after that delivery's settle too", async () => {
+    const { messages } = await runInDelivery(open);
+    // m1's answer was read and released (nothing held yet); the wait's end lands before m1 is settled.
+    expect(await messages.releaseHeld(RUN, 'm1')).toBe(0);
+    await messages.publish([{ message: stepMessage('w1', { stepId: 1 }), changes: [] }], {
+      behind: [RUN],
+      returning: false,
+      now: NOW + 5,
+    });
+    expect(await statuses(messages)).toEqual([
+      ['m1', 'pending'],
+      ['w1', 'pending'],
+    ]);
+    expect(await messages.claimDue({ now: NOW + 10, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toEqual([]);
+    // The holder settles m1, then lets go once more: the wait's end goes.
+    expect(await messages.settle('m1', 'runner-a', { status: 'delivered' }, NOW + 20)).toBe(true);
+    expect(await messages.releaseHeld(RUN, 'm1')).toBe(1);
+    expect(
+      (await messages.claimDue({ now: NOW + 30, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
+    ).toEqual(['w1']);
+    // No delivery of the run in progress now: the next wait's end is not held.
+    expect(await messages.settle('w1', 'runner-b', { status: 'delivered' }, NOW + 40)).toBe(true);
+    await messages.publish([{ message: { ...stepMessage('w2', { stepId: 2 }), now: NOW + 50 }, changes: [] }], {
+      behind: [RUN],
+      returning: false,
+      now: NOW + 50,
+    });
+    expect(
+      (await messages.claimDue({ now: NOW + 60, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
+    ).toEqual(['w2']);
+  });
+
+  it("stores a resumed run's kept entry delivered: never claimed, still an entry of the run's list", async () => {
+    const { messages } = await runInDelivery(open);
+    await messages.publish(
+      [
+        { message: { ...stepMessage('k1', { stepId: 1 }), delivered: true }, changes: [] },
+        { message: stepMessage('k2', { stepId: 2 }), changes: [] },
+      ],
+      { returning: false, now: NOW + 5 },
+    );
+    expect(await statuses(messages)).toEqual([
+      ['m1', 'pending'],
+      ['k1', 'delivered'],
+      ['k2', 'pending'],
+    ]);
+    expect(
+      (await messages.claimDue({ now: NOW + 10, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
+    ).toEqual(['k2']);
+  });
+
   it('holds what a delivery published while its holder renews, until released; a holder that died lets it go with its lease', async () => {
     const { messages } = await runInDelivery(open);
     await messages.publish([{ message: stepMessage('m2', { stepId: 1 }), changes: [] }], {
