@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FlowControl } from '../../../protocol/flow-control.js';
 import { ApiError } from '../../errors.js';
-import type { Run } from '../../store/types.js';
+import { FINISHED_RUN_STATUSES, type Run } from '../../store/types.js';
 import { openHeaders, type EngineContext, type RunConfig, type StoredFollowUp } from '../context.js';
 import type { QStashEngine } from '../engine.js';
 import { WorkflowHeader } from '../headers.js';
@@ -26,7 +26,8 @@ import { checkPlanLimits } from '../publish/limits.js';
  * old run's settings. The old run's dead letters are deleted once the new run is stored: a letter
  * revives once. The new run's id (unless `Upstash-Workflow-RunId` names one) is derived from the
  * letter and the mode, so the same request sent twice (a retried call, two callers at once) starts
- * one run, not two.
+ * one run, not two, and one cut short by a runner that died is completed by sending it again (the
+ * letter stays in the DLQ until the new run is whole).
  */
 
 export type ReviveMode = 'resume' | 'restart';
@@ -100,7 +101,8 @@ function revivedSpec(
     workflow: { runId, init: first, url: run.url, callType: first ? 'step' : (message.callType ?? 'step') },
     label: first ? (config.label ?? undefined) : undefined,
     flowControl: overrides.flowControl ?? (first ? (config.flowControl ?? undefined) : undefined),
-    deduplicationId: undefined,
+    // Each entry once in the new run, whatever its own key (a call's answer has none): a revive sent again completes the list.
+    deduplicationId: first ? undefined : `revive:${runId}:${message.id}`,
     contentBasedDeduplication: false,
     redact: spec.redact,
     ...(first && config.restTrigger && { restTrigger: true }),
@@ -139,19 +141,15 @@ export async function reviveRun(
     }),
   );
   checkPlanLimits(engine.limits, specs);
-  // The run first, alone: when it exists already (this letter revived by a request just before, or
-  // a run id given twice) nothing more of it is published.
+  // The run first, alone. A run id given twice is refused; the derived one found again is this
+  // letter's revive sent again (or cut short by a runner that died): its list is completed, each
+  // entry once, unless the run finished meanwhile.
   const [started] = await context.publish(specs.slice(0, 1));
-  if (started?.deduplicated) {
-    if (overrides.runId !== undefined)
-      throw new ApiError(
-        409,
-        'WORKFLOW_RUN_EXISTS',
-        `Workflow run ${runId} exists already: name a new run id, or none.`,
-      );
-  } else if (specs.length > 1) await context.publish(specs.slice(1));
+  if (started?.deduplicated && overrides.runId !== undefined)
+    throw new ApiError(409, 'WORKFLOW_RUN_EXISTS', `Workflow run ${runId} exists already: name a new run id, or none.`);
+  const revived = await store.getRun(runId);
+  if (specs.length > 1 && revived && !FINISHED_RUN_STATUSES.has(revived.status)) await context.publish(specs.slice(1));
   const letters = await messages.deadLetters({ runId: oldId, limit: 1_000 });
   await messages.deleteDeadLetters(letters.map((dead) => dead.id));
-  const created = await store.getRun(runId);
-  return { workflowRunId: runId, workflowCreatedAt: created?.createdAt ?? context.now() };
+  return { workflowRunId: runId, workflowCreatedAt: revived?.createdAt ?? context.now() };
 }
