@@ -113,6 +113,9 @@ async function runInDelivery(open: () => Promise<Store>): Promise<Opened> {
   return { store, messages };
 }
 
+/** The ids runner-b claims at `now`. */
+const claimedIds = async (messages: MessageStore, now: number): Promise<string[]> =>
+  (await messages.claimDue({ now, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id);
 const statuses = async (messages: MessageStore) => (await messages.runMessages(RUN)).map((m) => [m.id, m.status]);
 const during = (stepId: number, concurrent = 1) => [{ runId: RUN, step: { stepId, concurrent } }];
 
@@ -163,9 +166,7 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
     );
     await messages.releaseHeld(RUN, 'm1');
     // m2 is being delivered when the first delivery, sent again, publishes step 1 once more.
-    expect(
-      (await messages.claimDue({ now: NOW + 6, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
-    ).toEqual(['m2']);
+    expect(await claimedIds(messages, NOW + 6)).toEqual(['m2']);
     const again = await messages.publish(
       [{ message: stepMessage('m2b', { stepId: 1, out: '"second"' }), changes: [succeeded(1, 'second')] }],
       { during: during(1), returning: false, now: NOW + 7 },
@@ -196,9 +197,7 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
     // The holder settles m1, then lets go once more: the wait's end goes.
     expect(await messages.settle('m1', 'runner-a', { status: 'delivered' }, NOW + 20)).toBe(true);
     expect(await messages.releaseHeld(RUN, 'm1')).toBe(1);
-    expect(
-      (await messages.claimDue({ now: NOW + 30, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
-    ).toEqual(['w1']);
+    expect(await claimedIds(messages, NOW + 30)).toEqual(['w1']);
     // No delivery of the run in progress now: the next wait's end is not held.
     expect(await messages.settle('w1', 'runner-b', { status: 'delivered' }, NOW + 40)).toBe(true);
     await messages.publish([{ message: { ...stepMessage('w2', { stepId: 2 }), now: NOW + 50 }, changes: [] }], {
@@ -206,9 +205,7 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
       returning: false,
       now: NOW + 50,
     });
-    expect(
-      (await messages.claimDue({ now: NOW + 60, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
-    ).toEqual(['w2']);
+    expect(await claimedIds(messages, NOW + 60)).toEqual(['w2']);
   });
 
   it("stores a resumed run's kept entry delivered: never claimed, still an entry of the run's list", async () => {
@@ -225,9 +222,7 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
       ['k1', 'delivered'],
       ['k2', 'pending'],
     ]);
-    expect(
-      (await messages.claimDue({ now: NOW + 10, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
-    ).toEqual(['k2']);
+    expect(await claimedIds(messages, NOW + 10)).toEqual(['k2']);
   });
 
   it('holds what a delivery published while its holder renews, until released; a holder that died lets it go with its lease', async () => {
@@ -258,9 +253,7 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
       ['m2', 'delivered'],
       ['m3', 'pending'],
     ]);
-    expect(
-      (await messages.claimDue({ now: NOW + 120_004, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).map((m) => m.id),
-    ).toEqual(['m3']);
+    expect(await claimedIds(messages, NOW + 120_004)).toEqual(['m3']);
   });
 
   it("settles a parallel branch's own plan step delivery, and the step after the group the latest delivery", async () => {
