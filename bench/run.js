@@ -1,4 +1,4 @@
-// wfkit benchmark: baselines, per-step overhead, where a run's time goes, throughput,
+// wfkit benchmark: baselines, per-step overhead, where a run's time goes, throughput, start to done through processes,
 // bytes per run, runner RSS, run-list queries at 100,000 runs, database size under retention, and the PostgreSQL store (1 and 3 runners) beside SQLite. Run with `npm run bench` (builds first; imports ../dist).
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { startRunner } from './lib/runner-harness.js';
 import { measurePostgres } from './lib/postgres-bench.js';
 import { measureRunList } from './lib/run-list.js';
 import { measureSequential } from './lib/sequential.js';
+import { measureStartToDone } from './lib/start-to-done.js';
 import { pooled, withoutSamples } from './lib/stats.js';
 import { createClient, startInProcess } from './lib/start-run.js';
 import { loadWarning, systemInfo } from './lib/sysinfo.js';
@@ -155,6 +156,13 @@ async function main() {
 
   await measureInProcess(results);
   await measureWithAppProcess(results);
+
+  log('start to done: app process, wf start process, client on the event stream');
+  try {
+    results.startToDone = await measureStartToDone({ token });
+  } catch (error) {
+    results.startToDone = { error: String(error?.stack ?? error) };
+  }
 
   log('finding runs: list queries at 100,000 runs');
   try {

@@ -7,9 +7,14 @@ import { withTimeout } from './timebox.js';
 
 const CHILD = fileURLToPath(new URL('../app-child.js', import.meta.url));
 
-export async function startAppProcess({ token }) {
+export async function startAppProcess({ token, runnerUrl, steps = [10] }) {
   const child = spawn(process.execPath, [CHILD], {
-    env: { ...process.env, WF_BENCH_TOKEN: token },
+    env: {
+      ...process.env,
+      WF_BENCH_TOKEN: token,
+      WF_BENCH_STEPS: steps.join(','),
+      ...(runnerUrl && { WF_BENCH_RUNNER_URL: runnerUrl }),
+    },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = once(child, 'exit');

@@ -151,10 +151,34 @@ export function buildRows(r) {
       vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start`,
     });
   }
+  rows.push(...startToDoneRows(r, ratios));
   rows.push(...runListRows(r, ratios));
   rows.push(...upstashRows(r, ratios));
   rows.push(...retentionRows(r));
   rows.push(...postgresRows(r, ratios));
+  return rows;
+}
+
+/** Start to done through processes as deployed: app, `wf start`, and a client on the event stream. */
+function startToDoneRows(r, ratios) {
+  const rows = [
+    {
+      section:
+        'start to done as a user sees it: client POST to a wfkit/node app (own process) -> wf start on SQLite (own process) -> completion on GET /v1/events',
+    },
+  ];
+  const t = r.startToDone;
+  if (!t) return rows.concat({ metric: 'not measured', value: 'skipped' });
+  if (t.error) return rows.concat({ metric: `failed: ${t.error.split('\n')[0]}`, value: 'error' });
+  for (const row of t) {
+    rows.push({
+      metric: `${row.steps}-step run, median of ${row.runs} (p99 ${ms(row.p99Ms)}, min ${ms(row.minMs)})`,
+      value: ms(row.medianMs),
+      target: row.steps === 0 ? '<= 3 ms' : 'info',
+      ...(row.steps === 0 && { status: row.medianMs <= 3 ? 'PASS' : 'FAIL' }),
+      ...ratios(row.medianMs),
+    });
+  }
   return rows;
 }
 
