@@ -162,6 +162,29 @@ export function admitMessages<Row extends DueRow>(
 
 type Alongside = PublishOptions & { changes: readonly Change[] };
 
+/**
+ * Runs `write` without waiting for the disk (`synchronous = NORMAL` for its commit, then the
+ * connection's own level again): for the writes of leases and holds only. They guard against a
+ * second runner sending a message at the same time, and an OS crash or power loss, the only thing
+ * that loses an unsynced commit (a process crash loses nothing), ends every runner on this file with
+ * it; a restart drops the leases anyway (`releaseAll`). A lost one is a message free to claim, as
+ * its dead holder's would be. WAL keeps commits in order: the next synced commit (a publish, a
+ * settle, the store's) makes it durable too, so nothing written after it is kept without it.
+ */
+function unsyncedWrites(db: Database): <T>(write: () => T) => T {
+  const level = db.pragma('synchronous', { simple: true }) as number;
+  const relaxed = db.prepare('PRAGMA synchronous = NORMAL');
+  const restore = db.prepare(`PRAGMA synchronous = ${level}`);
+  return (write) => {
+    relaxed.run();
+    try {
+      return write();
+    } finally {
+      restore.run();
+    }
+  };
+}
+
 export class SqliteMessageStore implements MessageStore {
   readonly #db: Database;
   readonly #s;
@@ -176,14 +199,20 @@ export class SqliteMessageStore implements MessageStore {
     options: PublishOptions,
   ) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
   readonly #claim: (options: MessageClaimOptions) => StoredMessage[];
+  readonly #renew: (ids: readonly string[], owner: string, until: number) => void;
   readonly #pruneRuns: (
     runIds: readonly string[],
     options: { dryRun: boolean },
   ) => { kept: string[]; messages: number };
 
+  /** Lease and hold writes, committed without an fsync (`unsyncedWrites`). */
+  readonly #unsynced: <T>(write: () => T) => T;
+
   constructor(connection: Extract<StoreConnection, { kind: 'sqlite' }>) {
     const { db } = connection;
     this.#db = db;
+    const unsynced = unsyncedWrites(db);
+    this.#unsynced = unsynced;
     const s = {
       insertRun:
         db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
@@ -341,7 +370,16 @@ export class SqliteMessageStore implements MessageStore {
       for (const wait of parked) s.park.run({ id: wait.id, until: wait.until });
       return admitted.map((row) => toMessage({ ...row, spec: s.spec.get(row.id) as string }));
     });
-    this.#claim = (options) => claim.immediate(options);
+    // Leases, parked due times and flow stamps only: unsynced (a lost flow stamp after a power loss
+    // lets one more delivery of its key start).
+    this.#claim = (options) => unsynced(() => claim.immediate(options));
+    // One commit for every lease in flight and its holds.
+    this.#renew = db.transaction((ids: readonly string[], owner: string, until: number) => {
+      for (const id of ids) {
+        s.renew.run(until, id, owner);
+        s.renewHold.run(until, holdOwner(id));
+      }
+    });
     const pruneRuns = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }) => {
       const kept: string[] = [];
       let messages = 0;
@@ -386,14 +424,11 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async renew(ids: readonly string[], owner: string, until: number): Promise<void> {
-    for (const id of ids) {
-      this.#s.renew.run(until, id, owner);
-      this.#s.renewHold.run(until, holdOwner(id));
-    }
+    this.#unsynced(() => this.#renew(ids, owner, until));
   }
 
   async releaseHeld(runId: string, deliveryId: string): Promise<number> {
-    return this.#s.releaseHeld.run(runId, holdOwner(deliveryId)).changes;
+    return this.#unsynced(() => this.#s.releaseHeld.run(runId, holdOwner(deliveryId)).changes);
   }
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
@@ -439,7 +474,9 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async nextAttemptSeq(runId: string, now: number): Promise<number> {
-    return this.#s.nextAttempt.get({ runId, now }) as number;
+    // Unsynced: only the attempt committed later with this number keeps it, and WAL order makes
+    // that commit's fsync keep the count too (lost together, the number is simply given again).
+    return this.#unsynced(() => this.#s.nextAttempt.get({ runId, now }) as number);
   }
 
   async nextDueAt(): Promise<number | null> {
