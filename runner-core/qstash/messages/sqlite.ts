@@ -16,6 +16,7 @@ import type {
   RunMessage,
   RunStart,
   StoredMessage,
+  StoredPublish,
   StoredSpec,
   DeadLetter,
   DeadLetterQuery,
@@ -194,10 +195,7 @@ export class SqliteMessageStore implements MessageStore {
     alongside: Alongside | undefined,
   ) => { created: boolean; applied: Applied };
   readonly #insert: (messages: readonly NewMessage[]) => { id: string; deduplicated: boolean }[];
-  readonly #publish: (
-    messages: readonly PublishedMessage[],
-    options: PublishOptions,
-  ) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
+  readonly #publish: (messages: readonly PublishedMessage[], options: PublishOptions) => StoredPublish;
   readonly #claim: (options: MessageClaimOptions) => StoredMessage[];
   readonly #renew: (ids: readonly string[], owner: string, until: number) => void;
   readonly #pruneRuns: (
@@ -311,15 +309,18 @@ export class SqliteMessageStore implements MessageStore {
       return { id: s.byDedup.get(m.dedupKey) as string, deduplicated: true };
     };
     // `published`: the messages this publish stored, which no delivery ran yet.
-    const settleDuring = (during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): void => {
+    // How many of `published` it held.
+    const settleDuring = (during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): number => {
+      let held = 0;
       for (const { runId, step } of during) {
         const rows = (s.undelivered.all(runId) as InFlightRow[]).filter((row) => !published.has(row.id));
         const id = deliveryInProgress(rows.map(toInFlight), step);
         if (id === undefined) continue;
         const ids = JSON.stringify([...published]);
-        if (published.size > 0) s.hold.run({ hold: holdOwner(id), delivery: id, runId, ids, now });
+        if (published.size > 0) held += s.hold.run({ hold: holdOwner(id), delivery: id, runId, ids, now }).changes;
         s.settleDelivered.run({ id, now });
       }
+      return held;
     };
     // IMMEDIATE: the write lock up front, as the `Store`'s transactions take it. The store's changes
     // join it (`connection.apply`, a savepoint): a failing change (an unknown run) undoes it all.
@@ -339,13 +340,14 @@ export class SqliteMessageStore implements MessageStore {
       const results = messages.map((m) => insertOne(m.message));
       const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
       const runs = new Set(fresh.map((m) => m.message.runId));
-      settleDuring(
+      const held = settleDuring(
         (options.during ?? []).filter((ref) => runs.has(ref.runId)),
         new Set(messages.map((m) => m.message.id)),
         options.now,
       );
       return {
         results,
+        held,
         applied: connection.apply(
           fresh.flatMap((m) => m.changes),
           options.returning,
@@ -404,11 +406,10 @@ export class SqliteMessageStore implements MessageStore {
     return this.#createRun(run, first, alongside);
   }
 
-  async publish(
-    messages: readonly PublishedMessage[],
-    options: PublishOptions,
-  ): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
-    return messages.length === 0 ? { results: [], applied: appliedAttempts([]) } : this.#publish(messages, options);
+  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<StoredPublish> {
+    return messages.length === 0
+      ? { results: [], applied: appliedAttempts([]), held: 0 }
+      : this.#publish(messages, options);
   }
 
   async runConfig(runId: string): Promise<string | undefined> {
