@@ -225,6 +225,10 @@ export class SqliteMessageStore implements MessageStore {
       byDedup: db.prepare('SELECT id FROM qstash_messages WHERE dedup_key = ?').pluck(),
       due: db.prepare(`SELECT ${DUE_COLUMNS}, length(spec) AS spec_bytes FROM qstash_messages WHERE status = 'pending'
         AND due_at <= @now AND (lease_until IS NULL OR lease_until < @now) ORDER BY due_at LIMIT @limit`),
+      anyDue: db
+        .prepare(`SELECT 1 FROM qstash_messages WHERE status = 'pending' AND due_at <= @now
+        AND (lease_until IS NULL OR lease_until < @now) LIMIT 1`)
+        .pluck(),
       spec: db.prepare('SELECT spec FROM qstash_messages WHERE id = ?').pluck(),
       lease: db.prepare(`UPDATE qstash_messages SET lease_owner = @owner, lease_until = @until,
         flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE @now END WHERE id = @id`),
@@ -373,8 +377,11 @@ export class SqliteMessageStore implements MessageStore {
       return admitted.map((row) => toMessage({ ...row, spec: s.spec.get(row.id) as string }));
     });
     // Leases, parked due times and flow stamps only: unsynced (a lost flow stamp after a power loss
-    // lets one more delivery of its key start).
-    this.#claim = (options) => unsynced(() => claim.immediate(options));
+    // lets one more delivery of its key start). A claim that finds nothing due (most wake-ups: a
+    // delivery ended) takes no write lock: a plain read first; what falls due meanwhile is found by
+    // the next wake or poll, as if the claim had run a moment earlier.
+    this.#claim = (options) =>
+      s.anyDue.get({ now: options.now }) === undefined ? [] : unsynced(() => claim.immediate(options));
     // One commit for every lease in flight and its holds.
     this.#renew = db.transaction((ids: readonly string[], owner: string, until: number) => {
       for (const id of ids) {
