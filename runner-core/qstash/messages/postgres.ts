@@ -300,8 +300,10 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
-    const rows = await this.#sql<RunMessageRow[]>`SELECT id, seq, call_type, spec, status, retried, created_at
-      FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
+    const rows = await this.#sql<
+      RunMessageRow[]
+    >`SELECT id, seq, call_type, spec::json->>'body' AS body, status, retried,
+      created_at FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
     return rows.map(toRunMessage);
   }
 

@@ -58,12 +58,16 @@ export function toMessage(row: MessageRow): StoredMessage {
   };
 }
 
-/** A run message's entry: its body as the SDK decodes it. */
+/**
+ * A run message's entry: its body as the SDK decodes it. The database takes the body out of the
+ * stored spec (a delivery reads every message of its run, so the rest of each spec, headers and
+ * all, is not parsed for it).
+ */
 export interface RunMessageRow {
   id: string;
   seq: number;
   call_type: string | null;
-  spec: string;
+  body: string;
   status: string;
   retried: number;
   created_at: number;
@@ -74,7 +78,7 @@ export function toRunMessage(row: RunMessageRow): RunMessage {
     id: row.id,
     seq: Number(row.seq),
     callType: row.call_type,
-    body: (JSON.parse(row.spec) as StoredSpec).body,
+    body: row.body,
     status: row.status as RunMessage['status'],
     retried: row.retried,
     createdAt: Number(row.created_at),
@@ -247,7 +251,8 @@ export class SqliteMessageStore implements MessageStore {
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
       runMessages: db.prepare(
-        'SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq',
+        `SELECT id, seq, call_type, json_extract(spec, '$.body') AS body, status, retried, created_at FROM qstash_messages
+        WHERE run_id = ? AND seq <= ? ORDER BY seq`,
       ),
       deadLetters: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
         AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId) ORDER BY seq DESC LIMIT @limit`),
