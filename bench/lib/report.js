@@ -260,6 +260,9 @@ function upstashRows(r, ratios) {
     value: `${u.upstashOverNative}x`,
     target: 'info',
   });
+  // Where an Upstash step's time goes (median per run / steps; app and runner share one thread).
+  for (const p of u.phases ?? [])
+    rows.push({ metric: `  per step, ${p.phase}`, value: ms(p.perStepMs), target: 'info' });
   return rows;
 }
 

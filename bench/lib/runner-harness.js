@@ -61,6 +61,8 @@ export async function startRunner({
     runner,
     probe,
     apiUrl,
+    /** The HTTP API's server (with `api`): the bench watches its requests. */
+    server,
     /** Resolves when `runId` completes; rejects if it fails or `ms` pass. */
     async waitFor(runId, ms = 15_000) {
       let status = finished.get(runId);

@@ -37,12 +37,45 @@ async function startUpstashApp({ runnerUrl, token, keys, steps }) {
     const s = listen({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
   return {
+    server,
     url: `http://127.0.0.1:${server.address().port}/noop`,
     close: async () => {
       server.closeAllConnections?.();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/**
+ * Sums the time `server` spends on the requests `counted` picks (arrival to the response's end)
+ * into `sink().key` while `sink()` gives an object: the phase breakdown of the Upstash run.
+ */
+function timeRequests(server, counted, sink, key) {
+  server.on('request', (req, res) => {
+    const into = sink();
+    if (!into || !counted(req)) return;
+    const t0 = performance.now();
+    res.once('finish', () => (into[key] += performance.now() - t0));
+  });
+}
+
+/**
+ * Where an Upstash run's time goes, per step (medians over the runs): the app's own work (the SDK
+ * and Hono, a delivery's handling minus the publish it waits for), the runner answering the app's
+ * publishes, and the rest (the runner between an answer and the next delivery's arrival, with the
+ * run's start and end spread over the steps). One process: the app's and the runner's work share a thread.
+ */
+function breakdown(phases, steps) {
+  const perStep = (pick) => round(summarize(phases.map(pick)).median / steps, 4);
+  return [
+    { phase: 'app: the SDK and Hono (a delivery minus its publish)', perStepMs: perStep((p) => p.app - p.publish) },
+    { phase: 'runner: answer a publish (store the result, settle, hold)', perStepMs: perStep((p) => p.publish) },
+    {
+      phase:
+        'runner: answer read -> next delivery at the app (release, claim, attempt, list, sign, send; start and end)',
+      perStepMs: perStep((p) => p.run - p.app),
+    },
+  ];
 }
 
 /**
@@ -72,10 +105,30 @@ export async function measureUpstash({ token, runs = 30, warmup = 3, maxMs = 30_
       start: async () => (await upstashClient.trigger({ url: upstash.url, disableTelemetry: true })).workflowRunId,
     },
   ];
-  const once = async (variant) => {
+  // The Upstash run being measured: its phases (ms) are summed while it runs.
+  let current = null;
+  const phases = [];
+  timeRequests(
+    upstash.server,
+    () => true,
+    () => current,
+    'app',
+  );
+  timeRequests(
+    harness.server,
+    (req) => /^\/v2\/(batch|publish)\b/.test(req.url ?? ''),
+    () => current,
+    'publish',
+  );
+  const once = async (variant, measured = false) => {
+    const traced = measured && variant === variants[1];
+    if (traced) current = { app: 0, publish: 0, run: 0 };
     const t0 = performance.now();
     await harness.waitFor(await variant.start(), 30_000);
-    return performance.now() - t0;
+    const ms = performance.now() - t0;
+    if (traced) phases.push({ ...current, run: ms });
+    current = null;
+    return ms;
   };
   try {
     log(`Upstash protocol beside native, ${STEPS} steps`);
@@ -83,7 +136,7 @@ export async function measureUpstash({ token, runs = 30, warmup = 3, maxMs = 30_
     for (let i = 0; i < warmup && !time.passed(); i++) for (const v of variants) await once(v);
     const samples = variants.map(() => []);
     for (let i = 0; i < runs && !time.passed(); i++)
-      for (const [k, v] of variants.entries()) samples[k].push(await once(v));
+      for (const [k, v] of variants.entries()) samples[k].push(await once(v, true));
     const [nativeRun, upstashRun] = samples.map((s) => summarize(s));
     return {
       steps: STEPS,
@@ -97,6 +150,7 @@ export async function measureUpstash({ token, runs = 30, warmup = 3, maxMs = 30_
         };
       }),
       upstashOverNative: round(upstashRun.median / nativeRun.median, 2),
+      phases: breakdown(phases, STEPS),
     };
   } finally {
     await nativeClient.close();

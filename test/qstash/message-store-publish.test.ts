@@ -127,6 +127,7 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
       { during: during(1), returning: true, now: NOW + 5 },
     );
     expect(stored.results).toEqual([{ id: 'm2', deduplicated: false }]);
+    expect(stored.held).toBe(1);
     expect(stored.applied.steps).toMatchObject([{ index: 1, status: 'succeeded' }]);
     expect(await statuses(messages)).toEqual([
       ['m1', 'delivered'],
@@ -243,11 +244,12 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
     expect(await messages.settle('m2', 'runner-b', { status: 'pending', dueAt: NOW + 200_000 }, NOW + 120_002)).toBe(
       true,
     );
-    await messages.publish([{ message: stepMessage('m3', { stepId: 2 }), changes: [] }], {
+    const unheld = await messages.publish([{ message: stepMessage('m3', { stepId: 2 }), changes: [] }], {
       during: during(2),
       returning: false,
       now: NOW + 120_003,
     });
+    expect(unheld.held).toBe(0);
     expect(await statuses(messages)).toEqual([
       ['m1', 'delivered'],
       ['m2', 'delivered'],

@@ -15,6 +15,7 @@ import type {
   RunMessage,
   RunStart,
   StoredMessage,
+  StoredPublish,
   DeadLetter,
   DeadLetterQuery,
 } from './store.js';
@@ -74,7 +75,8 @@ export class PostgresMessageStore implements MessageStore {
     during: readonly DeliveryRef[],
     published: ReadonlySet<string>,
     now: number,
-  ): Promise<void> {
+  ): Promise<number> {
+    let held = 0;
     for (const { runId, step } of during) {
       const rows = await tx<
         InFlightRow[]
@@ -83,15 +85,18 @@ export class PostgresMessageStore implements MessageStore {
       if (id === undefined) continue;
       // The run's fresh messages wait for this delivery's answer (publish-hold.ts); its row is locked above.
       if (published.size > 0) {
-        await tx`UPDATE qstash_messages m SET lease_owner = ${holdOwner(id)}, lease_until = d.lease_until
+        held += (
+          await tx`UPDATE qstash_messages m SET lease_owner = ${holdOwner(id)}, lease_until = d.lease_until
           FROM qstash_messages d
           WHERE d.id = ${id} AND d.lease_owner IS NOT NULL AND d.lease_until >= ${now}::bigint
             AND m.run_id = ${runId} AND m.status = 'pending' AND m.lease_owner IS NULL
-            AND m.id = ANY(${[...published]})`;
+            AND m.id = ANY(${[...published]})`
+        ).count;
       }
       await tx`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = ${now}::bigint WHERE id = ${id} AND status = 'pending'`;
     }
+    return held;
   }
 
   /**
@@ -125,11 +130,8 @@ export class PostgresMessageStore implements MessageStore {
     });
   }
 
-  async publish(
-    messages: readonly PublishedMessage[],
-    options: PublishOptions,
-  ): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
-    if (messages.length === 0) return { results: [], applied: appliedAttempts([]) };
+  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<StoredPublish> {
+    if (messages.length === 0) return { results: [], applied: appliedAttempts([]), held: 0 };
     return this.#transaction(async (tx) => {
       const results = await this.#insert(
         tx,
@@ -137,7 +139,7 @@ export class PostgresMessageStore implements MessageStore {
       );
       const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
       const runs = new Set(fresh.map((m) => m.message.runId));
-      await this.#settleDuring(
+      const held = await this.#settleDuring(
         tx,
         (options.during ?? []).filter((ref) => runs.has(ref.runId)),
         new Set(messages.map((m) => m.message.id)),
@@ -153,6 +155,7 @@ export class PostgresMessageStore implements MessageStore {
         );
       return {
         results,
+        held,
         applied: await this.#connection.apply(
           tx,
           fresh.flatMap((m) => m.changes),
@@ -324,8 +327,10 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
-    const rows = await this.#sql<RunMessageRow[]>`SELECT id, seq, call_type, spec, status, retried, created_at
-      FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
+    const rows = await this.#sql<
+      RunMessageRow[]
+    >`SELECT id, seq, call_type, spec::json->>'body' AS body, status, retried,
+      created_at FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
     return rows.map(toRunMessage);
   }
 

@@ -16,6 +16,7 @@ import type {
   RunMessage,
   RunStart,
   StoredMessage,
+  StoredPublish,
   StoredSpec,
   DeadLetter,
   DeadLetterQuery,
@@ -57,12 +58,16 @@ export function toMessage(row: MessageRow): StoredMessage {
   };
 }
 
-/** A run message's entry: its body as the SDK decodes it. */
+/**
+ * A run message's entry: its body as the SDK decodes it. The database takes the body out of the
+ * stored spec (a delivery reads every message of its run, so the rest of each spec, headers and
+ * all, is not parsed for it).
+ */
 export interface RunMessageRow {
   id: string;
   seq: number;
   call_type: string | null;
-  spec: string;
+  body: string;
   status: string;
   retried: number;
   created_at: number;
@@ -73,7 +78,7 @@ export function toRunMessage(row: RunMessageRow): RunMessage {
     id: row.id,
     seq: Number(row.seq),
     callType: row.call_type,
-    body: (JSON.parse(row.spec) as StoredSpec).body,
+    body: row.body,
     status: row.status as RunMessage['status'],
     retried: row.retried,
     createdAt: Number(row.created_at),
@@ -162,6 +167,29 @@ export function admitMessages<Row extends DueRow>(
 
 type Alongside = PublishOptions & { changes: readonly Change[] };
 
+/**
+ * Runs `write` without waiting for the disk (`synchronous = NORMAL` for its commit, then the
+ * connection's own level again): for the writes of leases and holds only. They guard against a
+ * second runner sending a message at the same time, and an OS crash or power loss, the only thing
+ * that loses an unsynced commit (a process crash loses nothing), ends every runner on this file with
+ * it; a restart drops the leases anyway (`releaseAll`). A lost one is a message free to claim, as
+ * its dead holder's would be. WAL keeps commits in order: the next synced commit (a publish, a
+ * settle, the store's) makes it durable too, so nothing written after it is kept without it.
+ */
+function unsyncedWrites(db: Database): <T>(write: () => T) => T {
+  const level = db.pragma('synchronous', { simple: true }) as number;
+  const relaxed = db.prepare('PRAGMA synchronous = NORMAL');
+  const restore = db.prepare(`PRAGMA synchronous = ${level}`);
+  return (write) => {
+    relaxed.run();
+    try {
+      return write();
+    } finally {
+      restore.run();
+    }
+  };
+}
+
 export class SqliteMessageStore implements MessageStore {
   readonly #db: Database;
   readonly #s;
@@ -171,19 +199,22 @@ export class SqliteMessageStore implements MessageStore {
     alongside: Alongside | undefined,
   ) => { created: boolean; applied: Applied };
   readonly #insert: (messages: readonly NewMessage[]) => { id: string; deduplicated: boolean }[];
-  readonly #publish: (
-    messages: readonly PublishedMessage[],
-    options: PublishOptions,
-  ) => { results: { id: string; deduplicated: boolean }[]; applied: Applied };
+  readonly #publish: (messages: readonly PublishedMessage[], options: PublishOptions) => StoredPublish;
   readonly #claim: (options: MessageClaimOptions) => StoredMessage[];
+  readonly #renew: (ids: readonly string[], owner: string, until: number) => void;
   readonly #pruneRuns: (
     runIds: readonly string[],
     options: { dryRun: boolean },
   ) => { kept: string[]; messages: number };
 
+  /** Lease and hold writes, committed without an fsync (`unsyncedWrites`). */
+  readonly #unsynced: <T>(write: () => T) => T;
+
   constructor(connection: Extract<StoreConnection, { kind: 'sqlite' }>) {
     const { db } = connection;
     this.#db = db;
+    const unsynced = unsyncedWrites(db);
+    this.#unsynced = unsynced;
     const s = {
       insertRun:
         db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
@@ -198,6 +229,10 @@ export class SqliteMessageStore implements MessageStore {
       byDedup: db.prepare('SELECT id FROM qstash_messages WHERE dedup_key = ?').pluck(),
       due: db.prepare(`SELECT ${DUE_COLUMNS}, length(spec) AS spec_bytes FROM qstash_messages WHERE status = 'pending'
         AND due_at <= @now AND (lease_until IS NULL OR lease_until < @now) ORDER BY due_at LIMIT @limit`),
+      anyDue: db
+        .prepare(`SELECT 1 FROM qstash_messages WHERE status = 'pending' AND due_at <= @now
+        AND (lease_until IS NULL OR lease_until < @now) LIMIT 1`)
+        .pluck(),
       spec: db.prepare('SELECT spec FROM qstash_messages WHERE id = ?').pluck(),
       lease: db.prepare(`UPDATE qstash_messages SET lease_owner = @owner, lease_until = @until,
         flow_started_at = CASE WHEN flow_key IS NULL THEN NULL ELSE @now END WHERE id = @id`),
@@ -216,7 +251,8 @@ export class SqliteMessageStore implements MessageStore {
           lease_owner = NULL, lease_until = NULL, updated_at = @now
         WHERE id = @id AND lease_owner = @owner`),
       runMessages: db.prepare(
-        'SELECT id, seq, call_type, spec, status, retried, created_at FROM qstash_messages WHERE run_id = ? AND seq <= ? ORDER BY seq',
+        `SELECT id, seq, call_type, json_extract(spec, '$.body') AS body, status, retried, created_at FROM qstash_messages
+        WHERE run_id = ? AND seq <= ? ORDER BY seq`,
       ),
       deadLetters: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
         AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId)
@@ -291,15 +327,18 @@ export class SqliteMessageStore implements MessageStore {
       return { id: s.byDedup.get(m.dedupKey) as string, deduplicated: true };
     };
     // `published`: the messages this publish stored, which no delivery ran yet.
-    const settleDuring = (during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): void => {
+    // How many of `published` it held.
+    const settleDuring = (during: readonly DeliveryRef[], published: ReadonlySet<string>, now: number): number => {
+      let held = 0;
       for (const { runId, step } of during) {
         const rows = (s.undelivered.all(runId) as InFlightRow[]).filter((row) => !published.has(row.id));
         const id = deliveryInProgress(rows.map(toInFlight), step);
         if (id === undefined) continue;
         const ids = JSON.stringify([...published]);
-        if (published.size > 0) s.hold.run({ hold: holdOwner(id), delivery: id, runId, ids, now });
+        if (published.size > 0) held += s.hold.run({ hold: holdOwner(id), delivery: id, runId, ids, now }).changes;
         s.settleDelivered.run({ id, now });
       }
+      return held;
     };
     const holdBehind = (runIds: readonly string[], published: ReadonlySet<string>, now: number): void => {
       const ids = JSON.stringify([...published]);
@@ -326,7 +365,7 @@ export class SqliteMessageStore implements MessageStore {
       const results = messages.map((m) => insertOne(m.message));
       const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
       const runs = new Set(fresh.map((m) => m.message.runId));
-      settleDuring(
+      const held = settleDuring(
         (options.during ?? []).filter((ref) => runs.has(ref.runId)),
         new Set(messages.map((m) => m.message.id)),
         options.now,
@@ -335,6 +374,7 @@ export class SqliteMessageStore implements MessageStore {
       if (behind.length > 0) holdBehind(behind, new Set(fresh.map((m) => m.message.id)), options.now);
       return {
         results,
+        held,
         applied: connection.apply(
           fresh.flatMap((m) => m.changes),
           options.returning,
@@ -359,7 +399,19 @@ export class SqliteMessageStore implements MessageStore {
       for (const wait of parked) s.park.run({ id: wait.id, until: wait.until });
       return admitted.map((row) => toMessage({ ...row, spec: s.spec.get(row.id) as string }));
     });
-    this.#claim = (options) => claim.immediate(options);
+    // Leases, parked due times and flow stamps only: unsynced (a lost flow stamp after a power loss
+    // lets one more delivery of its key start). A claim that finds nothing due (most wake-ups: a
+    // delivery ended) takes no write lock: a plain read first; what falls due meanwhile is found by
+    // the next wake or poll, as if the claim had run a moment earlier.
+    this.#claim = (options) =>
+      s.anyDue.get({ now: options.now }) === undefined ? [] : unsynced(() => claim.immediate(options));
+    // One commit for every lease in flight and its holds.
+    this.#renew = db.transaction((ids: readonly string[], owner: string, until: number) => {
+      for (const id of ids) {
+        s.renew.run(until, id, owner);
+        s.renewHold.run(until, holdOwner(id));
+      }
+    });
     const pruneRuns = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }) => {
       const kept: string[] = [];
       let messages = 0;
@@ -384,11 +436,10 @@ export class SqliteMessageStore implements MessageStore {
     return this.#createRun(run, first, alongside);
   }
 
-  async publish(
-    messages: readonly PublishedMessage[],
-    options: PublishOptions,
-  ): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }> {
-    return messages.length === 0 ? { results: [], applied: appliedAttempts([]) } : this.#publish(messages, options);
+  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<StoredPublish> {
+    return messages.length === 0
+      ? { results: [], applied: appliedAttempts([]), held: 0 }
+      : this.#publish(messages, options);
   }
 
   async runConfig(runId: string): Promise<string | undefined> {
@@ -404,14 +455,11 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async renew(ids: readonly string[], owner: string, until: number): Promise<void> {
-    for (const id of ids) {
-      this.#s.renew.run(until, id, owner);
-      this.#s.renewHold.run(until, holdOwner(id));
-    }
+    this.#unsynced(() => this.#renew(ids, owner, until));
   }
 
   async releaseHeld(runId: string, deliveryId: string): Promise<number> {
-    return this.#s.releaseHeld.run(runId, holdOwner(deliveryId)).changes;
+    return this.#unsynced(() => this.#s.releaseHeld.run(runId, holdOwner(deliveryId)).changes);
   }
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
@@ -462,7 +510,9 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async nextAttemptSeq(runId: string, now: number): Promise<number> {
-    return this.#s.nextAttempt.get({ runId, now }) as number;
+    // Unsynced: only the attempt committed later with this number keeps it, and WAL order makes
+    // that commit's fsync keep the count too (lost together, the number is simply given again).
+    return this.#unsynced(() => this.#s.nextAttempt.get({ runId, now }) as number);
   }
 
   async nextDueAt(): Promise<number | null> {

@@ -124,6 +124,13 @@ export interface PublishedMessage {
 }
 
 /** What a publish writes beside its messages, in the same transaction. */
+/** What `MessageStore.publish` stored. */
+export interface StoredPublish {
+  results: { id: string; deduplicated: boolean }[];
+  applied: Applied;
+  held: number;
+}
+
 export interface PublishOptions {
   /**
    * The deliveries the app published during (one per run; ../delivery/in-progress.ts picks the
@@ -156,12 +163,10 @@ export interface MessageStore {
   /**
    * Stores one publish in one transaction: `messages` inserted (a repeated deduplication key
    * answers the existing message's id, and its changes are not applied), the new ones' changes
-   * applied, and the deliveries `during` settled.
+   * applied, and the deliveries `during` settled. `held`: how many of the new ones wait for the
+   * answer of the delivery they were published during (publish-hold.ts), so no claim finds them now.
    */
-  publish(
-    messages: readonly PublishedMessage[],
-    options: PublishOptions,
-  ): Promise<{ results: { id: string; deduplicated: boolean }[]; applied: Applied }>;
+  publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<StoredPublish>;
   /** The run's config (JSON), or undefined for a run the QStash API did not start. */
   runConfig(runId: string): Promise<string | undefined>;
   /** Inserts messages in one transaction; a repeated deduplication key answers the existing message's id. */

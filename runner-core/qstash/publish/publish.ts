@@ -402,6 +402,9 @@ export async function publishMessages(
     results[p.index] = { messageId: result.id, url: p.url, ...(result.deduplicated && { deduplicated: true }) };
   });
   announce(context.events, stored.applied);
-  context.wake();
+  // A run started here is due now; what waits for its delivery's answer is woken for by that
+  // answer (publish-hold.ts), not now.
+  const fresh = results.filter((r) => r !== undefined && !r.deduplicated).length;
+  if (fresh > stored.held) context.wake();
   return results as PublishResult[];
 }
