@@ -197,6 +197,22 @@ export function describeUpstashFeatures(
       expect(echo.requests.slice(calls)).toMatchObject([{ method: 'GET', body: '{"ping":"pong"}' }]);
     });
 
+    it('context.call with an object body (not a string): the target gets its JSON, as from QStash', async () => {
+      // Upstash's Next.js example `vercel-ai-sdk` calls with the parsed body of the AI SDK's request.
+      const calls = echo.requests.length;
+      const { workflowRunId } = await client.trigger({
+        url: h.app.workflowUrl('call'),
+        body: { url: echo.url, objectBody: true },
+      });
+      const view = await finished(workflowRunId);
+      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+      expect(view.steps.find((s) => s.name === 'use-answer')?.output).toEqual({
+        status: 200,
+        body: { echoed: { ping: 'pong' } },
+      });
+      expect(echo.requests.slice(calls)).toMatchObject([{ method: 'POST', body: '{"ping":"pong"}' }]);
+    });
+
     it('waitForEvent + Client.notify, with Client.getWaiters showing the waiter meanwhile', async () => {
       const eventId = `approval-${randomUUID()}`;
       const { workflowRunId } = await client.trigger({ url: h.app.workflowUrl('wait'), body: { eventId } });
