@@ -6,8 +6,8 @@ import { startEcho, type Echo, type UpstashHarness } from './scenarios.js';
 
 /**
  * Issue 21's details, each one a thing real Upstash apps rely on, run by the real SDK on the Hono
- * app (fixtures/fidelity.ts) and the Next.js app (frameworks/hosts.ts), both serving
- * fixtures/fidelity-workflows.ts, against one runner: a call's answer, a wait's end and an invoked child's
+ * app (fixtures/fidelity.ts), the Next.js app and the Cloudflare Worker (frameworks/hosts.ts), all
+ * serving fixtures/fidelity-workflows.ts, against one runner: a call's answer, a wait's end and an invoked child's
  * result carry the run's headers (1); a call's target gets the call, not the SDK's control headers
  * (2); a call's answer header names come as QStash gives them (3); a failed child gives its invoker
  * no body (6); a delivery's successor, and a wait's end sent to the run meanwhile, wait for its answer (12).

@@ -187,21 +187,31 @@ export function describeUpstashFeatures(
       expect(await h.app.countersOf(workflowRunId)).toEqual({ 'use-answer': 1 });
     });
 
-    it('context.call with GET and a body: the target gets the body, as QStash sends it', async () => {
-      // Upstash's Express example calls its own GET route with a JSON body and reads `req.body`.
-      const calls = echo.requests.length;
-      const { workflowRunId } = await client.trigger({
-        url: h.app.workflowUrl('call'),
-        body: { url: echo.url, method: 'GET' },
+    // Upstash's Express example calls its own GET route with a JSON body and reads `req.body`; its
+    // Next.js example `vercel-ai-sdk` calls with the parsed body of the AI SDK's request (an object).
+    for (const [title, input, method] of [
+      ['context.call with GET and a body: the target gets the body, as QStash sends it', { method: 'GET' }, 'GET'],
+      [
+        'context.call with an object body (not a string): the target gets its JSON, as from QStash',
+        { objectBody: true },
+        'POST',
+      ],
+    ] as const) {
+      it(title, async () => {
+        const calls = echo.requests.length;
+        const { workflowRunId } = await client.trigger({
+          url: h.app.workflowUrl('call'),
+          body: { url: echo.url, ...input },
+        });
+        const view = await finished(workflowRunId);
+        expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
+        expect(view.steps.find((s) => s.name === 'use-answer')?.output).toMatchObject({
+          status: 200,
+          body: { echoed: { ping: 'pong' } },
+        });
+        expect(echo.requests.slice(calls)).toMatchObject([{ method, body: '{"ping":"pong"}' }]);
       });
-      const view = await finished(workflowRunId);
-      expect(view.run.status, JSON.stringify(view.run.error)).toBe('completed');
-      expect(view.steps.find((s) => s.name === 'use-answer')?.output).toMatchObject({
-        status: 200,
-        body: { echoed: { ping: 'pong' } },
-      });
-      expect(echo.requests.slice(calls)).toMatchObject([{ method: 'GET', body: '{"ping":"pong"}' }]);
-    });
+    }
 
     it('waitForEvent + Client.notify, with Client.getWaiters showing the waiter meanwhile', async () => {
       const eventId = `approval-${randomUUID()}`;

@@ -6,7 +6,7 @@ import { workflows } from '../fixtures/workflows.js';
  * The Upstash proof's apps on the hosts with dev servers of their own: the files of a Next.js app
  * and of a Cloudflare Worker, each written the way Upstash's guide for that host writes it, serving
  * the shared workflows (fixtures/workflows.ts, copied in) under `/workflows/<name>` and the step
- * counters at `/counters`; the Next.js app also serves the fidelity proof's workflows
+ * counters at `/counters`; both also serve the fidelity proof's workflows
  * (fixtures/fidelity-workflows.ts, copied in) under `/fidelity/…`, as the Hono app does. They are
  * written into a temp folder and installed from npm there.
  */
@@ -136,17 +136,48 @@ export function GET() {
   };
 }
 
-/** A Cloudflare Worker: `serve` from '@upstash/workflow/cloudflare', the env bindings (from .dev.vars) passed through. */
+/**
+ * A Cloudflare Worker: `serve` from '@upstash/workflow/cloudflare', the env bindings (from .dev.vars)
+ * passed through; the fidelity proof's routes with the tenant guard and the step logging as checks
+ * in the Worker's `fetch` around the SDK's handlers (the Hono app has them as middleware).
+ */
 export function cloudflareApp(): HostApp {
-  const worker = `import { serve } from '@upstash/workflow/cloudflare';
+  const worker = `import { createWorkflow, serve, serveMany } from '@upstash/workflow/cloudflare';
 import { countersSnapshot, workflows } from './workflows';
+import {
+  admitTenant,
+  callHeaders,
+  callWorkflow,
+  fidelityState,
+  guardedWorkflows,
+  loggedDelivery,
+  ordered,
+  TENANT_HEADER,
+} from './fidelity-workflows';
 
-const routes = new Map(Object.entries(workflows).map(([name, { route, options }]) => [\`/workflows/\${name}\`, serve(route, options)]));
+type Env = Record<string, string | undefined>;
+type Handler = { fetch: (request: Request, env: Env) => Promise<Response> };
+
+const routes = new Map<string, Handler>(Object.entries(workflows).map(([name, { route, options }]) => [\`/workflows/\${name}\`, serve(route, options)]));
+routes.set('/fidelity/call-headers', serve(callHeaders));
+routes.set('/fidelity/call-workflow', serve(callWorkflow));
+const orderedHandler = serve(ordered);
+// Logs "step finished" once the SDK has answered; the run's next delivery must not begin before.
+routes.set('/fidelity/ordered', {
+  fetch: (request, env) => loggedDelivery(request.headers.get('upstash-workflow-runid'), () => orderedHandler.fetch(request, env)),
+});
+const guarded = serveMany(guardedWorkflows(createWorkflow));
 
 export default {
-  async fetch(request: Request, env: Record<string, string | undefined>): Promise<Response> {
+  async fetch(request: Request, env: Env): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === '/counters') return Response.json(countersSnapshot());
+    if (path === '/fidelity/state') return Response.json(fidelityState());
+    if (path.startsWith('/fidelity/guarded/')) {
+      // A multi-tenant app's guard: a delivery without the tenant header is refused before the SDK sees it.
+      if (!admitTenant(request.headers.get(TENANT_HEADER), path)) return new Response('no tenant', { status: 401 });
+      return guarded.fetch(request, env);
+    }
     const handler = routes.get(path);
     return handler ? handler.fetch(request, env) : new Response('not found', { status: 404 });
   },
@@ -170,8 +201,8 @@ export default {
       }),
       'src/index.ts': worker,
     },
-    fixtures: { 'workflows.ts': 'src/workflows.ts' },
-    fidelity: false,
+    fixtures: { 'workflows.ts': 'src/workflows.ts', 'fidelity-workflows.ts': 'src/fidelity-workflows.ts' },
+    fidelity: true,
     envFile: '.dev.vars',
     devArgs: (port) => ['--ip', '127.0.0.1', '--port', String(port)],
   };
