@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { WorkflowHeader } from './headers.js';
 
 /**
  * The QStash API's refusals, as the API's typed errors (`error-response.ts` answers them): the SDK
@@ -7,6 +8,24 @@ import { ApiError } from '../errors.js';
 
 export function badRequest(code: string, message: string): ApiError {
   return new ApiError(400, code, message);
+}
+
+/** The 400s that do mean "this run takes no more": the SDK must read them as such. */
+const RUN_GONE = new Set(['WORKFLOW_RUN_FINISHED', 'WORKFLOW_RUN_NOT_FOUND']);
+
+/**
+ * A refused publish of a running workflow's step (a message that names its run and is not the
+ * run's first) answers 422, never 400: the SDK reads any 400 as "the run finished" and stops
+ * without a word, which would leave the run running with nothing to send. On 422 it fails the
+ * step instead: the delivery is retried and, if the refusal stands, the run fails with its message.
+ */
+export function asStepRefusal(error: unknown, headerSets: readonly Record<string, unknown>[]): unknown {
+  if (!(error instanceof ApiError) || error.status !== 400 || RUN_GONE.has(error.code)) return error;
+  const isStep = headerSets.some((headers) => {
+    const value = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+    return typeof value(WorkflowHeader.RunId) === 'string' && value(WorkflowHeader.Init) !== 'true';
+  });
+  return isStep ? new ApiError(422, error.code, error.message, { cause: error }) : error;
 }
 
 /** A publish for a run that is not running: the SDK takes 400 as "the run finished, stop here". */

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.js';
 import { failureResponse } from '../../api/error-response.js';
 import { jsonResponse, readBody } from '../../api/http-io.js';
 import type { QStashEngine } from '../engine.js';
-import { badRequest } from '../errors.js';
+import { asStepRefusal, badRequest } from '../errors.js';
 import { parsed, pathDestination, requestHeaders } from './route-input.js';
 import { triggerRoutes } from './trigger.js';
 import { clientRoutes } from '../client/routes.js';
@@ -11,6 +11,7 @@ import { waitRoutes } from '../waits/routes.js';
 import { mountWebhookRoutes } from '../waits/webhook-routes.js';
 import { dlqRoutes } from '../client/dlq-routes.js';
 import type { QStashApp, QStashRouteSet, QStashRoutesOptions } from './route-set.js';
+import type { MessageSpec } from '../messages/spec.js';
 
 /**
  * The runner's QStash API (`/v2/…`, the part `@upstash/workflow` and `@upstash/qstash` use),
@@ -30,8 +31,13 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
   app.post('/publish/*', async (c) => {
     const destination = pathDestination(c, 'publish');
     const body = await readBody(c.req.raw, maxBodyBytes);
-    const [result] = await engine.publish([parsed(destination, requestHeaders(c), body, 'publish')]);
-    return jsonResponse(201, result);
+    const headers = requestHeaders(c);
+    try {
+      const [result] = await engine.publish([parsed(destination, headers, body, 'publish')]);
+      return jsonResponse(201, result);
+    } catch (error) {
+      throw asStepRefusal(error, [headers]);
+    }
   });
 
   app.post('/batch', async (c) => {
@@ -51,34 +57,16 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
         `Expected the batch body to be a JSON array of at most ${MAX_BATCH_MESSAGES} messages, got ${Array.isArray(entries) ? `${entries.length} messages` : typeof entries}.`,
       );
     }
-    const specs = entries.map((entry: unknown, index) => {
-      const where = `batch message ${index}`;
-      if (typeof entry !== 'object' || entry === null)
-        throw badRequest('BAD_REQUEST', `Expected ${where} to be an object, got ${JSON.stringify(entry)}.`);
-      const { destination, headers = {}, body = '', queue } = entry as Record<string, unknown>;
-      if (queue !== undefined)
-        throw badRequest(
-          'UNSUPPORTED',
-          `${where}: queues are not supported by this runner (got queue ${JSON.stringify(queue)}).`,
-        );
-      if (typeof destination !== 'string')
-        throw badRequest(
-          'BAD_REQUEST',
-          `Expected ${where}'s destination to be a URL string, got ${JSON.stringify(destination)}.`,
-        );
-      if (
-        typeof headers !== 'object' ||
-        headers === null ||
-        Object.values(headers).some((v) => typeof v !== 'string')
-      ) {
-        throw badRequest('BAD_REQUEST', `Expected ${where}'s headers to be an object of strings.`);
-      }
-      // `context.call` hands its body to the batch as given: one that is not a string (Upstash's
-      // Vercel AI SDK example passes an object) goes out as its JSON, as from QStash.
-      const text = typeof body === 'string' ? body : JSON.stringify(body);
-      return parsed(destination, headers as Record<string, string>, text, where);
+    const headerSets = entries.flatMap((entry: unknown) => {
+      const headers =
+        typeof entry === 'object' && entry !== null ? (entry as { headers?: unknown }).headers : undefined;
+      return typeof headers === 'object' && headers !== null ? [headers as Record<string, unknown>] : [];
     });
-    return jsonResponse(201, await engine.publish(specs));
+    try {
+      return jsonResponse(201, await engine.publish(batchSpecs(entries)));
+    } catch (error) {
+      throw asStepRefusal(error, headerSets);
+    }
   });
 
   app.get('/workflows/runs/:runId', async (c) => {
@@ -96,6 +84,33 @@ export const workflowRoutes: QStashRouteSet = (app, { engine, maxBodyBytes }) =>
     return jsonResponse(200, {});
   });
 };
+
+/** The batch's entries as message specs; each refusal names its entry. */
+function batchSpecs(entries: unknown[]): MessageSpec[] {
+  return entries.map((entry: unknown, index) => {
+    const where = `batch message ${index}`;
+    if (typeof entry !== 'object' || entry === null)
+      throw badRequest('BAD_REQUEST', `Expected ${where} to be an object, got ${JSON.stringify(entry)}.`);
+    const { destination, headers = {}, body = '', queue } = entry as Record<string, unknown>;
+    if (queue !== undefined)
+      throw badRequest(
+        'UNSUPPORTED',
+        `${where}: queues are not supported by this runner (got queue ${JSON.stringify(queue)}).`,
+      );
+    if (typeof destination !== 'string')
+      throw badRequest(
+        'BAD_REQUEST',
+        `Expected ${where}'s destination to be a URL string, got ${JSON.stringify(destination)}.`,
+      );
+    if (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string')) {
+      throw badRequest('BAD_REQUEST', `Expected ${where}'s headers to be an object of strings.`);
+    }
+    // `context.call` hands its body to the batch as given: one that is not a string (Upstash's
+    // Vercel AI SDK example passes an object) goes out as its JSON, as from QStash.
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    return parsed(destination, headers as Record<string, string>, text, where);
+  });
+}
 
 /** Every set of `/v2` routes, in order. Other parts add theirs here. */
 export const QSTASH_ROUTE_SETS: QStashRouteSet[] = [workflowRoutes, triggerRoutes, waitRoutes, clientRoutes, dlqRoutes];
