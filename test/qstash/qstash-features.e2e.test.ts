@@ -71,6 +71,29 @@ describe('QStash engine: what the SDK asks of QStash', () => {
     expect(JSON.stringify(await runner.store.listAttempts(workflowRunId))).not.toContain('secret-call');
   });
 
+  it("a call whose target never answers gives the workflow a 502 saying why in one line, without the runner's stack", async () => {
+    const { runner, app, client } = await setup({
+      unanswered: {
+        route: async (context) => {
+          // Nothing listens on port 1: the connection is refused.
+          const call = await context.call('nobody', { url: 'http://127.0.0.1:1/x', method: 'POST', retries: 0 });
+          return { status: call.status, body: call.body };
+        },
+      },
+    });
+    const { workflowRunId } = await client.trigger({ url: `${app.url}/unanswered`, body: {} });
+    const { run } = await waitForFinish(runner.runner, workflowRunId, 20_000);
+    expect(run.status).toBe('completed');
+    const detail = (await (
+      await fetch(`${runner.url}/v1/runs/${workflowRunId}`, { headers: { authorization: `Bearer ${runner.token}` } })
+    ).json()) as { run: { output: { status: number; body: unknown } } };
+    const output = detail.run.output;
+    expect(output.status, JSON.stringify(output)).toBe(502);
+    expect(String(output.body)).toMatch(/ECONNREFUSED|refused/i);
+    // One line, no frame of the runner's code (the app is another party).
+    expect(String(output.body)).not.toMatch(/\n|\s+at\s+[\w.<>]+[\s(]/);
+  });
+
   it('a step that keeps failing fails the run after its retries and calls the failureFunction', async () => {
     const failures: { failStatus: number; failResponse: string; payload: unknown }[] = [];
     const { runner, app, client } = await setup({

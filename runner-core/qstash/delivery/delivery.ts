@@ -391,13 +391,16 @@ export class DeliveryWorker {
           changes.push({ type: 'run', runId: run.id, patch: { unreachableSince, failures }, at: now });
       }
     }
-    // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else 502.
+    // A call that got no answer reports a gateway's status to the workflow: 504 for a timeout, else
+    // 502, with what went wrong in one line (never the runner's stack: the app is another party).
     const timedOut =
       transportError instanceof undiciErrors.HeadersTimeoutError || transportError instanceof EndpointTimeoutError;
     const answered: Answer = answer ?? {
       status: timedOut ? 504 : 502,
       headers: {},
-      body: Buffer.from(describeError(transportError)),
+      body: Buffer.from(
+        transportError instanceof Error ? `${transportError.name}: ${transportError.message}` : String(transportError),
+      ),
     };
     const retried = verdict.kind === 'retry' ? verdict.retried : message.retried;
     // What the follow-ups are built from, once the message's end is known (a delivery or a failure for good).
