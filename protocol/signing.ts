@@ -1,6 +1,5 @@
 import { WorkflowError } from './errors.js';
 import { Header } from './headers.js';
-import { hmacSha256, sha256 } from './sha256.js';
 
 /**
  * Runner -> route request signing, Standard-Webhooks style, on Web Crypto only (Node, Workers,
@@ -22,13 +21,13 @@ export const SIGNING_KEY_LABEL = 'wfkit-signing-v1';
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
-function toBase64(bytes: ArrayBuffer | Uint8Array): string {
+function toBase64(bytes: ArrayBuffer): string {
   let binary = '';
   for (const b of new Uint8Array(bytes)) binary += String.fromCharCode(b);
   return btoa(binary);
 }
 
-function toHex(bytes: ArrayBuffer | Uint8Array): string {
+function toHex(bytes: ArrayBuffer): string {
   return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
@@ -51,21 +50,6 @@ function signingKey(token: string): Promise<CryptoKey> {
     keyCache.set(token, key);
   }
   return key;
-}
-
-/**
- * Request bodies up to this size are verified in plain JS (`sha256.ts`), synchronously: Web
- * Crypto's digest and HMAC each go through the threadpool and back, which costs a small drive more
- * than the hashing. Larger bodies go to Web Crypto, which hashes faster.
- */
-export const SYNC_VERIFY_MAX_BYTES = 16 * 1024;
-const rawKeyCache = new Map<string, Uint8Array>();
-
-/** The same signature as `signature`, computed synchronously (for small requests). */
-function signatureNow(token: string, content: string): string {
-  let key = rawKeyCache.get(token);
-  if (!key) rawKeyCache.set(token, (key = hmacSha256(encoder.encode(token), encoder.encode(SIGNING_KEY_LABEL))));
-  return 'v1,' + toBase64(hmacSha256(key, encoder.encode(content)));
 }
 
 export async function sha256Hex(body: string | Uint8Array): Promise<string> {
@@ -228,12 +212,12 @@ function constantTimeEqual(a: string, b: string): boolean {
  */
 export async function verifyRequest(options: VerifyOptions): Promise<VerifiedRequest> {
   const claim = checkSignatureClaim(options.headers, options);
-  const bytes = encoder.encode(options.body);
-  const now = bytes.length <= SYNC_VERIFY_MAX_BYTES;
-  const bodyHash = now ? toHex(sha256(bytes)) : await sha256Hex(bytes);
+  const bodyHash = await sha256Hex(options.body);
   for (const url of new Set(options.urls)) {
-    const content = signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash);
-    const expected = now ? signatureNow(options.token, content) : await signature(options.token, content);
+    const expected = await signature(
+      options.token,
+      signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash),
+    );
     if (claim.signatures.some((s) => constantTimeEqual(s, expected))) return { deadline: claim.deadline };
   }
   const where = options.urls.length === 1 ? ` over this route's URL ${options.urls[0]}` : '';
