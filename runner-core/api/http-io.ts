@@ -54,7 +54,7 @@ export async function readBody(request: Request, limit: number): Promise<string>
   }
 }
 
-/** Reads what is left of a refused body and drops it, in the background. */
+/** A body of declared length within the free size, read at once and counted against `limit`. */
 async function readDeclared(request: Request, limit: number): Promise<string> {
   let text: string;
   try {
@@ -77,6 +77,7 @@ function incomplete(error: unknown): ApiError {
   );
 }
 
+/** Reads what is left of a refused body and drops it, in the background. */
 function discard(reader: ReadableStreamDefaultReader<Uint8Array> | undefined): void {
   if (!reader) return;
   const next = (): void =>
