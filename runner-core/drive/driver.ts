@@ -139,8 +139,7 @@ export class Driver {
       const result = await this.attempt(run, committed, signal);
       await Promise.all(marks.splice(0));
       if (result === 'deferred') return this.deferForSlot(run);
-      const held = result.held ?? [];
-      if (signal.aborted) return this.aborted(run, result.attempt, held);
+      if (signal.aborted) return this.aborted(run, result.attempt);
       const at = now();
       // A failing run owes its alert and failureFunction call in this same commit (run-end/end.ts).
       const { changes, patch } = settle(run, result, {
@@ -152,9 +151,7 @@ export class Driver {
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
       const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
-      // The steps that came with the terminal line first: the end and its last steps in one fsync.
       await this.commit([
-        ...held,
         ...changes,
         { type: 'attempt', attempt: result.attempt },
         { type: 'run', runId: run.id, patch, at },
@@ -182,7 +179,7 @@ export class Driver {
       return 'deferred';
     }
     try {
-      return await runAttempt(this.ctx, { slot, run, committed, signal, holdLast: true });
+      return await runAttempt(this.ctx, { slot, run, committed, signal });
     } finally {
       slot.release();
     }
@@ -241,10 +238,7 @@ export class Driver {
    * the store, not from us), or it was cancelled, or the runner is stopping: keep the log and leave
    * the run's state alone except the attempt count, which the log entry's `seq` took.
    */
-  private async aborted(run: Run, attempt: Attempt, held: Change[]): Promise<boolean> {
-    // The steps that came with the terminal line, committed as they would have been on their own
-    // (a lost lease refuses them and counts their starts, as `commit` does for every change).
-    if (held.length > 0) await this.commit(held).catch(() => {});
+  private async aborted(run: Run, attempt: Attempt): Promise<boolean> {
     if (this.options.scheduler.isLost(run.id)) return true;
     await this.commit([
       { type: 'attempt', attempt: { ...attempt, outcome: 'aborted' } },
