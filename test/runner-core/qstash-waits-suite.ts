@@ -90,50 +90,14 @@ export function describeWaitStore(
 
     it("keeps at most maxKept events for a run and event (a webhook's lookback), counting unexpired ones only", async () => {
       const waits = waitsOf(await open());
-      expect(
-        await waits.notifyRun({ runId: 'wfr_a', eventId: 'e', data: 'one', now: T0, keepUntil: T0 + 10, maxKept: 2 }),
-      ).toEqual({ waits: [], kept: true });
-      expect(
-        await waits.notifyRun({
-          runId: 'wfr_a',
-          eventId: 'e',
-          data: 'two',
-          now: T0,
-          keepUntil: T0 + 1_000,
-          maxKept: 2,
-        }),
-      ).toEqual({ waits: [], kept: true });
-      expect(
-        await waits.notifyRun({
-          runId: 'wfr_a',
-          eventId: 'e',
-          data: 'three',
-          now: T0 + 1,
-          keepUntil: T0 + 1_000,
-          maxKept: 2,
-        }),
-      ).toEqual({ waits: [], kept: false });
-      expect(
-        await waits.notifyRun({
-          runId: 'wfr_a',
-          eventId: 'other',
-          data: 'x',
-          now: T0 + 1,
-          keepUntil: T0 + 1_000,
-          maxKept: 2,
-        }),
-      ).toEqual({ waits: [], kept: true });
+      const notify = (eventId: string, data: string, now: number, keepUntil = T0 + 1_000) =>
+        waits.notifyRun({ runId: 'wfr_a', eventId, data, now, keepUntil, maxKept: 2 });
+      expect(await notify('e', 'one', T0, T0 + 10)).toEqual({ waits: [], kept: true });
+      expect(await notify('e', 'two', T0)).toEqual({ waits: [], kept: true });
+      expect(await notify('e', 'three', T0 + 1)).toEqual({ waits: [], kept: false });
+      expect(await notify('other', 'x', T0 + 1)).toEqual({ waits: [], kept: true });
       // The first expired: room for one more.
-      expect(
-        await waits.notifyRun({
-          runId: 'wfr_a',
-          eventId: 'e',
-          data: 'four',
-          now: T0 + 10,
-          keepUntil: T0 + 1_000,
-          maxKept: 2,
-        }),
-      ).toEqual({ waits: [], kept: true });
+      expect(await notify('e', 'four', T0 + 10)).toEqual({ waits: [], kept: true });
       expect(await waits.register(newWait('wfr_a', 'e', { stepId: 1 }), T0 + 11)).toEqual({
         kind: 'kept-event',
         data: 'two',
