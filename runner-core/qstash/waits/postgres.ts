@@ -51,14 +51,8 @@ export class PostgresQstashWaits implements QstashWaitStore {
     return rows.map(toWait);
   }
 
-  async notifyRun({
-    runId,
-    eventId,
-    data,
-    now,
-    keepUntil,
-    maxKept = Infinity,
-  }: RunNotification): Promise<Notification> {
+  async notifyRun(notification: RunNotification): Promise<Notification> {
+    const { runId, eventId, now, maxKept = Infinity } = notification;
     return (await this.#sql.begin(async (tx) => {
       await this.#lockPair(tx, runId, eventId);
       await tx`DELETE FROM qstash_waits WHERE event_id = ${eventId} AND run_id = ${runId} AND ${this.#ended()}`;
@@ -70,7 +64,7 @@ export class PostgresQstashWaits implements QstashWaitStore {
           WHERE run_id = ${runId} AND event_id = ${eventId} AND keep_until > ${now}`;
         if ((count?.n ?? 0) >= maxKept) return { waits: [], kept: false };
       }
-      await tx`INSERT INTO qstash_kept_events (run_id, event_id, data, created_at, keep_until) VALUES (${runId}, ${eventId}, ${data}, ${now}, ${keepUntil})`;
+      await tx`INSERT INTO qstash_kept_events (run_id, event_id, data, created_at, keep_until) VALUES (${runId}, ${eventId}, ${notification.data}, ${now}, ${notification.keepUntil})`;
       return { waits: [], kept: true };
     })) as { waits: Wait[]; kept: boolean };
   }

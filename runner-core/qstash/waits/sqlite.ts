@@ -6,14 +6,7 @@ import { ENDED_STATUSES_SQL as ENDED, toWait, waitRow, type WaitRow } from './ro
 export class SqliteQstashWaits implements QstashWaitStore {
   readonly #register: (wait: Wait, now: number) => RegisterResult;
   readonly #take: (eventId: string, runId: string | undefined, now: number) => Wait[];
-  readonly #notifyRun: (
-    runId: string,
-    eventId: string,
-    data: string,
-    now: number,
-    keepUntil: number,
-    maxKept: number,
-  ) => { waits: Wait[]; kept: boolean };
+  readonly #notifyRun: (notification: RunNotification) => Notification;
   readonly #claim: (now: number, leaseMs: number, limit: number) => Wait[];
   readonly #list: Database.Statement;
   readonly #delete: Database.Statement;
@@ -67,16 +60,16 @@ export class SqliteQstashWaits implements QstashWaitStore {
     this.#register = (wait, now) => register.immediate(wait, now);
     const takeTx = db.transaction(take);
     this.#take = (eventId, runId, now) => takeTx.immediate(eventId, runId, now);
-    type NotifyArgs = [runId: string, eventId: string, data: string, now: number, keepUntil: number, maxKept: number];
-    const notifyRun = db.transaction((...[runId, eventId, data, now, keepUntil, maxKept]: NotifyArgs) => {
+    const notifyRun = db.transaction((notification: RunNotification): Notification => {
+      const { runId, eventId, now, maxKept = Infinity } = notification;
       const waits = take(eventId, runId, now);
       if (waits.length > 0) return { waits, kept: false };
       const full = Number.isFinite(maxKept) && (keptOfPair.get(runId, eventId, now) as number) >= maxKept;
       if (full) return { waits, kept: false };
-      keep.run(runId, eventId, data, now, keepUntil);
+      keep.run(runId, eventId, notification.data, now, notification.keepUntil);
       return { waits, kept: true };
     });
-    this.#notifyRun = (...args) => notifyRun.immediate(...args);
+    this.#notifyRun = (notification) => notifyRun.immediate(notification);
     const claim = db.transaction((now: number, leaseMs: number, limit: number) => {
       purgeKept.run(now);
       return (lease.all({ now, until: now + leaseMs, limit: Math.max(0, Math.trunc(limit)) }) as WaitRow[]).map(toWait);
@@ -106,15 +99,8 @@ export class SqliteQstashWaits implements QstashWaitStore {
   async takeWaits(eventId: string, now: number): Promise<Wait[]> {
     return this.#take(eventId, undefined, now);
   }
-  async notifyRun({
-    runId,
-    eventId,
-    data,
-    now,
-    keepUntil,
-    maxKept = Infinity,
-  }: RunNotification): Promise<Notification> {
-    return this.#notifyRun(runId, eventId, data, now, keepUntil, maxKept);
+  async notifyRun(notification: RunNotification): Promise<Notification> {
+    return this.#notifyRun(notification);
   }
   async listWaits(eventId: string, limit: number): Promise<Wait[]> {
     return (this.#list.all(eventId, Math.max(0, Math.trunc(limit))) as WaitRow[]).map(toWait);

@@ -61,11 +61,6 @@ export function waitResultStep(
 /** A kept event handed to a wait when it registered, or the wait stored to be notified later. */
 export type RegisterResult = { kind: 'kept-event'; data: string } | { kind: 'waiting' };
 
-/**
- * Where waits live (SQLite or PostgreSQL, beside the runs). Every method is one transaction; on
- * PostgreSQL the two that check-then-write (`register`, `notifyRun`) hold an advisory lock on the
- * (run, event) pair, so a wait and a notify racing on two runners never both miss each other.
- */
 /** An event for one run's waits on `eventId` (`notifyRun`): kept until `keepUntil` when none waits. */
 export interface RunNotification {
   runId: string;
@@ -83,6 +78,11 @@ export interface Notification {
   kept: boolean;
 }
 
+/**
+ * Where waits live (SQLite or PostgreSQL, beside the runs). Every method is one transaction; on
+ * PostgreSQL the two that check-then-write (`register`, `notifyRun`) hold an advisory lock on the
+ * (run, event) pair, so a wait and a notify racing on two runners never both miss each other.
+ */
 export interface QstashWaitStore {
   /** Takes the oldest unexpired kept event for the wait's run and event id, else stores the wait. */
   register(wait: Wait, now: number): Promise<RegisterResult>;
