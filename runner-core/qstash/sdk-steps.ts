@@ -99,32 +99,15 @@ export function publishedStepChanges(
 ): Change[] {
   if (!recorded(step)) return [];
   const kind = stepKind(step.stepType);
-  if (step.stepId === 0) {
-    const index = step.targetStep ?? 0;
-    if (index <= 0) return [];
-    if (dueAt > now)
-      return [
-        {
-          type: 'step-suspended',
-          runId,
-          index,
-          name: step.stepName,
-          kind,
-          group,
-          until: dueAt,
-          eventId: null,
-          request: null,
-          at: now,
-        },
-      ];
-    return [{ type: 'step-started', runId, index, name: step.stepName, kind, group, at: now }];
-  }
+  // A plan step (stepId 0) names the branch it opens in `targetStep`.
+  const index = step.stepId === 0 ? (step.targetStep ?? 0) : step.stepId;
+  if (index <= 0) return [];
   if (dueAt > now)
     return [
       {
         type: 'step-suspended',
         runId,
-        index: step.stepId,
+        index,
         name: step.stepName,
         kind,
         group,
@@ -134,11 +117,12 @@ export function publishedStepChanges(
         at: now,
       },
     ];
+  if (step.stepId === 0) return [{ type: 'step-started', runId, index, name: step.stepName, kind, group, at: now }];
   return [
     {
       type: 'step-succeeded',
       runId,
-      index: step.stepId,
+      index,
       name: step.stepName,
       kind,
       output: stepOutput(step),
