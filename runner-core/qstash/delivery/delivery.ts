@@ -614,18 +614,8 @@ export class DeliveryWorker {
     }
   }
 
-  private attemptRecord({
-    runId,
-    seq,
-    message,
-    sent,
-    body,
-    answer,
-    transportError,
-    verdict,
-    startedAt,
-    now,
-  }: DeliveryRecord): Attempt {
+  private attemptRecord(record: DeliveryRecord): Attempt {
+    const { message, sent, answer, transportError, verdict, startedAt, now } = record;
     const { credentials } = this.options.context;
     const limit = this.options.logBodyLimitBytes;
     const hideBody = message.spec.redact.includes('body');
@@ -639,13 +629,13 @@ export class DeliveryWorker {
     for (const name of named) if (name in requestHeaders) requestHeaders[name] = '[redacted]';
     const end: DeliveryEnd = verdict.kind === 'delivered' ? 'done' : verdict.kind;
     return {
-      runId,
-      seq,
+      runId: record.runId,
+      seq: record.seq,
       startedAt,
       durationMs: Math.max(0, now - startedAt),
       requestUrl: `${message.spec.method} ${message.spec.destination}`.replace(/^POST /, ''),
       requestHeaders,
-      requestBody: hideBody ? '[redacted]' : clip(body, limit),
+      requestBody: hideBody ? '[redacted]' : clip(record.body, limit),
       responseStatus: answer?.status ?? null,
       responseHeaders: answer ? credentials.redact(answer.headers) : null,
       responseBody: answer ? (hideBody ? '[redacted]' : clip(answer.body.toString('utf8'), limit)) : null,
