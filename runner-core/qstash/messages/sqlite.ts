@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { appliedAttempts } from '../../store/applied.js';
 import { admit, type FlowCandidate } from '../../store/flow-admission.js';
+import { flowUsageReader } from '../../store/sqlite/flow-usage.js';
 import type { Applied, Change, StoreConnection } from '../../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from '../delivery/in-progress.js';
 import { HOLD_PREFIX, holdOwner } from '../delivery/publish-hold.js';
@@ -387,14 +388,7 @@ export class SqliteMessageStore implements MessageStore {
       // Read past the limit: messages of a full key are parked, not counted.
       const due = s.due.all({ now, limit: take * 2 + FLOW_LOOKAHEAD }) as DueRow[];
       const rows = withinBytes(due, maxBytes ?? Number.POSITIVE_INFINITY, atLeastOne ?? true);
-      const { admitted, parked } = admitMessages(rows, take, now, (key, periodMs) => {
-        const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
-        return {
-          executing: s.flowExecuting.get({ key, now }) as number,
-          startedInPeriod: started.n,
-          oldestStart: started.oldest,
-        };
-      });
+      const { admitted, parked } = admitMessages(rows, take, now, flowUsageReader(s.flowExecuting, s.flowStarted, now));
       for (const row of admitted) s.lease.run({ id: row.id, owner, until: now + leaseMs, now });
       for (const wait of parked) s.park.run({ id: wait.id, until: wait.until });
       return admitted.map((row) => toMessage({ ...row, spec: s.spec.get(row.id) as string }));

@@ -9,6 +9,7 @@ import { RESUMABLE, RESUME_CLEARS } from '../resume.js';
 import { writeStatements } from '../write-sql.js';
 import { patchAssignments, RUN_PATCH_FIELDS, type RunPatchField } from '../run-patch.js';
 import { admit, type FlowCandidate } from '../flow-admission.js';
+import { flowUsageReader } from './flow-usage.js';
 
 import { migrate } from '../migrations/sqlite.js';
 import { runListSql } from '../run-list-sql.js';
@@ -224,14 +225,7 @@ export class SqliteStore implements Store {
       const take = Math.max(0, Math.trunc(limit));
       // Read past the limit: runs of a full flow key are skipped (and parked), not counted.
       const due = s.due.all({ now, limit: take === 0 ? 0 : take * 2 + FLOW_LOOKAHEAD }) as (RunRow & FlowCandidate)[];
-      const { admitted, parked } = admit(due, take, now, (key, periodMs) => {
-        const started = s.flowStarted.get({ key, since: now - periodMs }) as { n: number; oldest: number | null };
-        return {
-          executing: s.flowExecuting.get({ key, now }) as number,
-          startedInPeriod: started.n,
-          oldestStart: started.oldest,
-        };
-      });
+      const { admitted, parked } = admit(due, take, now, flowUsageReader(s.flowExecuting, s.flowStarted, now));
       for (const row of admitted) {
         s.lease.run({ id: row.id, owner, until: now + leaseMs });
         if (row.flow_key !== null) s.flowLease.run({ id: row.id, now });
