@@ -4,21 +4,7 @@ import type { FlowUsage } from '../../store/flow-admission.js';
 import type { Applied, Change, StoreConnection } from '../../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from '../delivery/in-progress.js';
 import { HOLD_PREFIX, holdOwner } from '../delivery/publish-hold.js';
-import type {
-  MessageClaimOptions,
-  MessagePatch,
-  MessageStore,
-  NewMessage,
-  NewUpstashRun,
-  PublishedMessage,
-  PublishOptions,
-  RunMessage,
-  RunStart,
-  StoredMessage,
-  StoredPublish,
-  DeadLetter,
-  DeadLetterQuery,
-} from './store.js';
+import type * as M from './store.js';
 import {
   admitMessages,
   DUE_COLUMNS,
@@ -44,7 +30,7 @@ type Tx = TransactionSql<{ bigint: number }>;
  * its messages `FOR UPDATE SKIP LOCKED`, so two runners never lease the same message. A claim and
  * a publish that settles a delivery are short transactions, bounded by their session settings.
  */
-export class PostgresMessageStore implements MessageStore {
+export class PostgresMessageStore implements M.MessageStore {
   readonly #sql: Db;
   readonly #connection: Extract<StoreConnection, { kind: 'postgres' }>;
 
@@ -118,9 +104,9 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async createRun(
-    run: NewUpstashRun,
-    first: NewMessage,
-    alongside?: PublishOptions & { changes: readonly Change[] },
+    run: M.NewUpstashRun,
+    first: M.NewMessage,
+    alongside?: M.PublishOptions & { changes: readonly Change[] },
   ): Promise<{ created: boolean; applied: Applied }> {
     if (!alongside) return { created: await this.#createRun(this.#sql, run, first), applied: appliedAttempts([]) };
     return this.#transaction(async (tx) => {
@@ -130,7 +116,7 @@ export class PostgresMessageStore implements MessageStore {
     });
   }
 
-  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<StoredPublish> {
+  async publish(messages: readonly M.PublishedMessage[], options: M.PublishOptions): Promise<M.StoredPublish> {
     if (messages.length === 0) return { results: [], applied: appliedAttempts([]), held: 0 };
     return this.#transaction(async (tx) => {
       const results = await this.#insert(
@@ -165,7 +151,7 @@ export class PostgresMessageStore implements MessageStore {
     });
   }
 
-  async #createRun(sql: Db | Tx, run: NewUpstashRun, first: NewMessage): Promise<boolean> {
+  async #createRun(sql: Db | Tx, run: M.NewUpstashRun, first: M.NewMessage): Promise<boolean> {
     const flow = flowParams(first);
     // Parent and children in one statement: the foreign keys are checked at its end.
     const [row] = await sql<{ n: number }[]>`WITH r AS (
@@ -188,11 +174,11 @@ export class PostgresMessageStore implements MessageStore {
     return row?.config;
   }
 
-  async insertMessages(messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
+  async insertMessages(messages: readonly M.NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
     return messages.length === 0 ? [] : this.#insert(this.#sql, messages);
   }
 
-  async #insert(sql: Db | Tx, messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
+  async #insert(sql: Db | Tx, messages: readonly M.NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
     const rows = messages.map((m) => ({
       id: m.id,
       run_id: m.runId,
@@ -243,7 +229,14 @@ export class PostgresMessageStore implements MessageStore {
    * (store/postgres-flow-claim.ts): a second claimer's counts then see the first one's leases.
    * The only multi-statement transaction of the QStash store, bounded by its session settings.
    */
-  async claimDue({ now, limit, owner, leaseMs, maxBytes, atLeastOne }: MessageClaimOptions): Promise<StoredMessage[]> {
+  async claimDue({
+    now,
+    limit,
+    owner,
+    leaseMs,
+    maxBytes,
+    atLeastOne,
+  }: M.MessageClaimOptions): Promise<M.StoredMessage[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
     // Most polls find nothing due (a runner with no Upstash app polls all the same): a plain read
@@ -312,7 +305,7 @@ export class PostgresMessageStore implements MessageStore {
     return rows.length;
   }
 
-  async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
+  async settle(id: string, owner: string, patch: M.MessagePatch, now: number): Promise<boolean> {
     const sql = this.#sql;
     const unreachable =
       patch.unreachableSince === undefined
@@ -326,7 +319,7 @@ export class PostgresMessageStore implements MessageStore {
     return rows.length > 0;
   }
 
-  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<M.RunMessage[]> {
     const rows = await this.#sql<
       RunMessageRow[]
     >`SELECT id, seq, call_type, spec::json->>'body' AS body, status, retried,
@@ -334,7 +327,7 @@ export class PostgresMessageStore implements MessageStore {
     return rows.map(toRunMessage);
   }
 
-  async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
+  async runsByStart(after: M.RunStart | undefined, limit: number): Promise<M.RunStart[]> {
     const rows = after
       ? await this.#sql<{ id: string; created_at: string }[]>`SELECT id, created_at FROM runs WHERE protocol = 'upstash'
           AND (created_at, id) < (${after.createdAt}::bigint, ${after.id})
@@ -344,7 +337,7 @@ export class PostgresMessageStore implements MessageStore {
     return rows.map((row) => ({ id: row.id, createdAt: Number(row.created_at) }));
   }
 
-  async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
+  async deadLetters(query: M.DeadLetterQuery): Promise<M.DeadLetter[]> {
     const sql = this.#sql;
     const ofRun = query.runId === undefined ? sql`` : sql`AND run_id = ${query.runId}`;
     const ofIds = query.ids === undefined ? sql`` : sql`AND id = ANY(${query.ids as string[]})`;
@@ -355,7 +348,7 @@ export class PostgresMessageStore implements MessageStore {
     return rows.map((row) => ({ ...toMessage(row), failedAt: Number(row.updated_at) }));
   }
 
-  async storedMessages(runId: string): Promise<StoredMessage[]> {
+  async storedMessages(runId: string): Promise<M.StoredMessage[]> {
     const rows = await this.#sql<MessageRow[]>`SELECT * FROM qstash_messages WHERE run_id = ${runId} ORDER BY seq`;
     return rows.map(toMessage);
   }

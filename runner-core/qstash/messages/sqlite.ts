@@ -6,22 +6,7 @@ import type { Applied, Change, StoreConnection } from '../../store/types.js';
 import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from '../delivery/in-progress.js';
 import { HOLD_PREFIX, holdOwner } from '../delivery/publish-hold.js';
 import { HANDOVER_CALL_TYPE } from '../publish/handover.js';
-import type {
-  MessageClaimOptions,
-  MessagePatch,
-  MessageStore,
-  NewMessage,
-  NewUpstashRun,
-  PublishedMessage,
-  PublishOptions,
-  RunMessage,
-  RunStart,
-  StoredMessage,
-  StoredPublish,
-  StoredSpec,
-  DeadLetter,
-  DeadLetterQuery,
-} from './store.js';
+import type * as M from './store.js';
 
 /** The `MessageStore` on the runner's SQLite file: same connection, so one writer and WAL as the `Store`. */
 
@@ -43,15 +28,15 @@ export interface MessageRow {
   flow_period_ms: number | null;
 }
 
-export function toMessage(row: MessageRow): StoredMessage {
+export function toMessage(row: MessageRow): M.StoredMessage {
   return {
     id: row.id,
     seq: Number(row.seq),
     runId: row.run_id,
     callType: row.call_type,
-    kind: row.kind as StoredMessage['kind'],
-    spec: JSON.parse(row.spec) as StoredSpec,
-    status: row.status as StoredMessage['status'],
+    kind: row.kind as M.StoredMessage['kind'],
+    spec: JSON.parse(row.spec) as M.StoredSpec,
+    status: row.status as M.StoredMessage['status'],
     dueAt: Number(row.due_at),
     retried: row.retried,
     unreachableSince: row.unreachable_since === null ? null : Number(row.unreachable_since),
@@ -74,13 +59,13 @@ export interface RunMessageRow {
   created_at: number;
 }
 
-export function toRunMessage(row: RunMessageRow): RunMessage {
+export function toRunMessage(row: RunMessageRow): M.RunMessage {
   return {
     id: row.id,
     seq: Number(row.seq),
     callType: row.call_type,
     body: row.body,
-    status: row.status as RunMessage['status'],
+    status: row.status as M.RunMessage['status'],
     retried: row.retried,
     createdAt: Number(row.created_at),
   };
@@ -122,7 +107,7 @@ export function withinBytes<T extends { spec_bytes: number }>(
 /** Due rows read beyond a claim's limit, so messages of a full key do not starve the others. */
 export const FLOW_LOOKAHEAD = 16;
 
-export function flowParams(m: NewMessage) {
+export function flowParams(m: M.NewMessage) {
   return {
     flowKey: m.flow?.key ?? null,
     flowParallelism: m.flow?.parallelism ?? null,
@@ -144,7 +129,7 @@ export interface InFlightRow {
 }
 
 export function toInFlight(row: InFlightRow): InFlightMessage {
-  const spec = JSON.parse(row.spec) as StoredSpec;
+  const spec = JSON.parse(row.spec) as M.StoredSpec;
   return { id: row.id, seq: Number(row.seq), callType: row.call_type, body: spec.body, headers: spec.headers };
 }
 
@@ -166,7 +151,7 @@ export function admitMessages<Row extends DueRow>(
   return admit(candidates, take, now, usage);
 }
 
-type Alongside = PublishOptions & { changes: readonly Change[] };
+type Alongside = M.PublishOptions & { changes: readonly Change[] };
 
 /**
  * Runs `write` without waiting for the disk (`synchronous = NORMAL` for its commit, then the
@@ -191,17 +176,17 @@ function unsyncedWrites(db: Database): <T>(write: () => T) => T {
   };
 }
 
-export class SqliteMessageStore implements MessageStore {
+export class SqliteMessageStore implements M.MessageStore {
   readonly #db: Database;
   readonly #s;
   readonly #createRun: (
-    run: NewUpstashRun,
-    first: NewMessage,
+    run: M.NewUpstashRun,
+    first: M.NewMessage,
     alongside: Alongside | undefined,
   ) => { created: boolean; applied: Applied };
-  readonly #insert: (messages: readonly NewMessage[]) => { id: string; deduplicated: boolean }[];
-  readonly #publish: (messages: readonly PublishedMessage[], options: PublishOptions) => StoredPublish;
-  readonly #claim: (options: MessageClaimOptions) => StoredMessage[];
+  readonly #insert: (messages: readonly M.NewMessage[]) => { id: string; deduplicated: boolean }[];
+  readonly #publish: (messages: readonly M.PublishedMessage[], options: M.PublishOptions) => M.StoredPublish;
+  readonly #claim: (options: M.MessageClaimOptions) => M.StoredMessage[];
   readonly #renew: (ids: readonly string[], owner: string, until: number) => void;
   readonly #pruneRuns: (
     runIds: readonly string[],
@@ -311,7 +296,7 @@ export class SqliteMessageStore implements MessageStore {
         WHERE run_id IS NULL AND status != 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ?)`),
     };
     this.#s = s;
-    const messageParams = (m: NewMessage) => ({
+    const messageParams = (m: M.NewMessage) => ({
       id: m.id,
       runId: m.runId,
       callType: m.callType,
@@ -323,7 +308,7 @@ export class SqliteMessageStore implements MessageStore {
       now: m.now,
       ...flowParams(m),
     });
-    const insertOne = (m: NewMessage): { id: string; deduplicated: boolean } => {
+    const insertOne = (m: M.NewMessage): { id: string; deduplicated: boolean } => {
       if (s.insertMessage.run(messageParams(m)).changes > 0) return { id: m.id, deduplicated: false };
       return { id: s.byDedup.get(m.dedupKey) as string, deduplicated: true };
     };
@@ -350,7 +335,7 @@ export class SqliteMessageStore implements MessageStore {
     };
     // IMMEDIATE: the write lock up front, as the `Store`'s transactions take it. The store's changes
     // join it (`connection.apply`, a savepoint): a failing change (an unknown run) undoes it all.
-    const createRun = db.transaction((run: NewUpstashRun, first: NewMessage, alongside: Alongside | undefined) => {
+    const createRun = db.transaction((run: M.NewUpstashRun, first: M.NewMessage, alongside: Alongside | undefined) => {
       const inserted = s.insertRun.run({ ...run, headers: JSON.stringify(run.headers) }).changes > 0;
       if (!inserted) return { created: false, applied: appliedAttempts([]) };
       s.insertConfig.run(run.id, run.config);
@@ -360,9 +345,9 @@ export class SqliteMessageStore implements MessageStore {
       return { created: true, applied: connection.apply(alongside.changes, alongside.returning) };
     });
     this.#createRun = (run, first, alongside) => createRun.immediate(run, first, alongside);
-    const insert = db.transaction((messages: readonly NewMessage[]) => messages.map(insertOne));
+    const insert = db.transaction((messages: readonly M.NewMessage[]) => messages.map(insertOne));
     this.#insert = (messages) => insert.immediate(messages);
-    const publish = db.transaction((messages: readonly PublishedMessage[], options: PublishOptions) => {
+    const publish = db.transaction((messages: readonly M.PublishedMessage[], options: M.PublishOptions) => {
       const results = messages.map((m) => insertOne(m.message));
       const fresh = messages.filter((_, i) => !results[i]!.deduplicated);
       const runs = new Set(fresh.map((m) => m.message.runId));
@@ -383,7 +368,7 @@ export class SqliteMessageStore implements MessageStore {
       };
     });
     this.#publish = (messages, options) => publish.immediate(messages, options);
-    const claim = db.transaction(({ now, limit, owner, leaseMs, maxBytes, atLeastOne }: MessageClaimOptions) => {
+    const claim = db.transaction(({ now, limit, owner, leaseMs, maxBytes, atLeastOne }: M.MessageClaimOptions) => {
       const take = Math.max(0, Math.trunc(limit));
       // Read past the limit: messages of a full key are parked, not counted.
       const due = s.due.all({ now, limit: take * 2 + FLOW_LOOKAHEAD }) as DueRow[];
@@ -423,14 +408,14 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async createRun(
-    run: NewUpstashRun,
-    first: NewMessage,
+    run: M.NewUpstashRun,
+    first: M.NewMessage,
     alongside?: Alongside,
   ): Promise<{ created: boolean; applied: Applied }> {
     return this.#createRun(run, first, alongside);
   }
 
-  async publish(messages: readonly PublishedMessage[], options: PublishOptions): Promise<StoredPublish> {
+  async publish(messages: readonly M.PublishedMessage[], options: M.PublishOptions): Promise<M.StoredPublish> {
     return messages.length === 0
       ? { results: [], applied: appliedAttempts([]), held: 0 }
       : this.#publish(messages, options);
@@ -440,11 +425,11 @@ export class SqliteMessageStore implements MessageStore {
     return this.#s.config.get(runId) as string | undefined;
   }
 
-  async insertMessages(messages: readonly NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
+  async insertMessages(messages: readonly M.NewMessage[]): Promise<{ id: string; deduplicated: boolean }[]> {
     return messages.length === 0 ? [] : this.#insert(messages);
   }
 
-  async claimDue(options: MessageClaimOptions): Promise<StoredMessage[]> {
+  async claimDue(options: M.MessageClaimOptions): Promise<M.StoredMessage[]> {
     return options.limit <= 0 ? [] : this.#claim(options);
   }
 
@@ -456,7 +441,7 @@ export class SqliteMessageStore implements MessageStore {
     return this.#unsynced(() => this.#s.releaseHeld.run(runId, holdOwner(deliveryId)).changes);
   }
 
-  async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
+  async settle(id: string, owner: string, patch: M.MessagePatch, now: number): Promise<boolean> {
     const result = this.#s.settle.run({
       id,
       owner,
@@ -470,18 +455,18 @@ export class SqliteMessageStore implements MessageStore {
     return result.changes > 0;
   }
 
-  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<M.RunMessage[]> {
     return (this.#s.runMessages.all(runId, upToSeq) as RunMessageRow[]).map(toRunMessage);
   }
 
-  async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {
+  async runsByStart(after: M.RunStart | undefined, limit: number): Promise<M.RunStart[]> {
     const rows = after
       ? this.#s.runsBefore.all({ at: after.createdAt, id: after.id, limit })
       : this.#s.newestRuns.all({ limit });
-    return rows as RunStart[];
+    return rows as M.RunStart[];
   }
 
-  async deadLetters(query: DeadLetterQuery): Promise<DeadLetter[]> {
+  async deadLetters(query: M.DeadLetterQuery): Promise<M.DeadLetter[]> {
     const beforeSeq = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
     const ids = query.ids === undefined ? null : JSON.stringify(query.ids);
     const rows = this.#s.deadLetters.all({ beforeSeq, runId: query.runId ?? null, ids, limit: query.limit });
@@ -491,7 +476,7 @@ export class SqliteMessageStore implements MessageStore {
     }));
   }
 
-  async storedMessages(runId: string): Promise<StoredMessage[]> {
+  async storedMessages(runId: string): Promise<M.StoredMessage[]> {
     return (this.#s.storedMessages.all(runId) as MessageRow[]).map(toMessage);
   }
 

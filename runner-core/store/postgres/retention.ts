@@ -1,13 +1,7 @@
 import type { Sql } from 'postgres';
 import { ms } from './changes.js';
-import {
-  candidatesSql,
-  PRUNABLE,
-  type PruneCandidatesQuery,
-  type PruneCursor,
-  type RetentionStore,
-  type RunRowCounts,
-} from '../retention.js';
+import { candidatesSql, PRUNABLE } from '../retention.js';
+import type * as R from '../retention.js';
 
 /**
  * The PostgreSQL half of `RetentionStore`. A batch is one statement (data-modifying CTEs), so one
@@ -16,7 +10,7 @@ import {
  * deadlocks with one. Several runners take turns through an advisory lock (`exclusively`), so each
  * batch is pruned once.
  */
-export class PostgresRetention implements RetentionStore {
+export class PostgresRetention implements R.RetentionStore {
   readonly #sql: Sql<{ bigint: number }>;
   readonly #schema: string;
 
@@ -25,23 +19,23 @@ export class PostgresRetention implements RetentionStore {
     this.#schema = schema;
   }
 
-  async candidates({ finishedBefore, after, limit }: PruneCandidatesQuery): Promise<PruneCursor[]> {
+  async candidates({ finishedBefore, after, limit }: R.PruneCandidatesQuery): Promise<R.PruneCursor[]> {
     const take = Math.max(0, Math.trunc(limit));
     const params =
       after === null ? [ms(finishedBefore), take] : [ms(finishedBefore), ms(after.finishedAt), after.id, take];
-    return this.#sql.unsafe<PruneCursor[]>(candidatesSql('postgres', after !== null), params, { prepare: true });
+    return this.#sql.unsafe<R.PruneCursor[]>(candidatesSql('postgres', after !== null), params, { prepare: true });
   }
 
   async deleteRuns(
     runIds: readonly string[],
     { finishedBefore, dryRun }: { finishedBefore: number; dryRun: boolean },
-  ): Promise<RunRowCounts> {
+  ): Promise<R.RunRowCounts> {
     if (runIds.length === 0) return { runs: 0, steps: 0, attempts: 0, stepLogs: 0 };
     const sql = this.#sql;
     const ids = [...runIds];
     const prunable = sql`SELECT id FROM runs WHERE id = ANY(${ids}::text[]) AND ${sql.unsafe(PRUNABLE)} AND finished_at < ${ms(finishedBefore)}::bigint`;
     if (dryRun) {
-      const [row] = await sql<RunRowCounts[]>`WITH victims AS (${prunable})
+      const [row] = await sql<R.RunRowCounts[]>`WITH victims AS (${prunable})
         SELECT (SELECT COUNT(*) FROM victims)::int AS runs,
           (SELECT COUNT(*) FROM steps WHERE run_id IN (SELECT id FROM victims))::int AS steps,
           (SELECT COUNT(*) FROM attempts WHERE run_id IN (SELECT id FROM victims))::int AS attempts,
@@ -49,7 +43,7 @@ export class PostgresRetention implements RetentionStore {
       return row!;
     }
     const [row] = await sql<
-      RunRowCounts[]
+      R.RunRowCounts[]
     >`WITH victims AS MATERIALIZED (${prunable} ORDER BY id FOR UPDATE SKIP LOCKED),
         s AS (DELETE FROM steps WHERE run_id IN (SELECT id FROM victims) RETURNING 1),
         a AS (DELETE FROM attempts WHERE run_id IN (SELECT id FROM victims) RETURNING 1),

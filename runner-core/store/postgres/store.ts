@@ -12,23 +12,8 @@ import { eventLockKey, type DeliverEventInput } from './events.js';
 import { migratePostgres } from '../migrations/postgres.js';
 import { pageLimit, toAttempt, toRun, toRunPage, toStep, type AttemptRow, type RunRow, type StepRow } from '../rows.js';
 import { stepLogParams, toStepLog, type StepLogRow } from '../step-log-rows.js';
-import {
-  RUN_STATUSES,
-  type ApplyOptions,
-  type Attempt,
-  type Change,
-  type ClaimOptions,
-  type NewRun,
-  type Run,
-  type RunPage,
-  type RunQuery,
-  type RunStatus,
-  type Step,
-  type StepLog,
-  type Store,
-  type StoreConnection,
-  type StoreStats,
-} from '../types.js';
+import { RUN_STATUSES } from '../types.js';
+import type * as S from '../types.js';
 
 /*
  * The client is `postgres` (porsager/postgres.js), not `pg`: it has no dependencies (pg pulls in
@@ -93,10 +78,10 @@ const bigintAsNumber: PostgresType<number> = {
  * `FOR UPDATE SKIP LOCKED` and a lease; every fenced `apply` locks the runs it touches and checks
  * their lease holder before it commits, so a runner that lost a run's lease cannot commit to it.
  */
-export class PostgresStore implements Store {
+export class PostgresStore implements S.Store {
   readonly #sql: Sql<{ bigint: number }>;
   readonly schedules: PostgresSchedules;
-  readonly connection: StoreConnection;
+  readonly connection: S.StoreConnection;
   readonly retention: PostgresRetention;
   readonly #databaseClock: boolean;
   readonly #schema: string;
@@ -131,7 +116,7 @@ export class PostgresStore implements Store {
       : this.#sql`${ms(now + leaseMs)}::bigint`;
   }
 
-  async createRun(input: NewRun): Promise<{ run: Run; created: boolean }> {
+  async createRun(input: S.NewRun): Promise<{ run: S.Run; created: boolean }> {
     const sql = this.#sql;
     const key = input.idempotencyKey ?? null;
     const lease = input.lease;
@@ -155,12 +140,12 @@ export class PostgresStore implements Store {
     return { run: toRun(existing), created: false };
   }
 
-  async getRun(id: string): Promise<Run | undefined> {
+  async getRun(id: string): Promise<S.Run | undefined> {
     const [row] = await this.#sql<RunRow[]>`SELECT * FROM runs WHERE id = ${id}`;
     return row ? toRun(row) : undefined;
   }
 
-  async listRuns(query: RunQuery): Promise<RunPage> {
+  async listRuns(query: S.RunQuery): Promise<S.RunPage> {
     const limit = pageLimit(query.limit);
     const { text, params } = runListSql(query, limit + 1, 'postgres');
     // Not prepared: a prepared statement goes to a generic plan after five runs, and the best plan
@@ -170,7 +155,7 @@ export class PostgresStore implements Store {
   }
 
   /** One statement (data-modifying CTEs), so one transaction; see `RunStore.resumeRun`. */
-  async resumeRun(runId: string, now: number): Promise<{ run: Run; resumed: boolean } | undefined> {
+  async resumeRun(runId: string, now: number): Promise<{ run: S.Run; resumed: boolean } | undefined> {
     const sql = this.#sql;
     const [row] = await sql<(RunRow & { resumed: boolean })[]>`WITH resumed AS (
         UPDATE runs SET status = 'queued', next_at = ${ms(now)}, updated_at = ${ms(now)}, ${sql.unsafe(RESUME_CLEARS)}
@@ -187,15 +172,15 @@ export class PostgresStore implements Store {
     return { run: toRun(run as RunRow), resumed };
   }
 
-  async listSteps(runId: string): Promise<Step[]> {
+  async listSteps(runId: string): Promise<S.Step[]> {
     return (await this.#sql<StepRow[]>`SELECT * FROM steps WHERE run_id = ${runId} ORDER BY idx`).map(toStep);
   }
 
-  async listAttempts(runId: string): Promise<Attempt[]> {
+  async listAttempts(runId: string): Promise<S.Attempt[]> {
     return (await this.#sql<AttemptRow[]>`SELECT * FROM attempts WHERE run_id = ${runId} ORDER BY seq`).map(toAttempt);
   }
 
-  async listStepLogs(runId: string): Promise<StepLog[]> {
+  async listStepLogs(runId: string): Promise<S.StepLog[]> {
     return (await this.#sql<StepLogRow[]>`SELECT * FROM step_logs WHERE run_id = ${runId} ORDER BY idx, attempt`).map(
       toStepLog,
     );
@@ -206,14 +191,14 @@ export class PostgresStore implements Store {
    * (functions.ts) locks the touched runs in id order, checks the fence under those locks
    * and applies the changes in order. A lost lease raises before anything is written.
    */
-  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
+  async apply(changes: readonly S.Change[], options: S.ApplyOptions = {}): Promise<Applied> {
     return this.#apply(this.#sql, changes, options.owner, options.returning ?? false);
   }
 
   /** `apply` on `sql`: the pool (one statement, its own transaction), or a transaction of a part of the runner (`connection`). */
   async #apply(
     sql: Sql<{ bigint: number }> | TransactionSql<{ bigint: number }>,
-    changes: readonly Change[],
+    changes: readonly S.Change[],
     owner: string | undefined,
     returning: boolean,
   ): Promise<Applied> {
@@ -256,7 +241,7 @@ export class PostgresStore implements Store {
         : sql<StepRow[]>`SELECT * FROM steps WHERE run_id = ANY(${stepRunIds}::text[]) ORDER BY run_id, idx`,
     ]);
     const byId = new Map(runs.map((row) => [row.id, toRun(row)]));
-    const stepsOf = new Map<string, Step[]>();
+    const stepsOf = new Map<string, S.Step[]>();
     for (const row of steps) {
       const list = stepsOf.get(row.run_id) ?? [];
       stepsOf.set(row.run_id, [...list, toStep(row)]);
@@ -268,7 +253,7 @@ export class PostgresStore implements Store {
     );
   }
 
-  async claimDue({ now, limit, owner, leaseMs, onWaiting }: ClaimOptions): Promise<Run[]> {
+  async claimDue({ now, limit, owner, leaseMs, onWaiting }: S.ClaimOptions): Promise<S.Run[]> {
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
     const sql = this.#sql;
@@ -335,16 +320,16 @@ export class PostgresStore implements Store {
     );
   }
 
-  async stats(now: number): Promise<StoreStats> {
+  async stats(now: number): Promise<S.StoreStats> {
     const sql = this.#sql;
     const [byStatus, [due]] = await Promise.all([
-      sql<{ status: RunStatus; n: number }[]>`SELECT status, count(*) AS n FROM runs GROUP BY status`,
+      sql<{ status: S.RunStatus; n: number }[]>`SELECT status, count(*) AS n FROM runs GROUP BY status`,
       sql<
         { n: number }[]
       >`SELECT count(*) AS n FROM runs WHERE ${sql.unsafe(CLAIMABLE)} AND next_at IS NOT NULL AND next_at <= ${ms(now)}
         AND (lease_until IS NULL OR lease_until < ${this.#leaseNow(now)})`,
     ]);
-    const runs = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
+    const runs = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<S.RunStatus, number>;
     for (const row of byStatus) runs[row.status] = row.n;
     return { runs, due: due?.n ?? 0 };
   }

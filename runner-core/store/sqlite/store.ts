@@ -27,25 +27,8 @@ import {
   type RunRow,
   type StepRow,
 } from '../rows.js';
-import {
-  changeRunId,
-  RUN_STATUSES,
-  type ApplyOptions,
-  type Attempt,
-  type Change,
-  type ClaimOptions,
-  type NewRun,
-  type Run,
-  type RunPage,
-  type RunPatch,
-  type RunQuery,
-  type RunStatus,
-  type Step,
-  type StepLog,
-  type Store,
-  type StoreConnection,
-  type StoreStats,
-} from '../types.js';
+import { changeRunId, RUN_STATUSES } from '../types.js';
+import type * as S from '../types.js';
 
 /** Due rows read beyond a claim's limit, so runs of a full flow key do not starve the others. */
 const FLOW_LOOKAHEAD = 16;
@@ -63,7 +46,7 @@ const PATCH_SQL = `UPDATE runs SET ${patchAssignments({
 }).join(', ')}, updated_at = @at WHERE id = @id`;
 
 /** `undefined` means "leave as is"; `null` means "set to NULL" (a sleeping run has no nextAt). */
-function patchParams(runId: string, patch: RunPatch, at: number): Record<string, unknown> {
+function patchParams(runId: string, patch: S.RunPatch, at: number): Record<string, unknown> {
   const params: Record<string, unknown> = { id: runId, at };
   for (const [field, { column, type }] of Object.entries(RUN_PATCH_FIELDS)) {
     const value = patch[field as RunPatchField];
@@ -152,17 +135,17 @@ function prepareStatements(db: Database.Database) {
 type Statements = ReturnType<typeof prepareStatements>;
 
 /** The default `Store`: one SQLite file (or `:memory:`), synchronous under async signatures. */
-export class SqliteStore implements Store {
+export class SqliteStore implements S.Store {
   readonly #db: Database.Database;
   readonly schedules: SqliteSchedules;
-  readonly connection: StoreConnection;
+  readonly connection: S.StoreConnection;
   readonly retention: SqliteRetention;
   readonly #s: Statements;
   /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
   readonly #listStatements = new Map<string, Database.Statement>();
-  readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
-  readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
-  readonly #claimDueTx: (options: ClaimOptions) => { runs: Run[]; waiting: string[] };
+  readonly #createTx: (input: S.NewRun) => { run: S.Run; created: boolean };
+  readonly #applyTx: (changes: readonly S.Change[], owner: string | undefined, returning: boolean) => Applied;
+  readonly #claimDueTx: (options: S.ClaimOptions) => { runs: S.Run[]; waiting: string[] };
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
   readonly #deliverTx: (input: {
     eventId: string;
@@ -172,7 +155,7 @@ export class SqliteStore implements Store {
     keepUntil: number;
   }) => string[];
   readonly #takeEventTx: (eventId: string, now: number) => string | undefined;
-  readonly #resumeTx: (runId: string, now: number) => { run: Run; resumed: boolean } | undefined;
+  readonly #resumeTx: (runId: string, now: number) => { run: S.Run; resumed: boolean } | undefined;
 
   // No clock option: every method takes its times as arguments.
   constructor(path: string) {
@@ -191,10 +174,10 @@ export class SqliteStore implements Store {
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)
     // cannot interleave with another connection's write and then fail with SQLITE_BUSY.
-    const create = db.transaction((input: NewRun) => this.#create(input));
+    const create = db.transaction((input: S.NewRun) => this.#create(input));
     this.#createTx = (input) => create.immediate(input);
     const apply = db.transaction(
-      (changes: readonly Change[], owner: string | undefined, returning: boolean): Applied => {
+      (changes: readonly S.Change[], owner: string | undefined, returning: boolean): Applied => {
         // Fencing, inside the write transaction: one indexed read per touched run.
         if (owner !== undefined) {
           for (const runId of new Set(changes.map(changeRunId))) {
@@ -206,7 +189,7 @@ export class SqliteStore implements Store {
         for (const change of changes) this.#applyOne(change);
         // Read back in the same transaction: what listeners are told is exactly what was committed.
         if (!returning) return appliedAttempts(changes);
-        const getRun = (id: string): Run | undefined => {
+        const getRun = (id: string): S.Run | undefined => {
           const row = s.runById.get(id) as RunRow | undefined;
           return row ? toRun(row) : undefined;
         };
@@ -220,7 +203,7 @@ export class SqliteStore implements Store {
       apply: (changes, returning) =>
         changes.length === 0 ? appliedAttempts(changes) : apply.immediate(changes, undefined, returning),
     };
-    const claimDue = db.transaction(({ now, limit, owner, leaseMs }: ClaimOptions) => {
+    const claimDue = db.transaction(({ now, limit, owner, leaseMs }: S.ClaimOptions) => {
       // LIMIT with a negative value means "no limit" in SQLite; never let that through.
       const take = Math.max(0, Math.trunc(limit));
       // Read past the limit: runs of a full flow key are skipped (and parked), not counted.
@@ -289,7 +272,7 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  #create(input: NewRun): { run: Run; created: boolean } {
+  #create(input: S.NewRun): { run: S.Run; created: boolean } {
     const key = input.idempotencyKey ?? null;
     if (key !== null) {
       const existing = this.#s.runByKey.get(key) as RunRow | undefined;
@@ -315,7 +298,7 @@ export class SqliteStore implements Store {
     return { run: toRun(row), created: true };
   }
 
-  #applyOne(change: Change): void {
+  #applyOne(change: S.Change): void {
     const s = this.#s;
     switch (change.type) {
       case 'step-started': {
@@ -383,43 +366,43 @@ export class SqliteStore implements Store {
     }
   }
 
-  async createRun(input: NewRun): Promise<{ run: Run; created: boolean }> {
+  async createRun(input: S.NewRun): Promise<{ run: S.Run; created: boolean }> {
     return this.#createTx(input);
   }
 
-  async getRun(id: string): Promise<Run | undefined> {
+  async getRun(id: string): Promise<S.Run | undefined> {
     const row = this.#s.runById.get(id) as RunRow | undefined;
     return row ? toRun(row) : undefined;
   }
 
-  async listRuns(query: RunQuery): Promise<RunPage> {
+  async listRuns(query: S.RunQuery): Promise<S.RunPage> {
     const limit = pageLimit(query.limit);
     const { text, params } = runListSql(query, limit + 1, 'sqlite');
     return toRunPage(this.#listStatement(text).all(...params) as RunRow[], limit);
   }
 
-  async resumeRun(runId: string, now: number): Promise<{ run: Run; resumed: boolean } | undefined> {
+  async resumeRun(runId: string, now: number): Promise<{ run: S.Run; resumed: boolean } | undefined> {
     return this.#resumeTx(runId, now);
   }
 
-  async listSteps(runId: string): Promise<Step[]> {
+  async listSteps(runId: string): Promise<S.Step[]> {
     return (this.#s.steps.all(runId) as StepRow[]).map(toStep);
   }
 
-  async listAttempts(runId: string): Promise<Attempt[]> {
+  async listAttempts(runId: string): Promise<S.Attempt[]> {
     return (this.#s.attempts.all(runId) as AttemptRow[]).map(toAttempt);
   }
 
-  async listStepLogs(runId: string): Promise<StepLog[]> {
+  async listStepLogs(runId: string): Promise<S.StepLog[]> {
     return (this.#s.stepLogs.all(runId) as StepLogRow[]).map(toStepLog);
   }
 
-  async apply(changes: readonly Change[], options: ApplyOptions = {}): Promise<Applied> {
+  async apply(changes: readonly S.Change[], options: S.ApplyOptions = {}): Promise<Applied> {
     if (changes.length === 0) return appliedAttempts(changes);
     return this.#applyTx(changes, options.owner, options.returning ?? false);
   }
 
-  async claimDue(options: ClaimOptions): Promise<Run[]> {
+  async claimDue(options: S.ClaimOptions): Promise<S.Run[]> {
     // Most claims find nothing (one follows the end of every drive): a read first, so that those
     // take no write lock. A run that falls due just after it is the next claim's, as it would be
     // had this claim run a moment earlier.
@@ -455,9 +438,9 @@ export class SqliteStore implements Store {
     this.#s.releaseAll.run();
   }
 
-  async stats(now: number): Promise<StoreStats> {
-    const runs = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
-    for (const row of this.#s.countByStatus.all() as { status: RunStatus; n: number }[]) runs[row.status] = row.n;
+  async stats(now: number): Promise<S.StoreStats> {
+    const runs = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<S.RunStatus, number>;
+    for (const row of this.#s.countByStatus.all() as { status: S.RunStatus; n: number }[]) runs[row.status] = row.n;
     return { runs, due: this.#s.countDue.get({ now }) as number };
   }
 
