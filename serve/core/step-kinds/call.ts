@@ -1,6 +1,7 @@
 import { toMilliseconds, type Duration } from '../../../protocol/duration.js';
 import { WorkflowError } from '../../../protocol/errors.js';
 import type { CallRequest } from '../../../protocol/step-kinds/call.js';
+import { checkRetries, encodeBody } from './request-options.js';
 import type { SuspendTools } from './types.js';
 
 /** What `context.call` asks the runner to send. */
@@ -49,24 +50,9 @@ export function toCallRequest(name: string, options: CallOptions): CallRequest {
   }
   const headers: Record<string, string> = { ...options.headers };
   const request: CallRequest = { url: url.href, method: (options.method ?? 'GET').toUpperCase(), headers };
-  if (options.body !== undefined) {
-    if (typeof options.body === 'string') request.body = options.body;
-    else {
-      request.body = JSON.stringify(options.body);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
-        headers['content-type'] = 'application/json';
-    }
-  }
+  if (options.body !== undefined) request.body = encodeBody(options.body, headers);
   if (options.timeout !== undefined) request.timeoutMs = toMilliseconds(options.timeout, `\`timeout\` of ${where}`);
-  if (options.retries !== undefined) {
-    if (!Number.isInteger(options.retries) || options.retries < 0) {
-      throw new WorkflowError(
-        'CONFIG',
-        `Expected \`retries\` of ${where} to be a non-negative integer, got ${String(options.retries)}.`,
-      );
-    }
-    request.retries = options.retries;
-  }
+  if (options.retries !== undefined) request.retries = checkRetries(options.retries, where);
   if (options.throwHttpErrors) request.throwHttpErrors = true;
   return request;
 }

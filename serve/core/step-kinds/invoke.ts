@@ -1,6 +1,7 @@
 import { WorkflowError } from '../../../protocol/errors.js';
 import { resolveFlowControl, type FlowControlOptions } from '../../../protocol/flow-control.js';
 import type { InvokeRequest } from '../../../protocol/messages.js';
+import { checkRetries, encodeBody } from './request-options.js';
 import type { SuspendTools } from './types.js';
 
 /** What `context.invoke` starts: another workflow route, on this app or another one the runner allows. */
@@ -45,25 +46,9 @@ export function toInvokeRequest(name: string, options: InvokeOptions, base: stri
     );
   }
   const headers: Record<string, string> = { ...options.headers };
-  let body = '';
-  if (options.body !== undefined) {
-    if (typeof options.body === 'string') body = options.body;
-    else {
-      body = JSON.stringify(options.body);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
-        headers['content-type'] = 'application/json';
-    }
-  }
+  const body = options.body === undefined ? '' : encodeBody(options.body, headers);
   const request: InvokeRequest = { url: url.href, body, headers };
-  if (options.retries !== undefined) {
-    if (!Number.isInteger(options.retries) || options.retries < 0) {
-      throw new WorkflowError(
-        'CONFIG',
-        `Expected \`retries\` of ${where} to be a non-negative integer, got ${String(options.retries)}.`,
-      );
-    }
-    request.retries = options.retries;
-  }
+  if (options.retries !== undefined) request.retries = checkRetries(options.retries, where);
   if (options.flowControl !== undefined) {
     try {
       request.flowControl = resolveFlowControl(options.flowControl, options.body);
