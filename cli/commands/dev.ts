@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { join } from 'node:path';
 import { runDev, type DevOptions } from '../lib/dev-run.js';
 import type { CliIO } from '../lib/io.js';
-import { parsePort, parsePositiveInt } from '../lib/parse.js';
+import { parseFlagUrl, parsePort, parsePositiveInt } from '../lib/parse.js';
 import { redactHeaderOption } from '../lib/redact-headers.js';
 import { addRunnerFlags } from '../lib/runner-flags.js';
 import { DEV_RETENTION_MS, retentionOption } from '../lib/retention-flag.js';
@@ -13,14 +13,9 @@ function parseRoute(value: string): string {
   return value;
 }
 
+/** An http(s) URL flag (`parseFlagUrl`) without its trailing slashes. */
 function parseHttpUrl(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new InvalidArgumentError(`Expected an http(s) URL, got "${value}".`);
-  return value.replace(/\/+$/, '');
+  return parseFlagUrl(value).replace(/\/+$/, '');
 }
 
 /**

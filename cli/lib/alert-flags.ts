@@ -1,21 +1,9 @@
-import { InvalidArgumentError } from 'commander';
 import type { AlertOptions } from '../../runner-core/alerts/options.js';
 
 /** `--alert-webhook` and `--public-url`, as `addRunnerFlags` reads them. */
 export interface AlertFlags {
   alertWebhook?: string;
   publicUrl?: string;
-}
-
-/** A URL flag: http(s) only, checked as it is read. */
-export function parseFlagUrl(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new InvalidArgumentError(`Expected an http(s) URL, got "${value}".`);
-  return value;
 }
 
 /**

@@ -11,6 +11,17 @@ export function parsePort(value: string): number {
   return port;
 }
 
+/** A URL flag: http(s) only, checked as it is read. */
+export function parseFlagUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new InvalidArgumentError(`Expected an http(s) URL, got "${value}".`);
+  return value;
+}
+
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`Expected a positive integer, got "${value}".`);

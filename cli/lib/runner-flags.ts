@@ -3,8 +3,8 @@ import ms from 'ms';
 import { parseOriginPattern, splitOriginList } from '../../runner-core/egress/origins.js';
 import { otelConfigFromEnv, type OtelConfig } from '../../runner-core/telemetry/otel-config.js';
 import { CliError } from '../errors.js';
-import { parseFlagUrl, type AlertFlags } from './alert-flags.js';
-import { parseNonNegativeInt } from './parse.js';
+import type { AlertFlags } from './alert-flags.js';
+import { parseFlagUrl, parseNonNegativeInt } from './parse.js';
 
 /** The runner's resilience and reach, the same flags on `wf start` and `wf dev`. */
 export interface RunnerFlags extends AlertFlags {
