@@ -18,6 +18,7 @@ import {
   type Attempt,
   type Change,
   type ClaimOptions,
+  type CreatedRun,
   type NewRun,
   type Run,
   type RunPage,
@@ -131,7 +132,15 @@ export class PostgresStore implements Store {
       : this.#sql`${ms(now + leaseMs)}::bigint`;
   }
 
-  async createRun(input: NewRun): Promise<{ run: Run; created: boolean }> {
+  /**
+   * Each on its own connection from the pool: PostgreSQL commits concurrent transactions together
+   * by itself, and one statement per run keeps `createRun`'s conflict handling for repeated keys.
+   */
+  async createRuns(inputs: readonly NewRun[]): Promise<PromiseSettledResult<CreatedRun>[]> {
+    return Promise.allSettled(inputs.map((input) => this.createRun(input)));
+  }
+
+  async createRun(input: NewRun): Promise<CreatedRun> {
     const sql = this.#sql;
     const key = input.idempotencyKey ?? null;
     const lease = input.lease;

@@ -33,6 +33,7 @@ import {
   type Attempt,
   type Change,
   type ClaimOptions,
+  type CreatedRun,
   type NewRun,
   type Run,
   type RunPage,
@@ -159,7 +160,7 @@ export class SqliteStore implements Store {
   readonly #s: Statements;
   /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
   readonly #listStatements = new Map<string, Database.Statement>();
-  readonly #createTx: (input: NewRun) => { run: Run; created: boolean };
+  readonly #createTx: (inputs: readonly NewRun[]) => CreatedRun[];
   readonly #applyTx: (changes: readonly Change[], owner: string | undefined, returning: boolean) => Applied;
   readonly #claimDueTx: (options: ClaimOptions) => { runs: Run[]; waiting: string[] };
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
@@ -190,8 +191,8 @@ export class SqliteStore implements Store {
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)
     // cannot interleave with another connection's write and then fail with SQLITE_BUSY.
-    const create = db.transaction((input: NewRun) => this.#create(input));
-    this.#createTx = (input) => create.immediate(input);
+    const create = db.transaction((inputs: readonly NewRun[]) => inputs.map((input) => this.#create(input)));
+    this.#createTx = (inputs) => create.immediate(inputs);
     const apply = db.transaction(
       (changes: readonly Change[], owner: string | undefined, returning: boolean): Applied => {
         // Fencing, inside the write transaction: one indexed read per touched run.
@@ -295,7 +296,7 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  #create(input: NewRun): { run: Run; created: boolean } {
+  #create(input: NewRun): CreatedRun {
     const key = input.idempotencyKey ?? null;
     if (key !== null) {
       const existing = this.#s.runByKey.get(key) as RunRow | undefined;
@@ -344,7 +345,7 @@ export class SqliteStore implements Store {
         s.closeSteps.run({ runId: change.runId, status: change.status, at: change.at });
         return;
       case 'step-succeeded': {
-        const { runId, index, name, kind, output, at, durationMs } = change;
+        const { runId, index, name, kind, output, at, durationMs, started } = change;
         const result = s.stepSucceeded.run({
           runId,
           index,
@@ -354,6 +355,8 @@ export class SqliteStore implements Store {
           at,
           durationMs,
           startedAt: at - durationMs,
+          group: started?.group ?? null,
+          startedHere: started ? 1 : 0,
         });
         // 0 changes: the step had already succeeded, and the first committed result wins.
         if (result.changes > 0) s.countStepDone.run({ runId });
@@ -389,8 +392,18 @@ export class SqliteStore implements Store {
     }
   }
 
-  async createRun(input: NewRun): Promise<{ run: Run; created: boolean }> {
-    return this.#createTx(input);
+  async createRun(input: NewRun): Promise<CreatedRun> {
+    return this.#createTx([input])[0]!;
+  }
+
+  async createRuns(inputs: readonly NewRun[]): Promise<PromiseSettledResult<CreatedRun>[]> {
+    try {
+      return this.#createTx(inputs).map((value) => ({ status: 'fulfilled', value }));
+    } catch (error) {
+      if (inputs.length === 1) return [{ status: 'rejected', reason: error }];
+      // One input that cannot be created must not fail the others that shared its transaction.
+      return Promise.allSettled(inputs.map((input) => this.createRun(input)));
+    }
   }
 
   async getRun(id: string): Promise<Run | undefined> {
