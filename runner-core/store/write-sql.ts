@@ -50,8 +50,11 @@ export function writeStatements(value: ValueOf) {
         kind = CASE WHEN ${startedHere} = 1 THEN excluded.kind ELSE steps.kind END,
         started_at = CASE WHEN ${startedHere} = 1 THEN excluded.started_at ELSE steps.started_at END
       ${KEEP_SUCCEEDED}`,
-    /** After a `stepSucceeded` that wrote a row (none: the step had already succeeded, and the first result wins). */
-    stepDone: `UPDATE runs SET steps_done = steps_done + 1 WHERE id = ${runId}`,
+    /**
+     * `count` more steps of a run succeeded: after the `stepSucceeded`s that wrote a row (none: the
+     * step had already succeeded, and the first result wins). SQLite sums them per run and commit.
+     */
+    stepsDone: `UPDATE runs SET steps_done = steps_done + ${value('count', 'int')} WHERE id = ${runId}`,
     stepFailed: `INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms,
         reported_executions, failures)
       VALUES (${runId}, ${index}, ${name}, ${kind}, ${value('status')}, ${value('error')}, ${value('startedAt', 'ms')},

@@ -84,10 +84,9 @@ function prepareStatements(db: Database.Database) {
     runByKey: db.prepare('SELECT * FROM runs WHERE idempotency_key = ?'),
     insertRun:
       db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key,
-        flow_key, flow_parallelism, flow_rate, flow_period_ms)
+        flow_key, flow_parallelism, flow_rate, flow_period_ms, lease_owner, lease_until)
       VALUES (@id, @url, @status, @body, @headers, @now, @now, @nextAt, @retries, @retryDelayMs, @idempotencyKey,
-        @flowKey, @flowParallelism, @flowRate, @flowPeriodMs) RETURNING *`),
-    leaseNew: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
+        @flowKey, @flowParallelism, @flowRate, @flowPeriodMs, @leaseOwner, @leaseUntil) RETURNING *`),
     steps: db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY idx'),
     attempts: db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY seq'),
     stepLogs: db.prepare('SELECT * FROM step_logs WHERE run_id = ? ORDER BY idx, attempt'),
@@ -110,7 +109,7 @@ function prepareStatements(db: Database.Database) {
     firstEvent: db.prepare('SELECT seq, data FROM events WHERE event_id = ? AND keep_until > ? ORDER BY seq LIMIT 1'),
     dropEvent: db.prepare('DELETE FROM events WHERE seq = ?'),
     dropExpiredEvents: db.prepare('DELETE FROM events WHERE keep_until <= ?'),
-    countStepDone: db.prepare(w.stepDone),
+    countStepsDone: db.prepare(w.stepsDone),
     insertAttempt: db.prepare(w.attempt),
     patchRun: db.prepare(PATCH_SQL),
     due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE_NOW} ORDER BY next_at LIMIT @limit`),
@@ -203,7 +202,10 @@ export class SqliteStore implements Store {
             if (holder !== undefined && holder !== owner) throw new LeaseLostError(runId, owner, holder);
           }
         }
-        for (const change of changes) this.#applyOne(change);
+        const stepsDone = new Map<string, number>();
+        for (const change of changes) this.#applyOne(change, stepsDone);
+        // One update per run for all its steps that succeeded in this commit, not one per step.
+        for (const [runId, count] of stepsDone) s.countStepsDone.run({ runId, count });
         // Read back in the same transaction: what listeners are told is exactly what was committed.
         if (!returning) return appliedAttempts(changes);
         const getRun = (id: string): Run | undefined => {
@@ -268,7 +270,7 @@ export class SqliteStore implements Store {
         if (waiting.length === 0) s.keepEvent.run(eventId, data, now, keepUntil);
         for (const step of waiting) {
           s.resolveWait.run({ runId: step.run_id, index: step.idx, output, now });
-          s.countStepDone.run({ runId: step.run_id });
+          s.countStepsDone.run({ runId: step.run_id, count: 1 });
           s.wakeRun.run({ runId: step.run_id, now });
         }
         return [...new Set(waiting.map((step) => step.run_id))];
@@ -317,12 +319,14 @@ export class SqliteStore implements Store {
       flowParallelism: input.flowControl?.parallelism ?? null,
       flowRate: input.flowControl?.rate ?? null,
       flowPeriodMs: input.flowControl?.periodMs ?? null,
+      leaseOwner: input.lease?.owner ?? null,
+      leaseUntil: input.lease?.until ?? null,
     }) as RunRow;
-    if (input.lease) this.#s.leaseNew.run({ id: input.id, ...input.lease });
     return { run: toRun(row), created: true };
   }
 
-  #applyOne(change: Change): void {
+  /** Writes one change; a step that succeeded here is counted into `stepsDone` (by run) for the caller to write. */
+  #applyOne(change: Change, stepsDone: Map<string, number>): void {
     const s = this.#s;
     switch (change.type) {
       case 'step-started': {
@@ -359,7 +363,7 @@ export class SqliteStore implements Store {
           startedHere: started ? 1 : 0,
         });
         // 0 changes: the step had already succeeded, and the first committed result wins.
-        if (result.changes > 0) s.countStepDone.run({ runId });
+        if (result.changes > 0) stepsDone.set(runId, (stepsDone.get(runId) ?? 0) + 1);
         return;
       }
       case 'step-failed': {
