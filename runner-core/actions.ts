@@ -2,6 +2,7 @@ import type { StartRequest, StepRecord } from '../protocol/messages.js';
 import { encodeValue } from '../protocol/values.js';
 import type { CallCredentials } from './drive/call-credentials.js';
 import type { Commit } from './commit/commit-queue.js';
+import { StartBatch } from './commit/start-batch.js';
 import {
   OriginNotAllowedError,
   RunFinishedError,
@@ -42,14 +43,16 @@ export interface ActionsOptions {
  */
 export class RunnerActions {
   private readonly options: ActionsOptions;
+  private readonly starts: StartBatch;
 
   constructor(options: ActionsOptions) {
     this.options = options;
+    this.starts = new StartBatch(options.store);
   }
 
   /** Creates a run (or finds it by idempotency key) and drives it at once; only for an allowed origin. */
   async startRun(request: StartRequest): Promise<{ run: Run; created: boolean }> {
-    const { store, events, owner, leaseMs, credentials, allowedOrigins, scheduler } = this.options;
+    const { events, owner, leaseMs, credentials, allowedOrigins, scheduler } = this.options;
     if (!originAllowed(request.url, allowedOrigins))
       throw new OriginNotAllowedError(
         request.url,
@@ -57,21 +60,26 @@ export class RunnerActions {
       );
     const now = this.options.now();
     // A flow-controlled run always goes through claimDue, which alone counts its key's slots.
-    const driveNow = !request.delayMs && !request.flowControl && scheduler.hasRoom;
-    const result = await store.createRun({
-      id: newRunId(now),
-      url: request.url,
-      body: request.body,
-      headers: credentials.redact(request.headers),
-      retries: request.retries ?? DEFAULT_RETRIES,
-      retryDelayMs: request.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
-      idempotencyKey: request.idempotencyKey,
-      now,
-      delayMs: request.delayMs,
-      flowControl: request.flowControl,
-      // Driven at once: inserted running and leased to us, one transaction instead of three.
-      lease: driveNow ? { owner, until: now + leaseMs } : undefined,
-    });
+    // Its slot is held while the run is committed (in a batch with other starts: StartBatch).
+    const driveNow = !request.delayMs && !request.flowControl && scheduler.reserve();
+    const result = await this.starts
+      .create({
+        id: newRunId(now),
+        url: request.url,
+        body: request.body,
+        headers: credentials.redact(request.headers),
+        retries: request.retries ?? DEFAULT_RETRIES,
+        retryDelayMs: request.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+        idempotencyKey: request.idempotencyKey,
+        now,
+        delayMs: request.delayMs,
+        flowControl: request.flowControl,
+        // Driven at once: inserted running and leased to us, one transaction instead of three.
+        lease: driveNow ? { owner, until: now + leaseMs } : undefined,
+      })
+      .finally(() => {
+        if (driveNow) scheduler.unreserve();
+      });
     if (result.created) {
       events.emit({ type: 'run', run: result.run });
       if (driveNow) scheduler.launch({ run: result.run, isNew: true });

@@ -82,6 +82,12 @@ async function measureProcesses({ url, token, log, results }) {
       reader: () => pgReader(url, 'bench_one'),
     },
     {
+      label: 'PostgreSQL, 2 wf start processes',
+      database: `${url}?schema=bench_two`,
+      count: 2,
+      reader: () => pgReader(url, 'bench_two'),
+    },
+    {
       label: 'PostgreSQL, 3 wf start processes',
       database: `${url}?schema=bench_three`,
       count: 3,

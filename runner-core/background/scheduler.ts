@@ -88,9 +88,13 @@ export class Scheduler {
     return this.loop.size;
   }
 
-  /** Room for one more drive now (a start drives at once only then). */
-  get hasRoom(): boolean {
-    return this.loop.hasRoom;
+  /** Holds a drive slot for a start that drives its run at once, once committed (see `WorkLoop.reserve`). */
+  reserve(): boolean {
+    return this.loop.reserve();
+  }
+
+  unreserve(): void {
+    this.loop.unreserve();
   }
 
   start(): void {

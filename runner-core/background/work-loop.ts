@@ -55,6 +55,7 @@ interface InFlight {
 export class WorkLoop<Item> {
   readonly #o: WorkLoopOptions<Item>;
   readonly #inFlight = new Map<string, InFlight>();
+  #reserved = 0;
   #pollTimer: NodeJS.Timeout | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
   #stopped = true;
@@ -77,9 +78,24 @@ export class WorkLoop<Item> {
     return this.#inFlight.size;
   }
 
-  /** Room for one more item now. */
-  get hasRoom(): boolean {
-    return !this.#stopped && this.#inFlight.size < this.#o.concurrency;
+  /** How many more items fit now: slots neither in flight nor reserved. */
+  get room(): number {
+    return this.#stopped ? 0 : Math.max(0, this.#o.concurrency - this.#inFlight.size - this.#reserved);
+  }
+
+  /**
+   * Holds a slot for an item launched a little later (a start whose run is still being committed),
+   * so neither a claim nor another start takes it meanwhile; false when none is free. Each true is
+   * matched by one `unreserve`, just before that item's `launch` or instead of it.
+   */
+  reserve(): boolean {
+    if (this.room === 0) return false;
+    this.#reserved++;
+    return true;
+  }
+
+  unreserve(): void {
+    this.#reserved = Math.max(0, this.#reserved - 1);
   }
 
   start(): void {
@@ -153,10 +169,10 @@ export class WorkLoop<Item> {
   }
 
   async #poll(): Promise<void> {
-    const { claim, nextDueAt, now, concurrency, pollMs, logger, name } = this.#o;
+    const { claim, nextDueAt, now, pollMs, logger, name } = this.#o;
     clearTimeout(this.#pollTimer);
     try {
-      const free = concurrency - this.#inFlight.size;
+      const free = this.room;
       if (free > 0) {
         for (const item of await claim(free)) {
           // Claimed while a stop began: given back, not worked on after the drain.

@@ -16,6 +16,7 @@ import type { Slot } from '../egress/slots.js';
 import { EndpointError } from '../errors.js';
 import { parseRetryAfter } from './retry.js';
 import { signDrive } from './sign.js';
+import { ChunkChanges } from './chunk-changes.js';
 import { stepLogsChange } from './step-logs.js';
 import { isUnreachable, UNREACHABLE_STATUSES } from './transport.js';
 import { attemptOutcome } from '../../api/attempt-outcome.js';
@@ -224,7 +225,7 @@ export async function runAttempt(
     const splitter = new OutcomeLineSplitter();
     let terminal: TerminalOutcome | undefined;
     for await (const chunk of response.chunks) {
-      const changes: Change[] = [];
+      const changes = new ChunkChanges();
       const at = ctx.now();
       // A malformed line ends the attempt; the steps that started before it in this chunk still
       // count (the route ran them), so what was read is handed over whatever happens next.
@@ -233,17 +234,18 @@ export async function runAttempt(
           const outcome = decodeLogged(line);
           if (isTerminal(outcome)) terminal = ctx.credentials.sealOutcome(outcome);
           else {
-            changes.push(stepChange(run.id, outcome, at));
+            changes.add(stepChange(run.id, outcome, at));
             if (outcome.t === 'step') {
               progressed = true;
               const logs = stepLogsChange(run.id, attempt.seq, outcome, 'succeeded', at);
-              if (logs) changes.push(logs);
+              if (logs) changes.add(logs);
             }
             trace?.step(outcome, at);
           }
         }
       } finally {
-        if (changes.length > 0) commits.push(ctx.commit(changes));
+        const list = changes.list();
+        if (list.length > 0) commits.push(ctx.commit(list));
       }
     }
     await Promise.all(commits);

@@ -8,7 +8,8 @@ import type { Change } from '../store/types.js';
 export function refusedStarts(changes: readonly Change[]): Change[] {
   const counts = new Map<string, Extract<Change, { type: 'executions-reported' }>>();
   for (const change of changes) {
-    if (change.type !== 'step-started') continue;
+    // A quick step's start can ride in its result (`started`, drive/chunk-changes.ts).
+    if (change.type !== 'step-started' && !(change.type === 'step-succeeded' && change.started)) continue;
     const key = `${change.runId}:${change.index}`;
     const entry = counts.get(key) ?? {
       type: 'executions-reported',

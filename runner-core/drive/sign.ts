@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject, randomUUID } from 'node:crypto';
 import { Header } from '../../protocol/headers.js';
 import { SIGNING_KEY_LABEL, signedContent } from '../../protocol/signing.js';
 
@@ -8,11 +8,12 @@ import { SIGNING_KEY_LABEL, signedContent } from '../../protocol/signing.js';
  * 0.004 ms here, measured by `npm run bench`), and the runner signs every drive request.
  * `test/runner-core/sign.test.ts` proves the route's verifier accepts these signatures.
  */
-const derived = new Map<string, Buffer>();
+const derived = new Map<string, KeyObject>();
 
-function keyFor(token: string): Buffer {
+/** The signing key derived from `token`, as a KeyObject (see `secretKey` for why). */
+function keyFor(token: string): KeyObject {
   let key = derived.get(token);
-  if (!key) derived.set(token, (key = createHmac('sha256', token).update(SIGNING_KEY_LABEL).digest()));
+  if (!key) derived.set(token, (key = createSecretKey(createHmac('sha256', token).update(SIGNING_KEY_LABEL).digest())));
   return key;
 }
 

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { secretKey } from '../secret-keys.js';
 
 /**
  * The `Upstash-Signature` QStash puts on every delivery: an HS256 JWT signed with the current
@@ -39,6 +40,6 @@ export function signDelivery(key: string, url: string, body: string, nowMs: numb
       body: createHash('sha256').update(body).digest('base64url'),
     }),
   );
-  const signature = createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url');
+  const signature = createHmac('sha256', secretKey(key)).update(`${header}.${payload}`).digest('base64url');
   return `${header}.${payload}.${signature}`;
 }

@@ -43,6 +43,12 @@ export type Change =
       output: string | null;
       at: number;
       durationMs: number;
+      /**
+       * Set when this change also records the step's start (its `started` line came in the same
+       * chunk, so one row write does for both, drive/attempt.ts): the parallel group a new row gets,
+       * and one more `reportedExecutions` on a row an earlier attempt made.
+       */
+      started?: { group: number | null };
     }
   | {
       type: 'step-failed';

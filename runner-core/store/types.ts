@@ -77,10 +77,22 @@ export interface ClaimOptions {
   onWaiting?: (runIds: string[]) => void;
 }
 
+/** What `createRun` gives: the run, and whether this call created it (false: found by its idempotency key). */
+export interface CreatedRun {
+  run: Run;
+  created: boolean;
+}
+
 /** Runs: created by starts, read by the API and the runner. */
 export interface RunStore {
   /** Creates a run, or returns the existing one for a repeated idempotency key. */
-  createRun(input: NewRun): Promise<{ run: Run; created: boolean }>;
+  createRun(input: NewRun): Promise<CreatedRun>;
+  /**
+   * Several `createRun`s, as if called at once: each settled as that call would be, in the order of
+   * `inputs` (a key repeated among them creates one run, which the others find). Committed together
+   * where the database gains from it (SQLite: one transaction, one fsync; each alone if that fails).
+   */
+  createRuns(inputs: readonly NewRun[]): Promise<PromiseSettledResult<CreatedRun>[]>;
   getRun(id: string): Promise<Run | undefined>;
   listRuns(query: RunQuery): Promise<RunPage>;
   /** Runs by status and the due, unclaimed queue (one or two aggregate queries: for metrics, not hot paths). */

@@ -12,6 +12,7 @@ const KEEP_SUCCEEDED = `WHERE steps.status <> 'succeeded'`;
 export function writeStatements(value: ValueOf) {
   const [runId, index, name, kind] = [value('runId'), value('index', 'int'), value('name'), value('kind')];
   const at = value('at', 'ms');
+  const startedHere = value('startedHere', 'int');
   return {
     stepStarted: `INSERT INTO steps (run_id, idx, name, kind, status, started_at, reported_executions, failures,
         group_id)
@@ -36,15 +37,24 @@ export function writeStatements(value: ValueOf) {
       WHERE id = ${runId} AND lease_owner = ${value('owner')}`,
     stepsClosed: `UPDATE steps SET status = ${value('status')}, finished_at = ${at}
       WHERE run_id = ${runId} AND status IN ('running', 'retrying')`,
+    // `startedHere` is 1 when the change records the step's start too (Change `started`): then a row
+    // an earlier attempt left is updated as stepStarted would (one more execution, its name and start).
     stepSucceeded: `INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms,
-        reported_executions, failures)
+        reported_executions, failures, group_id)
       VALUES (${runId}, ${index}, ${name}, ${kind}, 'succeeded', ${value('output')}, ${value('startedAt', 'ms')},
-        ${at}, ${value('durationMs', 'fraction')}, 1, 0)
+        ${at}, ${value('durationMs', 'fraction')}, 1, 0, ${value('group', 'int')})
       ON CONFLICT (run_id, idx) DO UPDATE SET status = 'succeeded', output = excluded.output, error = NULL,
-        finished_at = excluded.finished_at, duration_ms = excluded.duration_ms
+        finished_at = excluded.finished_at, duration_ms = excluded.duration_ms,
+        reported_executions = steps.reported_executions + ${startedHere},
+        name = CASE WHEN ${startedHere} = 1 THEN excluded.name ELSE steps.name END,
+        kind = CASE WHEN ${startedHere} = 1 THEN excluded.kind ELSE steps.kind END,
+        started_at = CASE WHEN ${startedHere} = 1 THEN excluded.started_at ELSE steps.started_at END
       ${KEEP_SUCCEEDED}`,
-    /** After a `stepSucceeded` that wrote a row (none: the step had already succeeded, and the first result wins). */
-    stepDone: `UPDATE runs SET steps_done = steps_done + 1 WHERE id = ${runId}`,
+    /**
+     * `count` more steps of a run succeeded: after the `stepSucceeded`s that wrote a row (none: the
+     * step had already succeeded, and the first result wins). SQLite sums them per run and commit.
+     */
+    stepsDone: `UPDATE runs SET steps_done = steps_done + ${value('count', 'int')} WHERE id = ${runId}`,
     stepFailed: `INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms,
         reported_executions, failures)
       VALUES (${runId}, ${index}, ${name}, ${kind}, ${value('status')}, ${value('error')}, ${value('startedAt', 'ms')},

@@ -6,6 +6,7 @@ import type { TraceContext } from '../../protocol/trace-context.js';
 import { parseJson } from '../../protocol/validate.js';
 import { createContext, type Workflow } from './context.js';
 import type { ServeOptions } from './options.js';
+import { runnerFetch, type RunnerAnswer } from './runner-fetch.js';
 import { DriveSession } from './session.js';
 
 export interface DriveInput {
@@ -26,9 +27,9 @@ export interface DriveInput {
 /** Committed steps that were too large to inline are fetched from the runner, authenticated. */
 async function fetchSteps(runnerUrl: string, runId: string, token: string): Promise<StepRecord[]> {
   const url = `${runnerUrl}/v1/runs/${encodeURIComponent(runId)}/steps`;
-  let response: Response;
+  let response: RunnerAnswer;
   try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    response = await runnerFetch(url, { method: 'GET', headers: { authorization: `Bearer ${token}` } });
   } catch (error) {
     throw new WorkflowError(
       'RUNNER',
@@ -38,7 +39,10 @@ async function fetchSteps(runnerUrl: string, runId: string, token: string): Prom
   }
   if (!response.ok)
     throw new WorkflowError('RUNNER', `Fetching the steps of ${runId} from ${url} failed with ${response.status}.`);
-  return parseStepRecords(((await response.json()) as { steps: unknown }).steps, `the steps from ${url}`);
+  const answer = parseJson(await response.text(), `the steps from ${url}`, Number.POSITIVE_INFINITY) as {
+    steps: unknown;
+  };
+  return parseStepRecords(answer.steps, `the steps from ${url}`);
 }
 
 /**

@@ -4,6 +4,7 @@ import { resolveFlowControl, type FlowControlOptions } from '../../protocol/flow
 import type { StartRequest } from '../../protocol/messages.js';
 import { parseJson } from '../../protocol/validate.js';
 import { errorResponse } from './http.js';
+import { runnerFetch, type RunnerAnswer } from './runner-fetch.js';
 import { toValidationIssue, type StandardSchemaV1 } from './schema.js';
 
 export interface StartInput {
@@ -51,9 +52,9 @@ export async function startRun(input: StartInput): Promise<Response> {
   if (input.flowControl) message.flowControl = resolveFlowControl(input.flowControl, value);
 
   const target = `${input.runnerUrl}/v1/runs`;
-  let response: Response;
+  let response: RunnerAnswer;
   try {
-    response = await fetch(target, {
+    response = await runnerFetch(target, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${input.token}` },
       body: JSON.stringify(message),

@@ -87,6 +87,40 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         expect(other.created).toBe(true);
       });
 
+      it('creates several runs in one call, each as createRun would: a stored key finds its run, a repeated one creates once', async () => {
+        const stored = await store.createRun(newRun(1, { idempotencyKey: 'k1' }));
+        const results = await store.createRuns([
+          newRun(2),
+          newRun(3, { idempotencyKey: 'k1' }),
+          newRun(4, { idempotencyKey: 'k2' }),
+          newRun(5, { idempotencyKey: 'k2' }),
+          newRun(6, { lease: { owner: 'r1', until: T0 + 60_000 } }),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+        const values = results.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
+        expect([values[0], values[1], values[4]].map((v) => [v?.run.id, v?.created])).toEqual([
+          [runId(2), true],
+          [runId(1), false],
+          [runId(6), true],
+        ]);
+        expect(values[1]?.run).toEqual(stored.run);
+        expect(values[4]?.run.status).toBe('running');
+        expect(await store.getRun(runId(3))).toBeUndefined();
+        // Two inputs with one new key are like two concurrent starts: one creates, the other finds it.
+        expect([values[2]?.created, values[3]?.created].sort()).toEqual([false, true]);
+        expect(values[2]?.run.id).toBe(values[3]?.run.id);
+        expect((await store.listRuns({ limit: 10 })).runs).toHaveLength(4);
+        expect((await store.getRun(runId(2)))?.status).toBe('queued');
+      });
+
+      it('settles each input of createRuns alone: one that cannot be created fails by itself', async () => {
+        await store.createRun(newRun(1));
+        const results = await store.createRuns([newRun(2), newRun(1), newRun(3)]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+        expect((await store.getRun(runId(2)))?.id).toBe(runId(2));
+        expect((await store.getRun(runId(3)))?.id).toBe(runId(3));
+      });
+
       it('lists newest first, filters by status and pages with a cursor', async () => {
         for (let n = 1; n <= 7; n++) await store.createRun(newRun(n));
         await store.apply([{ type: 'run', runId: runId(2), patch: { status: 'completed' }, at: T0 + 100 }]);
@@ -235,6 +269,27 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           [1, 'succeeded', null, 1],
         ]);
         expect(steps[0]?.startedAt).toBe(T0 + 15);
+        expect((await store.getRun(runId(1)))?.stepsDone).toBe(2);
+      });
+
+      it('records a start and its success in one change, as the two changes would (a quick step)', async () => {
+        const quick = (index: number, at: number, group: number | null = null): Change => ({
+          ...(succeeded(runId(1), index, `"${index}"`, at) as Extract<Change, { type: 'step-succeeded' }>),
+          started: { group },
+        });
+        await store.apply([quick(0, T0 + 20, 2)]);
+        // Step 1 was started by an attempt that crashed; this attempt runs it again and it succeeds.
+        await store.apply([started(runId(1), 1, T0 + 30)]);
+        await store.apply([{ ...quick(1, T0 + 50), name: 'renamed' } as Change]);
+        const steps = await store.listSteps(runId(1));
+        expect(steps.map((s) => [s.index, s.name, s.status, s.output, s.reportedExecutions, s.group])).toEqual([
+          [0, 's0', 'succeeded', '"0"', 1, 2],
+          [1, 'renamed', 'succeeded', '"1"', 2, null],
+        ]);
+        expect(steps.map((s) => [s.startedAt, s.finishedAt, s.durationMs])).toEqual([
+          [T0 + 15, T0 + 20, 5],
+          [T0 + 45, T0 + 50, 5],
+        ]);
         expect((await store.getRun(runId(1)))?.stepsDone).toBe(2);
       });
 

@@ -101,10 +101,39 @@ describe('WorkLoop', () => {
     t.loop.start();
     await vi.waitFor(() => expect([...t.held.keys()]).toEqual(['a', 'b']));
     expect(t.claims[0]).toBe(2);
-    expect(t.loop.hasRoom).toBe(false);
+    expect(t.loop.room).toBe(0);
     t.held.get('a')!.finish(true);
     await vi.waitFor(() => expect(t.held.has('c')).toBe(true));
     expect(t.loop.size).toBe(2);
+  });
+
+  it('counts a reserved slot as taken: no claim and no other reservation takes it until it is given back', async () => {
+    let polls = 0;
+    // Told once a poll's claim is over (it asks for the next due time after claiming).
+    const t = harness({
+      nextDueAt: async () => {
+        polls++;
+        return null;
+      },
+    });
+    running = t.loop;
+    t.loop.start();
+    await vi.waitFor(() => expect(polls).toBe(1));
+    expect(t.loop.reserve()).toBe(true);
+    expect(t.loop.reserve()).toBe(true);
+    expect(t.loop.reserve()).toBe(false);
+    expect(t.loop.room).toBe(0);
+    t.due.push({ id: 'a' });
+    t.loop.wake();
+    // The wake finds no free slot, so it claims nothing; the reserved item is launched instead.
+    t.loop.unreserve();
+    t.loop.launch({ id: 'reserved' });
+    await vi.waitFor(() => expect(t.held.has('reserved')).toBe(true));
+    expect(t.held.has('a')).toBe(false);
+    t.loop.unreserve();
+    t.loop.wake();
+    await vi.waitFor(() => expect(t.held.has('a')).toBe(true));
+    expect(t.claims.at(-1)).toBe(1);
   });
 
   it('wakes on new work, one claim at a time however many wakes arrive', async () => {

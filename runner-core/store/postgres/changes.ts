@@ -38,8 +38,18 @@ export function changeRow(change: Change): Record<string, unknown> {
     case 'release':
     case 'steps-closed':
       return change.type === 'release' ? change : { ...change, at: ms(change.at) };
-    case 'step-succeeded':
-      return { ...change, at: ms(change.at), startedAt: ms(change.at - change.durationMs) };
+    case 'step-succeeded': {
+      const { started, ...row } = change;
+      return {
+        ...row,
+        at: ms(change.at),
+        startedAt: ms(change.at - change.durationMs),
+        group: started?.group ?? null,
+        startedHere: started ? 1 : 0,
+        // For `stepsDone`, which wfkit_apply runs per step.
+        count: 1,
+      };
+    }
     case 'step-failed':
       return {
         ...change,

@@ -73,7 +73,7 @@ export const PG_FUNCTIONS = `
         ${w.stepSucceeded};
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
-          ${w.stepDone};
+          ${w.stepsDone};
         END IF;
       WHEN 'step-failed' THEN
         ${w.stepFailed};

@@ -116,7 +116,15 @@ export class PostgresStore implements S.Store {
       : this.#sql`${ms(now + leaseMs)}::bigint`;
   }
 
-  async createRun(input: S.NewRun): Promise<{ run: S.Run; created: boolean }> {
+  /**
+   * Each on its own connection from the pool: PostgreSQL commits concurrent transactions together
+   * by itself, and one statement per run keeps `createRun`'s conflict handling for repeated keys.
+   */
+  async createRuns(inputs: readonly S.NewRun[]): Promise<PromiseSettledResult<S.CreatedRun>[]> {
+    return Promise.allSettled(inputs.map((input) => this.createRun(input)));
+  }
+
+  async createRun(input: S.NewRun): Promise<S.CreatedRun> {
     const sql = this.#sql;
     const key = input.idempotencyKey ?? null;
     const lease = input.lease;

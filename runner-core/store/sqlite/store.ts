@@ -67,10 +67,9 @@ function prepareStatements(db: Database.Database) {
     runByKey: db.prepare('SELECT * FROM runs WHERE idempotency_key = ?'),
     insertRun:
       db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key,
-        flow_key, flow_parallelism, flow_rate, flow_period_ms)
+        flow_key, flow_parallelism, flow_rate, flow_period_ms, lease_owner, lease_until)
       VALUES (@id, @url, @status, @body, @headers, @now, @now, @nextAt, @retries, @retryDelayMs, @idempotencyKey,
-        @flowKey, @flowParallelism, @flowRate, @flowPeriodMs) RETURNING *`),
-    leaseNew: db.prepare('UPDATE runs SET lease_owner = @owner, lease_until = @until WHERE id = @id'),
+        @flowKey, @flowParallelism, @flowRate, @flowPeriodMs, @leaseOwner, @leaseUntil) RETURNING *`),
     steps: db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY idx'),
     attempts: db.prepare('SELECT * FROM attempts WHERE run_id = ? ORDER BY seq'),
     stepLogs: db.prepare('SELECT * FROM step_logs WHERE run_id = ? ORDER BY idx, attempt'),
@@ -93,7 +92,7 @@ function prepareStatements(db: Database.Database) {
     firstEvent: db.prepare('SELECT seq, data FROM events WHERE event_id = ? AND keep_until > ? ORDER BY seq LIMIT 1'),
     dropEvent: db.prepare('DELETE FROM events WHERE seq = ?'),
     dropExpiredEvents: db.prepare('DELETE FROM events WHERE keep_until <= ?'),
-    countStepDone: db.prepare(w.stepDone),
+    countStepsDone: db.prepare(w.stepsDone),
     insertAttempt: db.prepare(w.attempt),
     patchRun: db.prepare(PATCH_SQL),
     due: db.prepare(`SELECT * FROM runs WHERE ${CLAIMABLE_NOW} ORDER BY next_at LIMIT @limit`),
@@ -143,7 +142,7 @@ export class SqliteStore implements S.Store {
   readonly #s: Statements;
   /** The run list's statements by SQL text: one per combination of filters, so a few dozen at most. */
   readonly #listStatements = new Map<string, Database.Statement>();
-  readonly #createTx: (input: S.NewRun) => { run: S.Run; created: boolean };
+  readonly #createTx: (inputs: readonly S.NewRun[]) => S.CreatedRun[];
   readonly #applyTx: (changes: readonly S.Change[], owner: string | undefined, returning: boolean) => Applied;
   readonly #claimDueTx: (options: S.ClaimOptions) => { runs: S.Run[]; waiting: string[] };
   readonly #renewTx: (runIds: readonly string[], owner: string, until: number) => void;
@@ -174,8 +173,8 @@ export class SqliteStore implements S.Store {
     this.#s = s;
     // IMMEDIATE takes the write lock up front, so a read-then-write (idempotency check, claim)
     // cannot interleave with another connection's write and then fail with SQLITE_BUSY.
-    const create = db.transaction((input: S.NewRun) => this.#create(input));
-    this.#createTx = (input) => create.immediate(input);
+    const create = db.transaction((inputs: readonly S.NewRun[]) => inputs.map((input) => this.#create(input)));
+    this.#createTx = (inputs) => create.immediate(inputs);
     const apply = db.transaction(
       (changes: readonly S.Change[], owner: string | undefined, returning: boolean): Applied => {
         // Fencing, inside the write transaction: one indexed read per touched run.
@@ -186,7 +185,10 @@ export class SqliteStore implements S.Store {
             if (holder !== undefined && holder !== owner) throw new LeaseLostError(runId, owner, holder);
           }
         }
-        for (const change of changes) this.#applyOne(change);
+        const stepsDone = new Map<string, number>();
+        for (const change of changes) this.#applyOne(change, stepsDone);
+        // One update per run for all its steps that succeeded in this commit, not one per step.
+        for (const [runId, count] of stepsDone) s.countStepsDone.run({ runId, count });
         // Read back in the same transaction: what listeners are told is exactly what was committed.
         if (!returning) return appliedAttempts(changes);
         const getRun = (id: string): S.Run | undefined => {
@@ -244,7 +246,7 @@ export class SqliteStore implements S.Store {
         if (waiting.length === 0) s.keepEvent.run(eventId, data, now, keepUntil);
         for (const step of waiting) {
           s.resolveWait.run({ runId: step.run_id, index: step.idx, output, now });
-          s.countStepDone.run({ runId: step.run_id });
+          s.countStepsDone.run({ runId: step.run_id, count: 1 });
           s.wakeRun.run({ runId: step.run_id, now });
         }
         return [...new Set(waiting.map((step) => step.run_id))];
@@ -272,7 +274,7 @@ export class SqliteStore implements S.Store {
     return statement;
   }
 
-  #create(input: S.NewRun): { run: S.Run; created: boolean } {
+  #create(input: S.NewRun): S.CreatedRun {
     const key = input.idempotencyKey ?? null;
     if (key !== null) {
       const existing = this.#s.runByKey.get(key) as RunRow | undefined;
@@ -293,12 +295,14 @@ export class SqliteStore implements S.Store {
       flowParallelism: input.flowControl?.parallelism ?? null,
       flowRate: input.flowControl?.rate ?? null,
       flowPeriodMs: input.flowControl?.periodMs ?? null,
+      leaseOwner: input.lease?.owner ?? null,
+      leaseUntil: input.lease?.until ?? null,
     }) as RunRow;
-    if (input.lease) this.#s.leaseNew.run({ id: input.id, ...input.lease });
     return { run: toRun(row), created: true };
   }
 
-  #applyOne(change: S.Change): void {
+  /** Writes one change; a step that succeeded here is counted into `stepsDone` (by run) for the caller to write. */
+  #applyOne(change: S.Change, stepsDone: Map<string, number>): void {
     const s = this.#s;
     switch (change.type) {
       case 'step-started': {
@@ -321,7 +325,7 @@ export class SqliteStore implements S.Store {
         s.closeSteps.run({ runId: change.runId, status: change.status, at: change.at });
         return;
       case 'step-succeeded': {
-        const { runId, index, name, kind, output, at, durationMs } = change;
+        const { runId, index, name, kind, output, at, durationMs, started } = change;
         const result = s.stepSucceeded.run({
           runId,
           index,
@@ -331,9 +335,11 @@ export class SqliteStore implements S.Store {
           at,
           durationMs,
           startedAt: at - durationMs,
+          group: started?.group ?? null,
+          startedHere: started ? 1 : 0,
         });
         // 0 changes: the step had already succeeded, and the first committed result wins.
-        if (result.changes > 0) s.countStepDone.run({ runId });
+        if (result.changes > 0) stepsDone.set(runId, (stepsDone.get(runId) ?? 0) + 1);
         return;
       }
       case 'step-failed': {
@@ -366,8 +372,18 @@ export class SqliteStore implements S.Store {
     }
   }
 
-  async createRun(input: S.NewRun): Promise<{ run: S.Run; created: boolean }> {
-    return this.#createTx(input);
+  async createRun(input: S.NewRun): Promise<S.CreatedRun> {
+    return this.#createTx([input])[0]!;
+  }
+
+  async createRuns(inputs: readonly S.NewRun[]): Promise<PromiseSettledResult<S.CreatedRun>[]> {
+    try {
+      return this.#createTx(inputs).map((value) => ({ status: 'fulfilled', value }));
+    } catch (error) {
+      if (inputs.length === 1) return [{ status: 'rejected', reason: error }];
+      // One input that cannot be created must not fail the others that shared its transaction.
+      return Promise.allSettled(inputs.map((input) => this.createRun(input)));
+    }
   }
 
   async getRun(id: string): Promise<S.Run | undefined> {
