@@ -52,7 +52,7 @@ export function writeStatements(value: ValueOf) {
       ${KEEP_SUCCEEDED}`,
     /**
      * `count` more steps of a run succeeded: after the `stepSucceeded`s that wrote a row (none: the
-     * step had already succeeded, and the first result wins). SQLite sums them per run and commit.
+     * step had already succeeded, and the first result wins), summed per run and commit.
      */
     stepsDone: `UPDATE runs SET steps_done = steps_done + ${value('count', 'int')} WHERE id = ${runId}`,
     stepFailed: `INSERT INTO steps (run_id, idx, name, kind, status, error, started_at, finished_at, duration_ms,

@@ -46,8 +46,6 @@ export function changeRow(change: Change): Record<string, unknown> {
         startedAt: ms(change.at - change.durationMs),
         group: started?.group ?? null,
         startedHere: started ? 1 : 0,
-        // For `stepsDone`, which wfkit_apply runs per step.
-        count: 1,
       };
     }
     case 'step-failed':

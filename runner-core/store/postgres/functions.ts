@@ -45,6 +45,8 @@ export const PG_FUNCTIONS = `
     c JSONB;
     p JSONB;
     n INTEGER;
+    -- Steps that succeeded in this commit, by run: added to steps_done once per run at the end.
+    done JSONB := '{}';
   BEGIN
     -- Lock the touched runs first, in id order (every transaction here locks runs in that order, so
     -- none can deadlock), and check the fence under those locks.
@@ -73,7 +75,7 @@ export const PG_FUNCTIONS = `
         ${w.stepSucceeded};
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN
-          ${w.stepsDone};
+          done := jsonb_set(done, ARRAY[c->>'runId'], to_jsonb(COALESCE((done->>(c->>'runId'))::int, 0) + 1));
         END IF;
       WHEN 'step-failed' THEN
         ${w.stepFailed};
@@ -93,6 +95,9 @@ export const PG_FUNCTIONS = `
       ELSE
         RAISE EXCEPTION 'Expected a change type wfkit knows, got %.', c->>'type';
       END CASE;
+    END LOOP;
+    FOR c IN SELECT jsonb_build_object('runId', key, 'count', value::int) FROM jsonb_each_text(done) LOOP
+      ${w.stepsDone};
     END LOOP;
   END
   $$;
