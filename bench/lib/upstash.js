@@ -37,7 +37,7 @@ function runEnds() {
 }
 
 /** The Upstash app: one route of `steps` no-op steps, its QStash settings passed as the `env` option (the SDK's own knob). */
-async function startUpstashApp({ runnerUrl, token, keys, steps }) {
+export async function startUpstashApp({ runnerUrl, token, keys, steps }) {
   const app = new Hono();
   const env = {
     QSTASH_URL: runnerUrl,

@@ -22,6 +22,7 @@ import { inlineListBody } from './run-list.js';
 import { nonWorkflowDestination } from './non-workflow.js';
 import { newMessage, publishMessages } from '../publish/publish.js';
 import { deliveryTrace } from './trace.js';
+import { commitDeliveryEnd } from './delivery-log.js';
 import { deliveredStepChanges, readSdkStep } from '../sdk-steps.js';
 import { runHeadersFor } from './run-headers.js';
 import { signDelivery, type UpstashSigningKeys } from '../signature.js';
@@ -444,17 +445,33 @@ export class DeliveryWorker {
     }
     // A wait's end published between the answer and the settle held itself behind this delivery (publish-hold.ts).
     if (run && toApp) await this.releaseHeld(run.id, message.id);
-    if (changes.length > 0) await context.commit(changes);
+    await commitDeliveryEnd(context, changes);
   }
 
   /**
-   * Lets go of what the app published during delivery `deliveryId` (publish-hold.ts). A store that
-   * fails here leaves the holds to end with the delivery's lease, which this runner stops renewing.
+   * Lets go of what the app published during delivery `deliveryId` (publish-hold.ts): what this
+   * worker has room for is sent at once, leased to it in the same write (no claim in between: the
+   * next step of a sequential run leaves as soon as the answer is read), the rest is left to any
+   * claim. A store that fails here leaves the holds to end with the delivery's lease, which this
+   * runner stops renewing.
    */
   private async releaseHeld(runId: string, deliveryId: string): Promise<void> {
-    const { context } = this.options;
+    const { context, owner, leaseMs, concurrency } = this.options;
     try {
-      if ((await context.messages.releaseHeld(runId, deliveryId)) > 0) context.wake();
+      const now = context.now();
+      const { taken, released } = await context.messages.takeHeld(runId, deliveryId, {
+        owner,
+        until: now + leaseMs,
+        now,
+        limit: this.loop.hasRoom ? concurrency - this.loop.size : 0,
+        maxBytes: this.bodies.available,
+        atLeastOne: this.bodies.held === 0,
+      });
+      for (const message of taken) {
+        this.bodyHolds.set(message.id, this.bodies.hold(message.spec.body.length));
+        this.loop.launch(message);
+      }
+      if (released > 0) context.wake();
     } catch (error) {
       const what = `releasing what was published during QStash message ${deliveryId}`;
       context.logger.error(`${what} failed: ${describeError(error)}`, { runId });

@@ -5,6 +5,7 @@ import type { Applied, Change, StoreConnection } from '../../store/types.js';
 import { deliveryInProgress, type DeliveryRef } from '../delivery/in-progress.js';
 import { HOLD_PREFIX, holdOwner } from '../delivery/publish-hold.js';
 import type {
+  HeldTake,
   MessageClaimOptions,
   MessagePatch,
   MessageStore,
@@ -312,6 +313,34 @@ export class PostgresMessageStore implements MessageStore {
     return rows.length;
   }
 
+  async takeHeld(
+    runId: string,
+    deliveryId: string,
+    take: HeldTake,
+  ): Promise<{ taken: StoredMessage[]; released: number }> {
+    const hold = holdOwner(deliveryId);
+    return this.#sql.begin(async (tx) => {
+      const due =
+        take.limit <= 0
+          ? []
+          : await tx<DueRow[]>`SELECT ${tx.unsafe(DUE_COLUMNS)}, octet_length(spec) AS spec_bytes FROM qstash_messages
+            WHERE run_id = ${runId} AND status = 'pending' AND lease_owner = ${hold} AND flow_key IS NULL
+              AND due_at <= ${take.now}::bigint
+            ORDER BY seq LIMIT ${Math.trunc(take.limit)} FOR UPDATE`;
+      const ids = withinBytes(due, take.maxBytes, take.atLeastOne).map((row) => row.id);
+      const specs =
+        ids.length === 0
+          ? []
+          : await tx<{ id: string; spec: string }[]>`UPDATE qstash_messages SET lease_owner = ${take.owner},
+              lease_until = ${take.until}::bigint WHERE id = ANY(${ids}) RETURNING id, spec`;
+      const spec = new Map(specs.map((row) => [row.id, row.spec]));
+      const taken = due.filter((row) => spec.has(row.id)).map((row) => toMessage({ ...row, spec: spec.get(row.id)! }));
+      const released = await tx`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
+        WHERE run_id = ${runId} AND status = 'pending' AND lease_owner = ${hold} RETURNING id`;
+      return { taken, released: released.length };
+    });
+  }
+
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
     const sql = this.#sql;
     const unreachable =
@@ -324,6 +353,10 @@ export class PostgresMessageStore implements MessageStore {
         lease_owner = NULL, lease_until = NULL, updated_at = ${now}::bigint
       WHERE id = ${id} AND lease_owner = ${owner} RETURNING id`;
     return rows.length > 0;
+  }
+
+  async logDelivery(): Promise<undefined> {
+    return undefined;
   }
 
   async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {

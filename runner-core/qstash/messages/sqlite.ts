@@ -6,6 +6,7 @@ import { deliveryInProgress, type DeliveryRef, type InFlightMessage } from '../d
 import { HOLD_PREFIX, holdOwner } from '../delivery/publish-hold.js';
 import { HANDOVER_CALL_TYPE } from '../publish/handover.js';
 import type {
+  HeldTake,
   MessageClaimOptions,
   MessagePatch,
   MessageStore,
@@ -202,6 +203,11 @@ export class SqliteMessageStore implements MessageStore {
   readonly #publish: (messages: readonly PublishedMessage[], options: PublishOptions) => StoredPublish;
   readonly #claim: (options: MessageClaimOptions) => StoredMessage[];
   readonly #renew: (ids: readonly string[], owner: string, until: number) => void;
+  readonly #takeHeld: (
+    runId: string,
+    deliveryId: string,
+    take: HeldTake,
+  ) => { taken: StoredMessage[]; released: number };
   readonly #pruneRuns: (
     runIds: readonly string[],
     options: { dryRun: boolean },
@@ -209,12 +215,15 @@ export class SqliteMessageStore implements MessageStore {
 
   /** Lease and hold writes, committed without an fsync (`unsyncedWrites`). */
   readonly #unsynced: <T>(write: () => T) => T;
+  /** The store's unfenced apply, in a transaction of its own (`logDelivery`). */
+  readonly #apply: Extract<StoreConnection, { kind: 'sqlite' }>['apply'];
 
   constructor(connection: Extract<StoreConnection, { kind: 'sqlite' }>) {
     const { db } = connection;
     this.#db = db;
     const unsynced = unsyncedWrites(db);
     this.#unsynced = unsynced;
+    this.#apply = connection.apply;
     const s = {
       insertRun:
         db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
@@ -295,6 +304,9 @@ export class SqliteMessageStore implements MessageStore {
       renewHold: db.prepare(`UPDATE qstash_messages SET lease_until = ? WHERE status = 'pending' AND lease_owner = ?`),
       releaseHeld: db.prepare(`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
         WHERE run_id = ? AND status = 'pending' AND lease_owner = ?`),
+      heldDue: db.prepare(`SELECT ${DUE_COLUMNS}, length(spec) AS spec_bytes FROM qstash_messages
+        WHERE run_id = @runId AND status = 'pending' AND lease_owner = @hold AND flow_key IS NULL AND due_at <= @now
+        ORDER BY seq LIMIT @limit`),
       settleDelivered:
         db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = @now WHERE id = @id AND status = 'pending'`),
@@ -412,6 +424,19 @@ export class SqliteMessageStore implements MessageStore {
         s.renewHold.run(until, holdOwner(id));
       }
     });
+    // The hand-off (publish-hold.ts): the held messages a worker sends at once leased to it, the rest released.
+    const takeHeld = db.transaction((runId: string, deliveryId: string, take: HeldTake) => {
+      const hold = holdOwner(deliveryId);
+      const due =
+        take.limit <= 0
+          ? []
+          : (s.heldDue.all({ runId, hold, now: take.now, limit: Math.trunc(take.limit) }) as DueRow[]);
+      const rows = withinBytes(due, take.maxBytes, take.atLeastOne);
+      for (const row of rows) s.lease.run({ id: row.id, owner: take.owner, until: take.until, now: take.now });
+      const taken = rows.map((row) => toMessage({ ...row, spec: s.spec.get(row.id) as string }));
+      return { taken, released: s.releaseHeld.run(runId, hold).changes };
+    });
+    this.#takeHeld = (runId, deliveryId, take) => unsynced(() => takeHeld.immediate(runId, deliveryId, take));
     const pruneRuns = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }) => {
       const kept: string[] = [];
       let messages = 0;
@@ -462,18 +487,32 @@ export class SqliteMessageStore implements MessageStore {
     return this.#unsynced(() => this.#s.releaseHeld.run(runId, holdOwner(deliveryId)).changes);
   }
 
+  async takeHeld(
+    runId: string,
+    deliveryId: string,
+    take: HeldTake,
+  ): Promise<{ taken: StoredMessage[]; released: number }> {
+    return this.#takeHeld(runId, deliveryId, take);
+  }
+
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
-    const result = this.#s.settle.run({
-      id,
-      owner,
-      now,
-      status: patch.status,
-      dueAt: patch.dueAt ?? null,
-      retried: patch.retried ?? null,
-      setUnreachable: patch.unreachableSince === undefined ? 0 : 1,
-      unreachableSince: patch.unreachableSince ?? null,
-    });
+    const result = this.#unsynced(() =>
+      this.#s.settle.run({
+        id,
+        owner,
+        now,
+        status: patch.status,
+        dueAt: patch.dueAt ?? null,
+        retried: patch.retried ?? null,
+        setUnreachable: patch.unreachableSince === undefined ? 0 : 1,
+        unreachableSince: patch.unreachableSince ?? null,
+      }),
+    );
     return result.changes > 0;
+  }
+
+  async logDelivery(changes: readonly Change[], returning: boolean): Promise<Applied> {
+    return this.#unsynced(() => this.#apply(changes, returning));
   }
 
   async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
@@ -506,7 +545,7 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {
-    return this.#s.cancelPending.run({ runId, now }).changes;
+    return this.#unsynced(() => this.#s.cancelPending.run({ runId, now }).changes);
   }
 
   async nextAttemptSeq(runId: string, now: number): Promise<number> {

@@ -82,6 +82,16 @@ export interface MessageClaimOptions {
   atLeastOne?: boolean;
 }
 
+/** What `takeHeld` may lease to the worker that got a delivery's answer. */
+export interface HeldTake {
+  owner: string;
+  until: number;
+  now: number;
+  limit: number;
+  maxBytes: number;
+  atLeastOne: boolean;
+}
+
 export interface DeadLetterQuery {
   beforeSeq?: number;
   runId?: string;
@@ -183,8 +193,27 @@ export interface MessageStore {
    * claimable (publish-hold.ts). How many messages were held.
    */
   releaseHeld(runId: string, deliveryId: string): Promise<number>;
-  /** Settles a claimed message and gives its lease back; false (nothing changed) when `owner` lost the lease. */
+  /**
+   * `releaseHeld`, but up to `limit` of the held messages that are due now, have no flow-control key
+   * and fit in `maxBytes` together (`atLeastOne`: the first may be larger) are leased to `owner`
+   * instead and returned (`taken`): the worker that got the answer sends them at once, with no claim
+   * in between. `released`: how many became claimable.
+   */
+  takeHeld(runId: string, deliveryId: string, take: HeldTake): Promise<{ taken: StoredMessage[]; released: number }>;
+  /**
+   * Settles a claimed message and gives its lease back; false (nothing changed) when `owner` lost the
+   * lease. On SQLite without an fsync (`unsyncedWrites`): a settle lost to a power cut leaves the
+   * message pending, delivered once more (at least once), and what a settle ends for good commits
+   * its own durable record (a failed run's end, its failure callback) after it.
+   */
   settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean>;
+  /**
+   * Commits what a delivery of a run logged (its attempt; the run's failures and outage shown between
+   * steps: no step result, no run end) without waiting for the disk where the database allows it
+   * (SQLite: `unsyncedWrites`). Undefined where it does not (PostgreSQL): the caller commits them
+   * through the runner's commit.
+   */
+  logDelivery(changes: readonly Change[], returning: boolean): Promise<Applied | undefined>;
   /** The run's messages in order (up to `upToSeq` when given): the list deliveries carry (up to their own) and lazy fetches read. */
   runMessages(runId: string, upToSeq?: number): Promise<RunMessage[]>;
   /**
@@ -201,7 +230,10 @@ export interface MessageStore {
   storedMessages(runId: string): Promise<StoredMessage[]>;
   /** Takes these messages out of the DLQ (deletes them; only failed ones); how many. */
   deleteDeadLetters(ids: readonly string[]): Promise<number>;
-  /** Cancels the run's pending messages (the run finished); how many. */
+  /**
+   * Cancels the run's pending messages (the run finished); how many. On SQLite without an fsync: a
+   * message of a finished run is never sent (the worker cancels it when it claims it).
+   */
   cancelPending(runId: string, now: number): Promise<number>;
   /** The next attempt number of a run (its `attempts` counter, raised by one). */
   nextAttemptSeq(runId: string, now: number): Promise<number>;
