@@ -304,6 +304,9 @@ export class SqliteMessageStore implements MessageStore {
       renewHold: db.prepare(`UPDATE qstash_messages SET lease_until = ? WHERE status = 'pending' AND lease_owner = ?`),
       releaseHeld: db.prepare(`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
         WHERE run_id = ? AND status = 'pending' AND lease_owner = ?`),
+      anyHeld: db
+        .prepare(`SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' AND lease_owner = ? LIMIT 1`)
+        .pluck(),
       heldDue: db.prepare(`SELECT ${DUE_COLUMNS}, length(spec) AS spec_bytes FROM qstash_messages
         WHERE run_id = @runId AND status = 'pending' AND lease_owner = @hold AND flow_key IS NULL AND due_at <= @now
         ORDER BY seq LIMIT @limit`),
@@ -436,7 +439,13 @@ export class SqliteMessageStore implements MessageStore {
       const taken = rows.map((row) => toMessage({ ...row, spec: s.spec.get(row.id) as string }));
       return { taken, released: s.releaseHeld.run(runId, hold).changes };
     });
-    this.#takeHeld = (runId, deliveryId, take) => unsynced(() => takeHeld.immediate(runId, deliveryId, take));
+    // Nothing held (the call after each settle, a delivery that published nothing): a plain read, no
+    // write lock. A hold is made only behind a leased delivery, in a write serialized with its settle;
+    // the worker calls again after the settle, when any hold made before it is there to read.
+    this.#takeHeld = (runId, deliveryId, take) =>
+      s.anyHeld.get(runId, holdOwner(deliveryId)) === undefined
+        ? { taken: [], released: 0 }
+        : unsynced(() => takeHeld.immediate(runId, deliveryId, take));
     const pruneRuns = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }) => {
       const kept: string[] = [];
       let messages = 0;
@@ -496,7 +505,7 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   async settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean> {
-    const result = this.#unsynced(() =>
+    const write = () =>
       this.#s.settle.run({
         id,
         owner,
@@ -506,8 +515,9 @@ export class SqliteMessageStore implements MessageStore {
         retried: patch.retried ?? null,
         setUnreachable: patch.unreachableSince === undefined ? 0 : 1,
         unreachableSince: patch.unreachableSince ?? null,
-      }),
-    );
+      });
+    // A message failed for good is its dead letter (the DLQ): synced, as an accepted message is.
+    const result = patch.status === 'failed' ? write() : this.#unsynced(write);
     return result.changes > 0;
   }
 

@@ -202,9 +202,9 @@ export interface MessageStore {
   takeHeld(runId: string, deliveryId: string, take: HeldTake): Promise<{ taken: StoredMessage[]; released: number }>;
   /**
    * Settles a claimed message and gives its lease back; false (nothing changed) when `owner` lost the
-   * lease. On SQLite without an fsync (`unsyncedWrites`): a settle lost to a power cut leaves the
-   * message pending, delivered once more (at least once), and what a settle ends for good commits
-   * its own durable record (a failed run's end, its failure callback) after it.
+   * lease. On SQLite without an fsync (`unsyncedWrites`), but for `failed` (the message's dead letter,
+   * the DLQ): a settle lost to a power cut leaves the message pending, delivered once more (at least
+   * once), or cancelled at its claim if its run has ended.
    */
   settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean>;
   /**
