@@ -92,8 +92,7 @@ function breakdown(phases, steps) {
     { phase: 'app: the SDK and Hono (a delivery minus its publish)', perStepMs: perStep((p) => p.app - p.publish) },
     { phase: 'runner: answer a publish (store the result, settle, hold)', perStepMs: perStep((p) => p.publish) },
     {
-      phase:
-        'runner: answer read -> next delivery at the app (release, claim, attempt, list, sign, send; start and end)',
+      phase: 'runner: answer read -> next delivery at the app (hand-off, list, sign, send, attempt log; start and end)',
       perStepMs: perStep((p) => p.run - p.app),
     },
   ];
