@@ -23,6 +23,7 @@ import { nonWorkflowDestination } from './non-workflow.js';
 import { newMessage, publishMessages } from '../publish/publish.js';
 import { deliveryTrace } from './trace.js';
 import { commitDeliveryEnd } from './delivery-log.js';
+import { RUN_LIST_CACHE_BYTES, RunListCache } from './list-cache.js';
 import { deliveredStepChanges, readSdkStep } from '../sdk-steps.js';
 import { runHeadersFor } from './run-headers.js';
 import { signDelivery, type UpstashSigningKeys } from '../signature.js';
@@ -178,6 +179,8 @@ export class DeliveryWorker {
    */
   private readonly bodies: ByteBudget;
   private readonly bodyHolds = new Map<string, () => void>();
+  /** Each run's list as its last delivery here read it: the next reads only what follows. */
+  private readonly lists = new RunListCache(RUN_LIST_CACHE_BYTES);
 
   constructor(options: DeliveryOptions) {
     this.options = options;
@@ -250,6 +253,11 @@ export class DeliveryWorker {
     this.loop.wake();
   }
 
+  /** The run ended: its list is not read again. */
+  runEnded(runId: string): void {
+    this.lists.drop(runId);
+  }
+
   private async deliver(message: StoredMessage, signal: AbortSignal): Promise<void> {
     const { context, owner } = this.options;
     const { store, messages, credentials } = context;
@@ -259,6 +267,7 @@ export class DeliveryWorker {
       run = await store.getRun(message.runId);
       // A finished run takes no more deliveries, but its failure callback (sent because it failed).
       if (!run || (FINISHED_RUN_STATUSES.has(run.status) && message.callType !== 'failureCall')) {
+        this.lists.drop(message.runId);
         await messages.settle(message.id, owner, { status: 'cancelled' }, context.now());
         return;
       }
@@ -278,7 +287,8 @@ export class DeliveryWorker {
     }
     let body = spec.body;
     if (message.kind === 'workflow' && message.runId !== null) {
-      const list = await messages.runMessages(message.runId, message.seq);
+      const runId = message.runId;
+      const list = await this.lists.read(runId, message.seq, (after, upTo) => messages.runMessages(runId, upTo, after));
       // The app published this delivery's result since it was claimed (an earlier delivery's answer
       // landing after a restart, engine.publish settles it): sending it again would run the step again.
       if (list.find((m) => m.id === message.id)?.status === 'delivered') return;

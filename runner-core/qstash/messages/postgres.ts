@@ -359,11 +359,12 @@ export class PostgresMessageStore implements MessageStore {
     return undefined;
   }
 
-  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER, afterSeq = 0): Promise<RunMessage[]> {
     const rows = await this.#sql<
       RunMessageRow[]
     >`SELECT id, seq, call_type, spec::json->>'body' AS body, status, retried,
-      created_at FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
+      created_at FROM qstash_messages WHERE run_id = ${runId} AND seq > ${afterSeq}::bigint
+      AND seq <= ${upToSeq}::bigint ORDER BY seq`;
     return rows.map(toRunMessage);
   }
 

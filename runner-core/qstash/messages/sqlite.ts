@@ -261,7 +261,7 @@ export class SqliteMessageStore implements MessageStore {
         WHERE id = @id AND lease_owner = @owner`),
       runMessages: db.prepare(
         `SELECT id, seq, call_type, json_extract(spec, '$.body') AS body, status, retried, created_at FROM qstash_messages
-        WHERE run_id = ? AND seq <= ? ORDER BY seq`,
+        WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
       ),
       deadLetters: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
         AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId)
@@ -525,8 +525,8 @@ export class SqliteMessageStore implements MessageStore {
     return this.#unsynced(() => this.#apply(changes, returning));
   }
 
-  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<RunMessage[]> {
-    return (this.#s.runMessages.all(runId, upToSeq) as RunMessageRow[]).map(toRunMessage);
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER, afterSeq = 0): Promise<RunMessage[]> {
+    return (this.#s.runMessages.all(runId, afterSeq, upToSeq) as RunMessageRow[]).map(toRunMessage);
   }
 
   async runsByStart(after: RunStart | undefined, limit: number): Promise<RunStart[]> {

@@ -214,8 +214,12 @@ export interface MessageStore {
    * through the runner's commit.
    */
   logDelivery(changes: readonly Change[], returning: boolean): Promise<Applied | undefined>;
-  /** The run's messages in order (up to `upToSeq` when given): the list deliveries carry (up to their own) and lazy fetches read. */
-  runMessages(runId: string, upToSeq?: number): Promise<RunMessage[]>;
+  /**
+   * The run's messages in order (up to `upToSeq`, after `afterSeq` when given): the list deliveries
+   * carry (up to their own; the worker reads only what follows its last read: delivery/list-cache.ts)
+   * and lazy fetches read.
+   */
+  runMessages(runId: string, upToSeq?: number, afterSeq?: number): Promise<RunMessage[]>;
   /**
    * Up to `limit` runs the QStash API started, newest start first (ties by id), after `after`: the
    * order `Client.logs` lists them in, as QStash does (the SDK's run ids are random, so id order is not it).
