@@ -3,42 +3,23 @@ import { RunListCache } from '../../runner-core/qstash/delivery/list-cache.js';
 import type { MessageStore, NewMessage, StoredMessage } from '../../runner-core/qstash/messages/store.js';
 import { openQstashStores } from '../../runner-core/qstash/stores.js';
 import { openSqliteStore, type SqliteStore } from '../../runner-core/store/sqlite/store.js';
+import { NOW, testMessage } from './message-fixtures.js';
 
 /**
  * The delivery worker's run lists: a delivery reads only the messages published since the run's
  * last delivery here, gets the same list as a whole read, and its own message's status fresh.
  */
 
-const NOW = 1_800_000_000_000;
 let store: SqliteStore | undefined;
 
 afterEach(async () => {
   await store?.close();
 });
 
+/** A message of run `runId` whose body is `body`. */
 function message(id: string, runId: string, body = id): NewMessage {
-  return {
-    id,
-    runId,
-    callType: 'step',
-    kind: 'workflow',
-    spec: {
-      destination: 'http://127.0.0.1:9/wf',
-      method: 'POST',
-      body,
-      headers: {},
-      retries: 0,
-      retryDelay: null,
-      timeoutMs: null,
-      callback: null,
-      failureCallback: null,
-      redact: [],
-    },
-    dueAt: NOW,
-    dedupKey: null,
-    flow: null,
-    now: NOW,
-  };
+  const made = testMessage(id, { runId, callType: 'step', kind: 'workflow' });
+  return { ...made, spec: { ...made.spec, body } };
 }
 
 /** Starts run `runId` with its first message `first`. */

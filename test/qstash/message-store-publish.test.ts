@@ -7,6 +7,7 @@ import { openPostgresStore } from '../../runner-core/store/postgres/store.js';
 import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Change, Store } from '../../runner-core/store/types.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { NOW, testMessage } from './message-fixtures.js';
 
 /**
  * Finding 10 of issue 19, at the store: what an app publishes during a delivery (a step's result)
@@ -28,7 +29,6 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-const NOW = 1_800_000_000_000;
 const RUN = 'wfr_publish';
 
 interface Opened {
@@ -52,28 +52,13 @@ function stepMessage(
     concurrent: 1,
     ...step,
   });
-  return {
-    id,
+  const made = testMessage(id, {
     runId: RUN,
     callType: 'step',
     kind: 'workflow',
-    spec: {
-      destination: 'http://127.0.0.1:9/wf',
-      method: 'POST',
-      body,
-      headers: {},
-      retries: 3,
-      retryDelay: null,
-      timeoutMs: null,
-      callback: null,
-      failureCallback: null,
-      redact: [],
-    },
-    dueAt: NOW,
     dedupKey: `step:${RUN}:${step.stepId}:${step.stepId === 0 ? (step.targetStep ?? 0) : 0}`,
-    flow: null,
-    now: NOW,
-  };
+  });
+  return { ...made, spec: { ...made.spec, destination: 'http://127.0.0.1:9/wf', body } };
 }
 
 function succeeded(index: number, value: unknown): Change {
