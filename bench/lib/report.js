@@ -261,6 +261,19 @@ function upstashRows(r, ratios) {
     value: `${u.upstashOverNative}x`,
     target: 'info',
   });
+  // The floor: the same SDK app against an in-memory QStash stand-in (bench/lib/qstash-standin.js).
+  if (u.floorOverNative !== undefined) {
+    rows.push({
+      metric: `Upstash SDK against an in-memory QStash stand-in (no storage) / native run (median ${u.steps}-step run time)`,
+      value: `${u.floorOverNative}x`,
+      target: 'info',
+    });
+    rows.push({
+      metric: `  the runner's share of an Upstash run (wfkit run - stand-in run, medians; ${round(u.runnerShareMs / u.steps, 3)} ms per step)`,
+      value: ms(u.runnerShareMs),
+      target: 'info',
+    });
+  }
   // Where an Upstash step's time goes (median per run / steps; app and runner share one thread).
   for (const p of u.phases ?? [])
     rows.push({ metric: `  per step, ${p.phase}`, value: ms(p.perStepMs), target: 'info' });

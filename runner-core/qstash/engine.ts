@@ -212,6 +212,7 @@ export class QStashEngine {
    */
   private async runEnded({ run, result }: EndedRun): Promise<void> {
     if (run.protocol !== 'upstash') return;
+    this.worker.runEnded(run.id);
     const { messages, now } = this.context;
     await messages.cancelPending(run.id, now());
     const config = await messages.runConfig(run.id);

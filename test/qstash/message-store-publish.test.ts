@@ -7,6 +7,7 @@ import { openPostgresStore } from '../../runner-core/store/postgres/store.js';
 import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Change, Store } from '../../runner-core/store/types.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { NOW, testMessage } from './message-fixtures.js';
 
 /**
  * Finding 10 of issue 19, at the store: what an app publishes during a delivery (a step's result)
@@ -28,7 +29,6 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-const NOW = 1_800_000_000_000;
 const RUN = 'wfr_publish';
 
 interface Opened {
@@ -52,28 +52,13 @@ function stepMessage(
     concurrent: 1,
     ...step,
   });
-  return {
-    id,
+  const made = testMessage(id, {
     runId: RUN,
     callType: 'step',
     kind: 'workflow',
-    spec: {
-      destination: 'http://127.0.0.1:9/wf',
-      method: 'POST',
-      body,
-      headers: {},
-      retries: 3,
-      retryDelay: null,
-      timeoutMs: null,
-      callback: null,
-      failureCallback: null,
-      redact: [],
-    },
-    dueAt: NOW,
     dedupKey: `step:${RUN}:${step.stepId}:${step.stepId === 0 ? (step.targetStep ?? 0) : 0}`,
-    flow: null,
-    now: NOW,
-  };
+  });
+  return { ...made, spec: { ...made.spec, destination: 'http://127.0.0.1:9/wf', body } };
 }
 
 function succeeded(index: number, value: unknown): Change {
@@ -142,6 +127,44 @@ describe.each(kinds)('publishing during a delivery (%s)', (_name, open) => {
     expect(await messages.claimDue({ now: NOW + 20, limit: 10, owner: 'runner-b', leaseMs: 60_000 })).toMatchObject([
       { id: 'm2' },
     ]);
+  });
+
+  it('hands what a delivery published to the worker that read its answer: leased to it, the rest released', async () => {
+    const { messages } = await runInDelivery(open);
+    // A parallel group's two plan steps, published during m1.
+    await messages.publish(
+      [
+        { message: stepMessage('m2', { stepId: 0, concurrent: 2, targetStep: 1 }), changes: [] },
+        { message: stepMessage('m3', { stepId: 0, concurrent: 2, targetStep: 2 }), changes: [] },
+      ],
+      { during: during(0), returning: false, now: NOW + 5 },
+    );
+    const take = { owner: 'runner-a', until: NOW + 60_000, now: NOW + 6, maxBytes: 1_000_000, atLeastOne: true };
+    // Room for one: m2 goes to runner-a with its spec, m3 is free for any claim.
+    const { taken, released } = await messages.takeHeld(RUN, 'm1', { ...take, limit: 1 });
+    expect(taken.map((m) => [m.id, m.spec.body])).toEqual([
+      ['m2', stepMessage('m2', { stepId: 0, concurrent: 2, targetStep: 1 }).spec.body],
+    ]);
+    expect(released).toBe(1);
+    expect(await claimedIds(messages, NOW + 7)).toEqual(['m3']);
+    // m2 is runner-a's lease: its settle counts, another's does not.
+    expect(await messages.settle('m2', 'runner-b', { status: 'delivered' }, NOW + 8)).toBe(false);
+    expect(await messages.settle('m2', 'runner-a', { status: 'delivered' }, NOW + 8)).toBe(true);
+    // Nothing held any more: a second hand-off takes nothing.
+    expect(await messages.takeHeld(RUN, 'm1', { ...take, limit: 5 })).toEqual({ taken: [], released: 0 });
+  });
+
+  it('hands over nothing that does not fit the worker: no room, too large, or not yet due', async () => {
+    const { messages } = await runInDelivery(open);
+    await messages.publish([{ message: { ...stepMessage('m2', { stepId: 1 }), dueAt: NOW + 1_000 }, changes: [] }], {
+      during: during(1),
+      returning: false,
+      now: NOW + 5,
+    });
+    const take = { owner: 'runner-a', until: NOW + 60_000, now: NOW + 6, maxBytes: 1_000_000, atLeastOne: true };
+    expect(await messages.takeHeld(RUN, 'm1', { ...take, limit: 5 })).toEqual({ taken: [], released: 1 });
+    expect(await claimedIds(messages, NOW + 6)).toEqual([]);
+    expect(await claimedIds(messages, NOW + 1_000)).toEqual(['m2']);
   });
 
   it('writes nothing of a publish when any part of it fails: no message, no step row, the delivery still in flight', async () => {

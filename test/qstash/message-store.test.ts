@@ -5,6 +5,7 @@ import { openPostgresStore, type PostgresStore } from '../../runner-core/store/p
 import { openSqliteStore } from '../../runner-core/store/sqlite/store.js';
 import type { Store } from '../../runner-core/store/types.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { NOW, testMessage } from './message-fixtures.js';
 
 /**
  * The QStash message store on SQLite and PostgreSQL: runs created once, leases that two claimers
@@ -24,33 +25,7 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-const NOW = 1_800_000_000_000;
-
-function message(id: string, overrides: Partial<NewMessage> = {}): NewMessage {
-  return {
-    id,
-    runId: null,
-    callType: null,
-    kind: 'plain',
-    spec: {
-      destination: 'http://127.0.0.1:9/x',
-      method: 'POST',
-      body: id,
-      headers: {},
-      retries: 3,
-      retryDelay: null,
-      timeoutMs: null,
-      callback: null,
-      failureCallback: null,
-      redact: [],
-    },
-    dueAt: NOW,
-    dedupKey: null,
-    flow: null,
-    now: NOW,
-    ...overrides,
-  };
-}
+const message = testMessage;
 
 const kinds: [string, () => Promise<MessageStore>][] = [
   [

@@ -22,6 +22,8 @@ import { inlineListBody } from './run-list.js';
 import { nonWorkflowDestination } from './non-workflow.js';
 import { newMessage, publishMessages } from '../publish/publish.js';
 import { deliveryTrace } from './trace.js';
+import { commitDeliveryEnd } from './delivery-log.js';
+import { RUN_LIST_CACHE_BYTES, RunListCache } from './list-cache.js';
 import { deliveredStepChanges, readSdkStep } from '../sdk-steps.js';
 import { runHeadersFor } from './run-headers.js';
 import { signDelivery, type UpstashSigningKeys } from '../signature.js';
@@ -177,6 +179,8 @@ export class DeliveryWorker {
    */
   private readonly bodies: ByteBudget;
   private readonly bodyHolds = new Map<string, () => void>();
+  /** Each run's list as its last delivery here read it: the next reads only what follows. */
+  private readonly lists = new RunListCache(RUN_LIST_CACHE_BYTES);
 
   constructor(options: DeliveryOptions) {
     this.options = options;
@@ -249,6 +253,11 @@ export class DeliveryWorker {
     this.loop.wake();
   }
 
+  /** The run ended: its list is not read again. */
+  runEnded(runId: string): void {
+    this.lists.drop(runId);
+  }
+
   private async deliver(message: StoredMessage, signal: AbortSignal): Promise<void> {
     const { context, owner } = this.options;
     const { store, messages, credentials } = context;
@@ -258,6 +267,7 @@ export class DeliveryWorker {
       run = await store.getRun(message.runId);
       // A finished run takes no more deliveries, but its failure callback (sent because it failed).
       if (!run || (FINISHED_RUN_STATUSES.has(run.status) && message.callType !== 'failureCall')) {
+        this.lists.drop(message.runId);
         await messages.settle(message.id, owner, { status: 'cancelled' }, context.now());
         return;
       }
@@ -277,7 +287,8 @@ export class DeliveryWorker {
     }
     let body = spec.body;
     if (message.kind === 'workflow' && message.runId !== null) {
-      const list = await messages.runMessages(message.runId, message.seq);
+      const runId = message.runId;
+      const list = await this.lists.read(runId, message.seq, (after, upTo) => messages.runMessages(runId, upTo, after));
       // The app published this delivery's result since it was claimed (an earlier delivery's answer
       // landing after a restart, engine.publish settles it): sending it again would run the step again.
       if (list.find((m) => m.id === message.id)?.status === 'delivered') return;
@@ -444,17 +455,33 @@ export class DeliveryWorker {
     }
     // A wait's end published between the answer and the settle held itself behind this delivery (publish-hold.ts).
     if (run && toApp) await this.releaseHeld(run.id, message.id);
-    if (changes.length > 0) await context.commit(changes);
+    await commitDeliveryEnd(context, changes);
   }
 
   /**
-   * Lets go of what the app published during delivery `deliveryId` (publish-hold.ts). A store that
-   * fails here leaves the holds to end with the delivery's lease, which this runner stops renewing.
+   * Lets go of what the app published during delivery `deliveryId` (publish-hold.ts): what this
+   * worker has room for is sent at once, leased to it in the same write (no claim in between: the
+   * next step of a sequential run leaves as soon as the answer is read), the rest is left to any
+   * claim. A store that fails here leaves the holds to end with the delivery's lease, which this
+   * runner stops renewing.
    */
   private async releaseHeld(runId: string, deliveryId: string): Promise<void> {
-    const { context } = this.options;
+    const { context, owner, leaseMs } = this.options;
     try {
-      if ((await context.messages.releaseHeld(runId, deliveryId)) > 0) context.wake();
+      const now = context.now();
+      const { taken, released } = await context.messages.takeHeld(runId, deliveryId, {
+        owner,
+        until: now + leaseMs,
+        now,
+        limit: this.loop.room,
+        maxBytes: this.bodies.available,
+        atLeastOne: this.bodies.held === 0,
+      });
+      for (const message of taken) {
+        this.bodyHolds.set(message.id, this.bodies.hold(message.spec.body.length));
+        this.loop.launch(message);
+      }
+      if (released > 0) context.wake();
     } catch (error) {
       const what = `releasing what was published during QStash message ${deliveryId}`;
       context.logger.error(`${what} failed: ${describeError(error)}`, { runId });

@@ -11,8 +11,11 @@
  * (only when that delivery is leased: someone is sending it and will hear its answer). Claims skip
  * leased messages, whoever their owner. The runner sending the delivery renews the holds with the
  * delivery's own lease and drops them as soon as the answer is read, or the request failed or timed
- * out (`MessageStore.releaseHeld`). A runner that died mid-delivery renews nothing: its holds end with
- * the lease it would have renewed, and the messages are delivered then, as its own would be again.
+ * out (`MessageStore.releaseHeld`). In the same write it leases to itself what it has room for
+ * (`MessageStore.takeHeld`: due now, no flow-control key, within its byte budget) and sends it at once,
+ * so a sequential run's next step leaves without a claim; the rest goes to whoever claims it. A runner
+ * that died mid-delivery renews nothing: its holds end with the lease it would have renewed, and the
+ * messages are delivered then, as its own would be again.
  *
  * The engine's own message to a run that ends a wait (a notify, a kept event found by the wait
  * itself, a timeout: `QStashEngine.appendRunStep`) is published during no delivery, but the run may

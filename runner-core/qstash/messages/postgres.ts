@@ -305,6 +305,34 @@ export class PostgresMessageStore implements M.MessageStore {
     return rows.length;
   }
 
+  async takeHeld(
+    runId: string,
+    deliveryId: string,
+    take: M.HeldTake,
+  ): Promise<{ taken: M.StoredMessage[]; released: number }> {
+    const hold = holdOwner(deliveryId);
+    return this.#sql.begin(async (tx) => {
+      const due =
+        take.limit <= 0
+          ? []
+          : await tx<DueRow[]>`SELECT ${tx.unsafe(DUE_COLUMNS)}, octet_length(spec) AS spec_bytes FROM qstash_messages
+            WHERE run_id = ${runId} AND status = 'pending' AND lease_owner = ${hold} AND flow_key IS NULL
+              AND due_at <= ${take.now}::bigint
+            ORDER BY seq LIMIT ${Math.trunc(take.limit)} FOR UPDATE`;
+      const ids = withinBytes(due, take.maxBytes, take.atLeastOne).map((row) => row.id);
+      const specs =
+        ids.length === 0
+          ? []
+          : await tx<{ id: string; spec: string }[]>`UPDATE qstash_messages SET lease_owner = ${take.owner},
+              lease_until = ${take.until}::bigint WHERE id = ANY(${ids}) RETURNING id, spec`;
+      const spec = new Map(specs.map((row) => [row.id, row.spec]));
+      const taken = due.filter((row) => spec.has(row.id)).map((row) => toMessage({ ...row, spec: spec.get(row.id)! }));
+      const released = await tx`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
+        WHERE run_id = ${runId} AND status = 'pending' AND lease_owner = ${hold} RETURNING id`;
+      return { taken, released: released.length };
+    });
+  }
+
   async settle(id: string, owner: string, patch: M.MessagePatch, now: number): Promise<boolean> {
     const sql = this.#sql;
     const unreachable =
@@ -319,11 +347,16 @@ export class PostgresMessageStore implements M.MessageStore {
     return rows.length > 0;
   }
 
-  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<M.RunMessage[]> {
+  async logDelivery(): Promise<undefined> {
+    return undefined;
+  }
+
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER, afterSeq = 0): Promise<M.RunMessage[]> {
     const rows = await this.#sql<
       RunMessageRow[]
     >`SELECT id, seq, call_type, spec::json->>'body' AS body, status, retried,
-      created_at FROM qstash_messages WHERE run_id = ${runId} AND seq <= ${upToSeq}::bigint ORDER BY seq`;
+      created_at FROM qstash_messages WHERE run_id = ${runId} AND seq > ${afterSeq}::bigint
+      AND seq <= ${upToSeq}::bigint ORDER BY seq`;
     return rows.map(toRunMessage);
   }
 

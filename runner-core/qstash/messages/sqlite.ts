@@ -188,6 +188,11 @@ export class SqliteMessageStore implements M.MessageStore {
   readonly #publish: (messages: readonly M.PublishedMessage[], options: M.PublishOptions) => M.StoredPublish;
   readonly #claim: (options: M.MessageClaimOptions) => M.StoredMessage[];
   readonly #renew: (ids: readonly string[], owner: string, until: number) => void;
+  readonly #takeHeld: (
+    runId: string,
+    deliveryId: string,
+    take: M.HeldTake,
+  ) => { taken: M.StoredMessage[]; released: number };
   readonly #pruneRuns: (
     runIds: readonly string[],
     options: { dryRun: boolean },
@@ -195,12 +200,15 @@ export class SqliteMessageStore implements M.MessageStore {
 
   /** Lease and hold writes, committed without an fsync (`unsyncedWrites`). */
   readonly #unsynced: <T>(write: () => T) => T;
+  /** The store's unfenced apply, in a transaction of its own (`logDelivery`). */
+  readonly #apply: Extract<StoreConnection, { kind: 'sqlite' }>['apply'];
 
   constructor(connection: Extract<StoreConnection, { kind: 'sqlite' }>) {
     const { db } = connection;
     this.#db = db;
     const unsynced = unsyncedWrites(db);
     this.#unsynced = unsynced;
+    this.#apply = connection.apply;
     const s = {
       insertRun:
         db.prepare(`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries, retry_delay_ms, idempotency_key, protocol)
@@ -238,7 +246,7 @@ export class SqliteMessageStore implements M.MessageStore {
         WHERE id = @id AND lease_owner = @owner`),
       runMessages: db.prepare(
         `SELECT id, seq, call_type, json_extract(spec, '$.body') AS body, status, retried, created_at FROM qstash_messages
-        WHERE run_id = ? AND seq <= ? ORDER BY seq`,
+        WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
       ),
       deadLetters: db.prepare(`SELECT * FROM qstash_messages WHERE status = 'failed' AND run_id IS NOT NULL
         AND seq < @beforeSeq AND (@runId IS NULL OR run_id = @runId)
@@ -281,6 +289,12 @@ export class SqliteMessageStore implements M.MessageStore {
       renewHold: db.prepare(`UPDATE qstash_messages SET lease_until = ? WHERE status = 'pending' AND lease_owner = ?`),
       releaseHeld: db.prepare(`UPDATE qstash_messages SET lease_owner = NULL, lease_until = NULL
         WHERE run_id = ? AND status = 'pending' AND lease_owner = ?`),
+      anyHeld: db
+        .prepare(`SELECT 1 FROM qstash_messages WHERE run_id = ? AND status = 'pending' AND lease_owner = ? LIMIT 1`)
+        .pluck(),
+      heldDue: db.prepare(`SELECT ${DUE_COLUMNS}, length(spec) AS spec_bytes FROM qstash_messages
+        WHERE run_id = @runId AND status = 'pending' AND lease_owner = @hold AND flow_key IS NULL AND due_at <= @now
+        ORDER BY seq LIMIT @limit`),
       settleDelivered:
         db.prepare(`UPDATE qstash_messages SET status = 'delivered', unreachable_since = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = @now WHERE id = @id AND status = 'pending'`),
@@ -391,6 +405,25 @@ export class SqliteMessageStore implements M.MessageStore {
         s.renewHold.run(until, holdOwner(id));
       }
     });
+    // The hand-off (publish-hold.ts): the held messages a worker sends at once leased to it, the rest released.
+    const takeHeld = db.transaction((runId: string, deliveryId: string, take: M.HeldTake) => {
+      const hold = holdOwner(deliveryId);
+      const due =
+        take.limit <= 0
+          ? []
+          : (s.heldDue.all({ runId, hold, now: take.now, limit: Math.trunc(take.limit) }) as DueRow[]);
+      const rows = withinBytes(due, take.maxBytes, take.atLeastOne);
+      for (const row of rows) s.lease.run({ id: row.id, owner: take.owner, until: take.until, now: take.now });
+      const taken = rows.map((row) => toMessage({ ...row, spec: s.spec.get(row.id) as string }));
+      return { taken, released: s.releaseHeld.run(runId, hold).changes };
+    });
+    // Nothing held (the call after each settle, a delivery that published nothing): a plain read, no
+    // write lock. A hold is made only behind a leased delivery, in a write serialized with its settle;
+    // the worker calls again after the settle, when any hold made before it is there to read.
+    this.#takeHeld = (runId, deliveryId, take) =>
+      s.anyHeld.get(runId, holdOwner(deliveryId)) === undefined
+        ? { taken: [], released: 0 }
+        : unsynced(() => takeHeld.immediate(runId, deliveryId, take));
     const pruneRuns = db.transaction((runIds: readonly string[], { dryRun }: { dryRun: boolean }) => {
       const kept: string[] = [];
       let messages = 0;
@@ -441,22 +474,37 @@ export class SqliteMessageStore implements M.MessageStore {
     return this.#unsynced(() => this.#s.releaseHeld.run(runId, holdOwner(deliveryId)).changes);
   }
 
+  async takeHeld(
+    runId: string,
+    deliveryId: string,
+    take: M.HeldTake,
+  ): Promise<{ taken: M.StoredMessage[]; released: number }> {
+    return this.#takeHeld(runId, deliveryId, take);
+  }
+
   async settle(id: string, owner: string, patch: M.MessagePatch, now: number): Promise<boolean> {
-    const result = this.#s.settle.run({
-      id,
-      owner,
-      now,
-      status: patch.status,
-      dueAt: patch.dueAt ?? null,
-      retried: patch.retried ?? null,
-      setUnreachable: patch.unreachableSince === undefined ? 0 : 1,
-      unreachableSince: patch.unreachableSince ?? null,
-    });
+    const write = () =>
+      this.#s.settle.run({
+        id,
+        owner,
+        now,
+        status: patch.status,
+        dueAt: patch.dueAt ?? null,
+        retried: patch.retried ?? null,
+        setUnreachable: patch.unreachableSince === undefined ? 0 : 1,
+        unreachableSince: patch.unreachableSince ?? null,
+      });
+    // A message failed for good is its dead letter (the DLQ): synced, as an accepted message is.
+    const result = patch.status === 'failed' ? write() : this.#unsynced(write);
     return result.changes > 0;
   }
 
-  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER): Promise<M.RunMessage[]> {
-    return (this.#s.runMessages.all(runId, upToSeq) as RunMessageRow[]).map(toRunMessage);
+  async logDelivery(changes: readonly Change[], returning: boolean): Promise<Applied> {
+    return this.#unsynced(() => this.#apply(changes, returning));
+  }
+
+  async runMessages(runId: string, upToSeq: number = Number.MAX_SAFE_INTEGER, afterSeq = 0): Promise<M.RunMessage[]> {
+    return (this.#s.runMessages.all(runId, afterSeq, upToSeq) as RunMessageRow[]).map(toRunMessage);
   }
 
   async runsByStart(after: M.RunStart | undefined, limit: number): Promise<M.RunStart[]> {
@@ -485,7 +533,7 @@ export class SqliteMessageStore implements M.MessageStore {
   }
 
   async cancelPending(runId: string, now: number): Promise<number> {
-    return this.#s.cancelPending.run({ runId, now }).changes;
+    return this.#unsynced(() => this.#s.cancelPending.run({ runId, now }).changes);
   }
 
   async nextAttemptSeq(runId: string, now: number): Promise<number> {

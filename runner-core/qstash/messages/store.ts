@@ -82,6 +82,16 @@ export interface MessageClaimOptions {
   atLeastOne?: boolean;
 }
 
+/** What `takeHeld` may lease to the worker that got a delivery's answer. */
+export interface HeldTake {
+  owner: string;
+  until: number;
+  now: number;
+  limit: number;
+  maxBytes: number;
+  atLeastOne: boolean;
+}
+
 export interface DeadLetterQuery {
   beforeSeq?: number;
   runId?: string;
@@ -183,10 +193,33 @@ export interface MessageStore {
    * claimable (publish-hold.ts). How many messages were held.
    */
   releaseHeld(runId: string, deliveryId: string): Promise<number>;
-  /** Settles a claimed message and gives its lease back; false (nothing changed) when `owner` lost the lease. */
+  /**
+   * `releaseHeld`, but up to `limit` of the held messages that are due now, have no flow-control key
+   * and fit in `maxBytes` together (`atLeastOne`: the first may be larger) are leased to `owner`
+   * instead and returned (`taken`): the worker that got the answer sends them at once, with no claim
+   * in between. `released`: how many became claimable.
+   */
+  takeHeld(runId: string, deliveryId: string, take: HeldTake): Promise<{ taken: StoredMessage[]; released: number }>;
+  /**
+   * Settles a claimed message and gives its lease back; false (nothing changed) when `owner` lost the
+   * lease. On SQLite without an fsync (`unsyncedWrites`), but for `failed` (the message's dead letter,
+   * the DLQ): a settle lost to a power cut leaves the message pending, delivered once more (at least
+   * once), or cancelled at its claim if its run has ended.
+   */
   settle(id: string, owner: string, patch: MessagePatch, now: number): Promise<boolean>;
-  /** The run's messages in order (up to `upToSeq` when given): the list deliveries carry (up to their own) and lazy fetches read. */
-  runMessages(runId: string, upToSeq?: number): Promise<RunMessage[]>;
+  /**
+   * Commits what a delivery of a run logged (its attempt; the run's failures and outage shown between
+   * steps: no step result, no run end) without waiting for the disk where the database allows it
+   * (SQLite: `unsyncedWrites`). Undefined where it does not (PostgreSQL): the caller commits them
+   * through the runner's commit.
+   */
+  logDelivery(changes: readonly Change[], returning: boolean): Promise<Applied | undefined>;
+  /**
+   * The run's messages in order (up to `upToSeq`, after `afterSeq` when given): the list deliveries
+   * carry (up to their own; the worker reads only what follows its last read: delivery/list-cache.ts)
+   * and lazy fetches read.
+   */
+  runMessages(runId: string, upToSeq?: number, afterSeq?: number): Promise<RunMessage[]>;
   /**
    * Up to `limit` runs the QStash API started, newest start first (ties by id), after `after`: the
    * order `Client.logs` lists them in, as QStash does (the SDK's run ids are random, so id order is not it).
@@ -201,7 +234,10 @@ export interface MessageStore {
   storedMessages(runId: string): Promise<StoredMessage[]>;
   /** Takes these messages out of the DLQ (deletes them; only failed ones); how many. */
   deleteDeadLetters(ids: readonly string[]): Promise<number>;
-  /** Cancels the run's pending messages (the run finished); how many. */
+  /**
+   * Cancels the run's pending messages (the run finished); how many. On SQLite without an fsync: a
+   * message of a finished run is never sent (the worker cancels it when it claims it).
+   */
   cancelPending(runId: string, now: number): Promise<number>;
   /** The next attempt number of a run (its `attempts` counter, raised by one). */
   nextAttemptSeq(runId: string, now: number): Promise<number>;
