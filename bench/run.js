@@ -34,6 +34,11 @@ const BYTE_STEPS = [10, 50, 100, 200];
 // keeps 256 connections per origin) and report where the memory is (V8 heap vs the rest).
 const RSS_VARIANTS = [
   { label: '`wf start` (the built CLI, default node flags, 256 drives at once)', cli: true, target: true },
+  {
+    label: '`wf start`, NODE_OPTIONS=--max-semi-space-size=4 (half its own cap)',
+    cli: true,
+    env: { NODE_OPTIONS: '--max-semi-space-size=4' },
+  },
   { label: 'Runner embedded, 1,000 drives at once, default node flags' },
   {
     label: 'Runner embedded, 1,000 drives at once, node --max-semi-space-size=8',
@@ -208,7 +213,7 @@ async function main() {
     log(`RSS with 1000 runs in flight (child process, ${variant.label})`);
     try {
       const measure = variant.cli
-        ? measureCliRss({ runs: 1000, token: cliToken, holdMs: 1_000, maxMs: 60_000 })
+        ? measureCliRss({ runs: 1000, token: cliToken, holdMs: 1_000, maxMs: 60_000, env: variant.env })
         : measureRss({ runs: 1000, token, holdMs: 1_000, maxMs: 60_000, execArgv: variant.execArgv });
       results.rss.push({ ...variant, ...(await measure) });
     } catch (error) {

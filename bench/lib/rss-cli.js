@@ -29,13 +29,15 @@ function memoryOf(pid) {
 }
 
 /**
- * cli: the built CLI to run (another tree's, for an A/B). args: extra `wf start` flags (none: its defaults, 256 drives at once). The hold lasts until
- * `heldAtOnce` steps wait in the app (as many as the runner drives at once), then `holdMs` more.
+ * cli: the built CLI to run (another tree's, for an A/B); execArgv: node flags before it; args:
+ * `wf start` flags after it (none: its defaults, 256 drives at once); env: e.g. NODE_OPTIONS. The
+ * hold lasts until `heldAtOnce` steps wait in the app (as many as it drives at once), then `holdMs`.
  */
 export async function measureCliRss({
   runs = 1000,
   token,
   cli = CLI,
+  execArgv = [],
   args = [],
   heldAtOnce: expected = 256,
   holdMs = 1_000,
@@ -56,7 +58,7 @@ export async function measureCliRss({
   const time = deadline(maxMs);
   const child = spawn(
     process.execPath,
-    [cli, 'start', '--port', '0', '--database', db.path, '--log-format', 'json', ...args],
+    [...execArgv, cli, 'start', '--port', '0', '--database', db.path, '--log-format', 'json', ...args],
     {
       env: {
         ...process.env,
