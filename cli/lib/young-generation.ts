@@ -4,8 +4,10 @@
  * it there: about 40 MB of a runner's peak resident memory with 1,000 runs in flight. The limit is a
  * command-line flag only (V8 reads it once, at start), so `wf start` re-executes itself with it:
  * `process.execve` replaces the process image, same pid, same stdio, nothing left to forward or
- * orphan (signals, exit codes and `kill -9` behave as for any process). Where `process.execve` is
- * missing (Windows, Node before 22.15) or fails, `wf start` runs with V8's defaults.
+ * orphan (signals, exit codes and `kill -9` behave as for any process). Node documents it as
+ * experimental and as keeping only stdin, stdout and stderr (hence no re-execution under an IPC
+ * parent). Where it is missing (Windows, Node before 22.15) or fails, `wf start` runs with V8's
+ * defaults.
  */
 
 /** Semi-space limit in MiB (the new space is two of them): what `node --max-semi-space-size=8` gives. */
