@@ -9,6 +9,11 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1);
 }
 
+// Before anything else loads: `wf start` may replace this process with one whose young generation
+// is capped (lib/young-generation.ts), and the work done until then is done twice.
+const { capStartYoungGeneration } = await import('./lib/young-generation.js');
+capStartYoungGeneration();
+
 const { CommanderError } = await import('commander');
 const { CliError } = await import('./errors.js');
 const { createProgram } = await import('./program.js');

@@ -2,6 +2,7 @@
 import { round } from './stats.js';
 
 const ms = (v) => `${round(v, 3)} ms`;
+const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 
 const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 
@@ -125,33 +126,7 @@ export function buildRows(r) {
   });
   rows.push({ metric: 'bytes(200)/bytes(100), app -> runner', value: `${quad.appToRunner}`, target: 'info: ~2' });
 
-  rows.push({
-    section: 'runner peak RSS, 1000 runs in flight (child process = Runner + SQLite only; the app is in the parent)',
-  });
-  for (const m of r.rss) {
-    if (m.error) {
-      rows.push({ metric: `${m.label}: ${m.error}`, value: 'error', status: m.target ? 'FAIL' : '' });
-      continue;
-    }
-    const allHeld = m.heldAtOnce >= m.runs;
-    rows.push({
-      metric: `${m.label}: peak (baseline ${m.baselineRssMB} MB; ${m.heldAtOnce} steps held at once; ${m.perRunKB} KB/run)`,
-      value: `${m.peakRssMB} MB`,
-      target: m.target ? '< 150 MB' : 'info',
-      status: m.target ? verdict(m.peakRssMB < 150 && allHeld) : '',
-    });
-    const a = m.atRelease;
-    rows.push({
-      metric: `  while held: rss ${a.rssMB}, V8 heap total ${a.heapTotalMB} / used ${a.heapUsedMB}, external ${a.externalMB} MB; after release peak ${m.peakRssMB}`,
-      value: `${m.peakRssWhileHeldMB} MB`,
-      target: 'info',
-    });
-    rows.push({
-      metric: `  starting ${m.runs} runs one after another (runner.startRun)`,
-      value: ms(m.startAllMs),
-      vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start`,
-    });
-  }
+  rows.push(...rssRows(r, commit));
   rows.push(...startToDoneRows(r, ratios));
   rows.push(...runListRows(r, ratios));
   rows.push(...upstashRows(r, ratios));
@@ -161,6 +136,43 @@ export function buildRows(r) {
 }
 
 /** Start to done through processes as deployed: app, `wf start`, and a client on the event stream. */
+/** The RSS rows: the target (`wf start`, memory read from outside) and the embedded runner's heap split. */
+export function rssRows(r, commit) {
+  const out = [];
+  out.push({
+    section: 'runner peak RSS, 1000 runs in flight (child process = the runner only; the app is in the parent)',
+  });
+  for (const m of r.rss) {
+    if (m.error) {
+      out.push({ metric: `${m.label}: ${m.error}`, value: 'error', status: m.target ? 'FAIL' : '' });
+      continue;
+    }
+    out.push({
+      metric: `${m.label}: peak (baseline ${m.baselineRssMB} MB; ${m.heldAtOnce} steps held at once; ${m.perRunKB} KB/run)`,
+      value: `${m.peakRssMB} MB`,
+      target: m.target ? '<= 120 MB' : 'info',
+      status: m.target ? verdict(m.peakRssMB <= 120) : '',
+    });
+    if (m.cli) {
+      out.push({ metric: `  while held (${m.peakFrom})`, value: `${m.peakRssWhileHeldMB} MB`, target: 'info' });
+      out.push({ metric: `  starting ${m.runs} runs through POST /v1/runs (8 connections)`, value: ms(m.startAllMs) });
+      continue;
+    }
+    const a = m.atRelease;
+    out.push({
+      metric: `  while held: rss ${a.rssMB}, V8 heap total ${a.heapTotalMB} / used ${a.heapUsedMB}, external ${a.externalMB} MB; after release peak ${m.peakRssMB}`,
+      value: `${m.peakRssWhileHeldMB} MB`,
+      target: 'info',
+    });
+    out.push({
+      metric: `  starting ${m.runs} runs one after another (runner.startRun)`,
+      value: ms(m.startAllMs),
+      vsSqlite: `${round(m.startAllMs / m.runs / commit, 1)}x per start`,
+    });
+  }
+  return out;
+}
+
 function startToDoneRows(r, ratios) {
   const rows = [
     {

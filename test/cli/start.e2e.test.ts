@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,9 +9,11 @@ import type { Workflow } from '../../serve/core/handler.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { Counter, gate, startApp, startThroughApp, unusedPort, waitForRun, type TestApp } from '../helpers/runner.js';
 import { createLogger } from '../../cli/lib/logger.js';
+import { START_SEMI_SPACE_MB } from '../../cli/lib/young-generation.js';
 import { leaseMsFromEnv, tokensFromEnv } from '../../cli/lib/start-env.js';
 import {
   assertBuiltCli,
+  CLI,
   runWfStartToExit,
   spawnWfStart,
   type WfStartProcess,
@@ -232,6 +234,29 @@ describe('wf start: who may read', () => {
     open.child.kill('SIGTERM');
     expect((await open.exited).code).toBe(0);
   });
+});
+
+describe("wf start's young generation", () => {
+  // /proc shows the command line the process runs now; process.execve is missing on Windows.
+  it.runIf(process.platform === 'linux')(
+    're-executes itself in place with the semi-space flag (same pid, SIGTERM and exit code as before); an operator-set size wins',
+    async () => {
+      const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const runner = await start(['--database', join(dir, 'young', 'capped.db')]);
+      expect(cmdline(runner.child.pid!)).toContain(`--max-semi-space-size=${START_SEMI_SPACE_MB}`);
+      expect(cmdline(runner.child.pid!)).toContain(CLI);
+      runner.child.kill('SIGTERM');
+      expect(await runner.exited).toEqual({ code: 0, signal: null });
+
+      const own = await start(['--database', join(dir, 'young', 'own.db')], {
+        WF_TOKENS: TOKEN,
+        NODE_OPTIONS: '--max-semi-space-size=16',
+      });
+      expect(cmdline(own.child.pid!).filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual([]);
+      own.child.kill('SIGTERM');
+      expect((await own.exited).code).toBe(0);
+    },
+  );
 });
 
 describe('wf start on SQLite', () => {
