@@ -1,5 +1,6 @@
 import { WorkflowError } from './errors.js';
 import { Header } from './headers.js';
+import { createSyncHmac } from './sync-hmac.js';
 
 /**
  * Runner -> route request signing, Standard-Webhooks style, on Web Crypto only (Node, Workers,
@@ -18,6 +19,8 @@ export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
 export const DEFAULT_DEADLINE_MS = 30_000;
 /** The derived signing key is HMAC-SHA256(token, this label). */
 export const SIGNING_KEY_LABEL = 'wfkit-signing-v1';
+/** node:crypto's hash and HMAC where the host has them (synchronous, no threadpool trip); else Web Crypto. */
+export const syncSigning = createSyncHmac(SIGNING_KEY_LABEL);
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
@@ -212,12 +215,12 @@ function constantTimeEqual(a: string, b: string): boolean {
  */
 export async function verifyRequest(options: VerifyOptions): Promise<VerifiedRequest> {
   const claim = checkSignatureClaim(options.headers, options);
-  const bodyHash = await sha256Hex(options.body);
+  const bodyHash = syncSigning ? syncSigning.sha256Hex(options.body) : await sha256Hex(options.body);
   for (const url of new Set(options.urls)) {
-    const expected = await signature(
-      options.token,
-      signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash),
-    );
+    const content = signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash);
+    const expected = syncSigning
+      ? syncSigning.signature(options.token, content)
+      : await signature(options.token, content);
     if (claim.signatures.some((s) => constantTimeEqual(s, expected))) return { deadline: claim.deadline };
   }
   const where = options.urls.length === 1 ? ` over this route's URL ${options.urls[0]}` : '';
