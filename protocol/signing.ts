@@ -1,5 +1,6 @@
 import { WorkflowError } from './errors.js';
 import { Header } from './headers.js';
+import { createSyncHmac } from './sync-hmac.js';
 
 /**
  * Runner -> route request signing, Standard-Webhooks style, on Web Crypto only (Node, Workers,
@@ -18,44 +19,10 @@ export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
 export const DEFAULT_DEADLINE_MS = 30_000;
 /** The derived signing key is HMAC-SHA256(token, this label). */
 export const SIGNING_KEY_LABEL = 'wfkit-signing-v1';
+/** node:crypto's hash and HMAC where the host has them (synchronous, no threadpool trip); else Web Crypto. */
+export const syncSigning = createSyncHmac(SIGNING_KEY_LABEL);
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
-
-/** The part of node:crypto signing uses (typed here: this module imports nothing node-only). */
-interface NodeCrypto {
-  createHash(algorithm: 'sha256'): { update(data: string | Uint8Array): { digest(encoding: 'hex'): string } };
-  createHmac(
-    algorithm: 'sha256',
-    key: unknown,
-  ): { update(data: string): { digest(): Uint8Array; digest(encoding: 'base64'): string } };
-  createSecretKey(key: Uint8Array): unknown;
-}
-
-/**
- * node:crypto where the host has it (Node 20.16+/22.3+, Bun, Deno: `process.getBuiltinModule`, made
- * for code that must also run where there is no node:crypto): synchronous hashes cost about 5 µs a
- * drive, Web Crypto's threadpool round trips about 100 µs. Elsewhere (Workers, browsers), Web Crypto.
- */
-const nodeCrypto = (
-  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
-const nodeKeyCache = new Map<string, unknown>();
-
-/** The derived signing key as a node KeyObject (a raw key makes each HMAC check its type the slow way). */
-function nodeSigningKey(node: NodeCrypto, token: string): unknown {
-  let key = nodeKeyCache.get(token);
-  if (!key)
-    nodeKeyCache.set(
-      token,
-      (key = node.createSecretKey(
-        node
-          .createHmac('sha256', node.createSecretKey(encoder.encode(token)))
-          .update(SIGNING_KEY_LABEL)
-          .digest(),
-      )),
-    );
-  return key;
-}
 
 function toBase64(bytes: ArrayBuffer): string {
   let binary = '';
@@ -89,14 +56,11 @@ function signingKey(token: string): Promise<CryptoKey> {
 }
 
 export async function sha256Hex(body: string | Uint8Array): Promise<string> {
-  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(body).digest('hex');
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
   return toHex(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
 }
 
 async function signature(token: string, content: string): Promise<string> {
-  if (nodeCrypto)
-    return 'v1,' + nodeCrypto.createHmac('sha256', nodeSigningKey(nodeCrypto, token)).update(content).digest('base64');
   return 'v1,' + toBase64(await crypto.subtle.sign('HMAC', await signingKey(token), encoder.encode(content)));
 }
 
@@ -251,12 +215,12 @@ function constantTimeEqual(a: string, b: string): boolean {
  */
 export async function verifyRequest(options: VerifyOptions): Promise<VerifiedRequest> {
   const claim = checkSignatureClaim(options.headers, options);
-  const bodyHash = await sha256Hex(options.body);
+  const bodyHash = syncSigning ? syncSigning.sha256Hex(options.body) : await sha256Hex(options.body);
   for (const url of new Set(options.urls)) {
-    const expected = await signature(
-      options.token,
-      signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash),
-    );
+    const content = signedContent(claim.id, claim.timestamp, claim.deadlineText, url, bodyHash);
+    const expected = syncSigning
+      ? syncSigning.signature(options.token, content)
+      : await signature(options.token, content);
     if (claim.signatures.some((s) => constantTimeEqual(s, expected))) return { deadline: claim.deadline };
   }
   const where = options.urls.length === 1 ? ` over this route's URL ${options.urls[0]}` : '';

@@ -51,6 +51,11 @@ export interface AttemptResult {
   progressed: boolean;
   /** The route's terminal line, or what went wrong on the way. */
   end: TerminalOutcome | AttemptError;
+  /**
+   * With `holdLast`: the step changes that came with the terminal line, not committed yet. The
+   * caller commits them first in its settle commit, so the last steps and the end share one fsync.
+   */
+  held?: Change[];
 }
 
 /** What went wrong on the way instead of a terminal line. */
@@ -128,6 +133,8 @@ export interface AttemptRequest {
   signal: AbortSignal;
   /** Set for a failureFunction call: the failure it is told of. */
   failure?: DriveRequest['failure'];
+  /** Hand the step changes read with (or after) the terminal line back in `held` instead of committing them. */
+  holdLast?: boolean;
 }
 
 /**
@@ -137,7 +144,7 @@ export interface AttemptRequest {
  */
 export async function runAttempt(
   ctx: AttemptContext,
-  { slot, run, committed, signal, failure }: AttemptRequest,
+  { slot, run, committed, signal, failure, holdLast = false }: AttemptRequest,
 ): Promise<AttemptResult> {
   const startedAt = ctx.now();
   const body = driveBody(run, committed, ctx.inlineStepsLimitBytes, failure);
@@ -173,13 +180,14 @@ export async function runAttempt(
   let progressed = false;
   let text = '';
   const commits: Promise<void>[] = [];
+  const held: Change[] = [];
   const finish = (end: AttemptResult['end']): AttemptResult => {
     attempt.durationMs = ctx.now() - startedAt;
     attempt.responseBody = attempt.responseStatus === null ? null : clip(text, ctx.logBodyLimitBytes);
     attempt.outcome = attemptOutcome({ to: failure ? 'failure-function' : 'route', end: end.t });
     if (end.t === 'error' || end.t === 'failed') attempt.error = end.error;
     trace?.end(attempt.responseStatus, end, startedAt + attempt.durationMs);
-    return { attempt, progressed, end };
+    return held.length > 0 ? { attempt, progressed, end, held } : { attempt, progressed, end };
   };
 
   // Every line goes to the log (a malformed one as it came), a call's credentials redacted.
@@ -245,7 +253,9 @@ export async function runAttempt(
         }
       } finally {
         const list = changes.list();
-        if (list.length > 0) commits.push(ctx.commit(list));
+        // Nothing acts on these steps before the run's settle commit: they can share it.
+        if (list.length > 0 && holdLast && terminal) held.push(...list);
+        else if (list.length > 0) commits.push(ctx.commit(list));
       }
     }
     await Promise.all(commits);

@@ -139,7 +139,8 @@ export class Driver {
       const result = await this.attempt(run, committed, signal);
       await Promise.all(marks.splice(0));
       if (result === 'deferred') return this.deferForSlot(run);
-      if (signal.aborted) return this.aborted(run, result.attempt);
+      const held = result.held ?? [];
+      if (signal.aborted) return this.aborted(run, result.attempt, held);
       const at = now();
       // A failing run owes its alert and failureFunction call in this same commit (run-end/end.ts).
       const { changes, patch } = settle(run, result, {
@@ -151,7 +152,9 @@ export class Driver {
       const again = patch.nextAt !== undefined && patch.nextAt !== null && patch.nextAt <= at && !scheduler.stopped;
       // When the drive ends here, the lease goes back in the same transaction (one fsync fewer).
       const release: Change[] = again ? [] : [{ type: 'release', runId: run.id, owner }];
+      // The steps that came with the terminal line first: the end and its last steps in one fsync.
       await this.commit([
+        ...held,
         ...changes,
         { type: 'attempt', attempt: result.attempt },
         { type: 'run', runId: run.id, patch, at },
@@ -179,7 +182,7 @@ export class Driver {
       return 'deferred';
     }
     try {
-      return await runAttempt(this.ctx, { slot, run, committed, signal });
+      return await runAttempt(this.ctx, { slot, run, committed, signal, holdLast: true });
     } finally {
       slot.release();
     }
@@ -238,9 +241,16 @@ export class Driver {
    * the store, not from us), or it was cancelled, or the runner is stopping: keep the log and leave
    * the run's state alone except the attempt count, which the log entry's `seq` took.
    */
-  private async aborted(run: Run, attempt: Attempt): Promise<boolean> {
-    if (this.options.scheduler.isLost(run.id)) return true;
+  private async aborted(run: Run, attempt: Attempt, held: readonly Change[]): Promise<boolean> {
+    // Another runner holds the run: the steps that came with the terminal line would be refused
+    // by fencing, so only their starts are counted, as for any refused commit of a drive.
+    if (this.options.scheduler.isLost(run.id)) {
+      this.reportRefusedStarts(held);
+      return true;
+    }
+    // Otherwise they are committed first in the same commit as the log, as they would have been on their own.
     await this.commit([
+      ...held,
       { type: 'attempt', attempt: { ...attempt, outcome: 'aborted' } },
       { type: 'run', runId: run.id, patch: { attempts: run.attempts + 1 }, at: this.options.now() },
     ]);
