@@ -81,16 +81,9 @@ export class RunnerActions {
         if (driveNow) scheduler.unreserve();
       });
     if (result.created) {
-      if (driveNow) {
-        scheduler.launch({ run: result.run, isNew: true });
-        // The drive request goes out before the start is answered or announced. undici writes a
-        // request on a reused connection in the check phase; answering first put the 201 (and
-        // the event) on the wire first, and the app, which usually asked for this start, then
-        // relayed its answer before it read the drive. A start already durable loses nothing by
-        // waiting one turn.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      } else scheduler.wake();
       events.emit({ type: 'run', run: result.run });
+      if (driveNow) scheduler.launch({ run: result.run, isNew: true });
+      else scheduler.wake();
     }
     return result;
   }

@@ -4,8 +4,6 @@ import { round } from './stats.js';
 const ms = (v) => `${round(v, 3)} ms`;
 const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 
-const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
-
 export function buildRows(r) {
   const rtt = r.baselines.httpRoundTrip.median;
   const commit = r.baselines.sqliteCommit.median;
