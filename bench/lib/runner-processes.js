@@ -70,7 +70,8 @@ export async function startRunnerProcesses({ count, database, token, cwd }) {
  * Throughput of runner processes: `runs` runs started at once through their APIs (round-robin),
  * completion read from the database (`countFinished()` → { completed, failed }, polled every 10 ms).
  * The first batch is reported as cold, the next `warmup` as warm-up (a fresh process runs its first
- * few hundred runs on code V8 has not optimized yet); the figure is the median of the `batches` after them.
+ * thousand or so runs on code V8 has not fully optimized yet: the figures still climb batch by batch
+ * there); the figure is the median of the `batches` after them, a long-running runner's steady state.
  */
 export async function measureProcessThroughput({
   urls,
@@ -79,7 +80,7 @@ export async function measureProcessThroughput({
   countFinished,
   runs = 100,
   steps = 10,
-  warmup = 2,
+  warmup = 5,
   batches = 3,
   maxMs = 60_000,
 }) {
