@@ -66,7 +66,11 @@ export function buildRows(r) {
       section: `where one 10-step run's time goes (${r.timeline.runs} sequential runs, events listener; median per phase)`,
     });
     for (const p of r.timeline.phases)
-      rows.push({ metric: `  ${p.phase}`, value: ms(p.medianMs), ...ratios(p.medianMs) });
+      rows.push(
+        p.medianMs === null
+          ? { metric: `  ${p.phase}`, value: `in none of ${r.timeline.runs} runs` }
+          : { metric: `  ${p.phase} (in ${p.seenIn} runs)`, value: ms(p.medianMs), ...ratios(p.medianMs) },
+      );
     rows.push({
       metric: 'traced run, start -> completion seen (median)',
       value: ms(r.timeline.medianRunMs),

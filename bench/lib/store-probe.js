@@ -2,10 +2,19 @@
 // and reports every run that reaches a finished status the moment that change is committed.
 
 // claimDue writes (leases) only when it finds due runs: counted as `claimDue(claimed)` then.
-const WRITES = new Set(['createRun', 'apply', 'claimDue(claimed)', 'release', 'renew', 'releaseAll']);
+const WRITES = new Set(['createRun', 'createRuns', 'apply', 'claimDue(claimed)', 'release', 'renew', 'releaseAll']);
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
 const kindOf = (change) => (change.type === 'run' && change.patch.status ? `run:${change.patch.status}` : change.type);
+const STEP_KINDS = new Set(['step-started', 'step-succeeded', 'step-logs']);
+
+/** A commit's tag for the timeline: a drive's end, a batch of steps alone, or its change kinds. */
+function applyTag(changes) {
+  const kinds = new Set(changes.map(kindOf));
+  if (kinds.has('run:completed')) return 'apply(end)';
+  if ([...kinds].every((kind) => STEP_KINDS.has(kind))) return 'apply(steps)';
+  return `apply(${[...kinds].join(',')})`;
+}
 
 /**
  * onCall(name) is told `<method> begin` / `<method> end` (apply: with the change kinds).
@@ -22,7 +31,7 @@ export function probeStore(store, onFinished = () => {}, onCall = () => {}, { ti
       return (...args) => {
         const entry = (stats[key] ??= { calls: 0, ms: 0 });
         entry.calls++;
-        const tag = key === 'apply' ? `apply(${[...new Set(args[0].map(kindOf))].join(',')})` : String(key);
+        const tag = key === 'apply' ? applyTag(args[0]) : String(key);
         onCall(`${tag} begin`);
         const t0 = performance.now();
         let result = value.apply(target, args); // SqliteStore does its work before the promise returns
