@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { Agent } from './undici-parts.js';
 import type { OriginPattern } from './origins.js';
 import { callConnector } from './connect.js';
 

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector as Connector } from 'undici';
+import { buildConnector } from './undici-parts.js';
 import type { OriginPattern } from './origins.js';
 import { originAllowed } from './origins.js';
 import { EgressRefusedError } from './destinations.js';
@@ -38,12 +39,12 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
  * node does no lookup for one; a name through `publicOnlyLookup`). `allowed` is the runner's own
  * list, read at each connect (`wf dev` adds its tunnel's origin later).
  */
-export function callConnector(allowed: readonly OriginPattern[], connectTimeoutMs: number): buildConnector.connector {
+export function callConnector(allowed: readonly OriginPattern[], connectTimeoutMs: number): Connector.connector {
   const plain = buildConnector({ timeout: connectTimeoutMs });
   const checked = buildConnector({
     timeout: connectTimeoutMs,
     lookup: publicOnlyLookup,
-  } as buildConnector.BuildOptions);
+  } as Connector.BuildOptions);
   return (options, callback) => {
     const host = options.hostname.startsWith('[') ? options.hostname.slice(1, -1) : options.hostname;
     const port = options.port === '' || options.port === undefined ? '' : `:${options.port}`;

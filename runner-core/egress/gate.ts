@@ -1,4 +1,5 @@
-import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { errors as undiciErrors, request as undiciRequest } from './undici-parts.js';
 import { EndpointTimeoutError } from '../errors.js';
 import type { OriginPattern } from './origins.js';
 import { createAgents, type DispatchOptions, type EgressAgents } from './agents.js';
@@ -154,7 +155,7 @@ export class EgressGate {
 
   private send(request: EgressRequest): Promise<Dispatcher.ResponseData> {
     const { url, method, headers, body, signal } = request;
-    return this.dispatcherFor(request).request({
+    return undiciRequest(this.dispatcherFor(request), {
       origin: url.origin,
       path: url.pathname + url.search,
       method: method as Dispatcher.HttpMethod,

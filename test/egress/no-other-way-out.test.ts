@@ -23,10 +23,16 @@ const CLIENT_MODULES: Record<string, readonly string[]> = {
   'node:dgram': [],
 };
 const aliases = (name: string): string[] => (name.startsWith('node:') ? [name, name.slice(5)] : [name]);
+/**
+ * The client module a specifier loads: undici's own files (`undici/lib/…`) and the gate's module of
+ * them (egress/undici-parts.ts, which re-exports their names) count as undici.
+ */
+const clientModule = (specifier: string): string =>
+  specifier.startsWith('undici/') || /(^|\/)egress\/undici-parts\.js$/.test(specifier) ? 'undici' : specifier;
 
 /** `import x, { a, b as c } from 'm'` clauses of runtime imports (type-only ones erase). */
 const IMPORT = /(?:^|[;\n])\s*import\s+(?!type\s)([\w$\s{},*]*?)\s*from\s*['"]([^'"]+)['"]/g;
-const DYNAMIC = /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+const DYNAMIC = /\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
 /** Global clients: fetch, WebSocket, EventSource, XMLHttpRequest. */
 const GLOBAL_CLIENT =
   /(?<![\w$.])(fetch|WebSocket|EventSource|XMLHttpRequest)\s*\(|new\s+(WebSocket|EventSource|XMLHttpRequest)\b/;
@@ -40,7 +46,7 @@ function outboundUses(source: string): string[] {
   const uses: string[] = [];
   for (const [module, harmless] of Object.entries(CLIENT_MODULES)) {
     for (const m of text.matchAll(IMPORT)) {
-      if (!aliases(module).includes(m[2]!)) continue;
+      if (!aliases(module).includes(clientModule(m[2]!))) continue;
       const clause = m[1]!.trim();
       if (/\*|^[\w$]+\s*(,|$)/.test(clause)) uses.push(`imports all of ${m[2]}`);
       const names = /\{([^}]*)\}/.exec(clause)?.[1]?.split(',') ?? [];
@@ -53,7 +59,7 @@ function outboundUses(source: string): string[] {
     }
   }
   for (const m of text.matchAll(DYNAMIC))
-    if (Object.keys(CLIENT_MODULES).some((module) => aliases(module).includes(m[1]!)))
+    if (Object.keys(CLIENT_MODULES).some((module) => aliases(module).includes(clientModule(m[1]!))))
       uses.push(`loads ${m[1]} dynamically`);
   const global = GLOBAL_CLIENT.exec(text);
   if (global) uses.push(`calls ${global[1] ?? global[2]}`);
@@ -86,12 +92,18 @@ describe('no way out of the runner but the egress gate', () => {
     expect(outboundUses("import * as net from 'node:net';")).toEqual(['imports all of node:net']);
     expect(outboundUses("import { connect } from 'node:tls';")).toEqual(['imports connect from node:tls']);
     expect(outboundUses("const u = await import('undici');")).toEqual(['loads undici dynamically']);
+    expect(outboundUses("const Agent = require('undici/lib/dispatcher/agent.js');")).toEqual([
+      'loads undici/lib/dispatcher/agent.js dynamically',
+    ]);
+    expect(outboundUses("import { request } from '../egress/undici-parts.js';")).toEqual([
+      'imports request from ../egress/undici-parts.js',
+    ]);
     expect(outboundUses('const r = await fetch(url);')).toEqual(['calls fetch']);
     expect(outboundUses('const ws = new WebSocket(url);')).toEqual(['calls WebSocket']);
     // Harmless: servers, type imports, undici's error classes, a method named fetch, words in comments.
     expect(
       outboundUses(
-        "import { createServer, type Server } from 'node:http';\nimport type { Dispatcher } from 'undici';\nimport { errors } from 'undici';\nstore.fetch(1);\n// fetch(x)",
+        "import { createServer, type Server } from 'node:http';\nimport type { Dispatcher } from 'undici';\nimport { errors } from 'undici';\nimport { errors as e } from '../../egress/undici-parts.js';\nstore.fetch(1);\n// fetch(x)",
       ),
     ).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { errors as undiciErrors } from 'undici';
+import { errors as undiciErrors } from '../../egress/undici-parts.js';
 import { ByteBudget } from '../../api/byte-budget.js';
 import { attemptOutcome, type DeliveryEnd } from '../../../api/attempt-outcome.js';
 import type { SerializedError } from '../../../protocol/errors.js';
