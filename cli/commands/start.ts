@@ -107,6 +107,8 @@ export function makeStartCommand(io: CliIO): Command {
       callsPerOrigin: options.callsPerOrigin,
       redactHeaders: redactHeaderNames(options.redactHeader, io.env),
       openOnLoopback: options.openLoopback === true,
+      // This process is the runner's: its API answers skip a web stream each (server.ts).
+      ownsGlobals: true,
       allowedOrigins: [...options.allowOrigin, ...allowedOriginsFromEnv(io.env)],
       unreachableHorizonMs: options.unreachableHorizon,
       driveTimeoutMs: options.driveTimeout,

@@ -37,6 +37,11 @@ export interface ProductionRunnerOptions {
    * --open-loopback`). Unsafe behind a reverse proxy that rewrites Host. @default false
    */
   openOnLoopback?: boolean;
+  /**
+   * The process is this runner's (`wf start`): the API's node adapter may swap the global `Request`
+   * and `Response` for its lightweight ones (runner-core/api/server.ts, `ownsGlobals`). @default false
+   */
+  ownsGlobals?: boolean;
   /** Origins the runner may call (`--allow-origin`, `WF_ALLOWED_ORIGINS`); at least one. */
   allowedOrigins: string[];
   /** Delete finished runs this long after they finished; 0 keeps them. @default 0 */
@@ -133,7 +138,7 @@ export async function startProductionRunner(options: ProductionRunnerOptions): P
     },
     host: options.host,
     port: options.port,
-    api: { openOnLoopback: options.openOnLoopback },
+    api: { openOnLoopback: options.openOnLoopback, ownsGlobals: options.ownsGlobals === true },
     ...(options.otel && { otel: options.otel }),
     ...(options.unreachableHorizonMs !== undefined && { unreachable: { horizonMs: options.unreachableHorizonMs } }),
     ...(options.driveTimeoutMs !== undefined && { dispatch: { headersTimeoutMs: options.driveTimeoutMs } }),

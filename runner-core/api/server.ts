@@ -8,7 +8,16 @@ import { limitConnections, timeoutOptions, type ConnectionLimits } from './conne
 import { failureResponse, toApiError } from './error-response.js';
 import { parseTarget } from './request-target.js';
 
-export interface ApiOptions extends ApiAppOptions, ConnectionLimits {}
+export interface ApiOptions extends ApiAppOptions, ConnectionLimits {
+  /**
+   * The process is the runner's own (`wf start`): the node adapter may replace the global `Request`
+   * and `Response` with its lightweight ones, which answer a string body straight onto the socket
+   * instead of through a `Response` of Node's undici and a web stream read back from it (each API
+   * answer's garbage: about 8 MB of `wf start`'s peak with 1,000 runs started, and CPU). A library
+   * host's globals stay its own. @default false
+   */
+  ownsGlobals?: boolean;
+}
 
 /** Host of the URL built for a request that sent none (HTTP/1.0); access.ts reads the header itself. */
 const DEFAULT_HOSTNAME = 'runner';
@@ -32,9 +41,10 @@ export function createApiServer(runner: Runner, options: ApiOptions): Server {
   const app = createApiApp(runner, options);
   const listener = getRequestListener(app.fetch, {
     hostname: DEFAULT_HOSTNAME,
-    // The adapter would swap the process's global Request and Response for its own (a little
-    // faster); the runner is also a library (`wfkit/runner`), and must not change its host's globals.
-    overrideGlobalObjects: false,
+    // The adapter swaps the process's global Request and Response for its own (they skip the web
+    // stream per answer) only in a process that is the runner's: as a library (`wfkit/runner`) the
+    // runner must not change its host's globals.
+    overrideGlobalObjects: options.ownsGlobals ?? false,
     // A request the adapter cannot turn into a fetch Request (a bad Host, a backslash in the path)
     // is the client's input: 400, not the adapter's plain-text 500.
     errorHandler: (error) =>
