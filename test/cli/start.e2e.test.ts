@@ -9,7 +9,7 @@ import type { Workflow } from '../../serve/core/handler.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { Counter, gate, startApp, startThroughApp, unusedPort, waitForRun, type TestApp } from '../helpers/runner.js';
 import { createLogger } from '../../cli/lib/logger.js';
-import { START_SEMI_SPACE_MB } from '../../cli/lib/young-generation.js';
+import { START_MALLOC_TUNABLES, START_SEMI_SPACE_MB } from '../../cli/lib/young-generation.js';
 import { leaseMsFromEnv, tokensFromEnv } from '../../cli/lib/start-env.js';
 import {
   assertBuiltCli,
@@ -239,12 +239,17 @@ describe('wf start: who may read', () => {
 describe("wf start's young generation", () => {
   // /proc shows the command line the process runs now; process.execve is missing on Windows.
   it.runIf(process.platform === 'linux')(
-    're-executes itself in place with the semi-space flag (same pid, SIGTERM and exit code as before); an operator-set size wins',
+    "re-executes itself in place with the semi-space flag and glibc's arena cap (same pid, SIGTERM and exit code as before); an operator-set size wins",
     async () => {
       const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const tunables = (pid: number) =>
+        readFileSync(`/proc/${pid}/environ`, 'utf8')
+          .split('\0')
+          .find((entry) => entry.startsWith('GLIBC_TUNABLES='));
       const runner = await start(['--database', join(dir, 'young', 'capped.db')]);
       expect(cmdline(runner.child.pid!)).toContain(`--max-semi-space-size=${START_SEMI_SPACE_MB}`);
       expect(cmdline(runner.child.pid!)).toContain(CLI);
+      expect(tunables(runner.child.pid!)).toBe(`GLIBC_TUNABLES=${START_MALLOC_TUNABLES}`);
       runner.child.kill('SIGTERM');
       expect(await runner.exited).toEqual({ code: 0, signal: null });
 
@@ -253,6 +258,7 @@ describe("wf start's young generation", () => {
         NODE_OPTIONS: '--max-semi-space-size=16',
       });
       expect(cmdline(own.child.pid!).filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual([]);
+      expect(tunables(own.child.pid!)).toBeUndefined();
       own.child.kill('SIGTERM');
       expect((await own.exited).code).toBe(0);
     },

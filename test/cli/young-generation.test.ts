@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { START_SEMI_SPACE_MB, startReexecArgv } from '../../cli/lib/young-generation.js';
+import {
+  START_MALLOC_TUNABLES,
+  START_SEMI_SPACE_MB,
+  startReexecArgv,
+  startReexecEnv,
+} from '../../cli/lib/young-generation.js';
 
 const FLAG = `--max-semi-space-size=${START_SEMI_SPACE_MB}`;
 const reexec = (argv: string[], execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) =>
@@ -36,5 +41,22 @@ describe("wf start's young generation", () => {
     expect(reexec(['start'], ['--inspect=9229'])).toBeUndefined();
     expect(reexec(['start'], [], { NODE_OPTIONS: '--inspect-brk' })).toBeUndefined();
     expect(reexec(['start'], [], { NODE_CHANNEL_FD: '3' })).toBeUndefined();
+  });
+
+  it("re-executes with glibc's malloc tunables added to the environment's own", () => {
+    expect(startReexecEnv({ PATH: '/bin' })).toEqual({ PATH: '/bin', GLIBC_TUNABLES: START_MALLOC_TUNABLES });
+    expect(startReexecEnv({ GLIBC_TUNABLES: 'glibc.rtld.nns=2' }).GLIBC_TUNABLES).toBe(
+      `glibc.rtld.nns=2:${START_MALLOC_TUNABLES}`,
+    );
+  });
+
+  it("leaves glibc's malloc as the operator set it", () => {
+    for (const env of [
+      { GLIBC_TUNABLES: 'glibc.malloc.arena_max=8' },
+      { GLIBC_TUNABLES: 'glibc.rtld.nns=2:glibc.malloc.mmap_threshold=0' },
+      { MALLOC_ARENA_MAX: '4' },
+      { MALLOC_MMAP_THRESHOLD_: '131072' },
+    ])
+      expect(startReexecEnv(env)).toEqual(env);
   });
 });
