@@ -80,10 +80,14 @@ export class RunnerActions {
       .finally(() => {
         if (driveNow) scheduler.unreserve();
       });
-    if (result.created) {
+    if (result.created && driveNow) {
+      // The drive request first, the run's event a turn later (EventBus.emitSoon): the path to the
+      // run's end waits for the drive, nobody waits for the event.
+      scheduler.launch({ run: result.run, isNew: true });
+      events.emitSoon({ type: 'run', run: result.run });
+    } else if (result.created) {
       events.emit({ type: 'run', run: result.run });
-      if (driveNow) scheduler.launch({ run: result.run, isNew: true });
-      else scheduler.wake();
+      scheduler.wake();
     }
     return result;
   }

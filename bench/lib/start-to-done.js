@@ -10,11 +10,11 @@ import { tempDbPath } from './temp-db.js';
 import { deadline, withTimeout } from './timebox.js';
 
 /**
- * For each step count, `runs` runs one after another (after `warmup`), the counts interleaved so
- * that drift in the machine's load touches each alike. Returns per step count the median, p99 and
- * min of start → completed, in ms.
+ * The three processes, up and following the event stream. `once(n)` starts one run of the
+ * `/noop/<n>` route and resolves with `{ startedAt, doneAt }` (the client's `performance.now()`)
+ * once its `completed` arrives; `close()` stops everything.
  */
-export async function measureStartToDone({ token, steps = [0, 2, 50], runs = 30, warmup = 3, maxMs = 30_000 }) {
+export async function startStartToDone({ token, steps }) {
   const db = tempDbPath('start-to-done');
   const runners = await startRunnerProcesses({ count: 1, database: db.path, token, cwd: db.dir });
   const [runnerUrl] = runners.urls;
@@ -41,17 +41,46 @@ export async function measureStartToDone({ token, steps = [0, 2, 50], runs = 30,
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve) => waiting.set(runId, resolve));
   };
-  const once = async (n) => {
-    const started = performance.now();
-    const runId = await client.start(app.urlOf(`/noop/${n}`));
-    const end = await withTimeout(done(runId), 10_000, `start-to-done run ${runId}`);
-    finished.delete(runId);
-    waiting.delete(runId);
-    if (end.status !== 'completed') throw new Error(`start-to-done: run ${runId} ended ${end.status}`);
-    return end.at - started;
+  const close = async () => {
+    stop.abort();
+    await following.catch(() => {});
+    await client.close();
+    await app.close();
+    await runners.close();
+    db.remove();
   };
   try {
     await withTimeout(opened.promise, 10_000, 'event stream open');
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    async once(n) {
+      const startedAt = performance.now();
+      const runId = await client.start(app.urlOf(`/noop/${n}`));
+      const end = await withTimeout(done(runId), 10_000, `start-to-done run ${runId}`);
+      finished.delete(runId);
+      waiting.delete(runId);
+      if (end.status !== 'completed') throw new Error(`start-to-done: run ${runId} ended ${end.status}`);
+      return { startedAt, doneAt: end.at };
+    },
+    close,
+  };
+}
+
+/**
+ * For each step count, `runs` runs one after another (after `warmup`), the counts interleaved so
+ * that drift in the machine's load touches each alike. Returns per step count the median, p99 and
+ * min of start → completed, in ms.
+ */
+export async function measureStartToDone({ token, steps = [0, 2, 50], runs = 30, warmup = 3, maxMs = 30_000 }) {
+  const stack = await startStartToDone({ token, steps });
+  const once = async (n) => {
+    const { startedAt, doneAt } = await stack.once(n);
+    return doneAt - startedAt;
+  };
+  try {
     for (let i = 0; i < warmup; i++) for (const n of steps) await once(n);
     const samples = new Map(steps.map((n) => [n, []]));
     const time = deadline(maxMs);
@@ -61,11 +90,6 @@ export async function measureStartToDone({ token, steps = [0, 2, 50], runs = 30,
       return { steps: n, runs: s.n, medianMs: round(s.median), p99Ms: round(s.p99), minMs: round(s.min) };
     });
   } finally {
-    stop.abort();
-    await following.catch(() => {});
-    await client.close();
-    await app.close();
-    await runners.close();
-    db.remove();
+    await stack.close();
   }
 }

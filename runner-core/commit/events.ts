@@ -29,7 +29,31 @@ export class EventBus {
   get size(): number {
     return this.listeners.size;
   }
+  /** Events `emitSoon` holds, in order. */
+  private soon: RunnerEvent[] = [];
+
+  /**
+   * Emits `event` at the next check phase, or at the next `emit`, whichever comes first, so the
+   * bus keeps its order. For an event that need not go out before what the caller does next: a
+   * started run's event waits until its drive request is written (undici writes it from an
+   * immediate queued before this one), so the SSE write, and the listener it wakes, come after.
+   */
+  emitSoon(event: RunnerEvent): void {
+    if (this.soon.push(event) === 1) setImmediate(() => this.flushSoon());
+  }
+
+  private flushSoon(): void {
+    const events = this.soon;
+    this.soon = [];
+    for (const event of events) this.deliver(event);
+  }
+
   emit(emitted: RunnerEvent): void {
+    if (this.soon.length > 0) this.flushSoon();
+    this.deliver(emitted);
+  }
+
+  private deliver(emitted: RunnerEvent): void {
     // Events leave the runner (SSE, dashboards): a call's sealed credentials never go with them.
     // Most steps have none (publicStep returns the same object): then the event itself goes out, no copy.
     let event = emitted;
