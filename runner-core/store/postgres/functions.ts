@@ -34,7 +34,7 @@ const w = writeStatements((name, type) => field('c', name, type));
 
 /** The changes of `batched` (the set statements' share of a commit, see `wfkit_apply`) of one type, each as `x`. */
 const batchedOf = (type: string): string =>
-  `jsonb_array_elements(changes) WITH ORDINALITY AS a(x, i) WHERE i = ANY(batched) AND x->>'type' = '${type}'`;
+  `jsonb_array_elements(changes) WITH ORDINALITY AS a(x, i) WHERE batched[i] AND x->>'type' = '${type}'`;
 
 /**
  * The same statements on many changes at once: the inserts read every batched change of their type.
@@ -59,19 +59,21 @@ const patchLines = (object: 'p' | 'q'): string =>
 export const PG_FUNCTIONS = `
   -- The changes go in two shares. Most of a commit is one 'step-succeeded' per step, an 'attempt',
   -- a 'run' patch and a 'release' per run, each touching rows no other change of the commit
-  -- touches: those ("batched") are written by one statement per type over the whole set, which
-  -- costs the server a fraction of one statement per change. A change that shares its rows with
-  -- another of the commit (a step started and finished in it, two patches of a run, a step of a run
-  -- whose steps are closed in it) and every other type go through the loop, one statement each, in
-  -- their order. The two shares touch different rows (attempts are only inserted; a release sets
-  -- only the lease columns, which no other change sets), so which goes first changes nothing.
+  -- touches: those ("batched") are written by one statement per table over the whole set, which
+  -- costs the server a fraction of one statement per change, and each run's row gets ONE new
+  -- version (its patch, its release and its count of steps done together) instead of three. A
+  -- change that shares its rows with another of the commit (a step started and finished in it, two
+  -- patches or releases of a run, a step of a run whose steps are closed in it) and every other type
+  -- go through the loop, one statement each, in their order. The two shares never write the same
+  -- columns of a row (attempts are only inserted; a release sets only the lease columns, a patch
+  -- only its own, steps_done only counts), so which goes first changes nothing.
   CREATE OR REPLACE FUNCTION wfkit_apply(changes JSONB, fence_owner TEXT) RETURNS VOID LANGUAGE plpgsql AS $$
   DECLARE
     r RECORD;
     c JSONB;
     p JSONB;
     n INTEGER;
-    batched BIGINT[];
+    batched BOOLEAN[];
     missing TEXT;
     -- Steps that succeeded in this commit, by run: added to steps_done once per run at the end.
     done JSONB;
@@ -87,34 +89,18 @@ export const PG_FUNCTIONS = `
       END IF;
     END LOOP;
 
-    SELECT COALESCE(array_agg(i), '{}') INTO batched FROM (
+    -- batched[i]: whether the change at position i is in the set share (an array read by position,
+    -- so picking a share costs one lookup per change, not a search of a list).
+    SELECT array_agg(t = 'attempt' OR (t IN ('run', 'release') AND same_type = 1)
+        OR (t = 'step-succeeded' AND same_step = 1 AND closed = 0) ORDER BY i) INTO batched FROM (
       SELECT i, x->>'type' AS t,
         count(*) FILTER (WHERE x ? 'index') OVER (PARTITION BY x->>'runId', x->>'index') AS same_step,
         count(*) FILTER (WHERE x->>'type' = 'steps-closed') OVER (PARTITION BY x->>'runId') AS closed,
-        count(*) FILTER (WHERE x->>'type' = 'run') OVER (PARTITION BY x->>'runId') AS patches
+        count(*) OVER (PARTITION BY x->>'runId', x->>'type') AS same_type
       FROM jsonb_array_elements(changes) WITH ORDINALITY AS a(x, i)
-    ) AS k
-    WHERE t IN ('attempt', 'release') OR (t = 'run' AND patches = 1)
-      OR (t = 'step-succeeded' AND same_step = 1 AND closed = 0);
+    ) AS k;
 
     ${set.attempt};
-    UPDATE runs SET lease_owner = NULL, lease_until = NULL
-      FROM (SELECT DISTINCT x->>'runId' AS run_id, x->>'owner' AS owner FROM ${batchedOf('release')}) AS b
-      WHERE runs.id = b.run_id AND runs.lease_owner = b.owner;
-    -- A present key sets the column (JSON null sets NULL); a finished run keeps its status, so a
-    -- drive that settles after a cancel, or on another machine, cannot bring it back to life.
-    WITH patched AS (
-      UPDATE runs SET
-          ${patchLines('q')},
-          updated_at = b.at
-        FROM (SELECT x->>'runId' AS run_id, x->'patch' AS q, (x->>'at')::bigint AS at FROM ${batchedOf('run')}) AS b
-        WHERE runs.id = b.run_id
-        RETURNING runs.id
-    )
-    SELECT min(x->>'runId') INTO missing FROM ${batchedOf('run')} AND x->>'runId' NOT IN (SELECT id FROM patched);
-    IF missing IS NOT NULL THEN
-      RAISE EXCEPTION 'Expected run % to exist for a run patch, but it was not found.', missing USING ERRCODE = 'WFL02';
-    END IF;
     -- Each returns the rows it wrote (none for a step that had already succeeded: the first result wins).
     WITH succeeded AS (
       ${set.stepSucceeded}
@@ -128,7 +114,7 @@ export const PG_FUNCTIONS = `
       GROUP BY run_id
     ) AS d;
 
-    FOR c IN SELECT x FROM jsonb_array_elements(changes) WITH ORDINALITY AS a(x, i) WHERE NOT (i = ANY(batched)) ORDER BY i LOOP
+    FOR c IN SELECT x FROM jsonb_array_elements(changes) WITH ORDINALITY AS a(x, i) WHERE NOT batched[i] ORDER BY i LOOP
       CASE c->>'type'
       WHEN 'step-started' THEN
         ${w.stepStarted};
@@ -151,6 +137,8 @@ export const PG_FUNCTIONS = `
       WHEN 'attempt' THEN
         ${w.attempt};
       WHEN 'run' THEN
+        -- A present key sets the column (JSON null sets NULL); a finished run keeps its status, so a
+        -- drive that settles after a cancel, or on another machine, cannot bring it back to life.
         p := c->'patch';
         UPDATE runs SET
           ${patchLines('p')},
@@ -163,8 +151,38 @@ export const PG_FUNCTIONS = `
         RAISE EXCEPTION 'Expected a change type wfkit knows, got %.', c->>'type';
       END CASE;
     END LOOP;
-    -- The SQLite store's stepsDone (write-sql.ts), once for all runs.
-    UPDATE runs SET steps_done = steps_done + d.value::int FROM jsonb_each_text(done) AS d WHERE runs.id = d.key;
+
+    -- Each run's row once: its batched patch (as the loop's 'run' above; none: NULL, every column
+    -- kept), its batched release (the lease of the runner named; the SQLite store's release), and
+    -- the steps that succeeded in this commit (the SQLite store's stepsDone, write-sql.ts).
+    WITH per_run AS (
+      SELECT x->>'runId' AS run_id,
+        (array_agg(x->'patch') FILTER (WHERE x->>'type' = 'run'))[1] AS q,
+        max((x->>'at')::bigint) FILTER (WHERE x->>'type' = 'run') AS at,
+        max(x->>'owner') FILTER (WHERE x->>'type' = 'release') AS releaser
+      FROM jsonb_array_elements(changes) WITH ORDINALITY AS a(x, i)
+      WHERE batched[i] AND x->>'type' IN ('run', 'release')
+      GROUP BY 1
+    ), counted AS (
+      SELECT key AS run_id, value::int AS k FROM jsonb_each_text(done)
+    ), patched AS (
+      UPDATE runs SET
+          ${patchLines('q')},
+          updated_at = COALESCE(b.at, runs.updated_at),
+          lease_owner = CASE WHEN runs.lease_owner = b.releaser THEN NULL ELSE runs.lease_owner END,
+          lease_until = CASE WHEN runs.lease_owner = b.releaser THEN NULL ELSE runs.lease_until END,
+          steps_done = runs.steps_done + b.k
+        FROM (
+          SELECT COALESCE(per_run.run_id, counted.run_id) AS run_id, q, at, releaser, COALESCE(k, 0) AS k
+          FROM per_run FULL JOIN counted ON counted.run_id = per_run.run_id
+        ) AS b
+        WHERE runs.id = b.run_id
+        RETURNING runs.id
+    )
+    SELECT min(run_id) INTO missing FROM per_run WHERE q IS NOT NULL AND run_id NOT IN (SELECT id FROM patched);
+    IF missing IS NOT NULL THEN
+      RAISE EXCEPTION 'Expected run % to exist for a run patch, but it was not found.', missing USING ERRCODE = 'WFL02';
+    END IF;
   END
   $$;
 
