@@ -610,6 +610,8 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
           { type: 'run', runId: s, patch: { status: 'running', attempts: 2 }, at: T0 + 29 }, // a run patched twice
           { type: 'release', runId: r, owner: 'a' },
           { type: 'release', runId: s, owner: 'b' }, // not its holder: kept
+          // Enough changes that PostgreSQL writes the set share with one statement per table.
+          ...Array.from({ length: 20 }, (_, k) => quick(r, 10 + k, T0 + 30 + k)),
         ];
         for (let n = 2; n <= 4; n++) await store.createRun(newRun(n, { now: T0 + 1 }));
         expect(await store.claimDue({ now: T0 + 1, limit: 10, owner: 'a', leaseMs: 60_000 })).toHaveLength(4);
@@ -630,20 +632,24 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         };
         expect(await state(runId(1))).toEqual(await state(runId(3)));
         expect(await state(runId(2))).toEqual(await state(runId(4)));
-        expect(await store.getRun(runId(1))).toMatchObject({ status: 'running', stepsDone: 3, failures: 1 });
+        expect(await store.getRun(runId(1))).toMatchObject({ status: 'running', stepsDone: 23, failures: 1 });
         expect(await store.getRun(runId(2))).toMatchObject({ status: 'running', stepsDone: 3, attempts: 2 });
         // Released by its holder: claimable again; the other kept its lease.
         const claimed = await store.claimDue({ now: T0 + 1000, limit: 10, owner: 'c', leaseMs: 1000 });
         expect(claimed.map((run) => run.id).sort()).toEqual([runId(1), runId(3)]);
       });
 
-      it('refuses a patch of a run that does not exist, and applies nothing of its batch', async () => {
-        const batch: Change[] = [
-          { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 10 },
-          { type: 'run', runId: runId(9), patch: { status: 'running' }, at: T0 + 10 },
-        ];
-        await expect(store.apply(batch)).rejects.toThrow(`Expected run ${runId(9)} to exist for a run patch`);
-        expect((await store.getRun(runId(1)))?.status).toBe('queued');
+      it('refuses a patch of a run that does not exist, and applies nothing of its batch, small or large', async () => {
+        for (const steps of [0, 40]) {
+          const batch: Change[] = [
+            ...Array.from({ length: steps }, (_, k) => succeeded(runId(1), k, null, T0 + k)),
+            { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 10 },
+            { type: 'run', runId: runId(9), patch: { status: 'running' }, at: T0 + 10 },
+          ];
+          await expect(store.apply(batch)).rejects.toThrow(`Expected run ${runId(9)} to exist for a run patch`);
+          expect(await store.getRun(runId(1))).toMatchObject({ status: 'queued', stepsDone: 0 });
+          expect(await store.listSteps(runId(1))).toEqual([]);
+        }
       });
 
       it('applies nothing of a batch when one change fails', async () => {
