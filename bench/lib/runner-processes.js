@@ -69,9 +69,12 @@ export async function startRunnerProcesses({ count, database, token, cwd }) {
 /**
  * Throughput of runner processes: `runs` runs started at once through their APIs (round-robin),
  * completion read from the database (`countFinished()` → { completed, failed }, polled every 10 ms).
- * The first batch is reported as cold, the next `warmup` as warm-up (a fresh process runs its first
- * thousand or so runs on code V8 has not fully optimized yet: the figures still climb batch by batch
- * there); the figure is the median of the `batches` after them, a long-running runner's steady state.
+ * The first batch is reported as cold, the next `warmup` per runner process as warm-up (a fresh
+ * process runs its first thousand or so runs on code V8 has not fully optimized yet: the figures
+ * still climb batch by batch there); the figure is the median of the `batches` after them, a
+ * long-running runner's steady state. The warm-up counts per process because V8 optimizes each
+ * process on the runs it drove: with a fixed number of batches, each of three runners would have
+ * driven a third of the warm-up runs and be measured still warming up.
  */
 export async function measureProcessThroughput({
   urls,
@@ -121,7 +124,7 @@ export async function measureProcessThroughput({
   try {
     const cold = await batch();
     const warmingUp = [];
-    for (let i = 0; i < warmup && !time.passed(); i++) warmingUp.push(await batch());
+    for (let i = 0; i < warmup * urls.length && !time.passed(); i++) warmingUp.push(await batch());
     const warm = [];
     for (let i = 0; i < batches && !time.passed(); i++) warm.push(await batch());
     const mid =

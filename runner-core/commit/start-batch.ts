@@ -8,8 +8,9 @@ interface Pending {
 
 /**
  * Group commit for starts: runs created during one turn of the event loop (the API's concurrent
- * `POST /v1/runs`, a burst of invokes or schedule ticks) go to the store together, so on SQLite a
- * burst of starts costs one fsync instead of one each. `create` resolves once its run is durable.
+ * `POST /v1/runs`, a burst of invokes or schedule ticks) go to the store together, so a burst of
+ * starts costs one commit instead of one each (SQLite: one fsync; PostgreSQL: one statement).
+ * `create` resolves once its run is durable.
  */
 export class StartBatch {
   #pending: Pending[] = [];

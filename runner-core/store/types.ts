@@ -90,7 +90,7 @@ export interface RunStore {
   /**
    * Several `createRun`s, as if called at once: each settled as that call would be, in the order of
    * `inputs` (a key repeated among them creates one run, which the others find). Committed together
-   * where the database gains from it (SQLite: one transaction, one fsync; each alone if that fails).
+   * (SQLite: one transaction, one fsync; PostgreSQL: one statement, one commit; each alone if that fails).
    */
   createRuns(inputs: readonly NewRun[]): Promise<PromiseSettledResult<CreatedRun>[]>;
   getRun(id: string): Promise<Run | undefined>;

@@ -9,7 +9,16 @@ export type ValueOf = (name: string, type?: 'int' | 'ms' | 'fraction') => string
 /** A step that succeeded is never changed again: every write to a step row keeps it. */
 const KEEP_SUCCEEDED = `WHERE steps.status <> 'succeeded'`;
 
-export function writeStatements(value: ValueOf) {
+/**
+ * Where the two inserts PostgreSQL runs on many changes at once (`stepSucceeded`, `attempt`) read
+ * their rows: a FROM clause for a change type. Without it each statement inserts one change's
+ * `VALUES`, as SQLite and the per-change loop of `wfkit_apply` run them.
+ */
+export type RowsOf = (type: 'step-succeeded' | 'attempt') => string;
+
+export function writeStatements(value: ValueOf, rowsOf?: RowsOf) {
+  const values = (type: Parameters<RowsOf>[0], list: string): string =>
+    rowsOf ? `SELECT ${list} FROM ${rowsOf(type)}` : `VALUES (${list})`;
   const [runId, index, name, kind] = [value('runId'), value('index', 'int'), value('name'), value('kind')];
   const at = value('at', 'ms');
   const startedHere = value('startedHere', 'int');
@@ -41,8 +50,11 @@ export function writeStatements(value: ValueOf) {
     // an earlier attempt left is updated as stepStarted would (one more execution, its name and start).
     stepSucceeded: `INSERT INTO steps (run_id, idx, name, kind, status, output, started_at, finished_at, duration_ms,
         reported_executions, failures, group_id)
-      VALUES (${runId}, ${index}, ${name}, ${kind}, 'succeeded', ${value('output')}, ${value('startedAt', 'ms')},
-        ${at}, ${value('durationMs', 'fraction')}, 1, 0, ${value('group', 'int')})
+      ${values(
+        'step-succeeded',
+        `${runId}, ${index}, ${name}, ${kind}, 'succeeded', ${value('output')}, ${value('startedAt', 'ms')},
+        ${at}, ${value('durationMs', 'fraction')}, 1, 0, ${value('group', 'int')}`,
+      )}
       ON CONFLICT (run_id, idx) DO UPDATE SET status = 'succeeded', output = excluded.output, error = NULL,
         finished_at = excluded.finished_at, duration_ms = excluded.duration_ms,
         reported_executions = steps.reported_executions + ${startedHere},
@@ -65,8 +77,11 @@ export function writeStatements(value: ValueOf) {
     // The fields are attemptParams' (rows.ts).
     attempt: `INSERT INTO attempts (run_id, seq, started_at, duration_ms, request_url, request_headers, request_body,
         response_status, response_headers, response_body, outcome, error)
-      VALUES (${runId}, ${value('seq', 'int')}, ${value('startedAt', 'ms')}, ${value('durationMs', 'fraction')},
+      ${values(
+        'attempt',
+        `${runId}, ${value('seq', 'int')}, ${value('startedAt', 'ms')}, ${value('durationMs', 'fraction')},
         ${value('requestUrl')}, ${value('requestHeaders')}, ${value('requestBody')}, ${value('responseStatus', 'int')},
-        ${value('responseHeaders')}, ${value('responseBody')}, ${value('outcome')}, ${value('error')})`,
+        ${value('responseHeaders')}, ${value('responseBody')}, ${value('outcome')}, ${value('error')}`,
+      )}`,
   };
 }

@@ -583,6 +583,75 @@ export function describeStore(name: string, open: () => Promise<Store> | Store, 
         expect(await store.getRun(runId(1))).toMatchObject({ status: 'cancelled', attempts: 3, finishedAt: T0 + 10 });
       });
 
+      it("applies a commit of several runs' drives exactly as the same changes one by one", async () => {
+        // What a group commit carries: quick steps, steps that meet rows earlier commits left, a
+        // step twice, two patches of one run, attempts and releases, for two runs at once.
+        const quick = (id: string, index: number, at: number): Change => ({
+          ...(succeeded(id, index, `"${index}"`, at) as Extract<Change, { type: 'step-succeeded' }>),
+          started: { group: null },
+        });
+        const earlier = (r: string, s: string): Change[] => [
+          started(r, 1, T0 + 5),
+          succeeded(s, 0, '"kept"', T0 + 6),
+          started(s, 2, T0 + 7),
+        ];
+        const commit = (r: string, s: string): Change[] => [
+          quick(r, 0, T0 + 20),
+          quick(r, 1, T0 + 21), // its row was started by an earlier attempt
+          succeeded(r, 2, '"plain"', T0 + 22),
+          quick(s, 0, T0 + 23), // already succeeded: untouched, not counted
+          succeeded(s, 2, '"two"', T0 + 24), // started in an earlier commit
+          started(s, 3, T0 + 25),
+          quick(s, 3, T0 + 26), // a step twice in one commit
+          { type: 'attempt', attempt: attempt(r, 1, { requestHeaders: {} }) },
+          { type: 'attempt', attempt: attempt(s, 1, { requestHeaders: {} }) },
+          { type: 'run', runId: r, patch: { status: 'running', failures: 1, output: '"r"' }, at: T0 + 27 },
+          { type: 'run', runId: s, patch: { status: 'sleeping', nextAt: T0 + 900 }, at: T0 + 28 },
+          { type: 'run', runId: s, patch: { status: 'running', attempts: 2 }, at: T0 + 29 }, // a run patched twice
+          { type: 'release', runId: r, owner: 'a' },
+          { type: 'release', runId: s, owner: 'b' }, // not its holder: kept
+          // Enough changes that PostgreSQL writes the set share with one statement per table.
+          ...Array.from({ length: 20 }, (_, k) => quick(r, 10 + k, T0 + 30 + k)),
+        ];
+        for (let n = 2; n <= 4; n++) await store.createRun(newRun(n, { now: T0 + 1 }));
+        expect(await store.claimDue({ now: T0 + 1, limit: 10, owner: 'a', leaseMs: 60_000 })).toHaveLength(4);
+        const [together, oneByOne] = [
+          [runId(1), runId(2)],
+          [runId(3), runId(4)],
+        ] as const;
+        await store.apply(earlier(...together));
+        await store.apply(commit(...together));
+        for (const change of [...earlier(...oneByOne), ...commit(...oneByOne)]) await store.apply([change]);
+        const state = async (id: string) => {
+          const run = await store.getRun(id);
+          return {
+            run: { ...run, id: undefined },
+            steps: (await store.listSteps(id)).map((step) => ({ ...step, runId: undefined })),
+            attempts: (await store.listAttempts(id)).map((a) => ({ ...a, runId: undefined })),
+          };
+        };
+        expect(await state(runId(1))).toEqual(await state(runId(3)));
+        expect(await state(runId(2))).toEqual(await state(runId(4)));
+        expect(await store.getRun(runId(1))).toMatchObject({ status: 'running', stepsDone: 23, failures: 1 });
+        expect(await store.getRun(runId(2))).toMatchObject({ status: 'running', stepsDone: 3, attempts: 2 });
+        // Released by its holder: claimable again; the other kept its lease.
+        const claimed = await store.claimDue({ now: T0 + 1000, limit: 10, owner: 'c', leaseMs: 1000 });
+        expect(claimed.map((run) => run.id).sort()).toEqual([runId(1), runId(3)]);
+      });
+
+      it('refuses a patch of a run that does not exist, and applies nothing of its batch, small or large', async () => {
+        for (const steps of [0, 40]) {
+          const batch: Change[] = [
+            ...Array.from({ length: steps }, (_, k) => succeeded(runId(1), k, null, T0 + k)),
+            { type: 'run', runId: runId(1), patch: { status: 'running' }, at: T0 + 10 },
+            { type: 'run', runId: runId(9), patch: { status: 'running' }, at: T0 + 10 },
+          ];
+          await expect(store.apply(batch)).rejects.toThrow(`Expected run ${runId(9)} to exist for a run patch`);
+          expect(await store.getRun(runId(1))).toMatchObject({ status: 'queued', stepsDone: 0 });
+          expect(await store.listSteps(runId(1))).toEqual([]);
+        }
+      });
+
       it('applies nothing of a batch when one change fails', async () => {
         const batch: Change[] = [
           started(runId(1), 0, T0 + 10),

@@ -117,35 +117,90 @@ export class PostgresStore implements S.Store {
   }
 
   /**
-   * Each on its own connection from the pool: PostgreSQL commits concurrent transactions together
-   * by itself, and one statement per run keeps `createRun`'s conflict handling for repeated keys.
+   * One statement (one transaction, one round trip) for the whole group of starts: a group commit,
+   * so the runners and the server pay one statement and one commit per batch of starts, not per
+   * start. A repeated key conflicts and inserts nothing (waiting for a concurrent insert of the same
+   * key to commit first), then the existing run is read: no check-then-insert race (two inputs with
+   * one new key: one creates, the other finds it). When the statement fails
+   * (a repeated id), nothing of it was written and each input is created alone, so one bad input
+   * fails by itself.
    */
   async createRuns(inputs: readonly S.NewRun[]): Promise<PromiseSettledResult<S.CreatedRun>[]> {
-    return Promise.allSettled(inputs.map((input) => this.createRun(input)));
+    if (inputs.length === 0) return [];
+    let created: RunRow[];
+    let byKey: Promise<Map<string | null, S.Run>> | undefined;
+    try {
+      created = await this.#insertAll(inputs);
+    } catch (error) {
+      if (inputs.length === 1) return [{ status: 'rejected', reason: error }];
+      return Promise.allSettled(inputs.map((input) => this.createRun(input)));
+    }
+    const byId = new Map(created.map((row) => [row.id, toRun(row)]));
+    const missingKeys = inputs.filter((input) => !byId.has(input.id)).map((input) => input.idempotencyKey ?? null);
+    return Promise.allSettled(
+      inputs.map(async (input) => {
+        const run = byId.get(input.id);
+        if (run) return { run, created: true };
+        const found = (await (byKey ??= this.#runsByKey(missingKeys))).get(input.idempotencyKey ?? null);
+        if (!found)
+          throw new Error(
+            `Expected a run with idempotency key "${input.idempotencyKey}" after a conflict on it, but found none.`,
+          );
+        return { run: found, created: false };
+      }),
+    );
+  }
+
+  /** The runs holding these idempotency keys, by key (one query for all the conflicts of a batch). */
+  async #runsByKey(keys: readonly (string | null)[]): Promise<Map<string | null, S.Run>> {
+    const rows = await this.#sql<RunRow[]>`SELECT * FROM runs WHERE idempotency_key = ANY(${keys as string[]}::text[])`;
+    return new Map(rows.map((row) => [row.idempotency_key, toRun(row)]));
+  }
+
+  /** Inserts every input that has no run with its key yet; returns the inserted rows. */
+  async #insertAll(inputs: readonly S.NewRun[]): Promise<RunRow[]> {
+    const sql = this.#sql;
+    const rows = JSON.stringify(
+      inputs.map((input) => ({
+        id: input.id,
+        url: input.url,
+        body: input.body,
+        headers: JSON.stringify(input.headers),
+        created_at: ms(input.now),
+        next_at: ms(input.now + (input.delayMs ?? 0)),
+        retries: input.retries,
+        retry_delay_ms: ms(input.retryDelayMs),
+        idempotency_key: input.idempotencyKey ?? null,
+        lease_owner: input.lease?.owner ?? null,
+        lease_ms: input.lease ? ms(input.lease.until - input.now) : null,
+        lease_until: input.lease ? ms(input.lease.until) : null,
+        flow_key: input.flowControl?.key ?? null,
+        flow_parallelism: input.flowControl?.parallelism ?? null,
+        flow_rate: input.flowControl?.rate ?? null,
+        flow_period_ms: input.flowControl?.periodMs === undefined ? null : ms(input.flowControl.periodMs),
+      })),
+    );
+    // A lease taken at insert ends as `createRun`'s does: on the database's clock, or the caller's.
+    const leaseEnd = this.#databaseClock ? sql`${this.#dbNow()} + r.lease_ms` : sql`r.lease_until`;
+    return sql<RunRow[]>`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at,
+        next_at, retries, retry_delay_ms, idempotency_key, lease_owner, lease_until, flow_key, flow_parallelism,
+        flow_rate, flow_period_ms)
+      SELECT r.id, r.url, CASE WHEN r.lease_owner IS NULL THEN 'queued' ELSE 'running' END, r.body, r.headers,
+        r.created_at, r.created_at, r.next_at, r.retries, r.retry_delay_ms, r.idempotency_key, r.lease_owner,
+        CASE WHEN r.lease_owner IS NULL THEN NULL ELSE ${leaseEnd} END, r.flow_key, r.flow_parallelism, r.flow_rate,
+        r.flow_period_ms
+      FROM jsonb_to_recordset(${rows}::text::jsonb) AS r(id TEXT, url TEXT, body TEXT, headers TEXT,
+        created_at BIGINT, next_at BIGINT, retries INTEGER, retry_delay_ms BIGINT, idempotency_key TEXT,
+        lease_owner TEXT, lease_ms BIGINT, lease_until BIGINT, flow_key TEXT, flow_parallelism INTEGER,
+        flow_rate INTEGER, flow_period_ms BIGINT)
+      ON CONFLICT (idempotency_key) DO NOTHING
+      RETURNING *`;
   }
 
   async createRun(input: S.NewRun): Promise<S.CreatedRun> {
-    const sql = this.#sql;
-    const key = input.idempotencyKey ?? null;
-    const lease = input.lease;
-    // A repeated key conflicts and inserts nothing (waiting for a concurrent insert of the same key
-    // to commit first), then the existing run is read: no check-then-insert race.
-    const rows = await sql<
-      RunRow[]
-    >`INSERT INTO runs (id, url, status, body, headers, created_at, updated_at, next_at, retries,
-        retry_delay_ms, idempotency_key, lease_owner, lease_until, flow_key, flow_parallelism, flow_rate, flow_period_ms)
-      VALUES (${input.id}, ${input.url}, ${lease ? 'running' : 'queued'}, ${input.body}, ${JSON.stringify(input.headers)},
-        ${ms(input.now)}, ${ms(input.now)}, ${ms(input.now + (input.delayMs ?? 0))}, ${input.retries}, ${ms(input.retryDelayMs)}, ${key},
-        ${lease?.owner ?? null}, ${lease ? this.#leaseEnd(input.now, lease.until - input.now) : null},
-        ${input.flowControl?.key ?? null}, ${input.flowControl?.parallelism ?? null}, ${input.flowControl?.rate ?? null},
-        ${input.flowControl?.periodMs === undefined ? null : ms(input.flowControl.periodMs)})
-      ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING *`;
-    if (rows[0]) return { run: toRun(rows[0]), created: true };
-    const [existing] = await sql<RunRow[]>`SELECT * FROM runs WHERE idempotency_key = ${key}`;
-    if (!existing)
-      throw new Error(`Expected a run with idempotency key "${key}" after a conflict on it, but found none.`);
-    return { run: toRun(existing), created: false };
+    const [result] = await this.createRuns([input]);
+    if (result?.status !== 'fulfilled') throw result?.reason;
+    return result.value;
   }
 
   async getRun(id: string): Promise<S.Run | undefined> {
