@@ -1,3 +1,5 @@
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { ByteBudget } from './byte-budget.js';
 
@@ -89,10 +91,26 @@ function discard(reader: ReadableStreamDefaultReader<Uint8Array> | undefined): v
   next();
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A JSON answer written straight on the node response (`c.env.outgoing` on the node server; else
+ * `jsonResponse`). `@hono/node-server` reads a global Response's body through its web stream
+ * before writing it; a start's 201 is written in the turn its drive request waits for, so that read
+ * was on every run's path (about 0.1 to 0.3 ms on two busy cores). Same status, headers and body.
+ */
+export function sendJson(outgoing: ServerResponse | undefined, status: number, value: unknown): Response {
+  if (!outgoing) return jsonResponse(status, value);
+  const text = JSON.stringify(value);
+  outgoing.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) });
+  outgoing.end(text);
+  return RESPONSE_ALREADY_SENT;
+}
+
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(value), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'content-type': JSON_TYPE, ...headers },
   });
 }
 

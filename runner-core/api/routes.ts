@@ -11,7 +11,7 @@ import type { Runner } from '../runner.js';
 import type { Access } from './access.js';
 import type { ApiEnv, ApiRoute } from './api-route.js';
 import { runDto, runPageDto, stepDto } from './dto-map.js';
-import { jsonResponse, readBody } from './http-io.js';
+import { jsonResponse, readBody, sendJson } from './http-io.js';
 import { decodeSegment } from './request-target.js';
 import { bulkAction } from './bulk.js';
 import { scheduleRoutes } from './schedule-routes.js';
@@ -82,7 +82,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       handle: async (c) => {
         const start = parseStartRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body'));
         const { run, created } = await runner.startRun(start);
-        return jsonResponse(created ? 201 : 200, { workflowRunId: run.id });
+        return sendJson(c.env?.outgoing, created ? 201 : 200, { workflowRunId: run.id });
       },
     },
     {
