@@ -82,7 +82,7 @@ export function apiRoutes({ runner, access, streams, maxBodyBytes, healthTimeout
       handle: async (c) => {
         const start = parseStartRequest(parseJson(await readBody(c.req.raw, maxBodyBytes), 'the request body'));
         const { run, created } = await runner.startRun(start);
-        return sendJson(c, created ? 201 : 200, { workflowRunId: run.id });
+        return sendJson(c.env?.outgoing, created ? 201 : 200, { workflowRunId: run.id });
       },
     },
     {
