@@ -57,12 +57,22 @@ export class WorkLoop<Item> {
   readonly #inFlight = new Map<string, InFlight>();
   #reserved = 0;
   #pollTimer: NodeJS.Timeout | undefined;
+  /** When `#pollTimer` fires (epoch ms, `now`'s clock). */
+  #pollAt = 0;
+  /**
+   * Whether the last poll may have left due items behind: it found no room, or filled all it had.
+   * Only then can an item's end find something to claim at once; otherwise its end only moves the
+   * next due time (see `#ended`).
+   */
+  #lastPollFull = true;
   #renewTimer: NodeJS.Timeout | undefined;
   #stopped = true;
   /** The poll running now (or the last one): a stop waits for it, so no claim outlives the stop. */
   #polling: Promise<void> = Promise.resolve();
   /** One poll at a time; a wake while one runs makes exactly one more after it. */
   readonly #pollSoon = coalesce(() => (this.#stopped ? Promise.resolve() : (this.#polling = this.#poll())), 0);
+  /** One read of the next due time at a time, as for polls. */
+  readonly #recheckSoon = coalesce(() => (this.#stopped ? Promise.resolve() : this.#recheck()), 0);
 
   constructor(options: WorkLoopOptions<Item>) {
     this.#o = options;
@@ -165,7 +175,42 @@ export class WorkLoop<Item> {
     // Not released: given back now, so it is not held until its lease ends (a lost one is not ours to give).
     if (!released && !entry.lost && this.#o.release) await this.#o.release(key).catch(() => {});
     this.#inFlight.delete(key);
-    this.wake();
+    this.#ended();
+  }
+
+  /**
+   * An item ended, so a slot is free. After a poll that found less than its room, nothing was left
+   * due then: a claim now would find only what became due since, and the next due time says
+   * whether anything did (the ended item's own included, a retry or a sleep). So only that is read
+   * (one query instead of a claim and then it), and a poll follows when something is due now. With
+   * several runners on one database, each polling as its drives end, this is most of their polls.
+   */
+  #ended(): void {
+    if (this.#stopped) return;
+    if (this.#lastPollFull || !this.#o.nextDueAt) this.wake();
+    else this.#recheckSoon();
+  }
+
+  async #recheck(): Promise<void> {
+    const { nextDueAt, now, pollMs } = this.#o;
+    try {
+      const next = nextDueAt ? await nextDueAt() : null;
+      if (this.#stopped) return;
+      if (next !== null && next <= now()) this.wake();
+      else this.#sleep(next === null ? pollMs : Math.min(pollMs, next - now()), false);
+    } catch {
+      this.wake();
+    }
+  }
+
+  /** Polls again in `delay` ms; `replace` false keeps a sooner poll already set. */
+  #sleep(delay: number, replace: boolean): void {
+    if (this.#stopped) return;
+    const at = this.#o.now() + delay;
+    if (!replace && this.#pollTimer !== undefined && this.#pollAt <= at) return;
+    clearTimeout(this.#pollTimer);
+    this.#pollAt = at;
+    this.#pollTimer = setTimeout(() => this.wake(), delay);
   }
 
   async #poll(): Promise<void> {
@@ -173,20 +218,20 @@ export class WorkLoop<Item> {
     clearTimeout(this.#pollTimer);
     try {
       const free = this.room;
-      if (free > 0) {
-        for (const item of await claim(free)) {
-          // Claimed while a stop began: given back, not worked on after the drain.
-          if (this.#stopped) await this.#o.release?.(this.#o.key(item)).catch(() => {});
-          else this.launch(item);
-        }
+      const claimed = free > 0 ? await claim(free) : [];
+      this.#lastPollFull = free === 0 || claimed.length >= free;
+      for (const item of claimed) {
+        // Claimed while a stop began: given back, not worked on after the drain.
+        if (this.#stopped) await this.#o.release?.(this.#o.key(item)).catch(() => {});
+        else this.launch(item);
       }
       // At capacity, an item that ends wakes the loop; otherwise it sleeps until the next due time.
       const next = free > 0 && nextDueAt ? await nextDueAt() : null;
-      const delay = next === null ? pollMs : Math.min(pollMs, Math.max(0, next - now()));
-      if (!this.#stopped) this.#pollTimer = setTimeout(() => this.wake(), delay);
+      this.#sleep(next === null ? pollMs : Math.min(pollMs, Math.max(0, next - now())), true);
     } catch (error) {
+      this.#lastPollFull = true;
       logger.error(`${name} poll failed: ${describeError(error)}`);
-      if (!this.#stopped) this.#pollTimer = setTimeout(() => this.wake(), pollMs);
+      this.#sleep(pollMs, true);
     }
   }
 

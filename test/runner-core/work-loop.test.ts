@@ -107,6 +107,36 @@ describe('WorkLoop', () => {
     expect(t.loop.size).toBe(2);
   });
 
+  it('after a poll that left room, an item that ends only reads the next due time, and claims when something is due', async () => {
+    let reads = 0;
+    let nextDue: number | null = null;
+    const t = harness({
+      nextDueAt: async () => {
+        reads++;
+        return nextDue;
+      },
+    });
+    running = t.loop;
+    t.due.push({ id: 'a' });
+    t.loop.start();
+    await vi.waitFor(() => expect(reads).toBe(1));
+    expect(t.claims).toEqual([2]);
+    // Due only in a minute: the end of `a` reads that and claims nothing.
+    t.due.push({ id: 'later' });
+    nextDue = Date.now() + 60_000;
+    t.held.get('a')!.finish(true);
+    await vi.waitFor(() => expect(reads).toBe(2));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.claims).toEqual([2]);
+    // Due now: the next end claims it.
+    t.loop.launch({ id: 'b' });
+    nextDue = Date.now() - 1;
+    t.held.get('b')!.finish(true);
+    await vi.waitFor(() => expect(t.held.has('later')).toBe(true));
+    nextDue = null;
+    expect(t.claims.slice(0, 2)).toEqual([2, 2]);
+  });
+
   it('counts a reserved slot as taken: no claim and no other reservation takes it until it is given back', async () => {
     let polls = 0;
     // Told once a poll's claim is over (it asks for the next due time after claiming).
