@@ -5,9 +5,10 @@ import { postgresApiRunners } from './postgres-runners.js';
 import { startUpstashApp, upstashEnv, type UpstashApp } from './upstash-app.js';
 
 /**
- * Two runners on one PostgreSQL database serve one @upstash/workflow app: the app publishes to
- * one of them, both deliver (messages are claimed with leases, FOR UPDATE SKIP LOCKED), every run
- * completes and every step ran once.
+ * Two runners on one PostgreSQL database serve one @upstash/workflow app: runs are triggered
+ * through both, the app publishes its steps to the first, both deliver (messages are claimed with
+ * leases, FOR UPDATE SKIP LOCKED; a step published to one runner during the other's delivery is
+ * held for that delivery and handed to it), every run completes and every step ran once.
  */
 
 const TOKEN = 'wf_qstash_pg_token_0123456789';
@@ -44,11 +45,23 @@ describe('QStash engine on PostgreSQL with two runners', () => {
         },
       },
     });
-    const env = upstashEnv(asTest);
-    const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
-    const triggered = await client.trigger(
-      Array.from({ length: RUNS }, (_, i) => ({ url: `${app!.url}/steps`, body: { i } })),
-    );
+    // Half the runs triggered through each runner: a runner claims what is published to it at
+    // once, so both take part whatever the timing. (Triggered through one only, the other would
+    // take part only if its poll found a message due before the first runner's claim or hand-off.)
+    const triggered = (
+      await Promise.all(
+        runners.map((r, n) => {
+          const env = upstashEnv({ runner: r.runner, url: r.url, token: TOKEN } as TestRunner);
+          const client = new Client({ baseUrl: env.QSTASH_URL, token: env.QSTASH_TOKEN });
+          const half = Array.from({ length: RUNS / 2 }, (_, i) => ({
+            url: `${app!.url}/steps`,
+            body: { i: n * RUNS + i },
+          }));
+          return client.trigger(half);
+        }),
+      )
+    ).flat();
+    expect(triggered).toHaveLength(RUNS);
     for (const { workflowRunId } of triggered) {
       const { run, steps } = await waitForFinish(stores[1]!, workflowRunId, 30_000);
       expect(run).toMatchObject({ status: 'completed', protocol: 'upstash' });
