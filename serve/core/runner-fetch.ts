@@ -36,7 +36,7 @@ interface NodeClientRequest {
 
 /** The part of node:http (and node:https) used here. */
 export interface NodeHttp {
-  Agent: new (options: { keepAlive: boolean }) => unknown;
+  Agent: new (options: { keepAlive: boolean; timeout: number }) => unknown;
   request(
     url: string,
     options: { method: string; headers: Record<string, string | number>; agent: unknown },
@@ -46,9 +46,17 @@ export interface NodeHttp {
 
 type BuiltinModules = (id: string) => unknown;
 
+/**
+ * How long a connection to the runner may sit idle before it is closed here rather than reused: a
+ * second under the runner's own idle limit (node:http's 5 s, which it announces as
+ * `Keep-Alive: timeout=5`), as undici's `fetch` does from that header. A request written on a
+ * connection the runner is closing at that moment fails with ECONNRESET: a start answered 502.
+ */
+const IDLE_CONNECTION_MS = 4_000;
+
 /** node:http's `request`, one keep-alive agent per module (idle sockets do not keep the process up). */
 function nodeRequester(http: NodeHttp): RunnerFetch {
-  const agent = new http.Agent({ keepAlive: true });
+  const agent = new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
   return (url, { method, headers, body }) =>
     new Promise<RunnerAnswer>((resolve, reject) => {
       const sent = body === undefined ? headers : { ...headers, 'content-length': byteLength(body) };

@@ -72,3 +72,29 @@ describe.each(clients)('the route’s runner client on %s', (_, client, fetchMod
     await expect(client(`http://127.0.0.1:${port}/v1/runs`, { method: 'GET', headers: {} })).rejects.toThrow();
   });
 });
+
+describe('the route’s node:http runner client and idle connections', () => {
+  it('reuses a connection at once, and not one idle past a second under the server’s 5 s limit', async () => {
+    // Reused that late, a request could cross the server's close of the connection: ECONNRESET.
+    const idle = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(201, { 'content-length': 2 }).end('{}'));
+    });
+    let connections = 0;
+    idle.on('connection', () => connections++);
+    await new Promise<void>((resolve) => idle.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(idle.address() as { port: number }).port}/v1/runs`;
+      const client = createRunnerFetch();
+      for (let i = 0; i < 2; i++)
+        expect((await client(url, { method: 'POST', headers: {}, body: '{}' })).status).toBe(201);
+      expect(connections).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 4_300));
+      expect((await client(url, { method: 'POST', headers: {}, body: '{}' })).status).toBe(201);
+      expect(connections).toBe(2);
+    } finally {
+      idle.closeAllConnections();
+      await new Promise((resolve) => idle.close(resolve));
+    }
+  }, 15_000);
+});
